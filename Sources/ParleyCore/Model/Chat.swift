@@ -1,0 +1,86 @@
+import Foundation
+
+public enum ChatKind: String, Codable, Sendable {
+    case direct
+    case group
+}
+
+public enum Role: String, Codable, Sendable, Comparable {
+    case member
+    case admin
+    case owner
+
+    /// Owners and admins manage members and invite links.
+    public var canManage: Bool { self != .member }
+
+    private var rank: Int {
+        switch self {
+        case .member: 0
+        case .admin: 1
+        case .owner: 2
+        }
+    }
+
+    public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A direct chat between two users or a group chat.
+///
+/// A direct chat carries its two `participants`, so the same value reads correctly for
+/// both of them; a group carries its `handle` (without `#`) and `title`.
+public struct Chat: Hashable, Codable, Sendable {
+    public var id: ChatID
+    public var kind: ChatKind
+    public var handle: String?
+    public var title: String?
+    public var isPublic: Bool
+    public var participants: [UserRef]
+    public var createdAt: Date
+
+    public init(
+        id: ChatID, kind: ChatKind, handle: String?, title: String?, isPublic: Bool,
+        participants: [UserRef], createdAt: Date
+    ) {
+        self.id = id
+        self.kind = kind
+        self.handle = handle
+        self.title = title
+        self.isPublic = isPublic
+        self.participants = participants
+        self.createdAt = createdAt
+    }
+
+    /// The other side of a direct chat, seen from `user`.
+    public func peer(of user: UserID) -> UserRef? {
+        guard kind == .direct else { return nil }
+        return participants.first { $0.id != user } ?? participants.first
+    }
+}
+
+/// A member of a chat and their role.
+public struct Member: Hashable, Codable, Sendable {
+    public var user: UserRef
+    public var role: Role
+    public var joinedAt: Date
+
+    public init(user: UserRef, role: Role, joinedAt: Date) {
+        self.user = user
+        self.role = role
+        self.joinedAt = joinedAt
+    }
+}
+
+/// One line of a user's chat list.
+public struct ChatSummary: Hashable, Codable, Sendable {
+    public var chat: Chat
+    public var lastMessage: Message?
+    public var unread: Int
+    public var lastActivity: Date
+
+    public init(chat: Chat, lastMessage: Message?, unread: Int, lastActivity: Date) {
+        self.chat = chat
+        self.lastMessage = lastMessage
+        self.unread = unread
+        self.lastActivity = lastActivity
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// An invite link to a group. The code is random (128 bits or more) and can be
+/// limited in time and in uses, or revoked.
+public struct Invite: Hashable, Codable, Sendable {
+    public static let linkPrefix = "parley://join/"
+
+    public var code: String
+    public var chatID: ChatID
+    public var createdBy: UserID
+    public var expiresAt: Date?
+    public var usesLeft: Int?
+    public var revoked: Bool
+
+    public init(code: String, chatID: ChatID, createdBy: UserID, expiresAt: Date?, usesLeft: Int?, revoked: Bool) {
+        self.code = code
+        self.chatID = chatID
+        self.createdBy = createdBy
+        self.expiresAt = expiresAt
+        self.usesLeft = usesLeft
+        self.revoked = revoked
+    }
+
+    public var link: String { Self.linkPrefix + code }
+
+    /// Accepts a bare code or a `parley://join/CODE` link and returns the code.
+    public static func code(fromCodeOrLink text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix(linkPrefix) { return String(trimmed.dropFirst(linkPrefix.count)) }
+        return trimmed
+    }
+}
+
+/// A member of a group who is online, and whether they are looking at the group now.
+public struct PresenceEntry: Hashable, Codable, Sendable {
+    public var user: UserRef
+    public var viewing: Bool
+
+    public init(user: UserRef, viewing: Bool) {
+        self.user = user
+        self.viewing = viewing
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+public enum MessageKind: String, Codable, Sendable {
+    case text
+    case image
+    case video
+    case system
+}
+
+/// A stored message. `seq` numbers the messages of one chat 1, 2, 3… with no gaps.
+public struct Message: Hashable, Codable, Sendable {
+    public var id: MessageID
+    public var chatID: ChatID
+    public var seq: Int64
+    public var sender: UserRef
+    public var kind: MessageKind
+    public var text: String
+    public var media: String?
+    public var sentAt: Date
+    public var clientID: String?
+
+    public init(
+        id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
+        media: String?, sentAt: Date, clientID: String?
+    ) {
+        self.id = id
+        self.chatID = chatID
+        self.seq = seq
+        self.sender = sender
+        self.kind = kind
+        self.text = text
+        self.media = media
+        self.sentAt = sentAt
+        self.clientID = clientID
+    }
+}
+
+/// Where a message goes: an existing chat, or a user (their direct chat is created on
+/// the first message).
+public enum Recipient: Hashable, Codable, Sendable {
+    case chat(ChatID)
+    case user(UserID)
+}
+
+/// How far a user has read in a chat.
+public struct ReadMarker: Hashable, Codable, Sendable {
+    public var chatID: ChatID
+    public var user: UserRef
+    public var seq: Int64
+    public var readAt: Date
+
+    public init(chatID: ChatID, user: UserRef, seq: Int64, readAt: Date) {
+        self.chatID = chatID
+        self.user = user
+        self.seq = seq
+        self.readAt = readAt
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// A user as others see them: enough to print a name and address them.
+public struct UserRef: Hashable, Codable, Sendable {
+    public var id: UserID
+    public var handle: String
+    public var displayName: String
+    public var isBot: Bool
+
+    public init(id: UserID, handle: String, displayName: String, isBot: Bool = false) {
+        self.id = id
+        self.handle = handle
+        self.displayName = displayName
+        self.isBot = isBot
+    }
+}
+
+/// A user's profile. `email` is filled in only for the user themself.
+public struct User: Hashable, Codable, Sendable {
+    public var id: UserID
+    public var handle: String
+    public var displayName: String
+    public var email: String?
+    public var isBot: Bool
+    public var avatar: String?
+    public var createdAt: Date
+
+    public init(
+        id: UserID, handle: String, displayName: String, email: String?, isBot: Bool,
+        avatar: String?, createdAt: Date
+    ) {
+        self.id = id
+        self.handle = handle
+        self.displayName = displayName
+        self.email = email
+        self.isBot = isBot
+        self.avatar = avatar
+        self.createdAt = createdAt
+    }
+
+    public var ref: UserRef { UserRef(id: id, handle: handle, displayName: displayName, isBot: isBot) }
+
+    /// The same profile without private fields, as shown to other users.
+    public var publicProfile: User {
+        var copy = self
+        copy.email = nil
+        return copy
+    }
+}
+
+/// What a successful sign-in hands back: the user and the session token to resume with.
+public struct SignedIn: Hashable, Codable, Sendable {
+    public var user: User
+    public var token: String
+    public var expiresAt: Date
+
+    public init(user: User, token: String, expiresAt: Date) {
+        self.user = user
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The fields of a new account. `handle` is derived from the email when nil.
+public struct Registration: Hashable, Codable, Sendable {
+    public var email: String
+    public var password: String
+    public var displayName: String?
+    public var handle: String?
+    public var isBot: Bool
+
+    public init(email: String, password: String, displayName: String? = nil, handle: String? = nil, isBot: Bool = false) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.handle = handle
+        self.isBot = isBot
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Everything one client connection can do, signed out or signed in.
+///
+/// The embedded engine (`ChatEngine.connect()`) and the remote client both conform, so
+/// the shell and the bots never know which one they talk to. A connection starts signed
+/// out; `register`, `signIn` or `resume` sign it in, and from then on `events` carries
+/// what happens in the user's chats.
+///
+/// ```swift
+/// let alice = engine.connect()
+/// try await alice.signIn(login: "alice@example.com", password: "correct horse")
+/// let message = try await alice.sendMessage(to: .user(bob.id), text: "hi", clientID: nil)
+/// ```
+public protocol ChatService: AnyObject, Sendable {
+    /// Live events for the signed-in user, in order. One consumer per connection.
+    var events: AsyncStream<ChatEvent> { get }
+
+    // Accounts and sessions
+    func register(_ registration: Registration) async throws -> SignedIn
+    /// Signs in with an email address or `@handle` and a password.
+    func signIn(login: String, password: String) async throws -> SignedIn
+    /// Signs back in with the token of an earlier sign-in.
+    func resume(token: String) async throws -> SignedIn
+    /// Revokes this session's token and signs the connection out.
+    func signOut() async throws
+    /// Changes the password and revokes every other session of the user.
+    func changePassword(current: String, new: String) async throws
+    func me() async throws -> User
+    func updateProfile(displayName: String) async throws -> User
+
+    // People
+    func searchUsers(_ query: String, limit: Int, offset: Int) async throws -> [User]
+    func user(handle: String) async throws -> User
+
+    // Messages
+    /// Stores a message and returns it once committed. Sending to a user creates the
+    /// direct chat on the first message. The same `clientID` from the same user returns
+    /// the original message instead of storing a second one.
+    func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message
+    /// The latest `limit` messages, or the `limit` before sequence number `before`, oldest first.
+    func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message]
+    /// Messages in the user's chats matching all `words`, newest first.
+    func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message]
+    /// Moves the user's read marker forward to `seq` (never backwards) and returns it.
+    func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker
+    /// The members whose read marker is at or past `seq`, other than its sender.
+    func seenBy(chat: ChatID, seq: Int64) async throws -> [ReadMarker]
+
+    // Chats
+    /// The user's chat list, most recent activity first, with unread counts.
+    func chats() async throws -> [ChatSummary]
+    func chat(_ id: ChatID) async throws -> Chat
+    /// The direct chat with a user, if a message has ever been sent between them.
+    func directChat(with user: UserID) async throws -> Chat?
+    /// Removes a chat from the user's list and clears their history of it; the chat
+    /// comes back when a new message arrives. Other members keep theirs.
+    func deleteChat(_ chat: ChatID) async throws
+
+    // Groups
+    func createGroup(handle: String, title: String?, isPublic: Bool) async throws -> Chat
+    func group(handle: String) async throws -> Chat
+    /// Joins a public group by handle.
+    func joinGroup(handle: String) async throws -> Chat
+    /// Joins a group with an invite code or a `parley://join/CODE` link.
+    func join(invite codeOrLink: String) async throws -> Chat
+    func invite(user: UserID, to chat: ChatID) async throws
+    func createInvite(chat: ChatID, maxUses: Int?, expiresIn: Duration?) async throws -> Invite
+    func revokeInvite(code: String) async throws
+    func leave(chat: ChatID) async throws
+    func members(chat: ChatID) async throws -> [Member]
+    func kick(user: UserID, from chat: ChatID) async throws
+    func setRole(_ role: Role, for user: UserID, in chat: ChatID) async throws
+    /// The groups the user is a member of.
+    func groups() async throws -> [Chat]
+
+    // Presence
+    /// Says which chat this session is looking at (nil: none).
+    func setViewing(_ chat: ChatID?) async throws
+    /// The group's members who are online, and whether each is viewing it.
+    func online(in chat: ChatID) async throws -> [PresenceEntry]
+
+    /// Ends the connection: its presence goes, its event stream finishes. The session
+    /// token stays valid (use `signOut` to revoke it).
+    func close() async
+}

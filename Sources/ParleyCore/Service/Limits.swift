@@ -1,0 +1,128 @@
+import Foundation
+
+/// Input rules shared by every client and enforced by the engine.
+public enum Limits {
+    public static let maxTextLength = 4000
+    public static let maxDisplayNameLength = 64
+    public static let minPasswordBytes = 8
+    /// bcrypt only reads the first 72 bytes; longer passwords would silently be truncated.
+    public static let maxPasswordBytes = 72
+    public static let groupHandleLength = 2...32
+    public static let userHandleLength = 2...32
+    public static let maxGroupTitleLength = 100
+    public static let maxPageSize = 500
+    public static let maxClientIDLength = 128
+
+    /// Trims and checks a message text: 1–4,000 characters, no control characters
+    /// other than newline and tab.
+    public static func messageText(_ text: String) throws(ParleyError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { throw ParleyError(.emptyText, "a message needs some text") }
+        if trimmed.count > maxTextLength {
+            throw ParleyError(.textTooLong, "a message is at most \(maxTextLength) characters (this one has \(trimmed.count))")
+        }
+        if trimmed.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" && $0 != "\t" }) {
+            throw ParleyError(.invalidText, "a message may not contain control characters other than newline and tab")
+        }
+        return trimmed
+    }
+
+    /// Trims and checks a display name: 1–64 characters, no control characters.
+    public static func displayName(_ name: String) throws(ParleyError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= maxDisplayNameLength,
+            !trimmed.unicodeScalars.contains(where: isControl)
+        else {
+            throw ParleyError(.invalidName, "a display name is 1–\(maxDisplayNameLength) characters without control characters")
+        }
+        return trimmed
+    }
+
+    /// A group handle such as `swift` (a leading `#` is accepted and dropped).
+    public static func groupHandle(_ handle: String) throws(ParleyError) -> String {
+        let bare = handle.hasPrefix("#") ? String(handle.dropFirst()) : handle
+        guard groupHandleLength.contains(bare.count), bare.unicodeScalars.allSatisfy(isHandleScalar) else {
+            throw ParleyError(.invalidHandle, "a group handle is 2–32 lowercase letters, digits or '-', like #swift")
+        }
+        return bare
+    }
+
+    /// A user handle such as `alice` (a leading `@` is accepted and dropped; case is folded).
+    public static func userHandle(_ handle: String) throws(ParleyError) -> String {
+        var bare = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
+        bare = bare.lowercased()
+        guard userHandleLength.contains(bare.count), bare.unicodeScalars.allSatisfy({ isHandleScalar($0) || $0 == "_" || $0 == "." }),
+            bare.first != "-", bare.first != "."
+        else {
+            throw ParleyError(.invalidHandle, "a user handle is 2–32 lowercase letters, digits, '-', '_' or '.', like @alice")
+        }
+        return bare
+    }
+
+    /// A handle made from an email's local part: `Alice.Smith+x@example.com` → `alice.smith`.
+    public static func handle(fromEmail email: String) -> String {
+        let local = email.split(separator: "@").first.map(String.init) ?? ""
+        let base = local.split(separator: "+").first.map(String.init) ?? local
+        var handle = String(
+            base.lowercased().unicodeScalars.filter { isHandleScalar($0) || $0 == "_" || $0 == "." }.map(Character.init))
+        while handle.first == "." || handle.first == "-" { handle.removeFirst() }
+        if handle.count > 24 { handle = String(handle.prefix(24)) }
+        if handle.count < 2 { handle = "user" + handle }
+        return handle
+    }
+
+    /// Lowercases and checks an email address (one `@`, something on both sides, a dot in the domain).
+    public static func email(_ email: String) throws(ParleyError) -> String {
+        let folded = email.trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = folded.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+            !parts[1].hasSuffix("."), folded.count <= 254,
+            !folded.unicodeScalars.contains(where: { isControl($0) || $0 == " " })
+        else {
+            throw ParleyError(.invalidEmail, "'\(email)' is not an email address")
+        }
+        return folded
+    }
+
+    public static func password(_ password: String) throws(ParleyError) {
+        let bytes = password.utf8.count
+        guard bytes >= minPasswordBytes else {
+            throw ParleyError(.invalidPassword, "a password needs at least \(minPasswordBytes) characters")
+        }
+        guard bytes <= maxPasswordBytes else {
+            throw ParleyError(.invalidPassword, "a password is at most \(maxPasswordBytes) bytes")
+        }
+    }
+
+    public static func groupTitle(_ title: String) throws(ParleyError) -> String {
+        let trimmed = title.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count <= maxGroupTitleLength, !trimmed.unicodeScalars.contains(where: isControl) else {
+            throw ParleyError(.invalidName, "a group title is at most \(maxGroupTitleLength) characters without control characters")
+        }
+        return trimmed
+    }
+
+    public static func pageSize(_ limit: Int) throws(ParleyError) -> Int {
+        guard (1...maxPageSize).contains(limit) else {
+            throw ParleyError(.invalidArgument, "a page holds 1–\(maxPageSize) items")
+        }
+        return limit
+    }
+
+    public static func clientID(_ id: String?) throws(ParleyError) -> String? {
+        guard let id else { return nil }
+        guard !id.isEmpty, id.utf8.count <= maxClientIDLength, !id.unicodeScalars.contains(where: isControl) else {
+            throw ParleyError(.invalidArgument, "a client id is 1–\(maxClientIDLength) printable bytes")
+        }
+        return id
+    }
+
+    /// C0, DEL and C1 control characters.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    private static func isHandleScalar(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-"
+    }
+}

@@ -1,0 +1,68 @@
+/// A stable, machine-readable error code such as `not_member`. Scripts and clients
+/// match on the code; the message is for people.
+public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+extension ErrorCode {
+    // Sessions and accounts
+    public static let notSignedIn = ErrorCode("not_signed_in")
+    public static let alreadySignedIn = ErrorCode("already_signed_in")
+    public static let badCredentials = ErrorCode("bad_credentials")
+    public static let invalidToken = ErrorCode("invalid_token")
+    public static let emailTaken = ErrorCode("email_taken")
+    public static let handleTaken = ErrorCode("handle_taken")
+    public static let invalidEmail = ErrorCode("invalid_email")
+    public static let invalidHandle = ErrorCode("invalid_handle")
+    public static let invalidPassword = ErrorCode("invalid_password")
+    public static let invalidName = ErrorCode("invalid_name")
+    // Lookups
+    public static let unknownUser = ErrorCode("unknown_user")
+    public static let unknownChat = ErrorCode("unknown_chat")
+    public static let unknownGroup = ErrorCode("unknown_group")
+    public static let unknownMessage = ErrorCode("unknown_message")
+    // Rules
+    public static let notMember = ErrorCode("not_member")
+    public static let forbidden = ErrorCode("forbidden")
+    public static let alreadyMember = ErrorCode("already_member")
+    public static let notAGroup = ErrorCode("not_a_group")
+    public static let privateGroup = ErrorCode("private_group")
+    public static let invalidInvite = ErrorCode("invalid_invite")
+    public static let inviteExpired = ErrorCode("invite_expired")
+    public static let inviteUsedUp = ErrorCode("invite_used_up")
+    public static let inviteRevoked = ErrorCode("invite_revoked")
+    // Input
+    public static let emptyText = ErrorCode("empty_text")
+    public static let textTooLong = ErrorCode("text_too_long")
+    public static let invalidText = ErrorCode("invalid_text")
+    public static let invalidArgument = ErrorCode("invalid_argument")
+    public static let rateLimited = ErrorCode("rate_limited")
+    // Transport and internals
+    public static let unavailable = ErrorCode("unavailable")
+    public static let internalError = ErrorCode("internal")
+}
+
+/// The one error type that crosses the `ChatService` boundary.
+///
+/// ```swift
+/// throw ParleyError(.notMember, "you are not a member of #swift")
+/// ```
+public struct ParleyError: Error, Hashable, Codable, Sendable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import Synchronization
+
+/// The one place where Parley's rules live. Each client connection gets its own
+/// `EngineSession` (a `ChatService`) from `connect()`; the engine holds what they share:
+/// the store, the event bus, the chat directory and the live sessions.
+///
+/// ```swift
+/// let engine = try ChatEngine(store: SQLiteChatStore(path: "parley.sqlite"))
+/// let alice = engine.connect()
+/// _ = try await alice.register(Registration(email: "alice@example.com", password: "correct horse"))
+/// ```
+public final class ChatEngine: Sendable {
+    public struct Configuration: Sendable {
+        /// bcrypt cost; 12 in production, lower in tests.
+        public var bcryptCost: UInt8 = 12
+        public var sessionLifetime: Duration = .seconds(30 * 24 * 3600)
+        /// The engine's clock, replaceable so tests can move time.
+        public var now: @Sendable () -> Date = { Date() }
+
+        public init() {}
+    }
+
+    let store: any ChatStore
+    let bus: any EventBus
+    let configuration: Configuration
+    let directory: ChatDirectory
+    let registry = SessionRegistry()
+    let hasher: PasswordHasher
+    private let nextSession = Atomic<Int>(0)
+
+    public init(store: any ChatStore, bus: any EventBus = InProcessEventBus(), configuration: Configuration = Configuration()) {
+        self.store = store
+        self.bus = bus
+        self.configuration = configuration
+        self.directory = ChatDirectory(store: store)
+        self.hasher = PasswordHasher(cost: configuration.bcryptCost)
+    }
+
+    /// A new, signed-out connection.
+    public func connect() -> EngineSession {
+        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue)
+    }
+
+    var now: Date { configuration.now() }
+
+    /// Everyone who shares a chat with `user`, for presence events.
+    func contacts(of user: UserID) async throws -> Set<UserID> {
+        var contacts = Set<UserID>()
+        for chat in try await store.chatIDs(of: user) {
+            if let entry = try await directory.entry(chat) { contacts.formUnion(entry.roles.keys) }
+        }
+        contacts.remove(user)
+        return contacts
+    }
+
+    func publishPresence(of user: UserRef, online: Bool, viewing: ChatID?) async {
+        guard let contacts = try? await contacts(of: user.id) else { return }
+        let event = ChatEvent.presenceChanged(PresenceChange(user: user, online: online, viewing: viewing))
+        await bus.publish(event, to: contacts, except: nil)
+    }
+}

@@ -1,0 +1,58 @@
+import ParleyCore
+import ParleyStore
+import Synchronization
+
+/// An in-memory copy of each active chat and its members' roles, so a send or a fan-out
+/// never queries members from the database. Every membership change invalidates the
+/// chat's entry; a load that raced with a change is not kept.
+final class ChatDirectory: Sendable {
+    struct Entry: Sendable {
+        var chat: Chat
+        var roles: [UserID: Role]
+    }
+
+    private struct State {
+        var entries: [ChatID: Entry] = [:]
+        var directChats: [String: ChatID] = [:]
+        var generation = 0
+    }
+
+    private let store: any ChatStore
+    private let state = Mutex(State())
+
+    init(store: any ChatStore) {
+        self.store = store
+    }
+
+    func entry(_ chat: ChatID) async throws -> Entry? {
+        let (cached, generation) = state.withLock { ($0.entries[chat], $0.generation) }
+        if let cached { return cached }
+        guard let loaded = try await store.chat(id: chat) else { return nil }
+        let members = try await store.members(of: chat)
+        let entry = Entry(chat: loaded, roles: Dictionary(uniqueKeysWithValues: members.map { ($0.user.id, $0.role) }))
+        state.withLock { state in
+            if state.generation == generation { state.entries[chat] = entry }
+        }
+        return entry
+    }
+
+    func invalidate(_ chat: ChatID) {
+        state.withLock { state in
+            state.entries[chat] = nil
+            state.generation += 1
+        }
+    }
+
+    /// The direct chat of a pair, remembered once known (a pair's chat never changes).
+    func directChat(_ first: UserID, _ second: UserID) -> ChatID? {
+        state.withLock { $0.directChats[Self.pairKey(first, second)] }
+    }
+
+    func rememberDirectChat(_ chat: ChatID, _ first: UserID, _ second: UserID) {
+        state.withLock { $0.directChats[Self.pairKey(first, second)] = chat }
+    }
+
+    private static func pairKey(_ first: UserID, _ second: UserID) -> String {
+        "\(min(first, second)):\(max(first, second))"
+    }
+}

@@ -1,0 +1,63 @@
+import ParleyCore
+import Synchronization
+
+/// The live sessions of each user: presence is derived from it (online while at least
+/// one session lives), and it lets a password change sign out the user's other sessions.
+final class SessionRegistry: Sendable {
+    struct LiveSession: Sendable {
+        var viewing: ChatID?
+        var revoke: @Sendable () -> Void
+    }
+
+    private let sessions = Mutex([UserID: [Int: LiveSession]]())
+
+    /// Registers a session; true when the user just came online.
+    func connect(_ user: UserID, session: Int, revoke: @escaping @Sendable () -> Void) -> Bool {
+        sessions.withLock { sessions in
+            let wasOnline = !(sessions[user]?.isEmpty ?? true)
+            sessions[user, default: [:]][session] = LiveSession(viewing: nil, revoke: revoke)
+            return !wasOnline
+        }
+    }
+
+    /// Removes a session; true when the user just went offline.
+    func disconnect(_ user: UserID, session: Int) -> Bool {
+        sessions.withLock { sessions in
+            guard sessions[user]?.removeValue(forKey: session) != nil else { return false }
+            if sessions[user]?.isEmpty == true {
+                sessions[user] = nil
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Sets what a session views; returns what it viewed before.
+    func setViewing(_ chat: ChatID?, user: UserID, session: Int) -> ChatID? {
+        sessions.withLock { sessions in
+            let previous = sessions[user]?[session]?.viewing
+            sessions[user]?[session]?.viewing = chat
+            return previous
+        }
+    }
+
+    func isOnline(_ user: UserID) -> Bool {
+        sessions.withLock { !($0[user]?.isEmpty ?? true) }
+    }
+
+    func isViewing(_ user: UserID, _ chat: ChatID) -> Bool {
+        sessions.withLock { $0[user]?.values.contains { $0.viewing == chat } ?? false }
+    }
+
+    /// What a user views in their most recently chosen session, for presence events.
+    func viewing(_ user: UserID) -> ChatID? {
+        sessions.withLock { $0[user]?.values.compactMap(\.viewing).first }
+    }
+
+    /// The revoke actions of the user's sessions other than `session`.
+    func otherSessions(of user: UserID, than session: Int) -> [@Sendable () -> Void] {
+        sessions.withLock { sessions in
+            (sessions[user] ?? [:]).filter { $0.key != session }.map(\.value.revoke)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+extension EngineSession {
+    public func register(_ registration: Registration) async throws -> SignedIn {
+        try requireSignedOut()
+        let email = try Limits.email(registration.email)
+        try Limits.password(registration.password)
+        let chosenHandle = try registration.handle.map { handle throws(ParleyError) in try Limits.userHandle(handle) }
+        let displayName = try Limits.displayName(
+            registration.displayName ?? chosenHandle ?? Limits.handle(fromEmail: email))
+        let hash = await engine.hasher.hash(registration.password)
+        let user = try await createAccount(
+            email: email, handle: chosenHandle, displayName: displayName, passwordHash: hash, isBot: registration.isBot)
+        return try await startSession(for: user)
+    }
+
+    /// Creates the account, deriving a free handle from the email when none was chosen.
+    private func createAccount(email: String, handle: String?, displayName: String, passwordHash: String, isBot: Bool) async throws -> User {
+        if let handle {
+            return try await store.createUser(
+                NewUser(email: email, handle: handle, displayName: displayName, passwordHash: passwordHash, isBot: isBot, createdAt: engine.now))
+        }
+        let base = Limits.handle(fromEmail: email)
+        for attempt in 1...50 {
+            let candidate = attempt == 1 ? base : "\(base)\(attempt)"
+            if try await store.handleExists(candidate) { continue }
+            do {
+                return try await store.createUser(
+                    NewUser(email: email, handle: candidate, displayName: displayName, passwordHash: passwordHash, isBot: isBot, createdAt: engine.now))
+            } catch let error as ParleyError where error.code == .handleTaken {
+                continue
+            }
+        }
+        throw ParleyError(.handleTaken, "no free handle near @\(base); choose one with --handle")
+    }
+
+    public func signIn(login: String, password: String) async throws -> SignedIn {
+        try requireSignedOut()
+        let trimmed = login.trimmingCharacters(in: .whitespaces)
+        let key: Login = trimmed.contains("@") && !trimmed.hasPrefix("@") ? .email(trimmed.lowercased()) : .handle(trimmed.hasPrefix("@") ? String(trimmed.dropFirst()) : trimmed)
+        let found = try await store.credentials(for: key)
+        guard await engine.hasher.verify(password, hash: found?.passwordHash), let user = found?.user else {
+            throw ParleyError(.badCredentials, "wrong login or password")
+        }
+        try await store.recordLogin(of: user.id, at: engine.now)
+        return try await startSession(for: user)
+    }
+
+    public func resume(token: String) async throws -> SignedIn {
+        try requireSignedOut()
+        let hash = SecretToken.hash(token)
+        guard let userID = try await store.sessionUser(tokenHash: hash, now: engine.now),
+            let user = try await store.user(id: userID)
+        else {
+            throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again")
+        }
+        await attach(user, tokenHash: hash)
+        return SignedIn(user: user, token: token, expiresAt: engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds))
+    }
+
+    public func signOut() async throws {
+        let user = try requireUser()
+        let (tokenHash, subscription) = state.withLock { ($0.tokenHash, $0.subscription) }
+        if let tokenHash { try await store.deleteSession(tokenHash: tokenHash) }
+        await detach(user: user, subscription: subscription)
+    }
+
+    public func changePassword(current: String, new: String) async throws {
+        let user = try requireUser()
+        guard await engine.hasher.verify(current, hash: try await store.passwordHash(of: user.id)) else {
+            throw ParleyError(.badCredentials, "the current password is wrong")
+        }
+        try Limits.password(new)
+        try await store.setPasswordHash(await engine.hasher.hash(new), of: user.id)
+        try await store.deleteSessions(of: user.id, except: state.withLock { $0.tokenHash })
+        for revoke in engine.registry.otherSessions(of: user.id, than: number) { revoke() }
+    }
+
+    public func me() async throws -> User {
+        let user = try requireUser()
+        return try await store.user(id: user.id) ?? user
+    }
+
+    public func updateProfile(displayName: String) async throws -> User {
+        let user = try requireUser()
+        let name = try Limits.displayName(displayName)
+        let updated = try await store.setDisplayName(name, of: user.id)
+        state.withLock { $0.user = updated }
+        return updated
+    }
+
+    public func searchUsers(_ query: String, limit: Int, offset: Int) async throws -> [User] {
+        _ = try requireUser()
+        let limit = try Limits.pageSize(limit)
+        guard offset >= 0 else { throw ParleyError(.invalidArgument, "the offset cannot be negative") }
+        var prefix = query.trimmingCharacters(in: .whitespaces)
+        if prefix.hasPrefix("@") { prefix.removeFirst() }
+        return try await store.searchUsers(prefix: prefix, limit: limit, offset: offset).map(\.publicProfile)
+    }
+
+    public func user(handle: String) async throws -> User {
+        _ = try requireUser()
+        let bare = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
+        guard let user = try await store.user(handle: bare) else {
+            throw ParleyError(.unknownUser, "no user @\(bare)")
+        }
+        return user.publicProfile
+    }
+
+    func requireSignedOut() throws {
+        if let user = state.withLock({ $0.user }) {
+            throw ParleyError(.alreadySignedIn, "already signed in as @\(user.handle); sign out first")
+        }
+    }
+
+    private func startSession(for user: User) async throws -> SignedIn {
+        let token = SecretToken.session()
+        let hash = SecretToken.hash(token)
+        let expiresAt = engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds)
+        try await store.createSession(tokenHash: hash, user: user.id, expiresAt: expiresAt)
+        await attach(user, tokenHash: hash)
+        return SignedIn(user: user, token: token, expiresAt: expiresAt)
+    }
+
+    /// Signs this connection in: subscribes to the user's events and makes them online.
+    private func attach(_ user: User, tokenHash: Data) async {
+        let continuation = continuation
+        let subscription = engine.bus.subscribe(user.id) { continuation.yield($0) }
+        state.withLock { state in
+            state.user = user
+            state.tokenHash = tokenHash
+            state.subscription = subscription
+        }
+        let cameOnline = engine.registry.connect(user.id, session: number) { [weak self] in
+            guard let self else { return }
+            Task { await self.detach(user: user, subscription: subscription) }
+        }
+        if cameOnline { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
+    }
+}
+
+extension Duration {
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

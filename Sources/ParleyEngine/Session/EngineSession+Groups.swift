@@ -1,0 +1,108 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+extension EngineSession {
+    public func createGroup(handle: String, title: String?, isPublic: Bool) async throws -> Chat {
+        let user = try requireUser()
+        let handle = try Limits.groupHandle(handle)
+        let title = try title.map { title throws(ParleyError) in try Limits.groupTitle(title) }.flatMap { $0.isEmpty ? nil : $0 }
+        return try await store.createGroup(handle: handle, title: title, isPublic: isPublic, owner: user.id, at: engine.now)
+    }
+
+    /// A public group, or a private one the caller belongs to.
+    public func group(handle: String) async throws -> Chat {
+        let user = try requireUser()
+        let bare = handle.hasPrefix("#") ? String(handle.dropFirst()) : handle
+        guard let chat = try await store.group(handle: bare.lowercased()) else {
+            throw ParleyError(.unknownGroup, "no group #\(bare)")
+        }
+        let isMember = try await engine.directory.entry(chat.id)?.roles[user.id] != nil
+        guard chat.isPublic || isMember else { throw ParleyError(.unknownGroup, "no group #\(bare)") }
+        return chat
+    }
+
+    public func joinGroup(handle: String) async throws -> Chat {
+        let user = try requireUser()
+        let bare = handle.hasPrefix("#") ? String(handle.dropFirst()) : handle
+        guard let chat = try await store.group(handle: bare.lowercased()) else {
+            throw ParleyError(.unknownGroup, "no group #\(bare)")
+        }
+        if try await engine.directory.entry(chat.id)?.roles[user.id] != nil {
+            throw ParleyError(.alreadyMember, "you are already in #\(bare)")
+        }
+        guard chat.isPublic else {
+            throw ParleyError(.privateGroup, "#\(bare) is private: join it with an invite code")
+        }
+        try await addMember(user.ref, to: chat, by: nil)
+        return chat
+    }
+
+    public func join(invite codeOrLink: String) async throws -> Chat {
+        let user = try requireUser()
+        let code = Invite.code(fromCodeOrLink: codeOrLink)
+        guard !code.isEmpty, let invite = try await store.invite(code: code) else {
+            throw ParleyError(.invalidInvite, "this invite code is not valid")
+        }
+        if try await engine.directory.entry(invite.chatID)?.roles[user.id] != nil {
+            throw ParleyError(.alreadyMember, "you are already a member of this group")
+        }
+        switch try await store.redeemInvite(code: code, user: user.id, now: engine.now) {
+        case .unknown: throw ParleyError(.invalidInvite, "this invite code is not valid")
+        case .expired: throw ParleyError(.inviteExpired, "this invite has expired")
+        case .usedUp: throw ParleyError(.inviteUsedUp, "this invite has been used up")
+        case .revoked: throw ParleyError(.inviteRevoked, "this invite was revoked")
+        case .joined(let chatID):
+            engine.directory.invalidate(chatID)
+            guard let entry = try await engine.directory.entry(chatID) else {
+                throw ParleyError(.unknownChat, "the group no longer exists")
+            }
+            try await publish(.memberJoined(MemberChange(chat: entry.chat, user: user.ref, role: .member)), toMembersOf: chatID)
+            return entry.chat
+        }
+    }
+
+    /// Adds a user directly. Any member may add people to a public group (anyone could
+    /// join it anyway); a private group takes an owner or admin.
+    public func invite(user invitee: UserID, to chat: ChatID) async throws {
+        let (entry, role, user) = try await requireGroupMember(chat)
+        guard entry.chat.isPublic || role.canManage else {
+            throw ParleyError(.forbidden, "only the owner and admins can add people to private #\(entry.chat.handle ?? "")")
+        }
+        guard let target = try await store.user(id: invitee) else {
+            throw ParleyError(.unknownUser, "no user with id \(invitee)")
+        }
+        guard entry.roles[invitee] == nil else {
+            throw ParleyError(.alreadyMember, "@\(target.handle) is already a member")
+        }
+        try await addMember(target.ref, to: entry.chat, by: user.ref)
+    }
+
+    private func addMember(_ member: UserRef, to chat: Chat, by inviter: UserRef?) async throws {
+        guard try await store.addMember(member.id, to: chat.id, role: .member, at: engine.now) else {
+            throw ParleyError(.alreadyMember, "@\(member.handle) is already a member")
+        }
+        engine.directory.invalidate(chat.id)
+        try await publish(.memberJoined(MemberChange(chat: chat, user: member, role: .member, by: inviter)), toMembersOf: chat.id)
+    }
+
+    public func createInvite(chat: ChatID, maxUses: Int?, expiresIn: Duration?) async throws -> Invite {
+        let user = try await requireManager(chat).user
+        if let maxUses, maxUses < 1 { throw ParleyError(.invalidArgument, "an invite needs at least one use") }
+        if let expiresIn, expiresIn <= .zero { throw ParleyError(.invalidArgument, "an expiry must be in the future") }
+        let invite = Invite(
+            code: SecretToken.inviteCode(), chatID: chat, createdBy: user.id,
+            expiresAt: expiresIn.map { engine.now.addingTimeInterval($0.seconds) }, usesLeft: maxUses, revoked: false)
+        try await store.createInvite(invite, at: engine.now)
+        return invite
+    }
+
+    public func revokeInvite(code: String) async throws {
+        _ = try requireUser()
+        guard let invite = try await store.invite(code: Invite.code(fromCodeOrLink: code)) else {
+            throw ParleyError(.invalidInvite, "this invite code is not valid")
+        }
+        _ = try await requireManager(invite.chatID)
+        try await store.revokeInvite(code: invite.code)
+    }
+}

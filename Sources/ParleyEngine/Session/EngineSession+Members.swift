@@ -1,0 +1,96 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+extension EngineSession {
+    /// Leaves a group. An owner leaving hands the group to the oldest admin, or else to
+    /// the oldest member.
+    public func leave(chat: ChatID) async throws {
+        let (entry, role, user) = try await requireGroupMember(chat)
+        var successor: Member?
+        if role == .owner {
+            let others = try await store.members(of: chat).filter { $0.user.id != user.id }
+            successor = others.first { $0.role == .admin } ?? others.first
+        }
+        guard try await store.removeMember(user.id, from: chat, newOwner: successor?.user.id) else {
+            throw ParleyError(.notMember, "you are not a member of #\(entry.chat.handle ?? "")")
+        }
+        engine.directory.invalidate(chat)
+        try await publish(.memberLeft(MemberChange(chat: entry.chat, user: user.ref)), toMembersOf: chat, alsoTo: [user.id])
+        if let successor {
+            try await publish(
+                .roleChanged(MemberChange(chat: entry.chat, user: successor.user, role: .owner, by: user.ref)), toMembersOf: chat)
+        }
+    }
+
+    public func members(chat: ChatID) async throws -> [Member] {
+        _ = try await requireMember(chat)
+        return try await store.members(of: chat)
+    }
+
+    /// Removes a member: the owner may kick anyone, an admin only plain members.
+    public func kick(user target: UserID, from chat: ChatID) async throws {
+        let (entry, role, user) = try await requireManager(chat)
+        guard target != user.id else { throw ParleyError(.invalidArgument, "use /leave to leave a group") }
+        guard let targetRole = entry.roles[target] else {
+            throw ParleyError(.notMember, "that user is not a member of #\(entry.chat.handle ?? "")")
+        }
+        guard targetRole < role else {
+            throw ParleyError(.forbidden, "you cannot kick a member whose role is \(targetRole.rawValue)")
+        }
+        guard let targetUser = try await store.user(id: target) else { throw ParleyError(.unknownUser, "no such user") }
+        _ = try await store.removeMember(target, from: chat, newOwner: nil)
+        engine.directory.invalidate(chat)
+        try await publish(
+            .memberKicked(MemberChange(chat: entry.chat, user: targetUser.ref, by: user.ref)), toMembersOf: chat, alsoTo: [target])
+    }
+
+    /// Changes a member's role. The owner may set any role, and making someone owner
+    /// hands the group over (the old owner becomes an admin); an admin may make members admins.
+    public func setRole(_ newRole: Role, for target: UserID, in chat: ChatID) async throws {
+        let (entry, role, user) = try await requireManager(chat)
+        guard target != user.id else { throw ParleyError(.invalidArgument, "you cannot change your own role") }
+        guard let targetRole = entry.roles[target] else {
+            throw ParleyError(.notMember, "that user is not a member of #\(entry.chat.handle ?? "")")
+        }
+        let allowed = role == .owner || (targetRole == .member && newRole == .admin)
+        guard allowed else {
+            throw ParleyError(.forbidden, "only the owner can make that change")
+        }
+        guard targetRole != newRole, let targetUser = try await store.user(id: target) else { return }
+        try await store.setRole(newRole, of: target, in: chat)
+        if newRole == .owner { try await store.setRole(.admin, of: user.id, in: chat) }
+        engine.directory.invalidate(chat)
+        try await publish(.roleChanged(MemberChange(chat: entry.chat, user: targetUser.ref, role: newRole, by: user.ref)), toMembersOf: chat)
+        if newRole == .owner {
+            try await publish(.roleChanged(MemberChange(chat: entry.chat, user: user.ref, role: .admin, by: user.ref)), toMembersOf: chat)
+        }
+    }
+
+    public func groups() async throws -> [Chat] {
+        let user = try requireUser()
+        return try await store.groups(of: user.id)
+    }
+
+    public func setViewing(_ chat: ChatID?) async throws {
+        let user = try requireUser()
+        if let chat { _ = try await requireMember(chat) }
+        let previous = engine.registry.setViewing(chat, user: user.id, session: number)
+        guard previous != chat else { return }
+        let event = ChatEvent.presenceChanged(PresenceChange(user: user.ref, online: true, viewing: chat))
+        var audience = Set<UserID>()
+        for id in [previous, chat].compactMap({ $0 }) {
+            audience.formUnion(try await engine.directory.entry(id)?.roles.keys.map { $0 } ?? [])
+        }
+        audience.remove(user.id)
+        await engine.bus.publish(event, to: audience, except: subscription)
+    }
+
+    public func online(in chat: ChatID) async throws -> [PresenceEntry] {
+        let entry = try await requireMember(chat).entry
+        let online = entry.roles.keys.filter { engine.registry.isOnline($0) }
+        return try await store.users(ids: online.sorted()).map {
+            PresenceEntry(user: $0.ref, viewing: engine.registry.isViewing($0.id, chat))
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+extension EngineSession {
+    public func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message {
+        let user = try requireUser()
+        let text = try Limits.messageText(text)
+        let clientID = try Limits.clientID(clientID)
+        let chatID: ChatID
+        switch recipient {
+        case .chat(let id):
+            chatID = try await requireMember(id).entry.chat.id
+        case .user(let peer):
+            chatID = try await openDirectChat(with: peer, as: user)
+        }
+        let (message, created) = try await store.append(
+            NewMessage(chatID: chatID, sender: user.ref, kind: .text, text: text, clientID: clientID, sentAt: engine.now))
+        if created, let entry = try await engine.directory.entry(chatID) {
+            try await publish(.message(MessageEvent(chat: entry.chat, message: message)), toMembersOf: chatID)
+        }
+        return message
+    }
+
+    /// The direct chat with `peer`, created (and announced to both) on first use.
+    private func openDirectChat(with peer: UserID, as user: User) async throws -> ChatID {
+        if let known = engine.directory.directChat(user.id, peer) { return known }
+        guard peer != user.id else {
+            throw ParleyError(.invalidArgument, "a direct chat needs another user")
+        }
+        guard try await store.user(id: peer) != nil else {
+            throw ParleyError(.unknownUser, "no user with id \(peer)")
+        }
+        let (chat, created) = try await store.openDirectChat(between: user.id, and: peer, at: engine.now)
+        engine.directory.rememberDirectChat(chat.id, user.id, peer)
+        if created {
+            engine.directory.invalidate(chat.id)
+            try await publish(.chatCreated(ChatCreated(chat: chat, by: user.ref)), toMembersOf: chat.id)
+        }
+        return chat.id
+    }
+
+    public func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message] {
+        let user = try await requireMember(chat).user
+        let limit = try Limits.pageSize(limit)
+        let cleared = try await store.membership(of: user.id, in: chat)?.clearedSeq ?? 0
+        return try await store.history(chat: chat, after: cleared, before: before, limit: limit)
+    }
+
+    public func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message] {
+        let user = try requireUser()
+        if let chat { _ = try await requireMember(chat) }
+        let limit = try Limits.pageSize(limit)
+        let terms = words.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation && $0 != "'" })
+        guard !terms.isEmpty else { throw ParleyError(.invalidArgument, "search needs at least one word") }
+        // Each word becomes a quoted FTS5 string, so no word is read as query syntax.
+        let query = terms.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
+        return try await store.search(ftsQuery: query, user: user.id, chat: chat, limit: limit)
+    }
+
+    public func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker {
+        let user = try await requireMember(chat).user
+        guard seq >= 0 else { throw ParleyError(.invalidArgument, "a sequence number is 1 or more") }
+        let (marker, moved) = try await store.markRead(chat: chat, user: user.id, seq: seq, at: engine.now)
+        if moved { try await publish(.readMarkerMoved(marker), toMembersOf: chat) }
+        return marker
+    }
+
+    public func seenBy(chat: ChatID, seq: Int64) async throws -> [ReadMarker] {
+        _ = try await requireMember(chat)
+        guard let message = try await store.message(chat: chat, seq: seq) else {
+            throw ParleyError(.unknownMessage, "no message \(seq) in this chat")
+        }
+        return try await store.readers(chat: chat, atLeast: seq).filter { $0.user.id != message.sender.id }
+    }
+
+    public func chats() async throws -> [ChatSummary] {
+        let user = try requireUser()
+        return try await store.chatList(for: user.id)
+    }
+
+    public func chat(_ id: ChatID) async throws -> Chat {
+        try await requireMember(id).entry.chat
+    }
+
+    public func directChat(with peer: UserID) async throws -> Chat? {
+        let user = try requireUser()
+        return try await store.directChat(between: user.id, and: peer)
+    }
+
+    public func deleteChat(_ chat: ChatID) async throws {
+        let user = try await requireMember(chat).user
+        try await store.hideChat(chat, for: user.id, at: engine.now)
+        await engine.bus.publish(.chatDeleted(ChatDeleted(chatID: chat)), to: [user.id], except: subscription)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import Synchronization
+
+/// One client connection to the engine: signed out until `register`, `signIn` or
+/// `resume`, then acting as that user. Every verb checks the caller here, through the
+/// `require…` helpers, before it touches the store.
+public final class EngineSession: ChatService {
+    struct State {
+        var user: User?
+        var tokenHash: Data?
+        var subscription: SubscriptionID?
+        var closed = false
+    }
+
+    let engine: ChatEngine
+    let number: Int
+    let state = Mutex(State())
+    public let events: AsyncStream<ChatEvent>
+    let continuation: AsyncStream<ChatEvent>.Continuation
+
+    init(engine: ChatEngine, number: Int) {
+        self.engine = engine
+        self.number = number
+        (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
+    }
+
+    deinit {
+        let (user, subscription) = state.withLock { ($0.user, $0.subscription) }
+        if let subscription { engine.bus.unsubscribe(subscription) }
+        continuation.finish()
+        if let user, engine.registry.disconnect(user.id, session: number) {
+            let engine = engine
+            Task { await engine.publishPresence(of: user.ref, online: false, viewing: nil) }
+        }
+    }
+
+    var store: any ChatStore { engine.store }
+    var subscription: SubscriptionID? { state.withLock { $0.subscription } }
+
+    /// The signed-in user, or `not_signed_in`.
+    func requireUser() throws -> User {
+        guard let user = state.withLock({ $0.user }) else {
+            throw ParleyError(.notSignedIn, "sign in first (/login or /register)")
+        }
+        return user
+    }
+
+    /// The chat and the caller's role in it, or `unknown_chat` / `not_member`.
+    func requireMember(_ chat: ChatID) async throws -> (entry: ChatDirectory.Entry, role: Role, user: User) {
+        let user = try requireUser()
+        guard let entry = try await engine.directory.entry(chat) else {
+            throw ParleyError(.unknownChat, "no chat with id \(chat)")
+        }
+        guard let role = entry.roles[user.id] else {
+            throw ParleyError(.notMember, "you are not a member of \(Self.name(of: entry.chat))")
+        }
+        return (entry, role, user)
+    }
+
+    /// As `requireMember`, for groups only.
+    func requireGroupMember(_ chat: ChatID) async throws -> (entry: ChatDirectory.Entry, role: Role, user: User) {
+        let member = try await requireMember(chat)
+        guard member.entry.chat.kind == .group else {
+            throw ParleyError(.notAGroup, "this is a direct chat, not a group")
+        }
+        return member
+    }
+
+    /// As `requireGroupMember`, for owners and admins only.
+    func requireManager(_ chat: ChatID) async throws -> (entry: ChatDirectory.Entry, role: Role, user: User) {
+        let member = try await requireGroupMember(chat)
+        guard member.role.canManage else {
+            throw ParleyError(.forbidden, "only the owner and admins of \(Self.name(of: member.entry.chat)) can do that")
+        }
+        return member
+    }
+
+    static func name(of chat: Chat) -> String {
+        switch chat.kind {
+        case .group: "#\(chat.handle ?? String(chat.id.rawValue))"
+        case .direct: "this direct chat"
+        }
+    }
+
+    /// Publishes to the chat's members (other sessions than this one).
+    func publish(_ event: ChatEvent, toMembersOf chat: ChatID, alsoTo extra: [UserID] = []) async throws {
+        let members = try await engine.directory.entry(chat)?.roles.keys.map { $0 } ?? []
+        await engine.bus.publish(event, to: Set(members + extra), except: subscription)
+    }
+
+    public func close() async {
+        let (user, subscription) = state.withLock { state in
+            state.closed = true
+            return (state.user, state.subscription)
+        }
+        await detach(user: user, subscription: subscription)
+        continuation.finish()
+    }
+
+    /// Ends this session's presence and event subscription, without revoking its token.
+    func detach(user: User?, subscription: SubscriptionID?) async {
+        if let subscription { engine.bus.unsubscribe(subscription) }
+        guard let user else { return }
+        state.withLock { state in
+            if state.user?.id == user.id {
+                state.user = nil
+                state.tokenHash = nil
+                state.subscription = nil
+            }
+        }
+        if engine.registry.disconnect(user.id, session: number) {
+            await engine.publishPresence(of: user.ref, online: false, viewing: nil)
+        }
+    }
+}

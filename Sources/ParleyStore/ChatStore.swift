@@ -1,0 +1,143 @@
+import Foundation
+import ParleyCore
+
+/// Storage for everything the engine knows. It keeps data consistent (one direct chat
+/// per pair, gap-free sequence numbers, one message per client id) but decides nothing
+/// about who may do what: that is `ChatEngine`'s job.
+///
+/// `SQLiteChatStore` is the implementation on one machine.
+public protocol ChatStore: Sendable {
+    // Users
+    /// Creates an account; throws `email_taken` or `handle_taken`.
+    func createUser(_ user: NewUser) async throws -> User
+    func user(id: UserID) async throws -> User?
+    func user(handle: String) async throws -> User?
+    func users(ids: [UserID]) async throws -> [User]
+    /// The account and its password hash for an email or handle.
+    func credentials(for login: Login) async throws -> (user: User, passwordHash: String?)?
+    func passwordHash(of user: UserID) async throws -> String?
+    func setPasswordHash(_ hash: String, of user: UserID) async throws
+    func setDisplayName(_ name: String, of user: UserID) async throws -> User
+    func recordLogin(of user: UserID, at time: Date) async throws
+    func handleExists(_ handle: String) async throws -> Bool
+    /// Users whose handle, display name (any word) or email starts with `prefix`, by handle.
+    func searchUsers(prefix: String, limit: Int, offset: Int) async throws -> [User]
+
+    // Sessions
+    func createSession(tokenHash: Data, user: UserID, expiresAt: Date) async throws
+    func sessionUser(tokenHash: Data, now: Date) async throws -> UserID?
+    func deleteSession(tokenHash: Data) async throws
+    func deleteSessions(of user: UserID, except tokenHash: Data?) async throws
+
+    // Chats and members
+    func chat(id: ChatID) async throws -> Chat?
+    func group(handle: String) async throws -> Chat?
+    func directChat(between first: UserID, and second: UserID) async throws -> Chat?
+    /// Returns the pair's direct chat, creating it (with both as members) if needed.
+    func openDirectChat(between first: UserID, and second: UserID, at time: Date) async throws -> (chat: Chat, created: Bool)
+    /// Creates a group with `owner` as its owner; throws `handle_taken`.
+    func createGroup(handle: String, title: String?, isPublic: Bool, owner: UserID, at time: Date) async throws -> Chat
+    func membership(of user: UserID, in chat: ChatID) async throws -> Membership?
+    func members(of chat: ChatID) async throws -> [Member]
+    /// Adds a member; false when they already were one.
+    func addMember(_ user: UserID, to chat: ChatID, role: Role, at time: Date) async throws -> Bool
+    /// Removes a member, optionally making someone else owner in the same transaction.
+    func removeMember(_ user: UserID, from chat: ChatID, newOwner: UserID?) async throws -> Bool
+    func setRole(_ role: Role, of user: UserID, in chat: ChatID) async throws
+    func groups(of user: UserID) async throws -> [Chat]
+    func chatIDs(of user: UserID) async throws -> [ChatID]
+    func chatList(for user: UserID) async throws -> [ChatSummary]
+    /// Hides the chat from the user's list and clears their history up to now.
+    func hideChat(_ chat: ChatID, for user: UserID, at time: Date) async throws
+
+    // Messages
+    /// Stores a message after checking the sender is a member; committed before it
+    /// returns. A known (sender, client id) returns the stored message instead, with
+    /// `created` false.
+    func append(_ message: NewMessage) async throws -> (message: Message, created: Bool)
+    /// Up to `limit` messages with `after < seq < before`, oldest first.
+    func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
+    func message(chat: ChatID, seq: Int64) async throws -> Message?
+    /// Messages in chats `user` belongs to matching an FTS5 query, newest first.
+    func search(ftsQuery: String, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message]
+    /// Moves the marker forward to `min(seq, last seq)`; returns the marker as it now stands.
+    func markRead(chat: ChatID, user: UserID, seq: Int64, at time: Date) async throws -> (marker: ReadMarker, moved: Bool)
+    /// Read markers at or past `seq`.
+    func readers(chat: ChatID, atLeast seq: Int64) async throws -> [ReadMarker]
+
+    // Invites
+    func createInvite(_ invite: Invite, at time: Date) async throws
+    func invite(code: String) async throws -> Invite?
+    /// Checks the invite, uses it up by one and adds the member, atomically.
+    func redeemInvite(code: String, user: UserID, now: Date) async throws -> InviteRedemption
+    func revokeInvite(code: String) async throws
+}
+
+public enum Login: Sendable, Hashable {
+    case email(String)
+    case handle(String)
+}
+
+public struct NewUser: Sendable, Hashable {
+    public var email: String?
+    public var handle: String
+    public var displayName: String
+    public var passwordHash: String?
+    public var isBot: Bool
+    public var createdAt: Date
+
+    public init(email: String?, handle: String, displayName: String, passwordHash: String?, isBot: Bool, createdAt: Date) {
+        self.email = email
+        self.handle = handle
+        self.displayName = displayName
+        self.passwordHash = passwordHash
+        self.isBot = isBot
+        self.createdAt = createdAt
+    }
+}
+
+public struct NewMessage: Sendable, Hashable {
+    public var chatID: ChatID
+    public var sender: UserRef
+    public var kind: MessageKind
+    public var text: String
+    public var media: String?
+    public var clientID: String?
+    public var sentAt: Date
+
+    public init(chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: String? = nil, clientID: String?, sentAt: Date) {
+        self.chatID = chatID
+        self.sender = sender
+        self.kind = kind
+        self.text = text
+        self.media = media
+        self.clientID = clientID
+        self.sentAt = sentAt
+    }
+}
+
+/// One user's standing in one chat.
+public struct Membership: Sendable, Hashable {
+    public var role: Role
+    public var joinedAt: Date
+    public var readSeq: Int64
+    /// Messages up to this sequence number were deleted from the user's view.
+    public var clearedSeq: Int64
+    public var hidden: Bool
+
+    public init(role: Role, joinedAt: Date, readSeq: Int64, clearedSeq: Int64, hidden: Bool) {
+        self.role = role
+        self.joinedAt = joinedAt
+        self.readSeq = readSeq
+        self.clearedSeq = clearedSeq
+        self.hidden = hidden
+    }
+}
+
+public enum InviteRedemption: Sendable, Hashable {
+    case joined(ChatID)
+    case unknown
+    case expired
+    case usedUp
+    case revoked
+}

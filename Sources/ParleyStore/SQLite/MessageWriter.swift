@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+import ParleyCore
+import Synchronization
+
+/// Group commit: sends that arrive while a transaction is being written wait and go
+/// together into the next one, and each caller is answered after that commit. With one
+/// sender this is one transaction per message; with many it amortises the commit.
+final class MessageWriter: Sendable {
+    private struct Pending: Sendable {
+        var message: NewMessage
+        var continuation: CheckedContinuation<(message: Message, created: Bool), any Error>
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var writing = false
+    }
+
+    private let pool: DatabasePool
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "parley.message-writer")
+
+    init(pool: DatabasePool) {
+        self.pool = pool
+    }
+
+    func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
+        try await withCheckedThrowingContinuation { continuation in
+            let startWriting = state.withLock { state in
+                state.pending.append(Pending(message: message, continuation: continuation))
+                if state.writing { return false }
+                state.writing = true
+                return true
+            }
+            if startWriting { queue.async { self.drain() } }
+        }
+    }
+
+    private func drain() {
+        while true {
+            let batch = state.withLock { state in
+                let batch = state.pending
+                state.pending = []
+                if batch.isEmpty { state.writing = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            write(batch)
+        }
+    }
+
+    private func write(_ batch: [Pending]) {
+        do {
+            let results = try pool.write { db in
+                try batch.map { try Self.insert($0.message, db) }
+            }
+            for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
+        } catch {
+            for pending in batch { pending.continuation.resume(throwing: error) }
+        }
+    }
+
+    /// Inserts one message inside the batch's transaction. A rule failure for this
+    /// message is its result; a database error aborts the whole batch.
+    private static func insert(_ message: NewMessage, _ db: Database) throws -> Result<(message: Message, created: Bool), any Error> {
+        if let clientID = message.clientID,
+            let existing = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Rows.messageColumns) FROM message m JOIN user s ON s.id = m.sender_id
+                        WHERE m.sender_id = ? AND m.client_id = ?
+                        """),
+                arguments: [message.sender.id.rawValue, clientID])
+        {
+            return .success((Rows.message(existing), false))
+        }
+        let chat = message.chatID.rawValue
+        let sender = message.sender.id.rawValue
+        let sentAt = message.sentAt.storedMilliseconds
+        let isMember = try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM member WHERE chat_id = ? AND user_id = ?)"),
+            arguments: [chat, sender])
+        guard isMember == true else {
+            return .failure(ParleyError(.notMember, "you are not a member of this chat"))
+        }
+        guard
+            let seq = try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: "UPDATE chat SET last_seq = last_seq + 1, last_activity_at = ? WHERE id = ? RETURNING last_seq"),
+                arguments: [sentAt, chat])
+        else {
+            return .failure(ParleyError(.unknownChat, "no such chat"))
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [chat, seq, sender, message.kind.rawValue, message.text, message.media, sentAt, message.clientID])
+        let id = db.lastInsertedRowID
+        try db.cachedStatement(sql: "INSERT INTO message_fts (rowid, text) VALUES (?, ?)")
+            .execute(arguments: [id, message.text])
+        // Sending implies having read the chat up to one's own message.
+        try db.cachedStatement(sql: "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
+            .execute(arguments: [seq, sentAt, chat, sender])
+        try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE chat_id = ? AND hidden = 1")
+            .execute(arguments: [chat])
+        let stored = Message(
+            id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind,
+            text: message.text, media: message.media, sentAt: Rows.date(sentAt), clientID: message.clientID)
+        return .success((stored, true))
+    }
+}

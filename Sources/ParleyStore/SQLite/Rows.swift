@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// Column lists and decoders shared by the queries, so every query reads rows the same way.
+enum Rows {
+    static let userColumns = "u.id, u.handle, u.display_name, u.email, u.is_bot, u.avatar, u.created_at"
+
+    static func user(_ row: Row, from index: Int = 0) -> User {
+        User(
+            id: UserID(row[index]), handle: row[index + 1], displayName: row[index + 2], email: row[index + 3],
+            isBot: row[index + 4], avatar: row[index + 5], createdAt: date(row[index + 6]))
+    }
+
+    /// `m.*` message columns followed by the sender's handle, name and bot flag.
+    static let messageColumns =
+        "m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot"
+
+    static func message(_ row: Row, from index: Int = 0) -> Message {
+        let sender = UserRef(id: UserID(row[index + 3]), handle: row[index + 9], displayName: row[index + 10], isBot: row[index + 11])
+        return Message(
+            id: MessageID(row[index]), chatID: ChatID(row[index + 1]), seq: row[index + 2], sender: sender,
+            kind: MessageKind(rawValue: row[index + 4]) ?? .text, text: row[index + 5], media: row[index + 6],
+            sentAt: date(row[index + 7]), clientID: row[index + 8])
+    }
+
+    static let chatColumns = "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at"
+
+    static func chat(_ row: Row, participants: [UserRef], from index: Int = 0) -> Chat {
+        Chat(
+            id: ChatID(row[index]), kind: ChatKind(rawValue: row[index + 1]) ?? .group, handle: row[index + 2],
+            title: row[index + 3], isPublic: row[index + 4], participants: participants.sorted { $0.id < $1.id },
+            createdAt: date(row[index + 5]))
+    }
+
+    static func chat(_ db: Database, id: ChatID) throws -> Chat? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(chatColumns) FROM chat c WHERE c.id = ?", arguments: [id.rawValue])
+        else { return nil }
+        return chat(row, participants: try participants(db, row: row))
+    }
+
+    static func chats(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Chat] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            chat(row, participants: try participants(db, row: row))
+        }
+    }
+
+    /// The two users of a direct chat; empty for groups.
+    static func participants(_ db: Database, row: Row) throws -> [UserRef] {
+        guard row[1] == ChatKind.direct.rawValue else { return [] }
+        return try Row.fetchAll(
+            db,
+            sql: "SELECT u.id, u.handle, u.display_name, u.is_bot FROM member mb JOIN user u ON u.id = mb.user_id WHERE mb.chat_id = ?",
+            arguments: [row[0] as Int64]
+        ).map { UserRef(id: UserID($0[0]), handle: $0[1], displayName: $0[2], isBot: $0[3]) }
+    }
+
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+    static func date(_ milliseconds: Int64?) -> Date? { milliseconds.map { date($0) } }
+}
+
+extension Date {
+    /// Milliseconds since 1970, as stored in the database.
+    var storedMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+extension SQLiteChatStore {
+    public func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
+        try await writer.append(message)
+    }
+
+    public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        try await pool.read { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT \(Rows.messageColumns) FROM message m JOIN user s ON s.id = m.sender_id
+                    WHERE m.chat_id = ? AND m.seq > ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
+                    """)
+            let rows = try Row.fetchAll(statement, arguments: [chat.rawValue, after, before ?? Int64.max, limit])
+            return rows.reversed().map { Rows.message($0) }
+        }
+    }
+
+    public func message(chat: ChatID, seq: Int64) async throws -> Message? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT \(Rows.messageColumns) FROM message m JOIN user s ON s.id = m.sender_id WHERE m.chat_id = ? AND m.seq = ?",
+                arguments: [chat.rawValue, seq]
+            ).map { Rows.message($0) }
+        }
+    }
+
+    public func search(ftsQuery: String, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Rows.messageColumns)
+                    FROM message_fts f
+                    JOIN message m ON m.id = f.rowid
+                    JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = ?2
+                    JOIN user s ON s.id = m.sender_id
+                    WHERE message_fts MATCH ?1 AND m.seq > mb.cleared_seq AND (?3 IS NULL OR m.chat_id = ?3)
+                    ORDER BY m.id DESC LIMIT ?4
+                    """,
+                arguments: [ftsQuery, user.rawValue, chat?.rawValue, limit]
+            ).map { Rows.message($0) }
+        }
+    }
+
+    public func markRead(chat: ChatID, user: UserID, seq: Int64, at time: Date) async throws -> (marker: ReadMarker, moved: Bool) {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE member SET read_seq = min(?1, (SELECT last_seq FROM chat WHERE id = ?2)), read_at = ?4
+                    WHERE chat_id = ?2 AND user_id = ?3 AND read_seq < min(?1, (SELECT last_seq FROM chat WHERE id = ?2))
+                    """,
+                arguments: [seq, chat.rawValue, user.rawValue, time.storedMilliseconds])
+            let moved = db.changesCount > 0
+            guard let marker = try Self.readMarkers(db, chat: chat, condition: "mb.user_id = ?", user.rawValue).first else {
+                throw ParleyError(.notMember, "not a member of this chat")
+            }
+            return (marker, moved)
+        }
+    }
+
+    public func readers(chat: ChatID, atLeast seq: Int64) async throws -> [ReadMarker] {
+        try await pool.read { db in
+            try Self.readMarkers(db, chat: chat, condition: "mb.read_seq >= ?", seq)
+        }
+    }
+
+    static func readMarkers(_ db: Database, chat: ChatID, condition: String, _ value: Int64) throws -> [ReadMarker] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT u.id, u.handle, u.display_name, u.is_bot, mb.read_seq, mb.read_at
+                FROM member mb JOIN user u ON u.id = mb.user_id
+                WHERE mb.chat_id = ? AND \(condition) ORDER BY mb.read_at, u.id
+                """,
+            arguments: [chat.rawValue, value]
+        ).map {
+            ReadMarker(
+                chatID: chat, user: UserRef(id: UserID($0[0]), handle: $0[1], displayName: $0[2], isBot: $0[3]),
+                seq: $0[4], readAt: Rows.date($0[5] as Int64))
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+extension SQLiteChatStore {
+    public func createUser(_ user: NewUser) async throws -> User {
+        do {
+            return try await pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO user (handle, email, display_name, password_hash, is_bot, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        user.handle, user.email, user.displayName, user.passwordHash, user.isBot,
+                        user.createdAt.storedMilliseconds,
+                    ])
+                let id = UserID(db.lastInsertedRowID)
+                return User(
+                    id: id, handle: user.handle, displayName: user.displayName, email: user.email, isBot: user.isBot,
+                    avatar: nil, createdAt: Rows.date(user.createdAt.storedMilliseconds))
+            }
+        } catch let error as DatabaseError {
+            throw Self.uniqueViolation(
+                error,
+                [
+                    "user.email": ParleyError(.emailTaken, "an account with this email already exists"),
+                    "user.handle": ParleyError(.handleTaken, "the handle @\(user.handle) is taken"),
+                ])
+        }
+    }
+
+    public func user(id: UserID) async throws -> User? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Rows.userColumns) FROM user u WHERE u.id = ?", arguments: [id.rawValue])
+                .map { Rows.user($0) }
+        }
+    }
+
+    public func user(handle: String) async throws -> User? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Rows.userColumns) FROM user u WHERE u.handle = ?", arguments: [handle])
+                .map { Rows.user($0) }
+        }
+    }
+
+    public func users(ids: [UserID]) async throws -> [User] {
+        try await pool.read { db in
+            try ids.compactMap { id in
+                try Row.fetchOne(db, sql: "SELECT \(Rows.userColumns) FROM user u WHERE u.id = ?", arguments: [id.rawValue])
+                    .map { Rows.user($0) }
+            }
+        }
+    }
+
+    public func credentials(for login: Login) async throws -> (user: User, passwordHash: String?)? {
+        let (column, value) =
+            switch login {
+            case .email(let email): ("email", email)
+            case .handle(let handle): ("handle", handle)
+            }
+        return try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(Rows.userColumns), u.password_hash FROM user u WHERE u.\(column) = ?", arguments: [value]
+            ).map { (Rows.user($0), $0[7]) }
+        }
+    }
+
+    public func passwordHash(of user: UserID) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT password_hash FROM user WHERE id = ?", arguments: [user.rawValue])
+        }
+    }
+
+    public func setPasswordHash(_ hash: String, of user: UserID) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [hash, user.rawValue])
+        }
+    }
+
+    public func setDisplayName(_ name: String, of user: UserID) async throws -> User {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE user SET display_name = ? WHERE id = ?", arguments: [name, user.rawValue])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT \(Rows.userColumns) FROM user u WHERE u.id = ?", arguments: [user.rawValue])
+            else { throw ParleyError(.unknownUser, "no such user") }
+            return Rows.user(row)
+        }
+    }
+
+    public func recordLogin(of user: UserID, at time: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE user SET last_login_at = ? WHERE id = ?", arguments: [time.storedMilliseconds, user.rawValue])
+        }
+    }
+
+    public func handleExists(_ handle: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user WHERE handle = ?)", arguments: [handle]) ?? false
+        }
+    }
+
+    public func searchUsers(prefix: String, limit: Int, offset: Int) async throws -> [User] {
+        let pattern = Self.likePrefix(prefix)
+        return try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Rows.userColumns) FROM user u
+                    WHERE u.handle LIKE ?1 ESCAPE '\\' OR u.display_name LIKE ?1 ESCAPE '\\'
+                       OR u.display_name LIKE '% ' || ?1 ESCAPE '\\' OR u.email LIKE ?1 ESCAPE '\\'
+                    ORDER BY u.handle LIMIT ?2 OFFSET ?3
+                    """,
+                arguments: [pattern, limit, offset]
+            ).map { Rows.user($0) }
+        }
+    }
+
+    /// A LIKE pattern matching strings that start with `prefix` literally.
+    static func likePrefix(_ prefix: String) -> String {
+        var escaped = ""
+        for character in prefix {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped + "%"
+    }
+
+    public func createSession(tokenHash: Data, user: UserID, expiresAt: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO session (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
+                arguments: [tokenHash, user.rawValue, expiresAt.storedMilliseconds])
+        }
+    }
+
+    public func sessionUser(tokenHash: Data, now: Date) async throws -> UserID? {
+        try await pool.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT user_id FROM session WHERE token_hash = ? AND expires_at > ?",
+                arguments: [tokenHash, now.storedMilliseconds]
+            ).map { UserID($0) }
+        }
+    }
+
+    public func deleteSession(tokenHash: Data) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash])
+        }
+    }
+
+    public func deleteSessions(of user: UserID, except tokenHash: Data?) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM session WHERE user_id = ? AND token_hash IS NOT ?", arguments: [user.rawValue, tokenHash])
+        }
+    }
+}

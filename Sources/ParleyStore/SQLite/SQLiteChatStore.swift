@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// `ChatStore` on a SQLite file: WAL journal, `synchronous=NORMAL` (a committed message
+/// survives a crash of the process) or `FULL` (also survives power loss), and group commit
+/// for messages.
+///
+/// ```swift
+/// let store = try SQLiteChatStore(path: dataFolder + "/parley.sqlite")
+/// ```
+public final class SQLiteChatStore: ChatStore {
+    public enum Durability: Sendable {
+        case normal
+        case full
+    }
+
+    let pool: DatabasePool
+    let writer: MessageWriter
+
+    public init(path: String, durability: Durability = .normal) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Schema.migrator.migrate(pool)
+        writer = MessageWriter(pool: pool)
+    }
+
+    /// Closes the database; later calls fail.
+    public func close() throws {
+        try pool.close()
+    }
+
+    /// Maps SQLite's unique-constraint failures to the error a user should see.
+    static func uniqueViolation(_ error: DatabaseError, _ mapping: [String: ParleyError]) -> any Error {
+        guard error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, let message = error.message else { return error }
+        for (column, parleyError) in mapping where message.contains(column) {
+            return parleyError
+        }
+        return error
+    }
+}

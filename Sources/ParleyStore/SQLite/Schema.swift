@@ -1,0 +1,84 @@
+import GRDB
+
+/// The SQLite schema. Migrations are append-only: never edit a registered one, add the next.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE user (
+                    id INTEGER PRIMARY KEY,
+                    handle TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                    email TEXT UNIQUE COLLATE NOCASE,
+                    display_name TEXT NOT NULL,
+                    password_hash TEXT,
+                    is_bot INTEGER NOT NULL DEFAULT 0,
+                    avatar TEXT,
+                    created_at INTEGER NOT NULL,
+                    last_login_at INTEGER
+                );
+                CREATE INDEX user_display_name ON user(display_name COLLATE NOCASE);
+
+                CREATE TABLE session (
+                    token_hash BLOB PRIMARY KEY,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    expires_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX session_user ON session(user_id);
+
+                CREATE TABLE chat (
+                    id INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('direct', 'group')),
+                    handle TEXT UNIQUE,
+                    direct_key TEXT UNIQUE,
+                    title TEXT,
+                    is_public INTEGER NOT NULL DEFAULT 1,
+                    created_at INTEGER NOT NULL,
+                    last_seq INTEGER NOT NULL DEFAULT 0,
+                    last_activity_at INTEGER NOT NULL
+                );
+
+                CREATE TABLE member (
+                    chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+                    joined_at INTEGER NOT NULL,
+                    read_seq INTEGER NOT NULL DEFAULT 0,
+                    read_at INTEGER NOT NULL,
+                    cleared_seq INTEGER NOT NULL DEFAULT 0,
+                    hidden INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (chat_id, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX member_user ON member(user_id);
+                CREATE INDEX member_hidden ON member(chat_id) WHERE hidden = 1;
+
+                CREATE TABLE message (
+                    id INTEGER PRIMARY KEY,
+                    chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    sender_id INTEGER NOT NULL REFERENCES user(id),
+                    kind TEXT NOT NULL,
+                    text TEXT NOT NULL,
+                    media TEXT,
+                    sent_at INTEGER NOT NULL,
+                    client_id TEXT,
+                    UNIQUE (chat_id, seq)
+                );
+                CREATE UNIQUE INDEX message_client ON message(sender_id, client_id) WHERE client_id IS NOT NULL;
+
+                CREATE VIRTUAL TABLE message_fts USING fts5(text, content = 'message', content_rowid = 'id');
+
+                CREATE TABLE invite (
+                    code TEXT PRIMARY KEY,
+                    chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                    created_by INTEGER NOT NULL REFERENCES user(id),
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER,
+                    uses_left INTEGER,
+                    revoked INTEGER NOT NULL DEFAULT 0
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+import ParleyCore
+import ParleyEngine
+import ParleyTesting
+import Testing
+
+@Suite struct AccountTests {
+    @Test func registerSignsInAndDerivesHandleFromEmail() async throws {
+        let world = try TestWorld()
+        let session = world.engine.connect()
+        let signedIn = try await session.register(Registration(email: "Alice.Smith+chat@Example.com", password: "correct horse"))
+        #expect(signedIn.user.handle == "alice.smith")
+        #expect(signedIn.user.email == "alice.smith+chat@example.com")
+        #expect(try await session.me().id == signedIn.user.id)
+        // A second account from the same local part gets the next free handle.
+        let other = world.engine.connect()
+        let second = try await other.register(Registration(email: "alice.smith@other.org", password: "correct horse"))
+        #expect(second.user.handle == "alice.smith2")
+    }
+
+    @Test func emailAndHandleAreUniqueIgnoringCase() async throws {
+        let world = try TestWorld()
+        _ = try await world.signUp("alice")
+        await expectError(.emailTaken) {
+            try await world.engine.connect().register(Registration(email: "ALICE@example.com", password: "password1", handle: "other"))
+        }
+        await expectError(.handleTaken) {
+            try await world.engine.connect().register(Registration(email: "new@example.com", password: "password1", handle: "Alice"))
+        }
+        #expect(try await world.signUp("bob").searchUsers("", limit: 10, offset: 0).count == 2)
+    }
+
+    @Test func badRegistrationsAreRefusedAndStoreNothing() async throws {
+        let world = try TestWorld()
+        let cases: [(Registration, ErrorCode)] = [
+            (Registration(email: "not-an-email", password: "password1"), .invalidEmail),
+            (Registration(email: "a@b", password: "password1"), .invalidEmail),
+            (Registration(email: "x@example.com", password: "short"), .invalidPassword),
+            (Registration(email: "x@example.com", password: String(repeating: "p", count: 73)), .invalidPassword),
+            (Registration(email: "x@example.com", password: "password1", displayName: ""), .invalidName),
+            (Registration(email: "x@example.com", password: "password1", displayName: String(repeating: "n", count: 65)), .invalidName),
+            (Registration(email: "x@example.com", password: "password1", displayName: "bell\u{7}"), .invalidName),
+            (Registration(email: "x@example.com", password: "password1", handle: "a"), .invalidHandle),
+            (Registration(email: "x@example.com", password: "password1", handle: "no spaces"), .invalidHandle),
+        ]
+        for (registration, code) in cases {
+            let session = world.engine.connect()
+            await expectError(code) { try await session.register(registration) }
+            await expectError(.notSignedIn) { try await session.me() }
+        }
+        let witness = try await world.signUp("witness")
+        #expect(try await witness.searchUsers("", limit: 50, offset: 0).map(\.handle) == ["witness"])
+    }
+
+    @Test func signInByEmailOrHandleAndRefuseWrongPassword() async throws {
+        let world = try TestWorld()
+        _ = try await world.signUp("alice")
+        let byEmail = world.engine.connect()
+        #expect(try await byEmail.signIn(login: "Alice@Example.com", password: "password-alice").user.handle == "alice")
+        let byHandle = world.engine.connect()
+        #expect(try await byHandle.signIn(login: "@alice", password: "password-alice").user.handle == "alice")
+        await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "@alice", password: "wrong-password") }
+        await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "nobody@example.com", password: "password-alice") }
+        await expectError(.alreadySignedIn) { try await byHandle.signIn(login: "@alice", password: "password-alice") }
+    }
+
+    @Test func onlyTheTokensHashIsStoredAndItResumesASession() async throws {
+        let world = try TestWorld()
+        let signedIn = try await world.engine.connect().register(
+            Registration(email: "alice@example.com", password: "password-alice", handle: "alice"))
+        #expect(signedIn.token.count >= 43)  // 256 bits in base64url
+        let stored = try await DatabaseQueue(path: world.databasePath).read { db in
+            try Data.fetchAll(db, sql: "SELECT token_hash FROM session")
+        }
+        #expect(stored.count == 1)
+        #expect(stored[0].count == 32)
+        #expect(!stored.contains(Data(signedIn.token.utf8)))
+        let resumed = world.engine.connect()
+        #expect(try await resumed.resume(token: signedIn.token).user.id == signedIn.user.id)
+        await expectError(.invalidToken) { try await world.engine.connect().resume(token: "forged") }
+    }
+
+    @Test func sessionsExpire() async throws {
+        let world = try TestWorld()
+        let signedIn = try await world.engine.connect().register(Registration(email: "a@example.com", password: "password1"))
+        world.clock.advance(by: .seconds(31 * 24 * 3600))
+        await expectError(.invalidToken) { try await world.engine.connect().resume(token: signedIn.token) }
+    }
+
+    @Test func signOutRevokesTheToken() async throws {
+        let world = try TestWorld()
+        let session = world.engine.connect()
+        let signedIn = try await session.register(Registration(email: "a@example.com", password: "password1"))
+        try await session.signOut()
+        await expectError(.notSignedIn) { try await session.me() }
+        await expectError(.invalidToken) { try await world.engine.connect().resume(token: signedIn.token) }
+    }
+
+    @Test func changingThePasswordRevokesOtherSessions() async throws {
+        let world = try TestWorld()
+        let first = world.engine.connect()
+        _ = try await first.register(Registration(email: "a@example.com", password: "password1", handle: "a1"))
+        let second = world.engine.connect()
+        let secondSignIn = try await second.signIn(login: "@a1", password: "password1")
+        await expectError(.badCredentials) { try await first.changePassword(current: "wrong-one", new: "password2") }
+        await expectError(.invalidPassword) { try await first.changePassword(current: "password1", new: "short") }
+        try await first.changePassword(current: "password1", new: "password2")
+        #expect(try await first.me().handle == "a1")
+        await expectError(.invalidToken) { try await world.engine.connect().resume(token: secondSignIn.token) }
+        // The other live connection is signed out too (asynchronously).
+        var signedOut = false
+        for _ in 0..<200 where !signedOut {
+            do { _ = try await second.me() } catch { signedOut = true }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(signedOut)
+        await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "@a1", password: "password1") }
+        _ = try await world.engine.connect().signIn(login: "@a1", password: "password2")
+    }
+
+    @Test func profileNameIsValidated() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        #expect(try await alice.updateProfile(displayName: "  Alice Liddell ").displayName == "Alice Liddell")
+        await expectError(.invalidName) { try await alice.updateProfile(displayName: "   ") }
+        await expectError(.invalidName) { try await alice.updateProfile(displayName: "\u{1B}[31mred") }
+        await expectError(.invalidName) { try await alice.updateProfile(displayName: String(repeating: "x", count: 65)) }
+        #expect(try await alice.me().displayName == "Alice Liddell")
+    }
+
+    @Test func directorySearchesHandleNameAndEmailPrefixInPages() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice", displayName: "Alice Liddell")
+        _ = try await world.signUp("bob", displayName: "Bob Marley")
+        _ = try await world.signUp("carol", displayName: "Carol Lid")
+        #expect(try await alice.searchUsers("bo", limit: 10, offset: 0).map(\.handle) == ["bob"])
+        #expect(try await alice.searchUsers("lid", limit: 10, offset: 0).map(\.handle) == ["alice", "carol"])
+        #expect(try await alice.searchUsers("carol@ex", limit: 10, offset: 0).map(\.handle) == ["carol"])
+        #expect(try await alice.searchUsers("%", limit: 10, offset: 0).isEmpty)
+        let page1 = try await alice.searchUsers("", limit: 2, offset: 0).map(\.handle)
+        let page2 = try await alice.searchUsers("", limit: 2, offset: 2).map(\.handle)
+        #expect(page1 == ["alice", "bob"])
+        #expect(page2 == ["carol"])
+        #expect(try await alice.searchUsers("", limit: 10, offset: 0).allSatisfy { $0.email == nil })
+        await expectError(.invalidArgument) { try await alice.searchUsers("", limit: 0, offset: 0) }
+    }
+
+    @Test func whoisShowsAPublicProfile() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        _ = try await world.signUp("bob", displayName: "Bob B")
+        let bob = try await alice.user(handle: "@bob")
+        #expect(bob.displayName == "Bob B")
+        #expect(bob.email == nil)
+        await expectError(.unknownUser) { try await alice.user(handle: "@nobody") }
+        await expectError(.notSignedIn) { try await world.engine.connect().user(handle: "@bob") }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import ParleyCore
+import ParleyEngine
+import ParleyStore
+import ParleyTesting
+import Testing
+
+/// Every verb that touches a group, called by each kind of caller, against a fresh
+/// private group: allowed or denied with the expected code, and a denied call leaves
+/// the stored state exactly as it was.
+@Suite struct AuthorizationTests {
+    enum Caller: String, CaseIterable, Sendable {
+        case signedOut, nonMember, member, admin, owner
+    }
+
+    enum Outcome: Sendable, CustomStringConvertible {
+        case allow
+        case deny(ErrorCode)
+        var description: String {
+            switch self {
+            case .allow: "allow"
+            case .deny(let code): "deny(\(code))"
+            }
+        }
+    }
+
+    struct Fixture: Sendable {
+        let world: TestWorld
+        let sessions: [Caller: EngineSession]
+        let group: ChatID
+        let invite: String
+        let target: UserID  // not a member yet
+        let extra: UserID  // a plain member to kick or promote
+        let users: [UserID]
+
+        static func make() async throws -> Fixture {
+            let world = try TestWorld()
+            let owner = try await world.signUp("owner")
+            let group = try await owner.createGroup(handle: "vault", title: "Vault", isPublic: false)
+            let admin = try await world.signUp("admin")
+            let member = try await world.signUp("member")
+            let extra = try await world.signUp("extra")
+            let outsider = try await world.signUp("outsider")
+            let target = try await world.signUp("target")
+            for session in [admin, member, extra] { try await owner.invite(user: try await session.me().id, to: group.id) }
+            try await owner.setRole(.admin, for: try await admin.me().id, in: group.id)
+            _ = try await owner.sendMessage(to: .chat(group.id), text: "the first message", clientID: nil)
+            let invite = try await owner.createInvite(chat: group.id, maxUses: 5, expiresIn: nil).code
+            var users: [UserID] = []
+            for session in [owner, admin, member, extra, outsider, target] { users.append(try await session.me().id) }
+            return Fixture(
+                world: world,
+                sessions: [.signedOut: world.engine.connect(), .nonMember: outsider, .member: member, .admin: admin, .owner: owner],
+                group: group.id, invite: invite, target: try await target.me().id, extra: try await extra.me().id, users: users)
+        }
+
+        /// Everything a verb could change, read straight from the store.
+        func snapshot() async throws -> String {
+            let store = world.store
+            var lines: [String] = []
+            lines.append("members \(try await store.members(of: group).map { "\($0.user.handle):\($0.role)" })")
+            lines.append("history \(try await store.history(chat: group, after: 0, before: nil, limit: 100).map { "\($0.seq):\($0.text)" })")
+            let invite = try await store.invite(code: invite)
+            lines.append("invite \(String(describing: invite?.usesLeft)) \(String(describing: invite?.revoked))")
+            lines.append("readers \(try await store.readers(chat: group, atLeast: 0).map { "\($0.user.handle):\($0.seq)" })")
+            for user in users {
+                let list = try await store.chatList(for: user)
+                lines.append("chats \(user) \(list.map { "\($0.chat.id):\($0.unread)" })")
+                let membership = try await store.membership(of: user, in: group)
+                lines.append("membership \(user) \(String(describing: membership))")
+            }
+            lines.append("users \(try await store.searchUsers(prefix: "", limit: 100, offset: 0).count)")
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    struct Verb: Sendable, CustomStringConvertible {
+        let name: String
+        let expected: [Caller: Outcome]
+        let call: @Sendable (EngineSession, Fixture) async throws -> Void
+        var description: String { name }
+    }
+
+    /// Members read and write; non-members are refused; managing is for owner and admins.
+    static func membersOnly(_ name: String, _ call: @escaping @Sendable (EngineSession, Fixture) async throws -> Void) -> Verb {
+        Verb(name: name, expected: [.nonMember: .deny(.notMember), .member: .allow, .admin: .allow, .owner: .allow], call: call)
+    }
+
+    static func managersOnly(_ name: String, _ call: @escaping @Sendable (EngineSession, Fixture) async throws -> Void) -> Verb {
+        Verb(name: name, expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .allow, .owner: .allow], call: call)
+    }
+
+    static let verbs: [Verb] = [
+        membersOnly("history") { s, f in _ = try await s.history(chat: f.group, limit: 10, before: nil) },
+        membersOnly("send") { s, f in _ = try await s.sendMessage(to: .chat(f.group), text: "hello", clientID: nil) },
+        membersOnly("members") { s, f in _ = try await s.members(chat: f.group) },
+        membersOnly("online") { s, f in _ = try await s.online(in: f.group) },
+        membersOnly("markRead") { s, f in _ = try await s.markRead(chat: f.group, upTo: 1) },
+        membersOnly("seenBy") { s, f in _ = try await s.seenBy(chat: f.group, seq: 1) },
+        membersOnly("searchInChat") { s, f in _ = try await s.search("first", in: f.group, limit: 10) },
+        membersOnly("chat") { s, f in _ = try await s.chat(f.group) },
+        membersOnly("setViewing") { s, f in try await s.setViewing(f.group) },
+        membersOnly("deleteChat") { s, f in try await s.deleteChat(f.group) },
+        membersOnly("leave") { s, f in try await s.leave(chat: f.group) },
+        managersOnly("invite") { s, f in try await s.invite(user: f.target, to: f.group) },
+        managersOnly("createInvite") { s, f in _ = try await s.createInvite(chat: f.group, maxUses: nil, expiresIn: nil) },
+        managersOnly("revokeInvite") { s, f in try await s.revokeInvite(code: f.invite) },
+        managersOnly("kick") { s, f in try await s.kick(user: f.extra, from: f.group) },
+        managersOnly("makeAdmin") { s, f in try await s.setRole(.admin, for: f.extra, in: f.group) },
+        Verb(
+            name: "makeOwner", expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+        ) { s, f in try await s.setRole(.owner, for: f.extra, in: f.group) },
+        Verb(
+            name: "group", expected: [.nonMember: .deny(.unknownGroup), .member: .allow, .admin: .allow, .owner: .allow]
+        ) { s, _ in _ = try await s.group(handle: "vault") },
+        Verb(
+            name: "joinGroup",
+            expected: [.nonMember: .deny(.privateGroup), .member: .deny(.alreadyMember), .admin: .deny(.alreadyMember), .owner: .deny(.alreadyMember)]
+        ) { s, _ in _ = try await s.joinGroup(handle: "vault") },
+        Verb(
+            name: "joinWithInvite",
+            expected: [.nonMember: .allow, .member: .deny(.alreadyMember), .admin: .deny(.alreadyMember), .owner: .deny(.alreadyMember)]
+        ) { s, f in _ = try await s.join(invite: f.invite) },
+        Verb(name: "chats", expected: [.nonMember: .allow, .member: .allow, .admin: .allow, .owner: .allow]) { s, _ in _ = try await s.chats() },
+        Verb(name: "groups", expected: [.nonMember: .allow, .member: .allow, .admin: .allow, .owner: .allow]) { s, _ in _ = try await s.groups() },
+    ]
+
+    @Test(arguments: verbs)
+    func everyCallerGetsTheExpectedAnswer(verb: Verb) async throws {
+        for caller in Caller.allCases {
+            let fixture = try await Fixture.make()
+            let expected = caller == .signedOut ? .deny(.notSignedIn) : verb.expected[caller] ?? .allow
+            let before = try await fixture.snapshot()
+            let session = try #require(fixture.sessions[caller])
+            switch expected {
+            case .allow:
+                do { try await verb.call(session, fixture) } catch {
+                    Issue.record("\(verb.name) by \(caller): expected allow, got \(error)")
+                }
+            case .deny(let code):
+                await expectError(code) { try await verb.call(session, fixture) }
+                #expect(try await fixture.snapshot() == before, "\(verb.name) by \(caller) was denied but changed state")
+            }
+        }
+    }
+}

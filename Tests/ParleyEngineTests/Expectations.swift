@@ -1,0 +1,17 @@
+import ParleyCore
+import Testing
+
+/// Expects `body` to fail with a `ParleyError` carrying `code`.
+func expectError<T>(
+    _ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+) async {
+    do {
+        _ = try await body()
+        Issue.record("expected error \(code), but the call succeeded", sourceLocation: sourceLocation)
+    } catch let error as ParleyError {
+        #expect(error.code == code, "\(error.message)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected ParleyError \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+

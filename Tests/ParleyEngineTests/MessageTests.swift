@@ -1,0 +1,114 @@
+import Foundation
+import ParleyCore
+import ParleyEngine
+import ParleyTesting
+import Testing
+
+@Suite struct MessageTests {
+    @Test func sameClientIDFromTwentyTasksStoresOneMessage() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "g1", title: nil, isPublic: true)
+        let ids = try await withThrowingTaskGroup(of: MessageID.self) { tasks in
+            for _ in 0..<20 {
+                tasks.addTask { try await alice.sendMessage(to: .chat(group.id), text: "once", clientID: "c-42").id }
+            }
+            return try await tasks.reduce(into: Set<MessageID>()) { $0.insert($1) }
+        }
+        #expect(ids.count == 1)
+        #expect(try await alice.history(chat: group.id, limit: 50, before: nil).count == 1)
+        // A later retry returns the original too.
+        let retry = try await alice.sendMessage(to: .chat(group.id), text: "once", clientID: "c-42")
+        #expect(retry.id == ids.first)
+        #expect(retry.seq == 1)
+    }
+
+    @Test func tenWritersGetGaplessSequenceNumbers() async throws {
+        let world = try TestWorld()
+        let owner = try await world.signUp("owner")
+        let group = try await owner.createGroup(handle: "busy", title: nil, isPublic: true)
+        var writers: [EngineSession] = []
+        for index in 0..<10 {
+            let writer = try await world.signUp("writer\(index)")
+            _ = try await writer.joinGroup(handle: "busy")
+            writers.append(writer)
+        }
+        let seqs = try await withThrowingTaskGroup(of: [Int64].self) { tasks in
+            for writer in writers {
+                tasks.addTask {
+                    var seqs: [Int64] = []
+                    for index in 0..<20 {
+                        seqs.append(try await writer.sendMessage(to: .chat(group.id), text: "m\(index)", clientID: nil).seq)
+                    }
+                    return seqs
+                }
+            }
+            return try await tasks.reduce(into: [Int64]()) { $0 += $1 }
+        }
+        #expect(seqs.sorted() == Array(1...200))
+        let stored = try await owner.history(chat: group.id, limit: 500, before: nil).map(\.seq)
+        #expect(stored == Array(1...200))
+    }
+
+    @Test func historyPagesBackwards() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "pages", title: nil, isPublic: true)
+        for index in 1...25 { _ = try await alice.sendMessage(to: .chat(group.id), text: "m\(index)", clientID: nil) }
+        #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.seq) == Array(16...25))
+        #expect(try await alice.history(chat: group.id, limit: 10, before: 16).map(\.seq) == Array(6...15))
+        #expect(try await alice.history(chat: group.id, limit: 10, before: 6).map(\.seq) == Array(1...5))
+        #expect(try await alice.history(chat: group.id, limit: 10, before: 1).isEmpty)
+        await expectError(.invalidArgument) { try await alice.history(chat: group.id, limit: 0, before: nil) }
+        await expectError(.invalidArgument) { try await alice.history(chat: group.id, limit: 501, before: nil) }
+    }
+
+    @Test func textLimitsAreEnforcedAndStoreNothing() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let group = try await alice.createGroup(handle: "limits", title: nil, isPublic: true)
+        let cases: [(String, ErrorCode)] = [
+            ("", .emptyText), ("   \n\t ", .emptyText),
+            (String(repeating: "x", count: 4001), .textTooLong),
+            ("bell \u{7}", .invalidText), ("esc \u{1B}[2J", .invalidText), ("c1 \u{9B}", .invalidText), ("del \u{7F}", .invalidText),
+        ]
+        for (text, code) in cases {
+            await expectError(code) { try await alice.sendMessage(to: .chat(group.id), text: text, clientID: nil) }
+            await expectError(code) { try await alice.sendMessage(to: .user(try await bob.me().id), text: text, clientID: nil) }
+        }
+        await expectError(.invalidArgument) { try await alice.sendMessage(to: .chat(group.id), text: "ok", clientID: "") }
+        await expectError(.invalidArgument) {
+            try await alice.sendMessage(to: .chat(group.id), text: "ok", clientID: String(repeating: "c", count: 129))
+        }
+        #expect(try await alice.history(chat: group.id, limit: 10, before: nil).isEmpty)
+        #expect(try await bob.chats().isEmpty)
+        // The limits themselves are allowed.
+        let longest = try await alice.sendMessage(to: .chat(group.id), text: String(repeating: "é", count: 4000), clientID: nil)
+        #expect(longest.text.count == 4000)
+        #expect(try await alice.sendMessage(to: .chat(group.id), text: "a\n\tb", clientID: nil).text == "a\n\tb")
+    }
+
+    @Test func searchFindsWordsInMyChatsNewestFirst() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let eve = try await world.signUp("eve")
+        let swift = try await alice.createGroup(handle: "swift", title: nil, isPublic: true)
+        let rust = try await alice.createGroup(handle: "rust", title: nil, isPublic: true)
+        _ = try await alice.sendMessage(to: .chat(swift.id), text: "Swift concurrency is neat", clientID: nil)
+        _ = try await alice.sendMessage(to: .chat(rust.id), text: "async traits and concurrency", clientID: nil)
+        _ = try await alice.sendMessage(to: .chat(swift.id), text: "actors make concurrency safe", clientID: nil)
+        _ = try await alice.sendMessage(to: .user(try await bob.me().id), text: "concurrency talk tomorrow?", clientID: nil)
+        _ = try await eve.createGroup(handle: "eve", title: nil, isPublic: false)
+        let all = try await alice.search("concurrency", in: nil, limit: 10).map(\.text)
+        #expect(all == ["concurrency talk tomorrow?", "actors make concurrency safe", "async traits and concurrency", "Swift concurrency is neat"])
+        #expect(try await alice.search("concurrency", in: swift.id, limit: 10).count == 2)
+        #expect(try await alice.search("CONCURRENCY safe", in: nil, limit: 10).map(\.text) == ["actors make concurrency safe"])
+        #expect(try await alice.search("\"unbalanced AND (", in: nil, limit: 10).isEmpty)
+        #expect(try await bob.search("concurrency", in: nil, limit: 10).count == 1)
+        #expect(try await eve.search("concurrency", in: nil, limit: 10).isEmpty)
+        await expectError(.notMember) { try await eve.search("concurrency", in: swift.id, limit: 10) }
+        await expectError(.invalidArgument) { try await alice.search("  ", in: nil, limit: 10) }
+    }
+}
