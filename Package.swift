@@ -37,6 +37,20 @@ var targets: [Target] = [
         ],
         swiftSettings: swiftSettings
     ),
+    .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
+    .target(
+        name: "ParleyShell",
+        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "CReadline"],
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "parley",
+        dependencies: [
+            "ParleyShell", "ParleyEngine", "ParleyStore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        swiftSettings: swiftSettings
+    ),
     .target(
         name: "ParleyTesting",
         dependencies: ["ParleyCore", "ParleyStore", "ParleyEngine"],
@@ -48,6 +62,11 @@ var targets: [Target] = [
             "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
         ],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "ParleyShellTests",
+        dependencies: ["ParleyCore", "ParleyShell", "parley"],
         swiftSettings: swiftSettings
     ),
 ]
@@ -63,6 +82,7 @@ if ProcessInfo.processInfo.environment["PARLEY_BENCHMARKS"] != nil {
             name: "EngineBenchmarks",
             dependencies: [
                 "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EngineBenchmarks",
@@ -78,6 +98,7 @@ let package = Package(
     products: [
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyEngine", targets: ["ParleyEngine"]),
+        .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: dependencies,
     targets: targets,

@@ -59,6 +59,6 @@ public final class ChatEngine: Sendable {
     func publishPresence(of user: UserRef, online: Bool, viewing: ChatID?) async {
         guard let contacts = try? await contacts(of: user.id) else { return }
         let event = ChatEvent.presenceChanged(PresenceChange(user: user, online: online, viewing: viewing))
-        await bus.publish(event, to: contacts, except: nil)
+        await bus.publish(event, to: Array(contacts), except: nil)
     }
 }

@@ -9,6 +9,8 @@ final class ChatDirectory: Sendable {
     struct Entry: Sendable {
         var chat: Chat
         var roles: [UserID: Role]
+        /// The members as a list, ready for fan-out.
+        var members: [UserID]
     }
 
     private struct State {
@@ -29,7 +31,8 @@ final class ChatDirectory: Sendable {
         if let cached { return cached }
         guard let loaded = try await store.chat(id: chat) else { return nil }
         let members = try await store.members(of: chat)
-        let entry = Entry(chat: loaded, roles: Dictionary(uniqueKeysWithValues: members.map { ($0.user.id, $0.role) }))
+        let entry = Entry(
+            chat: loaded, roles: Dictionary(uniqueKeysWithValues: members.map { ($0.user.id, $0.role) }), members: members.map(\.user.id))
         state.withLock { state in
             if state.generation == generation { state.entries[chat] = entry }
         }

@@ -15,7 +15,7 @@ public protocol EventBus: Sendable {
     func unsubscribe(_ subscription: SubscriptionID)
     /// Delivers `event` to each live session of `users`, except `origin` (the session
     /// that caused it and already has the result).
-    func publish(_ event: ChatEvent, to users: some Collection<UserID> & Sendable, except origin: SubscriptionID?) async
+    func publish(_ event: ChatEvent, to users: [UserID], except origin: SubscriptionID?) async
 }
 
 /// `EventBus` within one process: a table of subscribers per user.
@@ -48,10 +48,13 @@ public final class InProcessEventBus: EventBus {
         }
     }
 
-    public func publish(_ event: ChatEvent, to users: some Collection<UserID> & Sendable, except origin: SubscriptionID?) async {
-        let targets = state.withLock { state in
-            users.flatMap { user in
-                (state.subscribers[user] ?? [:]).filter { $0.key != origin }.map(\.value)
+    public func publish(_ event: ChatEvent, to users: [UserID], except origin: SubscriptionID?) async {
+        var targets: [@Sendable (ChatEvent) -> Void] = []
+        targets.reserveCapacity(users.count)
+        state.withLock { state in
+            for user in users {
+                guard let subscribers = state.subscribers[user] else { continue }
+                for (id, deliver) in subscribers where id != origin { targets.append(deliver) }
             }
         }
         for deliver in targets { deliver(event) }

@@ -86,8 +86,9 @@ public final class EngineSession: ChatService {
 
     /// Publishes to the chat's members (other sessions than this one).
     func publish(_ event: ChatEvent, toMembersOf chat: ChatID, alsoTo extra: [UserID] = []) async throws {
-        let members = try await engine.directory.entry(chat)?.roles.keys.map { $0 } ?? []
-        await engine.bus.publish(event, to: Set(members + extra), except: subscription)
+        var members = try await engine.directory.entry(chat)?.members ?? []
+        for user in extra where !members.contains(user) { members.append(user) }
+        await engine.bus.publish(event, to: members, except: subscription)
     }
 
     public func close() async {

@@ -78,19 +78,21 @@ final class MessageWriter: Sendable {
         let chat = message.chatID.rawValue
         let sender = message.sender.id.rawValue
         let sentAt = message.sentAt.storedMilliseconds
-        let isMember = try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM member WHERE chat_id = ? AND user_id = ?)"),
-            arguments: [chat, sender])
-        guard isMember == true else {
-            return .failure(ParleyError(.notMember, "you are not a member of this chat"))
-        }
+        // Taking the next sequence number and checking membership in one statement.
         guard
             let seq = try Int64.fetchOne(
                 db.cachedStatement(
-                    sql: "UPDATE chat SET last_seq = last_seq + 1, last_activity_at = ? WHERE id = ? RETURNING last_seq"),
-                arguments: [sentAt, chat])
+                    sql: """
+                        UPDATE chat SET last_seq = last_seq + 1, last_activity_at = ?1
+                        WHERE id = ?2 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?2 AND user_id = ?3)
+                        RETURNING last_seq
+                        """),
+                arguments: [sentAt, chat, sender])
         else {
-            return .failure(ParleyError(.unknownChat, "no such chat"))
+            let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
+            return .failure(
+                chatExists
+                    ? ParleyError(.notMember, "you are not a member of this chat") : ParleyError(.unknownChat, "no such chat"))
         }
         try db.cachedStatement(
             sql: """
@@ -104,8 +106,6 @@ final class MessageWriter: Sendable {
         // Sending implies having read the chat up to one's own message.
         try db.cachedStatement(sql: "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
             .execute(arguments: [seq, sentAt, chat, sender])
-        try db.cachedStatement(sql: "UPDATE member SET hidden = 0 WHERE chat_id = ? AND hidden = 1")
-            .execute(arguments: [chat])
         let stored = Message(
             id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind,
             text: message.text, media: message.media, sentAt: Rows.date(sentAt), clientID: message.clientID)

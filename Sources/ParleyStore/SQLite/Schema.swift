@@ -79,6 +79,11 @@ enum Schema {
                 ) WITHOUT ROWID;
                 """)
         }
+        // A deleted chat is now hidden by comparing the member's cleared_seq with the
+        // chat's last_seq, so a send no longer updates members and this index is unused.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: "DROP INDEX member_hidden")
+        }
         return migrator
     }
 }

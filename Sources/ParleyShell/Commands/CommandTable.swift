@@ -1,0 +1,95 @@
+/// Every command the shell knows: its name, aliases, usage, help and an example. The
+/// table drives `/help`, tab completion and dispatch.
+public struct CommandSpec: Sendable {
+    public var name: String
+    public var aliases: [String] = []
+    public var usage: String
+    public var summary: String
+    public var example: String
+}
+
+public enum CommandTable {
+    public static let all: [CommandSpec] = [
+        CommandSpec(name: "register", usage: "/register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR]",
+            summary: "create an account and sign in (prompts for the password on a terminal)",
+            example: "/register alice@example.com --handle alice --name \"Alice Liddell\""),
+        CommandSpec(name: "login", usage: "/login EMAIL|@HANDLE [--password P | --password-env VAR]",
+            summary: "sign in", example: "/login @alice --password-env PARLEY_PASSWORD"),
+        CommandSpec(name: "logout", usage: "/logout", summary: "sign out and forget the saved session", example: "/logout"),
+        CommandSpec(name: "whoami", usage: "/whoami", summary: "show who you are signed in as", example: "/whoami"),
+        CommandSpec(name: "passwd", usage: "/passwd [--current P | --current-env VAR] [--new P | --new-env VAR]",
+            summary: "change your password (signs out your other sessions)", example: "/passwd"),
+        CommandSpec(name: "profile", usage: "/profile [--name \"Full Name\"]", summary: "show or change your profile",
+            example: "/profile --name \"Alice L.\""),
+        CommandSpec(name: "users", aliases: ["who"], usage: "/users [QUERY] [--page N]",
+            summary: "search the user directory by handle, name or email prefix", example: "/users ali"),
+        CommandSpec(name: "whois", usage: "/whois @H", summary: "show a user's profile", example: "/whois @bob"),
+        CommandSpec(name: "msg", aliases: ["m"], usage: "/msg @H TEXT",
+            summary: "send a direct message (the first one creates the chat)", example: "/msg @bob lunch at noon?"),
+        CommandSpec(name: "query", usage: "/query @H", summary: "make the direct chat with a user current", example: "/query @bob"),
+        CommandSpec(name: "create", usage: "/create #G [TITLE] [--private]",
+            summary: "create a group (public unless --private) and switch to it", example: "/create #swift Swift on Linux"),
+        CommandSpec(name: "join", aliases: ["j"], usage: "/join #G|CODE|parley://join/CODE",
+            summary: "join a public group, or any group with an invite", example: "/join parley://join/abcd…"),
+        CommandSpec(name: "invite", usage: "/invite @H [#G]  |  /invite --link [#G] [--uses N] [--expires 30m|2h|7d]",
+            summary: "add a user to a group, or make an invite link", example: "/invite --link #swift --uses 5 --expires 7d"),
+        CommandSpec(name: "revoke", usage: "/revoke CODE", summary: "revoke an invite link", example: "/revoke parley://join/abcd…"),
+        CommandSpec(name: "leave", aliases: ["part"], usage: "/leave [#G]", summary: "leave a group", example: "/leave #swift"),
+        CommandSpec(name: "members", aliases: ["names"], usage: "/members [#G]", summary: "list a group's members and roles",
+            example: "/members #swift"),
+        CommandSpec(name: "kick", usage: "/kick @H [#G]", summary: "remove a member (owner and admins)", example: "/kick @mallory #swift"),
+        CommandSpec(name: "op", usage: "/op @H [#G]", summary: "make a member an admin (owner and admins)", example: "/op @bob #swift"),
+        CommandSpec(name: "deop", usage: "/deop @H [#G]", summary: "make an admin a plain member (owner)", example: "/deop @bob #swift"),
+        CommandSpec(name: "online", usage: "/online [#G]", summary: "who in a group is online, and who is looking at it",
+            example: "/online #swift"),
+        CommandSpec(name: "send", aliases: ["say"], usage: "/send [#G|@H] TEXT  |  /send [#G|@H] <<EOF … EOF",
+            summary: "send a message to a chat (the current one by default)", example: "/send #swift hello"),
+        CommandSpec(name: "history", aliases: ["log"], usage: "/history [#G|@H] [N] [--before SEQ]",
+            summary: "show the last N messages (default 20), or N before a sequence number", example: "/history #swift 50"),
+        CommandSpec(name: "read", usage: "/read [#G|@H]", summary: "mark a chat read up to its last message", example: "/read #swift"),
+        CommandSpec(name: "seen", usage: "/seen [#G|@H] [SEQ]", summary: "who has read a message (the last one by default)",
+            example: "/seen #swift 42"),
+        CommandSpec(name: "delete-chat", usage: "/delete-chat [#G|@H]",
+            summary: "remove a chat and its history from your list (others keep theirs)", example: "/delete-chat @bob"),
+        CommandSpec(name: "search", usage: "/search WORDS [#G|@H]", summary: "find messages in your chats, newest first",
+            example: "/search deploy friday #ops"),
+        CommandSpec(name: "chats", usage: "/chats", summary: "your chats with the last message and unread count", example: "/chats"),
+        CommandSpec(name: "groups", usage: "/groups", summary: "the groups you are in", example: "/groups"),
+        CommandSpec(name: "switch", aliases: ["s"], usage: "/switch #G|@H", summary: "make a chat current", example: "/switch #swift"),
+        CommandSpec(name: "status", usage: "/status", summary: "mode, data folder, user and current chat", example: "/status"),
+        CommandSpec(name: "help", aliases: ["h", "?"], usage: "/help [CMD]", summary: "list commands, or show one", example: "/help invite"),
+        CommandSpec(name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",
+            summary: "wait for a message matching REGEX (default timeout 10 s)", example: "/wait --timeout 5 #dice rolled \\d+"),
+        CommandSpec(name: "sleep", usage: "/sleep DURATION", summary: "pause a script (500ms, 2s, 1m)", example: "/sleep 500ms"),
+        CommandSpec(name: "quit", aliases: ["exit", "q"], usage: "/quit", summary: "leave the shell", example: "/quit"),
+    ]
+
+    static func command(named name: String) -> CommandSpec? {
+        let lowered = name.lowercased()
+        return all.first { $0.name == lowered || $0.aliases.contains(lowered) }
+    }
+
+    public static var allNames: [String] { all.flatMap { [$0.name] + $0.aliases.filter { $0.count > 1 && $0 != "?" } } }
+
+    /// The closest command name, for "did you mean".
+    static func suggestion(for name: String) -> String? {
+        let lowered = name.lowercased()
+        if let prefixed = all.first(where: { $0.name.hasPrefix(lowered) && !lowered.isEmpty }) { return prefixed.name }
+        return all.map { ($0.name, distance($0.name, lowered)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
+    }
+
+    private static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let saved = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = saved
+            }
+        }
+        return row[b.count]
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import ParleyCore
+
+extension Shell {
+    func register(_ input: inout CommandInput) async throws {
+        let options = try input.options(values: ["handle", "name", "password", "password-env"])
+        guard options.positional.count == 1, let email = options.positional.first else {
+            throw ParleyError(.usage, "usage: /register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR]")
+        }
+        let password = try await password(options, confirmTwice: true)
+        let signedIn = try await service.register(
+            Registration(email: email, password: password, displayName: options.values["name"], handle: options.values["handle"]))
+        await adopt(signedIn, save: true)
+        output.result("register", ["Welcome, \(Format.profile(signedIn.user))"], json: signedIn.user)
+    }
+
+    func login(_ input: inout CommandInput) async throws {
+        let options = try input.options(values: ["password", "password-env"])
+        guard options.positional.count == 1, let login = options.positional.first else {
+            throw ParleyError(.usage, "usage: /login EMAIL|@HANDLE [--password P | --password-env VAR]")
+        }
+        if me != nil { try await service.signOut() }
+        let password = try await password(options, confirmTwice: false)
+        let signedIn = try await service.signIn(login: login, password: password)
+        await adopt(signedIn, save: true)
+        output.result("login", ["Signed in as \(Format.profile(signedIn.user))"], json: signedIn.user)
+    }
+
+    /// The password from `--password`, `--password-env`, or a prompt without echo.
+    private func password(_ options: CommandInput.Options, confirmTwice: Bool) async throws -> String {
+        if let password = options.values["password"] { return password }
+        if let variable = options.values["password-env"] {
+            guard let value = ProcessInfo.processInfo.environment[variable] else {
+                throw ParleyError(.unknownVariable, "the environment variable \(variable) is not set")
+            }
+            return value
+        }
+        return try await promptSecret("Password: ", confirm: confirmTwice ? "Again: " : nil)
+    }
+
+    func promptSecret(_ prompt: String, confirm: String?) async throws -> String {
+        guard settings.interactive, let readSecret = settings.readSecret else {
+            throw ParleyError(.usage, "no password given: use --password or --password-env in a script")
+        }
+        guard let first = await readSecret(prompt) else { throw ParleyError(.usage, "no password entered") }
+        if let confirm {
+            guard await readSecret(confirm) == first else { throw ParleyError(.invalidPassword, "the two passwords differ") }
+        }
+        return first
+    }
+
+    func logout(_ input: inout CommandInput) async throws {
+        try noMoreArguments(input)
+        let user = try requireMe()
+        try await service.signOut()
+        SessionFile(folder: settings.dataFolder).remove()
+        me = nil
+        current = nil
+        output.result("logout", ["Signed out @\(Sanitizer.line(user.handle))"], json: ["handle": user.handle])
+    }
+
+    func whoami(_ input: inout CommandInput) async throws {
+        try noMoreArguments(input)
+        _ = try requireMe()
+        let user = try await service.me()
+        output.result("whoami", [Format.profile(user)], json: user)
+    }
+
+    func passwd(_ input: inout CommandInput) async throws {
+        let options = try input.options(values: ["current", "current-env", "new", "new-env"])
+        try noMoreArguments(CommandInput(options.positional.joined(separator: " "), tokenizer: tokenizer))
+        _ = try requireMe()
+        let current = try await secret(options, "current", prompt: "Current password: ", confirm: nil)
+        let new = try await secret(options, "new", prompt: "New password: ", confirm: "Again: ")
+        try await service.changePassword(current: current, new: new)
+        output.result("passwd", ["Password changed; your other sessions are signed out"], json: ["changed": true])
+    }
+
+    private func secret(_ options: CommandInput.Options, _ name: String, prompt: String, confirm: String?) async throws -> String {
+        if let value = options.values[name] { return value }
+        if let variable = options.values[name + "-env"] {
+            guard let value = ProcessInfo.processInfo.environment[variable] else {
+                throw ParleyError(.unknownVariable, "the environment variable \(variable) is not set")
+            }
+            return value
+        }
+        return try await promptSecret(prompt, confirm: confirm)
+    }
+
+    func profile(_ input: inout CommandInput) async throws {
+        let options = try input.options(values: ["name"])
+        guard options.positional.isEmpty else { throw ParleyError(.usage, "usage: /profile [--name \"Full Name\"]") }
+        _ = try requireMe()
+        let user: User
+        if let name = options.values["name"] {
+            user = try await service.updateProfile(displayName: name)
+            me = user
+        } else {
+            user = try await service.me()
+        }
+        output.result("profile", [Format.profile(user)], json: user)
+    }
+
+    func users(_ input: inout CommandInput) async throws {
+        let options = try input.options(values: ["page"])
+        guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /users [QUERY] [--page N]") }
+        let page = try options.integer("page") ?? 1
+        guard page >= 1 else { throw ParleyError(.usage, "--page starts at 1") }
+        let pageSize = 50
+        let users = try await service.searchUsers(options.positional.first ?? "", limit: pageSize, offset: (page - 1) * pageSize)
+        completions.add(users: users.map(\.handle), groups: [])
+        let lines = users.isEmpty ? ["No users found"] : users.map(Format.profile)
+        output.result("users", lines, json: users)
+    }
+
+    func whois(_ input: inout CommandInput) async throws {
+        let handle = try input.required("@HANDLE")
+        try noMoreArguments(input)
+        let user = try await user(handle)
+        output.result("whois", [Format.profile(user) + " — joined \(Format.day(user.createdAt))"], json: user)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ParleyCore
+
+extension Shell {
+    func status(_ input: inout CommandInput) async throws {
+        try noMoreArguments(input)
+        var lines = ["Mode: \(settings.modeDescription)", "Data: \(settings.dataFolder.path)"]
+        var json: [String: String] = ["mode": settings.modeDescription, "data": settings.dataFolder.path]
+        if let me {
+            lines.append("Signed in as \(Format.profile(me))")
+            json["user"] = me.handle
+            let unread = (try? await service.chats().reduce(0) { $0 + $1.unread }) ?? 0
+            lines.append("Unread: \(unread)")
+            json["unread"] = String(unread)
+        } else {
+            lines.append("Not signed in")
+        }
+        if let current {
+            lines.append("Current chat: \(current.label)")
+            json["chat"] = current.label
+        }
+        output.result("status", lines, json: json)
+    }
+
+    func help(_ input: inout CommandInput) throws {
+        if let name = try input.word() {
+            try noMoreArguments(input)
+            let bare = name.hasPrefix("/") ? String(name.dropFirst()) : name
+            guard let command = CommandTable.command(named: bare) else {
+                throw ParleyError(.unknownCommand, "no command /\(bare); /help lists them")
+            }
+            var lines = ["usage: \(command.usage)", "  \(command.summary)"]
+            if !command.aliases.isEmpty { lines.append("  aliases: " + command.aliases.map { "/" + $0 }.joined(separator: ", ")) }
+            lines.append("  example: \(command.example)")
+            output.result("help", lines, json: ["name": command.name, "usage": command.usage, "summary": command.summary, "example": command.example])
+            return
+        }
+        let width = CommandTable.all.map(\.name.count).max() ?? 10
+        var lines = CommandTable.all.map { "  /" + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+        lines.insert("Commands (/help NAME for usage and an example):", at: 0)
+        lines.append("A line without a leading / is sent to the current chat; //text sends /text.")
+        output.result("help", lines, json: CommandTable.all.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] })
+    }
+
+    func sleep(_ input: inout CommandInput) async throws {
+        let text = try input.required("DURATION")
+        try noMoreArguments(input)
+        try await Task.sleep(for: DurationText.parse(text))
+    }
+}
+
+/// Durations as people write them: `500ms`, `30s`, `30m`, `2h`, `7d`, or plain seconds.
+enum DurationText {
+    static func parse(_ text: String) throws(ParleyError) -> Duration {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            if let value = Double(text.dropLast(suffix.count)), value >= 0 {
+                return .milliseconds(Int64((value * scale * 1000).rounded()))
+            }
+        }
+        if let seconds = Double(text), seconds >= 0 { return .milliseconds(Int64((seconds * 1000).rounded())) }
+        throw ParleyError(.usage, "'\(text)' is not a duration (like 500ms, 30s, 30m, 2h, 7d)")
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import ParleyCore
+
+extension Shell {
+    func msg(_ input: inout CommandInput) async throws {
+        guard let target = try input.target(), target.hasPrefix("@") else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
+        let text = try input.text()
+        guard !text.isEmpty else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
+        try await sendText(to: target, text)
+    }
+
+    func send(_ input: inout CommandInput) async throws {
+        let target = try input.target()
+        let text = try input.text()
+        guard !text.isEmpty else { throw ParleyError(.usage, "usage: /send [#G|@H] TEXT") }
+        try await sendText(to: target, text)
+    }
+
+    func query(_ input: inout CommandInput) async throws {
+        guard let word = try input.target(), word.hasPrefix("@") else { throw ParleyError(.usage, "usage: /query @H") }
+        try noMoreArguments(input)
+        let target = try await target(word)
+        try await makeCurrent(target)
+        output.result("query", ["Now talking with \(target.label)"], json: ["chat": target.label])
+    }
+
+    func switchChat(_ input: inout CommandInput) async throws {
+        guard let word = try input.target() else { throw ParleyError(.usage, "usage: /switch #G|@H") }
+        try noMoreArguments(input)
+        let target = try await target(word)
+        if word.hasPrefix("#"), let chat = target.chat { _ = try await service.chat(chat.id) }
+        try await makeCurrent(target)
+        output.result("switch", ["Now in \(target.label)"], json: ["chat": target.label])
+    }
+
+    func makeCurrent(_ target: ChatTarget) async throws {
+        current = target
+        try? await service.setViewing(target.chat?.id)
+    }
+
+    func history(_ input: inout CommandInput) async throws {
+        let target = try input.target()
+        let options = try input.options(values: ["before"])
+        guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /history [#G|@H] [N] [--before SEQ]") }
+        let count = try options.positional.first.map { text -> Int in
+            guard let count = Int(text) else { throw ParleyError(.usage, "N must be a number, not '\(text)'") }
+            return count
+        } ?? 20
+        let before = try options.values["before"].map { text -> Int64 in
+            guard let seq = Int64(text) else { throw ParleyError(.usage, "--before takes a sequence number") }
+            return seq
+        }
+        let (chat, _) = try await existingChat(target)
+        let messages = try await service.history(chat: chat.id, limit: count, before: before)
+        let lines = messages.map { "\($0.seq). " + Format.message($0, in: chat, me: me?.id, colour: output.style == .colour) }
+        output.result("history", lines.isEmpty ? ["No messages"] : lines, json: messages)
+    }
+
+    func read(_ input: inout CommandInput) async throws {
+        let target = try input.target()
+        try noMoreArguments(input)
+        let (chat, found) = try await existingChat(target)
+        let last = try await service.history(chat: chat.id, limit: 1, before: nil).last?.seq ?? 0
+        let marker = try await service.markRead(chat: chat.id, upTo: last)
+        output.result("read", ["\(found.label) read up to \(marker.seq)"], json: marker)
+    }
+
+    func seen(_ input: inout CommandInput) async throws {
+        let target = try input.target()
+        let word = try input.word()
+        try noMoreArguments(input)
+        let (chat, found) = try await existingChat(target)
+        let seq: Int64
+        if let word {
+            guard let number = Int64(word) else { throw ParleyError(.usage, "usage: /seen [#G|@H] [SEQ]") }
+            seq = number
+        } else {
+            guard let last = try await service.history(chat: chat.id, limit: 1, before: nil).last else {
+                throw ParleyError(.unknownMessage, "\(found.label) has no messages")
+            }
+            seq = last.seq
+        }
+        let readers = try await service.seenBy(chat: chat.id, seq: seq)
+        let names = readers.map { Format.user($0.user) }.joined(separator: ", ")
+        output.result("seen", [readers.isEmpty ? "Message \(seq) not seen yet" : "Message \(seq) seen by \(names)"], json: readers)
+    }
+
+    func deleteChat(_ input: inout CommandInput) async throws {
+        let target = try input.target()
+        try noMoreArguments(input)
+        let (chat, found) = try await existingChat(target)
+        try await service.deleteChat(chat.id)
+        if current?.chat?.id == chat.id { current = nil }
+        output.result("delete-chat", ["Deleted \(found.label) from your chats"], json: ["chat_id": chat.id.rawValue])
+    }
+
+    func search(_ input: inout CommandInput) async throws {
+        var words = try input.options().positional
+        var chat: Chat?
+        if let last = words.last, last.hasPrefix("#") || last.hasPrefix("@"), words.count > 1 {
+            chat = try await existingChat(last).0
+            words.removeLast()
+        }
+        guard !words.isEmpty else { throw ParleyError(.usage, "usage: /search WORDS [#G|@H]") }
+        let found = try await service.search(words.joined(separator: " "), in: chat?.id, limit: 50)
+        var chats: [ChatID: Chat] = [:]
+        var lines: [String] = []
+        for message in found {
+            if chats[message.chatID] == nil { chats[message.chatID] = try await service.chat(message.chatID) }
+            if let chat = chats[message.chatID] {
+                lines.append("\(message.seq). " + Format.message(message, in: chat, me: me?.id, colour: output.style == .colour))
+            }
+        }
+        output.result("search", lines.isEmpty ? ["No messages found"] : lines, json: found)
+    }
+
+    func chats(_ input: inout CommandInput) async throws {
+        try noMoreArguments(input)
+        let me = try requireMe()
+        let list = try await service.chats()
+        let lines = list.map { Format.chatSummary($0, me: me.id) }
+        output.result("chats", lines.isEmpty ? ["No chats yet: /msg @user TEXT or /join #group"] : lines, json: list)
+    }
+
+    func wait(_ input: inout CommandInput) async throws {
+        let options = try input.options(values: ["timeout"])
+        _ = try requireMe()
+        var words = options.positional
+        var target: ChatTarget?
+        if let first = words.first, first.hasPrefix("#") || first.hasPrefix("@"), words.count > 1 {
+            target = try await self.target(first)
+            words.removeFirst()
+        }
+        guard !words.isEmpty else { throw ParleyError(.usage, "usage: /wait [--timeout S] [#G|@H] REGEX") }
+        let pattern = words.joined(separator: " ")
+        let regex: NSRegularExpression
+        do { regex = try NSRegularExpression(pattern: pattern) } catch {
+            throw ParleyError(.usage, "'\(pattern)' is not a regular expression")
+        }
+        let seconds = try options.values["timeout"].map { text -> Double in
+            guard let seconds = Double(text), seconds >= 0 else { throw ParleyError(.usage, "--timeout takes seconds") }
+            return seconds
+        } ?? 10
+        let chatID = target?.chat?.id
+        let peerID = target?.peer?.id
+        let matcher = RegexBox(regex)
+        let found = await inbox.wait(timeout: .milliseconds(Int(seconds * 1000))) { event in
+            if let chatID, event.chat.id != chatID { return false }
+            if chatID == nil, let peerID, !event.chat.participants.contains(where: { $0.id == peerID }) { return false }
+            return matcher.matches(event.message.text)
+        }
+        guard let found else {
+            throw ParleyError(.timeout, "no message matching /\(pattern)/ within \(options.values["timeout"] ?? "10") s")
+        }
+        output.result(
+            "wait", [Format.message(found.message, in: found.chat, me: me?.id, colour: output.style == .colour)], json: found)
+    }
+}
+
+/// NSRegularExpression is immutable and thread-safe, but not marked Sendable.
+struct RegexBox: @unchecked Sendable {
+    let regex: NSRegularExpression
+    init(_ regex: NSRegularExpression) { self.regex = regex }
+    func matches(_ text: String) -> Bool {
+        regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+}

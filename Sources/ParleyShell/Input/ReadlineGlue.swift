@@ -1,0 +1,116 @@
+@preconcurrency import CReadline
+import Foundation
+import Glibc
+
+/// The C side of readline: its callbacks are plain C functions, so the state they
+/// share lives here, touched only from the line editor's thread (and the signal pipe).
+enum ReadlineGlue {
+    /// The line the handler received: nil until one arrives; `.some(nil)` on Ctrl-D.
+    nonisolated(unsafe) private static var accepted: String??
+    nonisolated(unsafe) private static var completions: (@Sendable (String, Bool) -> [String])?
+    nonisolated(unsafe) private static var matches: [String] = []
+    nonisolated(unsafe) private static var historyPath = ""
+    nonisolated(unsafe) static var quitRequested = false
+    static let signalPipe = Pipe()
+    nonisolated(unsafe) private static var installed = false
+    nonisolated(unsafe) private static var wordBreaks = strdup(" \t\n\"'")
+
+    static func setUp(historyPath: String, completions: @escaping @Sendable (String, Bool) -> [String]) {
+        self.historyPath = historyPath
+        self.completions = completions
+        rl_readline_name = UnsafePointer(strdup("parley"))
+        rl_catch_signals = 0
+        rl_completer_word_break_characters = UnsafePointer(wordBreaks)
+        rl_attempted_completion_function = { text, start, _ in ReadlineGlue.complete(text, start: start) }
+        using_history()
+        if FileManager.default.fileExists(atPath: historyPath) {
+            read_history(historyPath)
+        } else {
+            _ = FileManager.default.createFile(atPath: historyPath, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        signal(SIGINT) { _ in
+            var byte: UInt8 = 1
+            _ = write(ReadlineGlue.signalPipe.writeFD, &byte, 1)
+        }
+    }
+
+    static func tearDown() {
+        if installed { remove() }
+        history_truncate_file(historyPath, 1000)
+        signal(SIGINT, SIG_DFL)
+    }
+
+    static func install(prompt: String) {
+        rl_callback_handler_install(prompt) { line in
+            if let line {
+                ReadlineGlue.accepted = .some(String(cString: line))
+                free(line)
+            } else {
+                ReadlineGlue.accepted = .some(nil)
+            }
+        }
+        installed = true
+    }
+
+    static func remove() {
+        rl_callback_handler_remove()
+        installed = false
+    }
+
+    static func takeLine() -> String?? {
+        defer { accepted = nil }
+        return accepted
+    }
+
+    /// Adds a line to the history and its file, unless it carries a password.
+    static func remember(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !line.contains("\n"), !Terminal.carriesSecret(line) else { return }
+        add_history(trimmed)
+        append_history(1, historyPath)
+    }
+
+    /// Ctrl-C: drop what was typed and show a fresh prompt.
+    static func clearLine() {
+        guard installed else { return }
+        rl_free_line_state()
+        rl_callback_sigcleanup()
+        rl_replace_line("", 0)
+        fflush(nil)
+        StandardOutput.write("^C\n")
+        rl_on_new_line()
+        rl_redisplay()
+    }
+
+    /// Prints text on its own lines above the prompt, then redraws the prompt and the
+    /// half-typed line exactly as they were.
+    static func printAbovePrompt(_ text: String, promptActive: Bool) {
+        guard promptActive, installed else {
+            StandardOutput.write(text + "\n")
+            return
+        }
+        rl_clear_visible_line()
+        fflush(nil)
+        StandardOutput.write(text + "\n")
+        rl_on_new_line()
+        rl_redisplay()
+    }
+
+    private static func complete(_ text: UnsafePointer<CChar>?, start: Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
+        let word = text.map { String(cString: $0) } ?? ""
+        guard word.hasPrefix("/") || word.hasPrefix("@") || word.hasPrefix("#") else {
+            // Anything else: readline's own file name completion.
+            return nil
+        }
+        rl_attempted_completion_over = 1
+        matches = completions?(word, start == 0) ?? []
+        return rl_completion_matches(text) { _, state in
+            if state == 0 { ReadlineGlue.nextMatch = 0 }
+            guard ReadlineGlue.nextMatch < ReadlineGlue.matches.count else { return nil }
+            defer { ReadlineGlue.nextMatch += 1 }
+            return strdup(ReadlineGlue.matches[ReadlineGlue.nextMatch])
+        }
+    }
+
+    nonisolated(unsafe) private static var nextMatch = 0
+}

@@ -1,0 +1,115 @@
+import Foundation
+import ParleyCore
+
+/// Human renderings of messages, chats and events. Everything that came from another
+/// user goes through `Sanitizer` here, and only here.
+public enum Format {
+    enum Colour: String {
+        case dim = "2"
+        case bold = "1"
+        case red = "31"
+        case green = "32"
+        case yellow = "33"
+        case cyan = "36"
+        case magenta = "35"
+    }
+
+    static func paint(_ text: String, _ colour: Colour) -> String {
+        "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
+    }
+
+    private static let timeFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm"
+        return formatter
+    }()
+
+    public static func time(_ date: Date) -> String { timeFormatter.string(from: date) }
+
+    /// `#swift` for a group, `@bob` for a direct chat seen by `me`.
+    public static func label(_ chat: Chat, me: UserID?) -> String {
+        switch chat.kind {
+        case .group: "#" + Sanitizer.line(chat.handle ?? String(chat.id.rawValue))
+        case .direct: "@" + Sanitizer.line(chat.peer(of: me ?? UserID(0))?.handle ?? "?")
+        }
+    }
+
+    public static func user(_ user: UserRef) -> String {
+        "@" + Sanitizer.line(user.handle) + (user.isBot ? " [bot]" : "")
+    }
+
+    /// `[14:03] #swift <alice> hello`; continuation lines of a multi-line message are
+    /// indented under the text.
+    public static func message(_ message: Message, in chat: Chat, me: UserID?, colour: Bool = false) -> String {
+        let time = "[\(self.time(message.sentAt))]"
+        let place = label(chat, me: me)
+        let nick = "<\(Sanitizer.line(message.sender.handle))\(message.sender.isBot ? "*" : "")>"
+        let prefix = "\(time) \(place) \(nick) "
+        let lines = Sanitizer.message(message.text).split(separator: "\n", omittingEmptySubsequences: false)
+        let indent = String(repeating: " ", count: prefix.count)
+        let body = lines.enumerated().map { $0.offset == 0 ? String($0.element) : indent + $0.element }.joined(separator: "\n")
+        guard colour else { return prefix + body }
+        let nickColour: Colour = message.sender.id == me ? .green : .magenta
+        return "\(paint(time, .dim)) \(paint(place, .cyan)) \(paint(nick, nickColour)) \(body)"
+    }
+
+    /// A line for an event, or nil for events not worth a line.
+    static func event(_ event: ChatEvent, me: UserID?, colour: Bool) -> String? {
+        let line: String
+        switch event {
+        case .message(let data):
+            return message(data.message, in: data.chat, me: me, colour: colour)
+        case .chatCreated(let data):
+            line = "* \(user(data.by)) started a chat with you"
+            _ = data
+        case .memberJoined(let change):
+            if let by = change.by {
+                line = "* \(user(change.user)) was added to \(label(change.chat, me: me)) by \(user(by))"
+            } else {
+                line = "* \(user(change.user)) joined \(label(change.chat, me: me))"
+            }
+        case .memberLeft(let change):
+            line = "* \(user(change.user)) left \(label(change.chat, me: me))"
+        case .memberKicked(let change):
+            line = "* \(user(change.user)) was removed from \(label(change.chat, me: me))" + (change.by.map { " by \(user($0))" } ?? "")
+        case .roleChanged(let change):
+            line = "* \(user(change.user)) is now \(change.role?.rawValue ?? "member") of \(label(change.chat, me: me))"
+        case .readMarkerMoved, .chatDeleted:
+            return nil
+        case .presenceChanged(let change):
+            guard change.viewing == nil || !change.online else { return nil }
+            if change.viewing != nil { return nil }
+            line = "* \(user(change.user)) is \(change.online ? "online" : "offline")"
+        }
+        return colour ? paint(line, .dim) : line
+    }
+
+    public static func chatSummary(_ summary: ChatSummary, me: UserID?) -> String {
+        let place = label(summary.chat, me: me)
+        let unread = summary.unread > 0 ? " (\(summary.unread) unread)" : ""
+        let last = summary.lastMessage.map { message in
+            let text = Sanitizer.line(message.text)
+            let short = text.count > 60 ? String(text.prefix(59)) + "…" : text
+            return " [\(time(message.sentAt))] <\(Sanitizer.line(message.sender.handle))> \(short)"
+        } ?? " (no messages)"
+        return "\(place)\(unread)\(last)"
+    }
+
+    public static func profile(_ user: User) -> String {
+        var line = "@\(Sanitizer.line(user.handle)) \(Sanitizer.line(user.displayName))"
+        if let email = user.email { line += " <\(Sanitizer.line(email))>" }
+        if user.isBot { line += " [bot]" }
+        if user.avatar != nil { line += " (has avatar)" }
+        return line
+    }
+}
+
+extension Format {
+    private static let dayFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter
+    }()
+
+    public static func day(_ date: Date) -> String { dayFormatter.string(from: date) }
+}

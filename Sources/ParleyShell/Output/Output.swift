@@ -1,0 +1,141 @@
+import Foundation
+import ParleyCore
+import Synchronization
+
+/// Where the shell's results, errors and events go: human lines (coloured on a
+/// terminal) or, with `--json`, one JSON object per line.
+public final class Output: Sendable {
+    public enum Style: Sendable, Equatable {
+        case plain
+        case colour
+        case json
+    }
+
+    public let style: Style
+    /// Script output is buffered and written in large blocks; a terminal gets each line at once.
+    private let buffer = Mutex([UInt8]())
+    private let flushEachWrite: Bool
+    let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    public init(style: Style, flushEachWrite: Bool) {
+        self.style = style
+        self.flushEachWrite = flushEachWrite
+    }
+
+    public var isJSON: Bool { style == .json }
+
+    /// A command's result: lines for people, a value for `--json`.
+    public func result(_ command: String, _ lines: [String], json: some Encodable) {
+        if isJSON {
+            write(jsonLine(["type": .string("result"), "command": .string(command)], data: json))
+        } else {
+            for line in lines { write(line) }
+        }
+    }
+
+    /// A note for people only (prompts, hints); silent in JSON mode.
+    public func note(_ line: String) {
+        if !isJSON { write(paint(line, .dim)) }
+    }
+
+    public func error(_ error: ParleyError, location: String?) {
+        if isJSON {
+            var fields: [String: JSONScalar] = ["type": .string("error"), "code": .string(error.code.rawValue), "message": .string(error.message)]
+            if let location { fields["location"] = .string(location) }
+            write(jsonLine(fields, data: Optional<Int>.none))
+        }
+        let prefix = location.map { "\($0): " } ?? ""
+        let line = "\(prefix)error: \(error.code): \(Sanitizer.line(error.message))"
+        if location != nil || !isJSON { writeError(paint(line, .red)) }
+    }
+
+    public func event(_ event: ChatEvent, me: UserID?) {
+        if let line = render(event, me: me) { write(line) }
+    }
+
+    /// The event as it would be printed, or nil for events not shown to people.
+    public func render(_ event: ChatEvent, me: UserID?) -> String? {
+        if isJSON {
+            return jsonLine(["type": .string("event"), "event": .string(event.type)], data: EventData(event: event))
+        }
+        return Format.event(event, me: me, colour: style == .colour)
+    }
+
+    /// Text already formatted as one printable line (or several, separated by newlines).
+    public func write(_ line: String) {
+        buffer.withLock { buffer in
+            buffer.append(contentsOf: line.utf8)
+            buffer.append(10)
+            if flushEachWrite || buffer.count >= 1 << 16 {
+                StandardOutput.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Writes to stderr, after what stdout holds, so the two streams stay in order.
+    public func writeError(_ line: String) {
+        flush()
+        StandardOutput.write(Array((line + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    public func flush() {
+        buffer.withLock { buffer in
+            StandardOutput.write(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    func paint(_ text: String, _ colour: Format.Colour) -> String {
+        style == .colour ? Format.paint(text, colour) : text
+    }
+
+    private func jsonLine(_ fields: [String: JSONScalar], data: some Encodable) -> String {
+        var object = "{"
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            object += "\(quoted(key)):\(value.json),"
+        }
+        if let encoded = try? encoder.encode(data), let text = String(data: encoded, encoding: .utf8), text != "null" {
+            object += "\"data\":\(text)"
+        } else {
+            object.removeLast()
+        }
+        return object + "}"
+    }
+
+    private func quoted(_ text: String) -> String {
+        (try? String(data: encoder.encode(text), encoding: .utf8) ?? "\"\"") ?? "\"\""
+    }
+
+    enum JSONScalar {
+        case string(String)
+        var json: String {
+            switch self {
+            case .string(let text):
+                (try? String(data: JSONEncoder().encode(text), encoding: .utf8) ?? "\"\"") ?? "\"\""
+            }
+        }
+    }
+
+    /// An event's payload as JSON (the event's own data, without its type wrapper).
+    private struct EventData: Encodable {
+        let event: ChatEvent
+        func encode(to encoder: any Encoder) throws {
+            switch event {
+            case .message(let data): try data.encode(to: encoder)
+            case .chatCreated(let data): try data.encode(to: encoder)
+            case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
+                try data.encode(to: encoder)
+            case .readMarkerMoved(let data): try data.encode(to: encoder)
+            case .presenceChanged(let data): try data.encode(to: encoder)
+            case .chatDeleted(let data): try data.encode(to: encoder)
+            }
+        }
+    }
+}

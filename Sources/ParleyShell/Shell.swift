@@ -1,0 +1,134 @@
+import Foundation
+import ParleyCore
+
+/// The slash-command shell over one `ChatService` connection. Line input (readline or a
+/// script) feeds `execute`; results and events go to `output`.
+///
+/// ```swift
+/// let shell = Shell(service: engine.connect(), settings: settings)
+/// try await shell.execute("/login @alice --password-env PW")
+/// ```
+public actor Shell {
+    public struct Settings: Sendable {
+        public var dataFolder: URL
+        public var output: Output
+        /// True when a person types at a terminal (password prompts, notes).
+        public var interactive: Bool
+        /// Expands `$VAR` in arguments (scripts).
+        public var environment: [String: String]?
+        /// Reads a line without echo, for password prompts on a terminal.
+        public var readSecret: (@Sendable (String) async -> String?)?
+        /// Asks a yes/no question on a terminal.
+        public var confirm: (@Sendable (String) async -> Bool)?
+        /// Shown by `/status`.
+        public var modeDescription: String
+
+        public init(dataFolder: URL, output: Output, interactive: Bool, environment: [String: String]?, modeDescription: String) {
+            self.dataFolder = dataFolder
+            self.output = output
+            self.interactive = interactive
+            self.environment = environment
+            self.modeDescription = modeDescription
+        }
+    }
+
+    public enum Outcome: Sendable {
+        case proceed
+        case quit
+    }
+
+    let service: any ChatService
+    let settings: Settings
+    let inbox = Inbox()
+    public nonisolated let completions = CompletionCache()
+    var me: User?
+    var current: ChatTarget?
+    /// Called for each live event, e.g. to print it above the prompt.
+    private var eventSink: (@Sendable (ChatEvent, UserID?) -> Void)?
+    private var pump: Task<Void, Never>?
+
+    var output: Output { settings.output }
+    var tokenizer: Tokenizer { Tokenizer(environment: settings.environment) }
+
+    public init(service: any ChatService, settings: Settings) {
+        self.service = service
+        self.settings = settings
+    }
+
+    /// Starts listening to events and signs back in with the saved session, if any.
+    public func start(eventSink: (@Sendable (ChatEvent, UserID?) -> Void)?) async {
+        self.eventSink = eventSink
+        let events = service.events
+        let inbox = inbox
+        pump = Task { [weak self] in
+            for await event in events {
+                inbox.receive(event)
+                await self?.deliver(event)
+            }
+        }
+        if let token = SessionFile(folder: settings.dataFolder).load() {
+            if let signedIn = try? await service.resume(token: token) {
+                await adopt(signedIn, save: false)
+            } else {
+                SessionFile(folder: settings.dataFolder).remove()
+            }
+        }
+    }
+
+    public func stop() async {
+        pump?.cancel()
+        await service.close()
+    }
+
+    private func deliver(_ event: ChatEvent) {
+        refreshCompletions(after: event)
+        eventSink?(event, me?.id)
+    }
+
+    /// `parley> ` signed out; `alice #swift> ` or `alice @bob> ` after.
+    public var prompt: String {
+        guard let me else { return "parley> " }
+        let place = current.map { " " + $0.label } ?? ""
+        return "\(Sanitizer.line(me.handle))\(place)> "
+    }
+
+    /// Runs one line. Errors are `ParleyError`s with a stable code.
+    public func execute(_ line: String, hereDocument: String? = nil) async throws -> Outcome {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty && hereDocument == nil { return .proceed }
+        do {
+            if !trimmed.hasPrefix("/") || trimmed.hasPrefix("//") {
+                let text = trimmed.hasPrefix("//") ? String(trimmed.dropFirst()) : trimmed
+                var input = CommandInput(text, tokenizer: Tokenizer(), hereDocument: hereDocument)
+                try await sendText(to: nil, input.text())
+                return .proceed
+            }
+            var rest = Substring(trimmed.dropFirst())
+            let name = rest.prefix { $0 != " " && $0 != "\t" }
+            rest = rest.dropFirst(name.count)
+            guard let command = CommandTable.command(named: String(name)) else {
+                let hint = CommandTable.suggestion(for: String(name)).map { " (did you mean /\($0)?)" } ?? "; /help lists them"
+                throw ParleyError(.unknownCommand, "unknown command /\(name)\(hint)")
+            }
+            var input = CommandInput(String(rest), tokenizer: tokenizer, hereDocument: hereDocument)
+            return try await run(command, &input)
+        } catch let error as ParleyError {
+            throw error
+        } catch {
+            throw ParleyError(.internalError, "\(error)")
+        }
+    }
+
+    /// Called after sign-in: remembers the user, saves the token, refreshes completion.
+    func adopt(_ signedIn: SignedIn, save: Bool) async {
+        me = signedIn.user
+        current = nil
+        if save { SessionFile(folder: settings.dataFolder).save(signedIn.token) }
+        await refreshCompletions()
+    }
+
+    func requireMe() throws -> User {
+        guard let me else { throw ParleyError(.notSignedIn, "sign in first (/login or /register)") }
+        return me
+    }
+}

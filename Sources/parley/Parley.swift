@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Parley: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley",
+        abstract: "Group and direct chat from the terminal.",
+        discussion: """
+            With no subcommand, starts the shell: readline on a terminal, a script when \
+            input is piped. Type /help inside for the commands.
+            """,
+        version: "0.1.0",
+        subcommands: [ShellCommand.self, RunCommand.self],
+        defaultSubcommand: ShellCommand.self
+    )
+}
+
+/// Flags shared by every way of starting the shell.
+struct ShellOptions: ParsableArguments {
+    @Option(name: .long, help: "Data folder (default: $XDG_DATA_HOME/parley or ~/.local/share/parley).")
+    var data: String?
+
+    @Flag(name: .long, help: "Print one JSON object per line for every result, error and event.")
+    var json = false
+
+    @Flag(name: .long, help: "In a script, go on after a failed command (exit status 1 at the end).")
+    var keepGoing = false
+
+    /// The data folder, created on first use.
+    func dataFolder() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let folder: URL
+        if let data {
+            folder = URL(fileURLWithPath: data)
+        } else if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            folder = URL(fileURLWithPath: xdg).appendingPathComponent("parley")
+        } else {
+            folder = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share/parley")
+        }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ValidationError("cannot create the data folder \(folder.path): \(error.localizedDescription)")
+        }
+        return folder
+    }
+}
+
+struct ShellCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shell", abstract: "The interactive shell, or a script from standard input.")
+
+    @OptionGroup var options: ShellOptions
+
+    func run() async throws {
+        let interactive = isatty(STDIN_FILENO) == 1
+        let status = try await ShellLauncher(options: options).run(scriptName: interactive ? nil : "-", file: fdopen(STDIN_FILENO, "r"))
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run a script of shell commands.")
+
+    @OptionGroup var options: ShellOptions
+
+    @Argument(help: "The script to run ('-' for standard input).")
+    var file: String
+
+    func run() async throws {
+        let handle: UnsafeMutablePointer<FILE>
+        if file == "-" {
+            handle = fdopen(STDIN_FILENO, "r")
+        } else {
+            guard let opened = fopen(file, "r") else {
+                throw ValidationError("cannot read \(file): \(String(cString: strerror(errno)))")
+            }
+            handle = opened
+        }
+        let status = try await ShellLauncher(options: options).run(scriptName: file, file: handle)
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Runs the built `parley` binary on a script in a temporary data folder.
+struct ParleyBinary {
+    struct Result {
+        var stdout: String
+        var stderr: String
+        var status: Int32
+        var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
+    }
+
+    let data: URL
+
+    init() throws {
+        data = FileManager.default.temporaryDirectory.appendingPathComponent("parley-shell-\(UUID().uuidString)")
+    }
+
+    static var executable: URL {
+        // The test bundle sits in the build folder next to the executables.
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidate = bundle.appendingPathComponent("parley")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/parley")
+    }
+
+    /// Feeds `script` on stdin (or runs `arguments` alone) and waits for the exit.
+    func run(_ script: String = "", arguments: [String] = [], environment: [String: String] = [:], useData: Bool = true) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = (useData ? ["--data", data.path] : []) + arguments
+        var env = ProcessInfo.processInfo.environment
+        env["PARLEY_BCRYPT_COST"] = "4"
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(script.utf8))
+        try input.fileHandleForWriting.close()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
+            status: process.terminationStatus)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: data)
+    }
+}
+
+/// Two accounts and a group, the start of most scripts.
+let aliceAndBob = """
+    /register alice@example.com --handle alice --name "Alice Liddell" --password secret-alice
+    /create #swift Swift on Linux
+    /logout
+    /register bob@example.com --handle bob --password secret-bob
+    """

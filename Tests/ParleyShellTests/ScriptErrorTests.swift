@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@Suite struct ScriptErrorTests {
+    /// Each script fails on its last line with `-:LINE: error: CODE:` and stops there.
+    @Test(arguments: [
+        ("/bogus", "unknown_command"),
+        ("/history #swift many", "usage"),
+        ("/register x@example.com --colour blue --password secret-xx", "usage"),
+        ("/send", "usage"),
+        ("/msg @alice \"unterminated", "not_signed_in"),
+        ("/login @alice --password wrong-password", "bad_credentials"),
+        ("/wait --timeout 0.1 never", "not_signed_in"),
+    ])
+    func signedOutErrors(line: String, code: String) throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run("# comment\n\n\(line)\n/help\n")
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("-:3: error: \(code): "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)  // the line after the error did not run
+    }
+
+    @Test func membershipAndUserErrors() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        _ = try parley.run(aliceAndBob + "\n/logout\n/login @alice --password secret-alice\n/create #secret Hidden --private\n/logout\n/login @bob --password secret-bob\n")
+        let cases = [
+            ("/send #secret hi", "unknown_group"),
+            ("/msg @nobody hello", "unknown_user"),
+            ("/history #swift", "not_member"),
+            ("/members #swift", "not_member"),
+            ("/kick @alice #swift", "not_member"),
+            ("/send no current chat", "no_current_chat"),
+            ("/join #secret", "private_group"),
+            ("/join parley://join/nonsense", "invalid_invite"),
+            ("/send #swift \u{1B}[2J", "invalid_text"),
+            ("/wait --timeout 0.2 anything", "timeout"),
+            ("/sleep forever", "usage"),
+            ("/send #swift $MISSING_VARIABLE", "unknown_variable"),
+        ]
+        for (line, code) in cases {
+            let result = try parley.run("/whoami\n\(line)\n")
+            #expect(result.status == 1, "\(line)")
+            #expect(result.stderr == result.stderr.split(separator: "\n").first.map { "\($0)\n" }, "\(line)")
+            #expect(result.stderr.hasPrefix("-:2: error: \(code): "), "\(line) → \(result.stderr)")
+        }
+    }
+
+    @Test func keepGoingRunsEveryLineAndStillFails() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run("/bogus\n/whoami\n/help quit\n", arguments: ["--keep-going"])
+        #expect(result.status == 1)
+        #expect(result.stderr.components(separatedBy: "\n").filter { $0.contains("error:") }.count == 2)
+        #expect(result.stdout.contains("usage: /quit"))
+    }
+
+    @Test func runCommandNamesTheFileInErrors() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let script = parley.data.deletingLastPathComponent().appendingPathComponent("script-\(UUID().uuidString).parley")
+        try "/help quit\n/whoami\n".write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let result = try parley.run(arguments: ["run", script.path, "--data", parley.data.path], useData: false)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(script.path):2: error: not_signed_in: "))
+    }
+
+    @Test func variablesExpandFromTheEnvironment() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run(
+            """
+            /register $WHO@example.com --handle ${WHO} --password "$PASS"
+            /create #gg
+            /send #gg costs $5, says $WHO, not \\$WHO
+            """, environment: ["WHO": "erin", "PASS": "pass word 1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("<erin> costs $5, says erin, not $WHO"))
+        #expect(try parley.run("/logout\n/login @erin --password 'pass word 1'\n").status == 0)
+    }
+
+    @Test func jsonOutputIsOneObjectPerLine() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run(aliceAndBob + "\n/join #swift\n/send #swift hi\n/chats\n/bogus\n", arguments: ["--json"])
+        #expect(result.status == 1)
+        let objects = try result.lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.count == 8)
+        #expect(objects.prefix(7).allSatisfy { $0["type"] as? String == "result" })
+        let sent = try #require(objects[5]["data"] as? [String: Any])
+        #expect(sent["text"] as? String == "hi")
+        #expect(sent["seq"] as? Int == 1)
+        #expect((sent["sender"] as? [String: Any])?["handle"] as? String == "bob")
+        #expect(objects[7]["type"] as? String == "error")
+        #expect(objects[7]["code"] as? String == "unknown_command")
+        #expect(objects[7]["location"] as? String == "-:8")
+    }
+
+    @Test func commandLineBehavesAsUsual() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let help = try parley.run(arguments: ["--help"], useData: false)
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: parley"))
+        let version = try parley.run(arguments: ["--version"], useData: false)
+        #expect(version.stdout == "0.1.0\n")
+        let completion = try parley.run(arguments: ["--generate-completion-script", "bash"], useData: false)
+        #expect(completion.status == 0)
+        #expect(completion.stdout.contains("complete"))
+        let folder = parley.data.appendingPathComponent("nested/folder")
+        #expect(try parley.run("/status\n", arguments: ["--data", folder.path], useData: false).status == 0)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("parley.sqlite").path))
+        let xdg = try parley.run("/status\n", environment: ["XDG_DATA_HOME": parley.data.path], useData: false)
+        #expect(xdg.stdout.contains("Data: \(parley.data.path)/parley"))
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+
+@Suite struct ScriptTests {
+    @Test func accountCommands() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run(
+            """
+            /register alice@example.com --handle alice --name "Alice Liddell" --password-env PW
+            /whoami
+            /profile --name "Alice L."
+            /profile
+            /passwd --current-env PW --new new-password
+            /logout
+            /login @alice --password new-password
+            /login alice@example.com --password new-password
+            /logout
+            /register bob@example.com --password secret-bob
+            /users ali
+            /whois @alice
+            """, environment: ["PW": "first-password"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.dropLast() == [
+            "Welcome, @alice Alice Liddell <alice@example.com>",
+            "@alice Alice Liddell <alice@example.com>",
+            "@alice Alice L. <alice@example.com>",
+            "@alice Alice L. <alice@example.com>",
+            "Password changed; your other sessions are signed out",
+            "Signed out @alice",
+            "Signed in as @alice Alice L. <alice@example.com>",
+            "Signed in as @alice Alice L. <alice@example.com>",
+            "Signed out @alice",
+            "Welcome, @bob bob <bob@example.com>",
+            "@alice Alice L.",
+        ])
+        #expect(result.stdout.contains("@alice Alice L. — joined "))
+        // The session is saved in the data folder: the next run is still signed in.
+        let again = try parley.run("/whoami\n")
+        #expect(again.lines == ["@bob bob <bob@example.com>"])
+        let attributes = try FileManager.default.attributesOfItem(atPath: parley.data.appendingPathComponent("session").path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func directAndGroupMessaging() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run(
+            aliceAndBob + """
+
+            /msg @alice hi alice
+            /query @alice
+            a line without a slash goes to the current chat
+            //slash at the start
+            /join #swift
+            /send #swift <<EOF
+            line one
+            line two
+            EOF
+            /switch #swift
+            /send hello swift
+            /history #swift
+            /history @alice 1
+            /history #swift 1 --before 2
+            /chats
+            /groups
+            /search swift
+            /read #swift
+            /seen #swift 1
+            /online #swift
+            /members
+            /status
+            """)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.lines.map { $0.replacingOccurrences(of: #"\[\d\d:\d\d\]"#, with: "[t]", options: .regularExpression) }
+        #expect(lines == [
+            "Welcome, @alice Alice Liddell <alice@example.com>",
+            "Created public group #swift; you are its owner",
+            "Signed out @alice",
+            "Welcome, @bob bob <bob@example.com>",
+            "[t] @alice <bob> hi alice",
+            "Now talking with @alice",
+            "[t] @alice <bob> a line without a slash goes to the current chat",
+            "[t] @alice <bob> /slash at the start",
+            "Joined #swift",
+            "[t] #swift <bob> line one",
+            "                     line two",
+            "Now in #swift",
+            "[t] #swift <bob> hello swift",
+            "1. [t] #swift <bob> line one",
+            "                     line two",
+            "2. [t] #swift <bob> hello swift",
+            "3. [t] @alice <bob> /slash at the start",
+            "1. [t] #swift <bob> line one",
+            "                     line two",
+            "#swift [t] <bob> hello swift",
+            "@alice [t] <bob> /slash at the start",
+            "#swift — Swift on Linux",
+            "2. [t] #swift <bob> hello swift",
+            "#swift read up to 2",
+            "Message 1 not seen yet",
+            "#swift: 1 online",
+            "@bob (here)",
+            "#swift: 2 members",
+            "@alice Alice Liddell (owner)",
+            "@bob bob",
+            "Mode: embedded (SQLite in the data folder)",
+            "Data: \(parley.data.path)",
+            "Signed in as @bob bob <bob@example.com>",
+            "Unread: 0",
+            "Current chat: #swift",
+        ])
+    }
+
+    @Test func groupManagementAndInvites() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let setup = try parley.run(
+            """
+            /register carol@example.com --handle carol --password secret-carol
+            /register dave@example.com --handle dave --password secret-dave
+            """, arguments: ["--keep-going"])
+        #expect(setup.stderr.contains("already_signed_in"))
+        let result = try parley.run(
+            """
+            /logout
+            /register dave@example.com --handle dave --password secret-dave
+            /logout
+            /login @carol --password secret-carol
+            /create #club The Club --private
+            /invite @dave
+            /invite --link #club --uses 2 --expires 2h
+            /members #club
+            /op @dave #club
+            /deop @dave #club
+            /kick @dave #club
+            /members #club
+            """)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.contains("Created private group #club; you are its owner"))
+        #expect(result.lines.contains("Added @dave to #club"))
+        #expect(result.lines.contains("@dave is now admin of #club"))
+        #expect(result.lines.contains("@dave is now member of #club"))
+        #expect(result.lines.contains("Removed @dave from #club"))
+        let link = try #require(result.stdout.firstMatch(of: /parley:\/\/join\/([a-z2-7]{26})/))
+        #expect(result.stdout.contains("(2 uses, expires "))
+        let joined = try parley.run(
+            """
+            /logout
+            /login @dave --password secret-dave
+            /join \(link.0)
+            /leave #club
+            /join \(link.1)
+            /logout
+            /login @carol --password secret-carol
+            /revoke \(link.1)
+            /create #open
+            /logout
+            /login @dave --password secret-dave
+            /join #open
+            /delete-chat #open
+            /chats
+            """)
+        #expect(joined.status == 0, "\(joined.stderr)")
+        #expect(joined.lines.filter { $0 == "Joined #club" }.count == 2)
+        #expect(joined.lines.contains("Left #club"))
+        #expect(joined.lines.contains("Revoked \(link.1)"))
+        #expect(joined.lines.contains("Deleted #open from your chats"))
+        #expect(joined.lines.last == "#club (no messages)")
+    }
+
+    @Test func helpSleepAndQuit() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run("/help\n/help invite\n/sleep 10ms\n/quit\n/whoami\n")
+        #expect(result.status == 0)
+        #expect(result.lines.first == "Commands (/help NAME for usage and an example):")
+        #expect(result.stdout.contains("usage: /invite @H [#G]"))
+        #expect(result.stdout.contains("example: /invite --link #swift --uses 5 --expires 7d"))
+        #expect(!result.stderr.contains("not_signed_in"))  // /quit stopped the script
+    }
+
+    @Test func everyCommandHasHelpWithUsageAndExample() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let names = ["register", "login", "logout", "whoami", "passwd", "profile", "users", "whois", "msg", "query", "create",
+            "join", "invite", "revoke", "leave", "members", "kick", "op", "online", "send", "history", "read", "seen",
+            "delete-chat", "search", "chats", "switch", "status", "help", "wait", "sleep", "quit"]
+        let result = try parley.run(names.map { "/help \($0)" }.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.filter { $0.hasPrefix("usage: /") }.count == names.count)
+        #expect(result.lines.filter { $0.hasPrefix("  example: /") }.count == names.count)
+    }
+}
