@@ -24,6 +24,7 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ],
         swiftSettings: swiftSettings
     ),

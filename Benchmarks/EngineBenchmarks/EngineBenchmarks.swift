@@ -11,6 +11,7 @@ final class Fixtures: @unchecked Sendable {
     var world: TestWorld?
     var senders: [EngineSession] = []
     var group: ChatID?
+    var groups: [ChatID] = []
     var reader: EngineSession?
     var bigChat: ChatID?
     var busyUser: EngineSession?
@@ -25,41 +26,19 @@ let benchmarks: @Sendable () -> Void = {
     let configuration = Benchmark.Configuration(
         metrics: [.wallClock, .throughput, .cpuTotal], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2_000)
 
-    // 1,000 committed sends per iteration from 50 concurrent senders in one group.
+    // 1,000 committed sends per iteration from 50 concurrent senders, each in a group
+    // of its own: the cost of storing, without fan-out.
     Benchmark(
         "Durable send x1000 (50 concurrent senders)", configuration: configuration,
-        closure: { benchmark in
-            guard let group = fixtures.group else { return }
-            let senders = fixtures.senders
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                for sender in senders {
-                    tasks.addTask {
-                        for _ in 0..<(sendsPerIteration / concurrentSenders) {
-                            _ = try await sender.sendMessage(to: .chat(group), text: "benchmark message", clientID: nil)
-                        }
-                    }
-                }
-                try await tasks.waitForAll()
-            }
-        },
-        setup: {
-            let world = try TestWorld()
-            let owner = try await world.signUp("owner")
-            let group = try await owner.createGroup(handle: "bench", title: nil, isPublic: true)
-            var senders: [EngineSession] = []
-            for index in 0..<concurrentSenders {
-                let sender = try await world.signUp("sender\(index)")
-                _ = try await sender.joinGroup(handle: "bench")
-                senders.append(sender)
-            }
-            // Live sessions read their events; left unread they would pile up in memory.
-            for session in senders + [owner] {
-                Task { for await _ in session.events {} }
-            }
-            fixtures.world = world
-            fixtures.group = group.id
-            fixtures.senders = senders
-        })
+        closure: { _ in try await sendConcurrently(fixtures) },
+        setup: { try await prepareSenders(fixtures, sharedGroup: false) })
+
+    // The same into one 50-member group whose members all have a live session reading
+    // events: storing plus in-process fan-out to 50 sessions.
+    Benchmark(
+        "Send x1000 into a 50-member group, all live", configuration: configuration,
+        closure: { _ in try await sendConcurrently(fixtures) },
+        setup: { try await prepareSenders(fixtures, sharedGroup: true) })
 
     // One sender, one send at a time: the latency of a single committed send.
     Benchmark(
@@ -126,6 +105,41 @@ let benchmarks: @Sendable () -> Void = {
         })
 }
 
+/// 50 signed-in senders, each in a group of its own or all in one, reading their events.
+func prepareSenders(_ fixtures: Fixtures, sharedGroup: Bool) async throws {
+    let world = try TestWorld()
+    var senders: [EngineSession] = []
+    var groups: [ChatID] = []
+    for index in 0..<concurrentSenders {
+        let sender = try await world.signUp("sender\(index)")
+        if sharedGroup && index > 0 {
+            _ = try await sender.joinGroup(handle: "shared")
+            groups.append(groups[0])
+        } else {
+            groups.append(try await sender.createGroup(handle: sharedGroup ? "shared" : "own\(index)", title: nil, isPublic: true).id)
+        }
+        senders.append(sender)
+        // Live sessions read their events; left unread they would pile up in memory.
+        Task { for await _ in sender.events {} }
+    }
+    fixtures.world = world
+    fixtures.senders = senders
+    fixtures.groups = groups
+}
+
+func sendConcurrently(_ fixtures: Fixtures) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        for (sender, group) in zip(fixtures.senders, fixtures.groups) {
+            tasks.addTask {
+                for _ in 0..<(sendsPerIteration / concurrentSenders) {
+                    _ = try await sender.sendMessage(to: .chat(group), text: "benchmark message", clientID: nil)
+                }
+            }
+        }
+        try await tasks.waitForAll()
+    }
+}
+
 /// Writes `count` messages straight into the database: building a million-message chat
 /// through the engine would take most of a minute and measure nothing.
 func fillChat(_ chat: ChatID, author: UserID, count: Int64, databasePath: String) async throws {
@@ -136,7 +150,8 @@ func fillChat(_ chat: ChatID, author: UserID, count: Int64, databasePath: String
         for seq in 1...count {
             try insert.execute(arguments: [chat.rawValue, seq, author.rawValue, "message number \(seq)", 1_800_000_000_000 + seq])
         }
-        try db.execute(sql: "UPDATE chat SET last_seq = ? WHERE id = ?", arguments: [count, chat.rawValue])
+        try db.execute(
+            sql: "UPDATE chat SET last_seq = ?, last_message_id = (SELECT max(id) FROM message) WHERE id = ?", arguments: [count, chat.rawValue])
     }
     try queue.close()
 }

@@ -20,9 +20,12 @@ final class MessageWriter: Sendable {
     private let pool: DatabasePool
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "parley.message-writer")
+    /// Runs after each committed batch (search indexing, checkpoints).
+    private let afterCommit: @Sendable () -> Void
 
-    init(pool: DatabasePool) {
+    init(pool: DatabasePool, afterCommit: @escaping @Sendable () -> Void) {
         self.pool = pool
+        self.afterCommit = afterCommit
     }
 
     func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
@@ -56,6 +59,7 @@ final class MessageWriter: Sendable {
                 try batch.map { try Self.insert($0.message, db) }
             }
             for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
+            afterCommit()
         } catch {
             for pending in batch { pending.continuation.resume(throwing: error) }
         }
@@ -78,31 +82,28 @@ final class MessageWriter: Sendable {
         let chat = message.chatID.rawValue
         let sender = message.sender.id.rawValue
         let sentAt = message.sentAt.storedMilliseconds
-        // Taking the next sequence number and checking membership in one statement.
+        // The next sequence number and the membership check in the insert itself; the
+        // writer is the only one, so nothing can take the same number in between.
         guard
-            let seq = try Int64.fetchOne(
+            let inserted = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        UPDATE chat SET last_seq = last_seq + 1, last_activity_at = ?1
-                        WHERE id = ?2 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?2 AND user_id = ?3)
-                        RETURNING last_seq
+                        INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id)
+                        SELECT ?1, last_seq + 1, ?2, ?3, ?4, ?5, ?6, ?7 FROM chat
+                        WHERE id = ?1 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2)
+                        RETURNING id, seq
                         """),
-                arguments: [sentAt, chat, sender])
+                arguments: [chat, sender, message.kind.rawValue, message.text, message.media, sentAt, message.clientID])
         else {
             let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
             return .failure(
                 chatExists
                     ? ParleyError(.notMember, "you are not a member of this chat") : ParleyError(.unknownChat, "no such chat"))
         }
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: [chat, seq, sender, message.kind.rawValue, message.text, message.media, sentAt, message.clientID])
-        let id = db.lastInsertedRowID
-        try db.cachedStatement(sql: "INSERT INTO message_fts (rowid, text) VALUES (?, ?)")
-            .execute(arguments: [id, message.text])
+        let id: Int64 = inserted[0]
+        let seq: Int64 = inserted[1]
+        try db.cachedStatement(sql: "UPDATE chat SET last_seq = ?, last_message_id = ?, last_activity_at = ? WHERE id = ?")
+            .execute(arguments: [seq, id, sentAt, chat])
         // Sending implies having read the chat up to one's own message.
         try db.cachedStatement(sql: "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
             .execute(arguments: [seq, sentAt, chat, sender])

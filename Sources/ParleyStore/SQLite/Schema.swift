@@ -84,6 +84,28 @@ enum Schema {
         migrator.registerMigration("v2") { db in
             try db.execute(sql: "DROP INDEX member_hidden")
         }
+        // Messages are indexed for search in batches after they are stored; this
+        // remembers how far the index goes.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE search_state (id INTEGER PRIMARY KEY CHECK (id = 1), indexed_up_to INTEGER NOT NULL);
+                INSERT INTO search_state (id, indexed_up_to) VALUES (1, (SELECT coalesce(max(id), 0) FROM message));
+                """)
+        }
+        // The chat list reads the last message by rowid and the peer of a direct chat by
+        // primary key instead of searching indexes for them.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: """
+                ALTER TABLE chat ADD COLUMN last_message_id INTEGER;
+                ALTER TABLE chat ADD COLUMN user_low INTEGER;
+                ALTER TABLE chat ADD COLUMN user_high INTEGER;
+                UPDATE chat SET last_message_id = (SELECT id FROM message WHERE chat_id = chat.id AND seq = chat.last_seq);
+                UPDATE chat SET
+                    user_low = CAST(substr(direct_key, 1, instr(direct_key, ':') - 1) AS INTEGER),
+                    user_high = CAST(substr(direct_key, instr(direct_key, ':') + 1) AS INTEGER)
+                WHERE kind = 'direct';
+                """)
+        }
         return migrator
     }
 }
