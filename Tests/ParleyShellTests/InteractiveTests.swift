@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// Drives the real binary in a tmux pseudo-terminal and reads the screen.
+struct TmuxSession {
+    let socket = "parley-test-\(UUID().uuidString.prefix(8))"
+    let name = "shell"
+
+    /// Runs a tmux command and returns its output. Spawned directly (posix_spawn and
+    /// waitpid): Foundation's Process did not reap the tmux client here.
+    @discardableResult
+    func tmux(_ arguments: [String], captureOutput: Bool = true) throws -> String {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if captureOutput {
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        } else {
+            // The tmux server started by new-session would hold a pipe open forever.
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        let argv = (["tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
+        close(fds[1])
+        defer { close(fds[0]) }
+        guard spawned == 0 else { throw POSIXError(.ENOENT) }
+        var output = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fds[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            output += buffer[0..<count]
+        }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    func start(_ command: String) throws {
+        try tmux(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", command], captureOutput: false)
+    }
+
+    func type(_ keys: String...) throws {
+        try tmux(["send-keys", "-t", name] + keys)
+    }
+
+    func screen() throws -> String {
+        try tmux(["capture-pane", "-t", name, "-p"])
+    }
+
+    /// Waits until the screen satisfies `condition` (the timeout only guards against a hang).
+    func waitFor(_ description: String, timeout: Double = 10, _ condition: (String) -> Bool) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            last = try screen()
+            if condition(last) { return last }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("timed out waiting for \(description); screen:\n\(last)")
+        return last
+    }
+
+    func waitFor(_ text: String) throws -> String {
+        try waitFor("'\(text)'") { $0.contains(text) }
+    }
+
+    func stop() {
+        _ = try? tmux(["kill-server"])
+    }
+}
+
+@Suite(.serialized) struct InteractiveTests {
+    @Test func promptCompletionPasswordsAndCtrlC() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let terminal = TmuxSession()
+        defer { terminal.stop() }
+        try terminal.start("PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path)")
+        _ = try terminal.waitFor("parley>")
+
+        // Tab completes a command name (capture-pane trims trailing spaces, hence no space after prompts).
+        try terminal.type("/regis", "Tab")
+        _ = try terminal.waitFor("parley> /register")
+        try terminal.type("ann@example.com --handle ann", "Enter")
+
+        // The password is asked twice without echo.
+        _ = try terminal.waitFor("Password:")
+        try terminal.type("hunter22-secret", "Enter")
+        _ = try terminal.waitFor("Again:")
+        try terminal.type("hunter22-secret", "Enter")
+        var screen = try terminal.waitFor("Welcome, @ann")
+        #expect(!screen.contains("hunter22"))
+        _ = try terminal.waitFor("ann>")
+
+        // The prompt shows where we are; tab completes a #group.
+        try terminal.type("/create #swift Swift on Linux", "Enter")
+        _ = try terminal.waitFor("ann #swift>")
+        try terminal.type("/members #sw", "Tab")
+        _ = try terminal.waitFor("/members #swift")
+        try terminal.type("Enter")
+        _ = try terminal.waitFor("#swift: 1 members")
+
+        // Ctrl-C drops the half-typed line and gives a fresh prompt.
+        try terminal.type("half typed line")
+        _ = try terminal.waitFor("half typed line")
+        try terminal.type("C-c")
+        try terminal.type("/whoami", "Enter")
+        screen = try terminal.waitFor("@ann ann <ann@example.com>")
+        #expect(screen.contains("half typed line^C"))
+        #expect(!screen.contains("half typed line/whoami"))
+
+        // A password on the command line works but never reaches the history file.
+        try terminal.type("/logout", "Enter")
+        _ = try terminal.waitFor("parley>")
+        try terminal.type("/login @ann --password hunter22-secret", "Enter")
+        _ = try terminal.waitFor("Signed in as @ann")
+
+        // Ctrl-D quits.
+        try terminal.type("C-d")
+        // When the shell exits its tmux session ends and the screen can no longer be read.
+        _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
+        let history = try String(contentsOf: parley.data.appendingPathComponent("history"), encoding: .utf8)
+        #expect(history.contains("/create #swift Swift on Linux"))
+        #expect(history.contains("/members #swift"))
+        #expect(!history.contains("hunter22"))
+        #expect(!history.contains("--password"))
+    }
+}
