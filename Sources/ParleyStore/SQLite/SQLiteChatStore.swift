@@ -18,30 +18,22 @@ public final class SQLiteChatStore: ChatStore {
     let pool: DatabasePool
     let writer: MessageWriter
     let indexer: SearchIndexer
-    let checkpointer: Checkpointer
 
     public init(path: String, durability: Durability = .normal) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-            // Checkpoints run in the background (Checkpointer), not inside a send's commit.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(pool)
         indexer = SearchIndexer(pool: pool)
-        checkpointer = try Checkpointer(path: path)
-        writer = MessageWriter(pool: pool) { [indexer, checkpointer] in
-            indexer.schedule()
-            checkpointer.didCommit()
-        }
+        writer = MessageWriter(pool: pool) { [indexer] in indexer.schedule() }
         indexer.schedule(after: .milliseconds(0))
     }
 
     /// Closes the database; later calls fail.
     public func close() throws {
-        try checkpointer.close()
         try pool.close()
     }
 
