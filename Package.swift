@@ -12,6 +12,13 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
     .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+    .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
 ]
 
 var targets: [Target] = [
@@ -38,6 +45,34 @@ var targets: [Target] = [
         ],
         swiftSettings: swiftSettings
     ),
+    .target(
+        name: "ParleyProtocol",
+        dependencies: ["ParleyCore"],
+        swiftSettings: swiftSettings
+    ),
+    .target(
+        name: "ParleyServer",
+        dependencies: [
+            "ParleyCore", "ParleyEngine", "ParleyProtocol",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .target(
+        name: "ParleyClient",
+        dependencies: [
+            "ParleyCore", "ParleyProtocol",
+            .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    ),
     .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
     .target(
         name: "ParleyShell",
@@ -47,8 +82,9 @@ var targets: [Target] = [
     .executableTarget(
         name: "parley",
         dependencies: [
-            "ParleyShell", "ParleyEngine", "ParleyStore",
+            "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ],
         swiftSettings: swiftSettings
     ),

@@ -41,8 +41,19 @@ public final class ChatEngine: Sendable {
 
     /// A new, signed-out connection.
     public func connect() -> EngineSession {
-        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue)
+        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, positioned: false)
     }
+
+    /// A new, signed-out connection whose events come on `positionedEvents`, numbered
+    /// for resuming (what a server hands its sockets).
+    public func connectWithPositions() -> EngineSession {
+        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, positioned: true)
+    }
+
+    /// The epoch of the event positions (changes when the process restarts).
+    public var eventEpoch: String { bus.epoch }
+    /// The position of the newest event published.
+    public var eventPosition: UInt64 { bus.position }
 
     var now: Date { configuration.now() }
 

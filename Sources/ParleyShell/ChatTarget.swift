@@ -64,7 +64,14 @@ extension Shell {
     func sendText(to word: String?, _ text: String) async throws {
         var target = try await target(word)
         guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
-        let message = try await service.sendMessage(to: recipient, text: text, clientID: nil)
+        let message: Message
+        do {
+            message = try await service.sendMessage(to: recipient, text: text, clientID: nil)
+        } catch let error as ParleyError where error.code == .pending {
+            // Kept in the outbox: not an error, and shown once the server has it.
+            output.result("send", ["[pending] \(target.label) \(Sanitizer.line(text))  (\(error.message))"], json: ["pending": text])
+            return
+        }
         if target.chat == nil {
             target.chat = try await service.chat(message.chatID)
             if current?.peer?.id == target.peer?.id && current?.chat == nil { current = target }

@@ -22,6 +22,9 @@ public actor Shell {
         public var confirm: (@Sendable (String) async -> Bool)?
         /// Shown by `/status`.
         public var modeDescription: String
+        /// Opens a connection to a server for `/connect URL`: the service, the folder
+        /// for its session and outbox, and how `/status` describes it.
+        public var connect: (@Sendable (String) async throws -> (service: any ChatService, folder: URL, description: String))?
 
         public init(dataFolder: URL, output: Output, interactive: Bool, environment: [String: String]?, modeDescription: String) {
             self.dataFolder = dataFolder
@@ -37,8 +40,8 @@ public actor Shell {
         case quit
     }
 
-    let service: any ChatService
-    let settings: Settings
+    var service: any ChatService
+    var settings: Settings
     let inbox = Inbox()
     public nonisolated let completions = CompletionCache()
     var me: User?
@@ -66,13 +69,34 @@ public actor Shell {
                 await self?.deliver(event)
             }
         }
-        if let token = SessionFile(folder: settings.dataFolder).load() {
-            if let signedIn = try? await service.resume(token: token) {
-                await adopt(signedIn, save: false)
-            } else {
-                SessionFile(folder: settings.dataFolder).remove()
-            }
+        await resumeSaved()
+    }
+
+    /// Signs back in with the saved token; forgets it only when the service refuses it.
+    func resumeSaved() async {
+        guard let token = SessionFile(folder: settings.dataFolder).load() else { return }
+        do {
+            await adopt(try await service.resume(token: token), save: false)
+        } catch let error as ParleyError where error.code == .invalidToken {
+            SessionFile(folder: settings.dataFolder).remove()
+        } catch let error as ParleyError {
+            output.note("not signed back in: \(error.message)")
+        } catch {
+            output.note("not signed back in: \(error)")
         }
+    }
+
+    /// Switches to another service (`/connect`): the old one is closed, events now come
+    /// from the new one, and its saved session is resumed.
+    func replaceService(with service: any ChatService, folder: URL, description: String) async {
+        pump?.cancel()
+        await self.service.close()
+        self.service = service
+        settings.dataFolder = folder
+        settings.modeDescription = description
+        me = nil
+        current = nil
+        await start(eventSink: eventSink)
     }
 
     public func stop() async {

@@ -11,7 +11,7 @@ struct Parley: AsyncParsableCommand {
             input is piped. Type /help inside for the commands.
             """,
         version: "0.1.0",
-        subcommands: [ShellCommand.self, RunCommand.self],
+        subcommands: [ShellCommand.self, RunCommand.self, ServeCommand.self],
         defaultSubcommand: ShellCommand.self
     )
 }
@@ -27,8 +27,16 @@ struct ShellOptions: ParsableArguments {
     @Flag(name: .long, help: "In a script, go on after a failed command (exit status 1 at the end).")
     var keepGoing = false
 
+    @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT) instead of the embedded database.")
+    var server: String?
+
     /// The data folder, created on first use.
     func dataFolder() throws -> URL {
+        try Self.folder(data)
+    }
+
+    /// The data folder named by `--data`, or the default one; created on first use.
+    static func folder(_ data: String?) throws -> URL {
         let environment = ProcessInfo.processInfo.environment
         let folder: URL
         if let data {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyClient
 import ParleyCore
 import ParleyEngine
 import ParleyShell
@@ -17,26 +18,47 @@ struct ShellLauncher {
             options.json ? .json : (interactive && isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil ? .colour : .plain)
         let output = Output(style: style, flushEachWrite: interactive)
 
-        let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
-        var configuration = ChatEngine.Configuration()
-        if let cost = environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
-            configuration.bcryptCost = cost
+        let editorBox = EditorBox()
+        // Lines that arrive on their own (a queued message acknowledged) go above the prompt.
+        let announce: @Sendable (String) -> Void = { line in
+            if let editor = editorBox.editor { editor.show(line) } else { output.write(line) }
         }
-        let engine = ChatEngine(store: store, configuration: configuration)
+        let connect: @Sendable (String) async throws -> (service: any ChatService, folder: URL, description: String) = { url in
+            try Self.remote(url: url, dataFolder: folder, output: output, announce: announce)
+        }
+
+        let service: any ChatService
+        let serviceFolder: URL
+        let description: String
+        var store: SQLiteChatStore?
+        if let server = options.server {
+            (service, serviceFolder, description) = try Self.remote(url: server, dataFolder: folder, output: output, announce: announce)
+        } else {
+            let opened = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
+            var configuration = ChatEngine.Configuration()
+            if let cost = environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
+                configuration.bcryptCost = cost
+            }
+            service = ChatEngine(store: opened, configuration: configuration).connect()
+            store = opened
+            serviceFolder = folder
+            description = "embedded (SQLite in the data folder)"
+        }
 
         var settings = Shell.Settings(
-            dataFolder: folder, output: output, interactive: interactive,
-            environment: interactive ? nil : environment, modeDescription: "embedded (SQLite in the data folder)")
+            dataFolder: serviceFolder, output: output, interactive: interactive,
+            environment: interactive ? nil : environment, modeDescription: description)
+        settings.connect = connect
         settings.readSecret = { prompt in
             await withCheckedContinuation { continuation in
                 DispatchQueue.global().async { continuation.resume(returning: Terminal.readLine(prompt: prompt, echo: false)) }
             }
         }
-        let shell = Shell(service: engine.connect(), settings: settings)
-        defer { try? store.close() }
+        let shell = Shell(service: service, settings: settings)
+        defer { try? store?.close() }
 
         guard let scriptName else {
-            return await interact(shell, output: output, folder: folder)
+            return await interact(shell, output: output, folder: folder, editorBox: editorBox)
         }
         await shell.start(eventSink: nil)
         let status = await ScriptRunner(name: scriptName, keepGoing: options.keepGoing).run(LineReader(file: file), shell: shell, output: output)
@@ -44,8 +66,26 @@ struct ShellLauncher {
         return status
     }
 
-    private func interact(_ shell: Shell, output: Output, folder: URL) async -> Int32 {
-        let editorBox = EditorBox()
+    /// A client of the server at `url`; its session and outbox live in a folder of
+    /// their own under the data folder, one per server.
+    static func remote(
+        url: String, dataFolder: URL, output: Output, announce: @escaping @Sendable (String) -> Void
+    ) throws -> (service: any ChatService, folder: URL, description: String) {
+        let socketURL = RemoteChatService.socketURL(url)
+        guard let parsed = URL(string: socketURL), let host = parsed.host, ["ws", "wss"].contains(parsed.scheme ?? "") else {
+            throw ParleyError(.invalidArgument, "not a server address: \(url) (expected ws://HOST:PORT)")
+        }
+        let name = "\(host)_\(parsed.port ?? 80)".map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" ? $0 : "-" }
+        let folder = dataFolder.appendingPathComponent("servers").appendingPathComponent(String(name))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let service = RemoteChatService(
+            url: socketURL, folder: folder,
+            onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },
+            onRejected: { _, error in announce("[not sent] \(error.code): \(Sanitizer.line(error.message))") })
+        return (service, folder, "client of \(socketURL)")
+    }
+
+    private func interact(_ shell: Shell, output: Output, folder: URL, editorBox: EditorBox) async -> Int32 {
         await shell.start { event, me in
             if let text = output.render(event, me: me) { editorBox.editor?.show(text) }
         }

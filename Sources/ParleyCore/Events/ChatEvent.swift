@@ -42,6 +42,17 @@ public enum ChatEvent: Hashable, Sendable {
     }
 }
 
+/// Where a client is in its user's event feed: the bus that numbered the events (it
+/// changes when the server restarts) and the last position received.
+public struct EventPosition: Hashable, Codable, Sendable {
+    public var epoch: String
+    public var position: UInt64
+    public init(epoch: String, position: UInt64) {
+        self.epoch = epoch
+        self.position = position
+    }
+}
+
 /// A new message, with the chat it belongs to so it can be shown without a lookup.
 public struct MessageEvent: Hashable, Codable, Sendable {
     public var chat: Chat
@@ -101,33 +112,43 @@ extension ChatEvent: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let type = try container.decode(String.self, forKey: .type)
-        switch type {
-        case "message": self = .message(try container.decode(MessageEvent.self, forKey: .data))
-        case "chat_created": self = .chatCreated(try container.decode(ChatCreated.self, forKey: .data))
-        case "member_joined": self = .memberJoined(try container.decode(MemberChange.self, forKey: .data))
-        case "member_left": self = .memberLeft(try container.decode(MemberChange.self, forKey: .data))
-        case "member_kicked": self = .memberKicked(try container.decode(MemberChange.self, forKey: .data))
-        case "role_changed": self = .roleChanged(try container.decode(MemberChange.self, forKey: .data))
-        case "read_marker_moved": self = .readMarkerMoved(try container.decode(ReadMarker.self, forKey: .data))
-        case "presence_changed": self = .presenceChanged(try container.decode(PresenceChange.self, forKey: .data))
-        case "chat_deleted": self = .chatDeleted(try container.decode(ChatDeleted.self, forKey: .data))
-        default:
-            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown event type \(type)")
-        }
+        self = try Self.decode(type: try container.decode(String.self, forKey: .type), from: container, forKey: .data)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(type, forKey: .type)
+        try encodeData(into: &container, forKey: .data)
+    }
+
+    /// Decodes the event named `type` from its data under `key`: for envelopes that
+    /// name the type and the data with their own keys.
+    public static func decode<Key: CodingKey>(type: String, from container: KeyedDecodingContainer<Key>, forKey key: Key) throws -> ChatEvent {
+        switch type {
+        case "message": .message(try container.decode(MessageEvent.self, forKey: key))
+        case "chat_created": .chatCreated(try container.decode(ChatCreated.self, forKey: key))
+        case "member_joined": .memberJoined(try container.decode(MemberChange.self, forKey: key))
+        case "member_left": .memberLeft(try container.decode(MemberChange.self, forKey: key))
+        case "member_kicked": .memberKicked(try container.decode(MemberChange.self, forKey: key))
+        case "role_changed": .roleChanged(try container.decode(MemberChange.self, forKey: key))
+        case "read_marker_moved": .readMarkerMoved(try container.decode(ReadMarker.self, forKey: key))
+        case "presence_changed": .presenceChanged(try container.decode(PresenceChange.self, forKey: key))
+        case "chat_deleted": .chatDeleted(try container.decode(ChatDeleted.self, forKey: key))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown event type \(type)")
+        }
+    }
+
+    /// Encodes the event's data (without its type) under `key`.
+    public func encodeData<Key: CodingKey>(into container: inout KeyedEncodingContainer<Key>, forKey key: Key) throws {
         switch self {
-        case .message(let data): try container.encode(data, forKey: .data)
-        case .chatCreated(let data): try container.encode(data, forKey: .data)
+        case .message(let data): try container.encode(data, forKey: key)
+        case .chatCreated(let data): try container.encode(data, forKey: key)
         case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
-            try container.encode(data, forKey: .data)
-        case .readMarkerMoved(let data): try container.encode(data, forKey: .data)
-        case .presenceChanged(let data): try container.encode(data, forKey: .data)
-        case .chatDeleted(let data): try container.encode(data, forKey: .data)
+            try container.encode(data, forKey: key)
+        case .readMarkerMoved(let data): try container.encode(data, forKey: key)
+        case .presenceChanged(let data): try container.encode(data, forKey: key)
+        case .chatDeleted(let data): try container.encode(data, forKey: key)
         }
     }
 }

@@ -46,6 +46,10 @@ extension ErrorCode {
     public static let invalidArgument = ErrorCode("invalid_argument")
     public static let rateLimited = ErrorCode("rate_limited")
     // Transport and internals
+    public static let badFrame = ErrorCode("bad_frame")
+    public static let unknownOp = ErrorCode("unknown_op")
+    public static let tooManySockets = ErrorCode("too_many_sockets")
+    public static let pending = ErrorCode("pending")
     public static let unavailable = ErrorCode("unavailable")
     public static let internalError = ErrorCode("internal")
 }

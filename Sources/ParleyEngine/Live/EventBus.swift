@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 import Synchronization
 
@@ -7,36 +8,138 @@ public struct SubscriptionID: Hashable, Sendable {
     public init(rawValue: Int) { self.rawValue = rawValue }
 }
 
-/// Carries events from the session that caused them to every live session of the users
-/// concerned. `InProcessEventBus` serves one process; a bus over PostgreSQL can carry
-/// them between server nodes.
-public protocol EventBus: Sendable {
-    func subscribe(_ user: UserID, deliver: @escaping @Sendable (ChatEvent) -> Void) -> SubscriptionID
-    func unsubscribe(_ subscription: SubscriptionID)
-    /// Delivers `event` to each live session of `users`, except `origin` (the session
-    /// that caused it and already has the result).
-    func publish(_ event: ChatEvent, to users: [UserID], except origin: SubscriptionID?) async
+/// The session that caused an event: its live subscription does not get the event
+/// (it already has the result), and neither does a later resume with the same token.
+public struct EventOrigin: Sendable {
+    public var subscription: SubscriptionID?
+    public var tokenHash: Data?
+    public init(subscription: SubscriptionID?, tokenHash: Data?) {
+        self.subscription = subscription
+        self.tokenHash = tokenHash
+    }
 }
 
-/// `EventBus` within one process: a table of subscribers per user.
-public final class InProcessEventBus: EventBus {
-    private struct State {
-        var nextID = 0
-        var subscribers: [UserID: [SubscriptionID: @Sendable (ChatEvent) -> Void]] = [:]
-        var owners: [SubscriptionID: UserID] = [:]
+/// An event as published: numbered, shared by every recipient, and encoded at most
+/// once for all of them.
+public final class PositionedEvent: Sendable {
+    public let event: ChatEvent
+    /// Increases with each event published on the bus; the events one user receives
+    /// have increasing, not consecutive, positions.
+    public let position: UInt64
+    let originToken: Data?
+    private let encoding = Mutex<(any Sendable)?>(nil)
+
+    init(event: ChatEvent, position: UInt64, originToken: Data?) {
+        self.event = event
+        self.position = position
+        self.originToken = originToken
     }
 
+    /// The event's encoding, made by `encode` for the first caller and shared by the
+    /// others (one encoder per process, so the type is always the same).
+    public func encoded<Encoding: Sendable>(_ encode: (PositionedEvent) -> Encoding) -> Encoding {
+        if let cached = encoding.withLock({ $0 }) as? Encoding { return cached }
+        let made = encode(self)
+        encoding.withLock { $0 = made }
+        return made
+    }
+}
+
+/// Carries events from the session that caused them to every live session of the users
+/// concerned, and keeps each user's recent events so a session that reconnects gets
+/// what it missed. `InProcessEventBus` serves one process; a bus over PostgreSQL can
+/// carry them between server nodes.
+public protocol EventBus: Sendable {
+    /// Changes whenever positions restart (a new process).
+    var epoch: String { get }
+    /// The position of the newest event published.
+    var position: UInt64 { get }
+    /// Subscribes a session of `user`. With `after`, first delivers the user's events
+    /// after that position (minus those `tokenHash` caused); returns false in `complete`
+    /// when some of them are no longer kept.
+    func subscribe(
+        _ user: UserID, tokenHash: Data?, after: EventPosition?, deliver: @escaping @Sendable (PositionedEvent) -> Void
+    ) -> (subscription: SubscriptionID, complete: Bool)
+    func unsubscribe(_ subscription: SubscriptionID)
+    /// Delivers `event` to each live session of `users`, except its origin.
+    func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async
+}
+
+/// `EventBus` within one process: a table of subscribers per user, and a bounded backlog
+/// of each user's events for resuming.
+public final class InProcessEventBus: EventBus {
+    private struct Backlog {
+        var events: [PositionedEvent] = []
+        var start = 0
+        /// The newest position that was dropped to keep the backlog bounded.
+        var droppedThrough: UInt64 = 0
+
+        mutating func append(_ event: PositionedEvent, capacity: Int) {
+            if events.count - start >= capacity {
+                droppedThrough = events[start].position
+                start += 1
+                if start >= capacity {
+                    events.removeFirst(start)
+                    start = 0
+                }
+            }
+            events.append(event)
+        }
+
+        func after(_ position: UInt64) -> ArraySlice<PositionedEvent> {
+            let live = events[start...]
+            // Positions increase along the backlog: binary search for the first newer one.
+            var low = live.startIndex
+            var high = live.endIndex
+            while low < high {
+                let middle = (low + high) / 2
+                if live[middle].position <= position { low = middle + 1 } else { high = middle }
+            }
+            return live[low...]
+        }
+    }
+
+    private struct State {
+        var nextID = 0
+        var position: UInt64 = 0
+        var subscribers: [UserID: [SubscriptionID: @Sendable (PositionedEvent) -> Void]] = [:]
+        var owners: [SubscriptionID: UserID] = [:]
+        var backlogs: [UserID: Backlog] = [:]
+    }
+
+    public let epoch: String
+    private let backlogCapacity: Int
     private let state = Mutex(State())
 
-    public init() {}
+    /// - Parameter backlog: how many recent events to keep per user for resuming.
+    public init(backlog: Int = 1024) {
+        self.epoch = UUID().uuidString.lowercased().prefix(8).description
+        self.backlogCapacity = max(1, backlog)
+    }
 
-    public func subscribe(_ user: UserID, deliver: @escaping @Sendable (ChatEvent) -> Void) -> SubscriptionID {
+    public var position: UInt64 { state.withLock { $0.position } }
+
+    public func subscribe(
+        _ user: UserID, tokenHash: Data?, after: EventPosition?, deliver: @escaping @Sendable (PositionedEvent) -> Void
+    ) -> (subscription: SubscriptionID, complete: Bool) {
         state.withLock { state in
             state.nextID += 1
             let id = SubscriptionID(rawValue: state.nextID)
+            var complete = true
+            if let after {
+                // Replayed under the lock, so no live event can overtake the backlog.
+                if after.epoch != epoch {
+                    complete = false
+                } else if let backlog = state.backlogs[user] {
+                    complete = backlog.droppedThrough <= after.position
+                    for event in backlog.after(after.position) where tokenHash == nil || event.originToken != tokenHash {
+                        deliver(event)
+                    }
+                }
+            }
             state.subscribers[user, default: [:]][id] = deliver
             state.owners[id] = user
-            return id
+            return (id, complete)
         }
     }
 
@@ -48,15 +151,18 @@ public final class InProcessEventBus: EventBus {
         }
     }
 
-    public func publish(_ event: ChatEvent, to users: [UserID], except origin: SubscriptionID?) async {
-        var targets: [@Sendable (ChatEvent) -> Void] = []
-        targets.reserveCapacity(users.count)
+    public func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async {
+        let kept: Bool = if case .presenceChanged = event { false } else { true }
+        let capacity = backlogCapacity
+        // Delivered under the lock: every session of a user sees events in position order.
         state.withLock { state in
+            state.position += 1
+            let published = PositionedEvent(event: event, position: state.position, originToken: origin?.tokenHash)
             for user in users {
+                if kept { state.backlogs[user, default: Backlog()].append(published, capacity: capacity) }
                 guard let subscribers = state.subscribers[user] else { continue }
-                for (id, deliver) in subscribers where id != origin { targets.append(deliver) }
+                for (id, deliver) in subscribers where id != origin?.subscription { deliver(published) }
             }
         }
-        for deliver in targets { deliver(event) }
     }
 }

@@ -49,6 +49,13 @@ extension EngineSession {
     }
 
     public func resume(token: String) async throws -> SignedIn {
+        try await resume(token: token, after: nil).signedIn
+    }
+
+    /// Signs back in with a token and first delivers the user's events after `after`.
+    /// `complete` is false when some of those events are no longer kept (the server
+    /// restarted or the client was away too long): the client should reload history.
+    public func resume(token: String, after: EventPosition?) async throws -> (signedIn: SignedIn, complete: Bool) {
         try requireSignedOut()
         let hash = SecretToken.hash(token)
         guard let userID = try await store.sessionUser(tokenHash: hash, now: engine.now),
@@ -56,8 +63,9 @@ extension EngineSession {
         else {
             throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again")
         }
-        await attach(user, tokenHash: hash)
-        return SignedIn(user: user, token: token, expiresAt: engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds))
+        let complete = await attach(user, tokenHash: hash, after: after)
+        let signedIn = SignedIn(user: user, token: token, expiresAt: engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds))
+        return (signedIn, complete)
     }
 
     public func signOut() async throws {
@@ -120,14 +128,25 @@ extension EngineSession {
         let hash = SecretToken.hash(token)
         let expiresAt = engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds)
         try await store.createSession(tokenHash: hash, user: user.id, expiresAt: expiresAt)
-        await attach(user, tokenHash: hash)
+        await attach(user, tokenHash: hash, after: nil)
         return SignedIn(user: user, token: token, expiresAt: expiresAt)
     }
 
     /// Signs this connection in: subscribes to the user's events and makes them online.
-    private func attach(_ user: User, tokenHash: Data) async {
-        let continuation = continuation
-        let subscription = engine.bus.subscribe(user.id) { continuation.yield($0) }
+    @discardableResult
+    private func attach(_ user: User, tokenHash: Data, after: EventPosition?) async -> Bool {
+        let deliver: @Sendable (PositionedEvent) -> Void
+        if positioned {
+            let continuation = positionedContinuation
+            deliver = { continuation.yield($0) }
+        } else {
+            let continuation = continuation
+            deliver = { continuation.yield($0.event) }
+        }
+        // The token hash is set before subscribing so events this session causes are
+        // never replayed to it.
+        state.withLock { $0.tokenHash = tokenHash }
+        let (subscription, complete) = engine.bus.subscribe(user.id, tokenHash: tokenHash, after: after, deliver: deliver)
         state.withLock { state in
             state.user = user
             state.tokenHash = tokenHash
@@ -138,6 +157,7 @@ extension EngineSession {
             Task { await self.detach(user: user, subscription: subscription) }
         }
         if cameOnline { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
+        return complete
     }
 }
 

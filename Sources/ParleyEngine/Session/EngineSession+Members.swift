@@ -83,7 +83,7 @@ extension EngineSession {
             audience.formUnion(try await engine.directory.entry(id)?.roles.keys.map { $0 } ?? [])
         }
         audience.remove(user.id)
-        await engine.bus.publish(event, to: Array(audience), except: subscription)
+        await engine.bus.publish(event, to: Array(audience), except: origin)
     }
 
     public func online(in chat: ChatID) async throws -> [PresenceEntry] {

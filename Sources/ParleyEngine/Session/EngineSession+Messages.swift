@@ -91,6 +91,6 @@ extension EngineSession {
     public func deleteChat(_ chat: ChatID) async throws {
         let user = try await requireMember(chat).user
         try await store.hideChat(chat, for: user.id, at: engine.now)
-        await engine.bus.publish(.chatDeleted(ChatDeleted(chatID: chat)), to: [user.id], except: subscription)
+        await engine.bus.publish(.chatDeleted(ChatDeleted(chatID: chat)), to: [user.id], except: origin)
     }
 }

@@ -14,22 +14,31 @@ public final class EngineSession: ChatService {
         var closed = false
     }
 
-    let engine: ChatEngine
+    public let engine: ChatEngine
     let number: Int
     let state = Mutex(State())
     public let events: AsyncStream<ChatEvent>
     let continuation: AsyncStream<ChatEvent>.Continuation
+    /// The same events with their positions, for a server that lets clients resume.
+    /// Only one of `events` and `positionedEvents` carries events, chosen at `connect`.
+    public let positionedEvents: AsyncStream<PositionedEvent>
+    let positionedContinuation: AsyncStream<PositionedEvent>.Continuation
+    let positioned: Bool
 
-    init(engine: ChatEngine, number: Int) {
+    init(engine: ChatEngine, number: Int, positioned: Bool) {
         self.engine = engine
         self.number = number
+        self.positioned = positioned
         (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
+        (positionedEvents, positionedContinuation) = AsyncStream.makeStream(of: PositionedEvent.self)
+        if positioned { continuation.finish() } else { positionedContinuation.finish() }
     }
 
     deinit {
         let (user, subscription) = state.withLock { ($0.user, $0.subscription) }
         if let subscription { engine.bus.unsubscribe(subscription) }
         continuation.finish()
+        positionedContinuation.finish()
         if let user, engine.registry.disconnect(user.id, session: number) {
             let engine = engine
             Task { await engine.publishPresence(of: user.ref, online: false, viewing: nil) }
@@ -38,6 +47,8 @@ public final class EngineSession: ChatService {
 
     var store: any ChatStore { engine.store }
     var subscription: SubscriptionID? { state.withLock { $0.subscription } }
+    /// This session as the cause of an event.
+    var origin: EventOrigin { state.withLock { EventOrigin(subscription: $0.subscription, tokenHash: $0.tokenHash) } }
 
     /// The signed-in user, or `not_signed_in`.
     func requireUser() throws -> User {
@@ -88,7 +99,7 @@ public final class EngineSession: ChatService {
     func publish(_ event: ChatEvent, toMembersOf chat: ChatID, alsoTo extra: [UserID] = []) async throws {
         var members = try await engine.directory.entry(chat)?.members ?? []
         for user in extra where !members.contains(user) { members.append(user) }
-        await engine.bus.publish(event, to: members, except: subscription)
+        await engine.bus.publish(event, to: members, except: origin)
     }
 
     public func close() async {
@@ -98,6 +109,7 @@ public final class EngineSession: ChatService {
         }
         await detach(user: user, subscription: subscription)
         continuation.finish()
+        positionedContinuation.finish()
     }
 
     /// Ends this session's presence and event subscription, without revoking its token.

@@ -56,6 +56,9 @@ public enum CommandTable {
         CommandSpec(name: "chats", usage: "/chats", summary: "your chats with the last message and unread count", example: "/chats"),
         CommandSpec(name: "groups", usage: "/groups", summary: "the groups you are in", example: "/groups"),
         CommandSpec(name: "switch", aliases: ["s"], usage: "/switch #G|@H", summary: "make a chat current", example: "/switch #swift"),
+        CommandSpec(
+            name: "connect", usage: "/connect ws://HOST:PORT", summary: "talk to a Parley server instead (signs back in with its saved session)",
+            example: "/connect ws://127.0.0.1:7878"),
         CommandSpec(name: "status", usage: "/status", summary: "mode, data folder, user and current chat", example: "/status"),
         CommandSpec(name: "help", aliases: ["h", "?"], usage: "/help [CMD]", summary: "list commands, or show one", example: "/help invite"),
         CommandSpec(name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",

@@ -34,6 +34,7 @@ extension Shell {
         case "groups": try await groups(&input)
         case "switch": try await switchChat(&input)
         case "status": try await status(&input)
+        case "connect": try await connect(&input)
         case "help": try help(&input)
         case "wait": try await wait(&input)
         case "sleep": try await sleep(&input)

@@ -1,0 +1,286 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyProtocol
+import WSClient
+
+/// The connection to a server: connects on demand, matches replies to requests, passes
+/// events on in order and once, and after a lost connection reconnects, resumes the
+/// session from the last event position and sends what waited in the outbox.
+actor Link {
+    enum State {
+        case idle
+        case connecting
+        /// Connected; resuming the session and emptying the outbox.
+        case handshaking
+        case ready
+        case closed
+    }
+
+    struct Settings: Sendable {
+        var url: String
+        var connectTimeout: Duration = .seconds(5)
+        var outboxURL: URL?
+    }
+
+    let settings: Settings
+    private let events: AsyncStream<ChatEvent>.Continuation
+    private let onAcknowledged: @Sendable (Message) -> Void
+    private let onRejected: @Sendable (String, ParleyError) -> Void
+    private let logger = Logger(label: "parley.client")
+    private let encoder = Wire.encoder()
+    private let decoder = Wire.decoder()
+
+    private var state = State.idle
+    private var outbound: WebSocketOutboundWriter?
+    /// Bumped on each connection, so a request written on an old one is not awaited.
+    private var generation = 0
+    private var nextID: Int64 = 0
+    private var pending: [Int64: CheckedContinuation<Data, any Error>] = [:]
+    private var early: [Int64: Data] = [:]
+    private var readyWaiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
+    private var runner: Task<Void, Never>?
+    private(set) var outbox: Outbox
+
+    /// The signed-in session's token, for resuming after a reconnect.
+    private var token: String?
+    private var epoch: String?
+    private var position: UInt64 = 0
+
+    init(
+        settings: Settings, events: AsyncStream<ChatEvent>.Continuation,
+        onAcknowledged: @escaping @Sendable (Message) -> Void, onRejected: @escaping @Sendable (String, ParleyError) -> Void
+    ) {
+        self.settings = settings
+        self.events = events
+        self.onAcknowledged = onAcknowledged
+        self.onRejected = onRejected
+        self.outbox = Outbox(url: settings.outboxURL)
+    }
+
+    // MARK: Requests
+
+    /// Sends a request and returns its decoded result, or throws the server's error.
+    /// Waits for the connection up to the connect timeout (`unavailable` after that).
+    func call<Args: Codable & Sendable, Result: Codable & Sendable>(_ op: Op, _ args: Args, as: Result.Type = Result.self) async throws -> Result {
+        try await ready()
+        return try await exchange(op, args)
+    }
+
+    private func exchange<Args: Codable & Sendable, Result: Codable & Sendable>(_ op: Op, _ args: Args) async throws -> Result {
+        guard let outbound else { throw Self.unavailable }
+        nextID += 1
+        let id = nextID
+        let written = generation
+        let frame = try encoder.encode(Request(id: id, op: op, args: args))
+        do {
+            try await outbound.writeTextMessage(String(decoding: frame, as: UTF8.self))
+        } catch {
+            throw Self.unavailable
+        }
+        let data: Data
+        if let reply = early.removeValue(forKey: id) {
+            data = reply
+        } else {
+            guard written == generation, state == .ready || state == .handshaking else { throw Self.unavailable }
+            data = try await withCheckedThrowingContinuation { pending[id] = $0 }
+        }
+        let reply: Reply<Result>
+        do {
+            reply = try decoder.decode(Reply<Result>.self, from: data)
+        } catch {
+            throw ParleyError(.internalError, "unreadable reply to \(op.rawValue): \(error)")
+        }
+        if let error = reply.error { throw error }
+        guard let result = reply.result else { throw ParleyError(.internalError, "reply to \(op.rawValue) without a result") }
+        return result
+    }
+
+    /// Remembers the session after a sign-in, for resuming. A fresh sign-in starts the
+    /// feed at the server's current position; a resume keeps ours (the missed events
+    /// are on their way).
+    func signedIn(_ session: SessionResult, fresh: Bool) {
+        token = session.token
+        if epoch != session.epoch {
+            epoch = session.epoch
+            position = fresh ? session.position : 0
+        } else if fresh {
+            position = max(position, session.position)
+        }
+    }
+
+    func signedOut() {
+        token = nil
+    }
+
+    // MARK: Outbox
+
+    /// Sends a message through the outbox: acknowledged now, or kept and sent after the
+    /// reconnect (then it throws `pending`).
+    func send(_ entry: Outbox.Entry) async throws -> Message {
+        outbox.add(entry)
+        do {
+            try await ready()
+        } catch {
+            throw ParleyError(.pending, "not connected: the message is queued and will be sent when the connection is back")
+        }
+        do {
+            let message: Message = try await exchange(.send, Args.Send(to: entry.recipient, text: entry.text, clientID: entry.clientID))
+            outbox.remove(clientID: entry.clientID)
+            return message
+        } catch let error as ParleyError where error.code == .unavailable {
+            throw ParleyError(.pending, "the connection dropped: the message is queued and will be sent when it is back")
+        } catch {
+            outbox.remove(clientID: entry.clientID)
+            throw error
+        }
+    }
+
+    /// Sends what waited in the outbox, in order, until one cannot go yet.
+    private func flushOutbox() async {
+        for entry in outbox.entries {
+            do {
+                let message: Message = try await exchange(.send, Args.Send(to: entry.recipient, text: entry.text, clientID: entry.clientID))
+                outbox.remove(clientID: entry.clientID)
+                onAcknowledged(message)
+            } catch let error as ParleyError where error.code == .unavailable || error.code == .notSignedIn {
+                return
+            } catch {
+                outbox.remove(clientID: entry.clientID)
+                onRejected(entry.clientID, error as? ParleyError ?? ParleyError(.internalError, "\(error)"))
+            }
+        }
+    }
+
+    var queued: [Outbox.Entry] { outbox.entries }
+
+    // MARK: Connection
+
+    /// Returns once connected (and resumed), connecting if needed.
+    private func ready() async throws {
+        switch state {
+        case .ready: return
+        case .closed: throw ParleyError(.unavailable, "the connection is closed")
+        case .idle: start()
+        case .connecting, .handshaking: break
+        }
+        let waiter = UUID()
+        let timeout = Task { [settings] in
+            try? await Task.sleep(for: settings.connectTimeout)
+            self.expire(waiter)
+        }
+        defer { timeout.cancel() }
+        try await withCheckedThrowingContinuation { readyWaiters[waiter] = $0 }
+    }
+
+    private func expire(_ waiter: UUID) {
+        readyWaiters.removeValue(forKey: waiter)?.resume(throwing: ParleyError(.unavailable, "cannot reach \(settings.url)"))
+    }
+
+    private func start() {
+        guard runner == nil else { return }
+        state = .connecting
+        runner = Task { await self.run() }
+    }
+
+    /// Connects, and reconnects with backoff while there is a session or an outbox to keep.
+    private func run() async {
+        var backoff: Duration = .milliseconds(100)
+        while state != .closed {
+            state = .connecting
+            do {
+                var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
+                configuration.autoPing = .disabled
+                try await WebSocketClient.connect(url: settings.url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                    await self.connected(outbound)
+                    let handshake = Task { await self.handshake() }
+                    defer { handshake.cancel() }
+                    for try await message in inbound.messages(maxSize: 16 << 20) {
+                        switch message {
+                        case .text(let text): await self.receive(Data(text.utf8))
+                        case .binary(let buffer): await self.receive(Data(buffer.readableBytesView))
+                        }
+                    }
+                }
+                backoff = .milliseconds(100)
+            } catch {
+                logger.debug("connection to \(settings.url) failed: \(error)")
+            }
+            disconnected()
+            guard state != .closed else { break }
+            if token == nil && outbox.entries.isEmpty && readyWaiters.isEmpty {
+                state = .idle
+                break
+            }
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, .seconds(5))
+        }
+        runner = nil
+    }
+
+    private func connected(_ outbound: WebSocketOutboundWriter) {
+        generation += 1
+        self.outbound = outbound
+        state = .handshaking
+    }
+
+    /// After connecting: resume the session (missed events come first), send the outbox,
+    /// then let waiting requests through.
+    private func handshake() async {
+        if let token {
+            let after = epoch.map { EventPosition(epoch: $0, position: position) }
+            do {
+                let session: SessionResult = try await exchange(.resume, Args.Resume(token: token, after: after))
+                signedIn(session, fresh: false)
+            } catch let error as ParleyError where error.code == .invalidToken {
+                self.token = nil
+            } catch {
+                return
+            }
+        }
+        await flushOutbox()
+        guard state == .handshaking else { return }
+        state = .ready
+        for waiter in readyWaiters.values { waiter.resume() }
+        readyWaiters.removeAll()
+    }
+
+    private func disconnected() {
+        outbound = nil
+        generation += 1
+        for continuation in pending.values { continuation.resume(throwing: Self.unavailable) }
+        pending.removeAll()
+        early.removeAll()
+        if state != .closed { state = .connecting }
+    }
+
+    private func receive(_ frame: Data) {
+        guard let head = try? decoder.decode(FrameHead.self, from: frame) else { return }
+        if head.event != nil {
+            guard let event = try? decoder.decode(EventFrame.self, from: frame) else { return }
+            // Positions only grow: anything at or before the last one was delivered already.
+            guard event.pos > position else { return }
+            position = event.pos
+            events.yield(event.event)
+            return
+        }
+        guard let id = head.id else { return }
+        if let continuation = pending.removeValue(forKey: id) {
+            continuation.resume(returning: frame)
+        } else {
+            early[id] = frame
+        }
+    }
+
+    func close() async {
+        state = .closed
+        let outbound = outbound
+        try? await outbound?.close(.normalClosure, reason: nil)
+        runner?.cancel()
+        for waiter in readyWaiters.values { waiter.resume(throwing: Self.unavailable) }
+        readyWaiters.removeAll()
+        events.finish()
+    }
+
+    static let unavailable = ParleyError(.unavailable, "the connection to the server was lost")
+}

@@ -1,0 +1,169 @@
+import Foundation
+import ParleyCore
+import ParleyProtocol
+
+/// `ChatService` over a Parley server's WebSocket: what `parley --server URL` uses.
+/// Every verb is one request; events arrive in order and once, also across reconnects;
+/// sends go through an outbox in `folder` and are never stored twice.
+///
+/// ```swift
+/// let service = RemoteChatService(url: "ws://127.0.0.1:7878/v1/ws", folder: folder)
+/// try await service.signIn(login: "@alice", password: "correct horse")
+/// ```
+public final class RemoteChatService: ChatService {
+    public let events: AsyncStream<ChatEvent>
+    let link: Link
+
+    /// - Parameters:
+    ///   - url: `ws://HOST:PORT` (the `/v1/ws` path is added when missing).
+    ///   - folder: where the outbox is kept (nil: in memory only).
+    ///   - onAcknowledged: called for each queued message once the server has it.
+    ///   - onRejected: called with the client id and error of a queued message the server refused.
+    public init(
+        url: String, folder: URL?, connectTimeout: Duration = .seconds(5),
+        onAcknowledged: @escaping @Sendable (Message) -> Void = { _ in },
+        onRejected: @escaping @Sendable (String, ParleyError) -> Void = { _, _ in }
+    ) {
+        let (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
+        self.events = events
+        let settings = Link.Settings(
+            url: Self.socketURL(url), connectTimeout: connectTimeout, outboxURL: folder?.appendingPathComponent("outbox.json"))
+        link = Link(settings: settings, events: continuation, onAcknowledged: onAcknowledged, onRejected: onRejected)
+    }
+
+    /// `ws://host:port` → `ws://host:port/v1/ws`.
+    public static func socketURL(_ url: String) -> String {
+        var url = url
+        if !url.contains("://") { url = "ws://" + url }
+        if let slash = url.range(of: "://").map({ url[$0.upperBound...] }), !slash.contains("/") { url += "/v1/ws" }
+        return url
+    }
+
+    /// Messages waiting for the connection.
+    public func queued() async -> [(clientID: String, text: String)] {
+        await link.queued.map { ($0.clientID, $0.text) }
+    }
+
+    private func session(_ op: Op, _ args: some Codable & Sendable) async throws -> SignedIn {
+        let result: SessionResult = try await link.call(op, args)
+        await link.signedIn(result, fresh: op != .resume)
+        return result.signedIn
+    }
+
+    public func register(_ registration: Registration) async throws -> SignedIn {
+        try await session(.register, Args.Register(registration))
+    }
+
+    public func signIn(login: String, password: String) async throws -> SignedIn {
+        try await session(.signIn, Args.SignIn(login: login, password: password))
+    }
+
+    public func resume(token: String) async throws -> SignedIn {
+        try await session(.resume, Args.Resume(token: token, after: nil))
+    }
+
+    public func signOut() async throws {
+        let _: Empty = try await link.call(.signOut, Empty())
+        await link.signedOut()
+    }
+
+    public func changePassword(current: String, new: String) async throws {
+        let _: Empty = try await link.call(.changePassword, Args.ChangePassword(current: current, new: new))
+    }
+
+    public func me() async throws -> User { try await link.call(.me, Empty()) }
+
+    public func updateProfile(displayName: String) async throws -> User {
+        try await link.call(.updateProfile, Args.Profile(displayName: displayName))
+    }
+
+    public func searchUsers(_ query: String, limit: Int, offset: Int) async throws -> [User] {
+        try await link.call(.searchUsers, Args.SearchUsers(query: query, limit: limit, offset: offset))
+    }
+
+    public func user(handle: String) async throws -> User { try await link.call(.user, Args.Handle(handle: handle)) }
+
+    public func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message {
+        var entry = Outbox.Entry(text: text, clientID: clientID ?? UUID().uuidString.lowercased())
+        switch recipient {
+        case .chat(let chat): entry.chat = chat
+        case .user(let user): entry.user = user
+        }
+        return try await link.send(entry)
+    }
+
+    public func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message] {
+        try await link.call(.history, Args.History(chat: chat, limit: limit, before: before))
+    }
+
+    public func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message] {
+        try await link.call(.search, Args.Search(words: words, chat: chat, limit: limit))
+    }
+
+    public func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker {
+        try await link.call(.markRead, Args.ChatSeq(chat: chat, seq: seq))
+    }
+
+    public func seenBy(chat: ChatID, seq: Int64) async throws -> [ReadMarker] {
+        try await link.call(.seenBy, Args.ChatSeq(chat: chat, seq: seq))
+    }
+
+    public func chats() async throws -> [ChatSummary] { try await link.call(.chats, Empty()) }
+
+    public func chat(_ id: ChatID) async throws -> Chat { try await link.call(.chat, Args.Chat(chat: id)) }
+
+    public func directChat(with user: UserID) async throws -> Chat? {
+        let result: OptionalChat = try await link.call(.directChat, Args.User(user: user))
+        return result.chat
+    }
+
+    public func deleteChat(_ chat: ChatID) async throws {
+        let _: Empty = try await link.call(.deleteChat, Args.Chat(chat: chat))
+    }
+
+    public func createGroup(handle: String, title: String?, isPublic: Bool) async throws -> Chat {
+        try await link.call(.createGroup, Args.CreateGroup(handle: handle, title: title, isPublic: isPublic))
+    }
+
+    public func group(handle: String) async throws -> Chat { try await link.call(.group, Args.Handle(handle: handle)) }
+
+    public func joinGroup(handle: String) async throws -> Chat { try await link.call(.joinGroup, Args.Handle(handle: handle)) }
+
+    public func join(invite codeOrLink: String) async throws -> Chat { try await link.call(.join, Args.Join(invite: codeOrLink)) }
+
+    public func invite(user: UserID, to chat: ChatID) async throws {
+        let _: Empty = try await link.call(.invite, Args.Member(user: user, chat: chat))
+    }
+
+    public func createInvite(chat: ChatID, maxUses: Int?, expiresIn: Duration?) async throws -> Invite {
+        try await link.call(.createInvite, Args.CreateInvite(chat: chat, maxUses: maxUses, expiresIn: expiresIn))
+    }
+
+    public func revokeInvite(code: String) async throws {
+        let _: Empty = try await link.call(.revokeInvite, Args.Code(code: code))
+    }
+
+    public func leave(chat: ChatID) async throws {
+        let _: Empty = try await link.call(.leave, Args.Chat(chat: chat))
+    }
+
+    public func members(chat: ChatID) async throws -> [Member] { try await link.call(.members, Args.Chat(chat: chat)) }
+
+    public func kick(user: UserID, from chat: ChatID) async throws {
+        let _: Empty = try await link.call(.kick, Args.Member(user: user, chat: chat))
+    }
+
+    public func setRole(_ role: Role, for user: UserID, in chat: ChatID) async throws {
+        let _: Empty = try await link.call(.setRole, Args.SetRole(user: user, chat: chat, role: role))
+    }
+
+    public func groups() async throws -> [Chat] { try await link.call(.groups, Empty()) }
+
+    public func setViewing(_ chat: ChatID?) async throws {
+        let _: Empty = try await link.call(.setViewing, Args.Viewing(chat: chat))
+    }
+
+    public func online(in chat: ChatID) async throws -> [PresenceEntry] { try await link.call(.online, Args.Chat(chat: chat)) }
+
+    public func close() async { await link.close() }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ParleyCore
+
+/// The first look at a request frame: `{"id": 7, "op": "send", "args": {...}}`.
+public struct RequestHead: Decodable, Sendable {
+    public var id: Int64
+    public var op: String
+}
+
+/// A request with its arguments decoded as `Args`.
+public struct Request<Args: Codable & Sendable>: Codable, Sendable {
+    public var id: Int64
+    public var op: String
+    public var args: Args
+
+    public init(id: Int64, op: Op, args: Args) {
+        self.id = id
+        self.op = op.rawValue
+        self.args = args
+    }
+}
+
+/// `{"id": 7, "ok": true, "result": ...}` or `{"id": 7, "ok": false, "error": {...}}`.
+/// `id` is absent when the request could not be read far enough to find it.
+public struct Reply<Result: Codable & Sendable>: Codable, Sendable {
+    public var id: Int64?
+    public var ok: Bool
+    public var result: Result?
+    public var error: ParleyError?
+
+    public static func success(_ id: Int64, _ result: Result) -> Self { Self(id: id, ok: true, result: result, error: nil) }
+    public static func failure(_ id: Int64?, _ error: ParleyError) -> Self { Self(id: id, ok: false, result: nil, error: error) }
+}
+
+/// What a client reads first from any server frame, to route it.
+public struct FrameHead: Decodable, Sendable {
+    /// Set on replies.
+    public var id: Int64?
+    public var ok: Bool?
+    /// Set on pushed events.
+    public var event: String?
+    public var pos: UInt64?
+    public var error: ParleyError?
+}
+
+/// A pushed event: `{"event": "message", "pos": 118, "data": {...}}`.
+public struct EventFrame: Codable, Sendable {
+    public var event: ChatEvent
+    public var pos: UInt64
+
+    public init(event: ChatEvent, pos: UInt64) {
+        self.event = event
+        self.pos = pos
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case event, pos, data
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pos = try container.decode(UInt64.self, forKey: .pos)
+        event = try ChatEvent.decode(type: try container.decode(String.self, forKey: .event), from: container, forKey: .data)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(event.type, forKey: .event)
+        try container.encode(pos, forKey: .pos)
+        try event.encodeData(into: &container, forKey: .data)
+    }
+}
+
+/// A result with nothing in it: `{}`.
+public struct Empty: Codable, Sendable, Equatable {
+    public init() {}
+}

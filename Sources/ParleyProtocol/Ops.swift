@@ -1,0 +1,236 @@
+import Foundation
+import ParleyCore
+
+/// Every request a client can make: one per `ChatService` verb, plus `ping`.
+/// docs/protocol.md shows each with an example exchange.
+public enum Op: String, CaseIterable, Sendable {
+    case register, signIn = "sign_in", resume, signOut = "sign_out", changePassword = "change_password"
+    case me, updateProfile = "update_profile", searchUsers = "search_users", user
+    case send, history, search, markRead = "mark_read", seenBy = "seen_by"
+    case chats, chat, directChat = "direct_chat", deleteChat = "delete_chat"
+    case createGroup = "create_group", group, joinGroup = "join_group", join, invite
+    case createInvite = "create_invite", revokeInvite = "revoke_invite", leave, members, kick, setRole = "set_role", groups
+    case setViewing = "set_viewing", online
+    case ping
+}
+
+/// The reply to `register`, `sign_in` and `resume`: the user, the session token, and
+/// the epoch of the event positions that follow.
+public struct SessionResult: Codable, Sendable {
+    public var user: User
+    public var token: String
+    public var expiresAt: Date
+    public var epoch: String
+    /// The newest event position when the session started: later events follow.
+    public var position: UInt64
+    /// False after a `resume` whose missed events are no longer all kept.
+    public var complete: Bool
+
+    public init(signedIn: SignedIn, epoch: String, position: UInt64, complete: Bool) {
+        self.user = signedIn.user
+        self.token = signedIn.token
+        self.expiresAt = signedIn.expiresAt
+        self.epoch = epoch
+        self.position = position
+        self.complete = complete
+    }
+
+    public var signedIn: SignedIn { SignedIn(user: user, token: token, expiresAt: expiresAt) }
+}
+
+/// Arguments of each op, named as on the wire (in snake_case there).
+public enum Args {
+    public struct Register: Codable, Sendable {
+        public var email: String
+        public var password: String
+        public var displayName: String?
+        public var handle: String?
+        public var isBot: Bool?
+        public init(_ registration: Registration) {
+            email = registration.email
+            password = registration.password
+            displayName = registration.displayName
+            handle = registration.handle
+            isBot = registration.isBot ? true : nil
+        }
+        public var registration: Registration {
+            Registration(email: email, password: password, displayName: displayName, handle: handle, isBot: isBot ?? false)
+        }
+    }
+
+    public struct SignIn: Codable, Sendable {
+        public var login: String
+        public var password: String
+        public init(login: String, password: String) {
+            self.login = login
+            self.password = password
+        }
+    }
+
+    public struct Resume: Codable, Sendable {
+        public var token: String
+        /// The last event position the client has: missed events after it come first.
+        public var after: EventPosition?
+        public init(token: String, after: EventPosition?) {
+            self.token = token
+            self.after = after
+        }
+    }
+
+    public struct ChangePassword: Codable, Sendable {
+        public var current: String
+        public var new: String
+        public init(current: String, new: String) {
+            self.current = current
+            self.new = new
+        }
+    }
+
+    public struct Profile: Codable, Sendable {
+        public var displayName: String
+        public init(displayName: String) { self.displayName = displayName }
+    }
+
+    public struct SearchUsers: Codable, Sendable {
+        public var query: String
+        public var limit: Int?
+        public var offset: Int?
+        public init(query: String, limit: Int, offset: Int) {
+            self.query = query
+            self.limit = limit
+            self.offset = offset
+        }
+    }
+
+    public struct Handle: Codable, Sendable {
+        public var handle: String
+        public init(handle: String) { self.handle = handle }
+    }
+
+    /// `send` goes to `chat`, or to `user` (creating the direct chat on the first message).
+    public struct Send: Codable, Sendable {
+        public var chat: ChatID?
+        public var user: UserID?
+        public var text: String
+        public var clientID: String?
+        public init(to recipient: Recipient, text: String, clientID: String?) {
+            switch recipient {
+            case .chat(let id): chat = id
+            case .user(let id): user = id
+            }
+            self.text = text
+            self.clientID = clientID
+        }
+        public func recipient() throws -> Recipient {
+            switch (chat, user) {
+            case (let chat?, nil): return .chat(chat)
+            case (nil, let user?): return .user(user)
+            default: throw ParleyError(.invalidArgument, "send needs exactly one of chat and user")
+            }
+        }
+    }
+
+    public struct History: Codable, Sendable {
+        public var chat: ChatID
+        public var limit: Int?
+        public var before: Int64?
+        public init(chat: ChatID, limit: Int, before: Int64?) {
+            self.chat = chat
+            self.limit = limit
+            self.before = before
+        }
+    }
+
+    public struct Search: Codable, Sendable {
+        public var words: String
+        public var chat: ChatID?
+        public var limit: Int?
+        public init(words: String, chat: ChatID?, limit: Int) {
+            self.words = words
+            self.chat = chat
+            self.limit = limit
+        }
+    }
+
+    public struct ChatSeq: Codable, Sendable {
+        public var chat: ChatID
+        public var seq: Int64
+        public init(chat: ChatID, seq: Int64) {
+            self.chat = chat
+            self.seq = seq
+        }
+    }
+
+    public struct Chat: Codable, Sendable {
+        public var chat: ChatID
+        public init(chat: ChatID) { self.chat = chat }
+    }
+
+    public struct User: Codable, Sendable {
+        public var user: UserID
+        public init(user: UserID) { self.user = user }
+    }
+
+    public struct CreateGroup: Codable, Sendable {
+        public var handle: String
+        public var title: String?
+        public var isPublic: Bool?
+        public init(handle: String, title: String?, isPublic: Bool) {
+            self.handle = handle
+            self.title = title
+            self.isPublic = isPublic
+        }
+    }
+
+    public struct Join: Codable, Sendable {
+        public var invite: String
+        public init(invite: String) { self.invite = invite }
+    }
+
+    public struct Member: Codable, Sendable {
+        public var user: UserID
+        public var chat: ChatID
+        public init(user: UserID, chat: ChatID) {
+            self.user = user
+            self.chat = chat
+        }
+    }
+
+    public struct CreateInvite: Codable, Sendable {
+        public var chat: ChatID
+        public var maxUses: Int?
+        public var expiresInSeconds: Int64?
+        public init(chat: ChatID, maxUses: Int?, expiresIn: Duration?) {
+            self.chat = chat
+            self.maxUses = maxUses
+            self.expiresInSeconds = expiresIn?.components.seconds
+        }
+    }
+
+    public struct Code: Codable, Sendable {
+        public var code: String
+        public init(code: String) { self.code = code }
+    }
+
+    public struct SetRole: Codable, Sendable {
+        public var user: UserID
+        public var chat: ChatID
+        public var role: Role
+        public init(user: UserID, chat: ChatID, role: Role) {
+            self.user = user
+            self.chat = chat
+            self.role = role
+        }
+    }
+
+    public struct Viewing: Codable, Sendable {
+        public var chat: ChatID?
+        public init(chat: ChatID?) { self.chat = chat }
+    }
+}
+
+/// `direct_chat`'s result: `{"chat": {...}}` or `{"chat": null}`.
+public struct OptionalChat: Codable, Sendable {
+    public var chat: Chat?
+    public init(chat: Chat?) { self.chat = chat }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+import ParleyCore
+import ParleyEngine
+import ParleyProtocol
+import Synchronization
+
+/// `parley serve`: one WebSocket route for every op and live event, `/healthz`, and
+/// `/metrics` in Prometheus text format.
+///
+/// ```swift
+/// let server = ParleyServer(engine: engine, configuration: .init(port: 0))
+/// let app = server.application { port in print("listening on \(port)") }
+/// try await app.runService()
+/// ```
+public final class ParleyServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        /// 0 picks a free port (reported to `onRunning`).
+        public var port = 7878
+        /// A socket with no pong for this long is closed and its user shown offline.
+        public var pingTimeout: Duration = .seconds(15)
+        /// A socket that has not signed in by then is closed.
+        public var signInTimeout: Duration = .seconds(10)
+        /// Frames larger than this close the socket with code 1009.
+        public var maxFrameSize = 64 * 1024
+        /// Requests per second per socket (a burst of twice as many is allowed); 0: no limit.
+        public var requestsPerSecond = 500
+        public var maxSocketsPerUser = 32
+
+        public init(host: String = "127.0.0.1", port: Int = 7878) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    let engine: ChatEngine
+    let configuration: Configuration
+    let metrics = ServerMetrics()
+    let logger: Logger
+    private let socketsPerUser = Mutex([UserID: Int]())
+
+    public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.server")) {
+        self.engine = engine
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The Hummingbird application; run it with `runService()` (stops on SIGINT/SIGTERM)
+    /// or inside a `ServiceGroup`.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/metrics") { [metrics] _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
+        }
+        router.ws("/v1/ws") { [self] inbound, outbound, context in
+            await serve(inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+        let half = configuration.pingTimeout / 2
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: configuration.maxFrameSize, autoPing: .enabled(timePeriod: half), closeTimeout: .seconds(2))
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: webSocket)),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    /// One socket, from upgrade to close.
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
+        metrics.connections.increment()
+        defer { metrics.connections.decrement() }
+        let session = engine.connectWithPositions()
+        let dispatcher = Dispatcher(session: session, epoch: engine.eventEpoch)
+        let limiter = RateLimiter(perSecond: configuration.requestsPerSecond)
+        let user = SocketUser()
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [metrics] in
+                // One encoding per event, shared by every socket that gets it.
+                for await event in session.positionedEvents {
+                    let frame: WebSocketFrame = event.encoded(Self.frame(of:))
+                    do {
+                        try await outbound.write(.custom(frame))
+                        metrics.delivered.increment()
+                    } catch {
+                        return
+                    }
+                }
+            }
+            group.addTask { [configuration] in
+                try? await Task.sleep(for: configuration.signInTimeout)
+                if user.value.withLock({ $0 }) == nil {
+                    try? await outbound.close(.policyViolation, reason: "sign in within \(configuration.signInTimeout)")
+                }
+            }
+            do {
+                for try await message in inbound.messages(maxSize: configuration.maxFrameSize) {
+                    let frame: Data
+                    switch message {
+                    case .text(let text): frame = Data(text.utf8)
+                    case .binary(let buffer): frame = Data(buffer.readableBytesView)
+                    }
+                    let reply = await handle(frame, dispatcher: dispatcher, limiter: limiter, user: user)
+                    try await outbound.writeTextMessage(String(decoding: reply.frame, as: UTF8.self))
+                    if reply.close {
+                        try await outbound.close(.policyViolation, reason: "too many sockets for this user")
+                        break
+                    }
+                }
+            } catch {
+                logger.debug("socket ended: \(error)")
+            }
+            await session.close()
+            if let id = user.value.withLock({ $0 }) { release(id) }
+            group.cancelAll()
+        }
+    }
+
+    private func handle(
+        _ frame: Data, dispatcher: Dispatcher, limiter: RateLimiter, user: SocketUser
+    ) async -> (frame: Data, close: Bool) {
+        let started = ContinuousClock.now
+        switch dispatcher.head(of: frame) {
+        case .failure(let failure):
+            metrics.rejected.increment()
+            return (dispatcher.failure(failure.id, failure.error), false)
+        case .success(let (id, op)):
+            guard limiter.allow() else {
+                metrics.rejected.increment()
+                return (dispatcher.failure(id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false)
+            }
+            let (reply, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
+            metrics.record(op: op, since: started)
+            if op == .send { metrics.sent.increment() }
+            if op == .signOut, let previous = user.value.withLock({ $0 }) {
+                release(previous)
+                user.value.withLock { $0 = nil }
+            }
+            if let signedIn {
+                guard claim(signedIn.id) else {
+                    await dispatcher.session.close()
+                    let error = ParleyError(.tooManySockets, "at most \(configuration.maxSocketsPerUser) connections per user")
+                    return (dispatcher.failure(id, error), true)
+                }
+                if let previous = user.value.withLock({ $0 }) { release(previous) }
+                user.value.withLock { $0 = signedIn.id }
+            }
+            return (reply, false)
+        }
+    }
+
+    private func claim(_ user: UserID) -> Bool {
+        socketsPerUser.withLock { counts in
+            guard counts[user, default: 0] < configuration.maxSocketsPerUser else { return false }
+            counts[user, default: 0] += 1
+            metrics.sessions.increment()
+            return true
+        }
+    }
+
+    private func release(_ user: UserID) {
+        socketsPerUser.withLock { counts in
+            counts[user, default: 1] -= 1
+            if counts[user] == 0 { counts[user] = nil }
+            metrics.sessions.decrement()
+        }
+    }
+
+    private static let eventEncoder = Wire.encoder()
+
+    static func frame(of event: PositionedEvent) -> WebSocketFrame {
+        let bytes = (try? eventEncoder.encode(EventFrame(event: event.event, pos: event.position))) ?? Data()
+        return WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))
+    }
+}
+
+/// A token bucket: `perSecond` tokens a second, holding up to twice that.
+final class RateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    private let perSecond: Double
+    private let bucket: Mutex<Bucket>
+
+    init(perSecond: Int) {
+        self.perSecond = Double(perSecond)
+        self.bucket = Mutex(Bucket(tokens: Double(perSecond) * 2, updated: .now))
+    }
+
+    func allow() -> Bool {
+        guard perSecond > 0 else { return true }
+        return bucket.withLock { bucket in
+            let now = ContinuousClock.now
+            let elapsed = now - bucket.updated
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            bucket.tokens = min(perSecond * 2, bucket.tokens + seconds * perSecond)
+            bucket.updated = now
+            guard bucket.tokens >= 1 else { return false }
+            bucket.tokens -= 1
+            return true
+        }
+    }
+}
+
+/// Who a socket is signed in as.
+final class SocketUser: Sendable {
+    let value = Mutex<UserID?>(nil)
+}

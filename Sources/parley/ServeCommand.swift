@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ParleyEngine
+import ParleyServer
+import ParleyStore
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a Parley server: WebSocket at /v1/ws, /healthz, /metrics.",
+        discussion: "Stops gracefully on SIGINT or SIGTERM. Logs go to standard error.")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 7878
+    @Option(help: "Data folder (default: $XDG_DATA_HOME/parley or ~/.local/share/parley).") var data: String?
+    @Option(help: "Seconds without a pong before a socket counts as gone.") var pingTimeout = 15.0
+    @Option(help: "Seconds a new socket has to sign in.") var signInTimeout = 10.0
+    @Option(help: "Requests per second per socket, bursts of twice that (0: no limit).") var rateLimit = 500
+    @Option(help: "Sockets one user may hold open at once.") var maxSocketsPerUser = 32
+    @Option(help: "Events kept per user for clients that reconnect.") var backlog = 1024
+    @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "parley.server")
+        let folder = try ShellOptions.folder(data)
+        let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path, durability: syncFull ? .full : .normal)
+        var engineConfiguration = ChatEngine.Configuration()
+        if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
+            engineConfiguration.bcryptCost = cost
+        }
+        let engine = ChatEngine(store: store, bus: InProcessEventBus(backlog: backlog), configuration: engineConfiguration)
+
+        var configuration = ParleyServer.Configuration(host: host, port: port)
+        configuration.pingTimeout = .milliseconds(Int64(pingTimeout * 1000))
+        configuration.signInTimeout = .milliseconds(Int64(signInTimeout * 1000))
+        configuration.requestsPerSecond = rateLimit
+        configuration.maxSocketsPerUser = maxSocketsPerUser
+        let server = ParleyServer(engine: engine, configuration: configuration, logger: logger)
+        let host = host
+        let app = server.application { port in
+            // The first line on stdout says where to connect (tests and scripts read it).
+            let line = "parley serve: listening on ws://\(host):\(port)/v1/ws data \(folder.path)\n"
+            _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+        }
+        do {
+            try await app.runService()
+        } catch {
+            try? store.close()
+            throw error
+        }
+        try store.close()
+        logger.info("stopped; database closed")
+    }
+}
