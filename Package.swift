@@ -102,6 +102,16 @@ var targets: [Target] = [
         swiftSettings: swiftSettings
     ),
     .testTarget(
+        name: "ParleyServerTests",
+        dependencies: [
+            "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyProtocol",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
         name: "ParleyShellTests",
         dependencies: ["ParleyCore", "ParleyShell", "parley"],
         swiftSettings: swiftSettings

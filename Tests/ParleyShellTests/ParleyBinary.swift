@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `parley` binary on a script in a temporary data folder.
 struct ParleyBinary {
@@ -9,10 +10,58 @@ struct ParleyBinary {
         var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
     }
 
-    let data: URL
+    /// The same scripts run on the embedded database and against a real server.
+    enum Mode: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case embedded
+        case server
+        var testDescription: String { rawValue }
+    }
 
-    init() throws {
+    let data: URL
+    /// The `parley serve` process in server mode, and its address.
+    private let server: Process?
+    let serverURL: String?
+
+    init(mode: Mode = .embedded) throws {
         data = FileManager.default.temporaryDirectory.appendingPathComponent("parley-shell-\(UUID().uuidString)")
+        guard mode == .server else {
+            server = nil
+            serverURL = nil
+            return
+        }
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--data", data.appendingPathComponent("server-data").path, "--log-level", "warning"]
+        var env = ProcessInfo.processInfo.environment
+        env["PARLEY_BCRYPT_COST"] = "4"
+        process.environment = env
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The first line says where it listens.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let start = text.range(of: "ws://"), let end = text[start.lowerBound...].firstIndex(of: " ") else {
+            process.terminate()
+            throw ServerStartFailure(output: text)
+        }
+        server = process
+        serverURL = String(text[start.lowerBound..<end])
+    }
+
+    /// Where the session token is saved: the data folder, or a folder per server in it.
+    var sessionFolder: URL {
+        guard let serverURL, let url = URL(string: serverURL), let host = url.host, let port = url.port else { return data }
+        return data.appendingPathComponent("servers/\(host)_\(port)")
+    }
+
+    struct ServerStartFailure: Error {
+        var output: String
     }
 
     static var executable: URL {
@@ -28,7 +77,7 @@ struct ParleyBinary {
     func run(_ script: String = "", arguments: [String] = [], environment: [String: String] = [:], useData: Bool = true) throws -> Result {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = (useData ? ["--data", data.path] : []) + arguments
+        process.arguments = (useData ? ["--data", data.path] : []) + (serverURL.map { ["--server", $0] } ?? []) + arguments
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         env["NO_COLOR"] = "1"
@@ -52,6 +101,10 @@ struct ParleyBinary {
     }
 
     func remove() {
+        if let server {
+            server.terminate()
+            server.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: data)
     }
 }

@@ -21,8 +21,8 @@ import Testing
         #expect(result.stdout.isEmpty)  // the line after the error did not run
     }
 
-    @Test func membershipAndUserErrors() throws {
-        let parley = try ParleyBinary()
+    @Test(arguments: ParleyBinary.Mode.allCases) func membershipAndUserErrors(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
         _ = try parley.run(aliceAndBob + "\n/logout\n/login @alice --password secret-alice\n/create #secret Hidden --private\n/logout\n/login @bob --password secret-bob\n")
         let cases = [
@@ -47,8 +47,8 @@ import Testing
         }
     }
 
-    @Test func keepGoingRunsEveryLineAndStillFails() throws {
-        let parley = try ParleyBinary()
+    @Test(arguments: ParleyBinary.Mode.allCases) func keepGoingRunsEveryLineAndStillFails(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try parley.run("/bogus\n/whoami\n/help quit\n", arguments: ["--keep-going"])
         #expect(result.status == 1)
@@ -67,8 +67,8 @@ import Testing
         #expect(result.stderr.hasPrefix("\(script.path):2: error: not_signed_in: "))
     }
 
-    @Test func variablesExpandFromTheEnvironment() throws {
-        let parley = try ParleyBinary()
+    @Test(arguments: ParleyBinary.Mode.allCases) func variablesExpandFromTheEnvironment(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try parley.run(
             """
@@ -81,8 +81,8 @@ import Testing
         #expect(try parley.run("/logout\n/login @erin --password 'pass word 1'\n").status == 0)
     }
 
-    @Test func jsonOutputIsOneObjectPerLine() throws {
-        let parley = try ParleyBinary()
+    @Test(arguments: ParleyBinary.Mode.allCases) func jsonOutputIsOneObjectPerLine(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try parley.run(aliceAndBob + "\n/join #swift\n/send #swift hi\n/chats\n/bogus\n", arguments: ["--json"])
         #expect(result.status == 1)

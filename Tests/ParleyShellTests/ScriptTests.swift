@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 @Suite struct ScriptTests {
-    @Test func accountCommands() throws {
-        let parley = try ParleyBinary()
+    @Test(arguments: ParleyBinary.Mode.allCases) func accountCommands(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try parley.run(
             """
@@ -38,12 +38,12 @@ import Testing
         // The session is saved in the data folder: the next run is still signed in.
         let again = try parley.run("/whoami\n")
         #expect(again.lines == ["@bob bob <bob@example.com>"])
-        let attributes = try FileManager.default.attributesOfItem(atPath: parley.data.appendingPathComponent("session").path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: parley.sessionFolder.appendingPathComponent("session").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
-    @Test func directAndGroupMessaging() throws {
-        let parley = try ParleyBinary()
+    @Test(arguments: ParleyBinary.Mode.allCases) func directAndGroupMessaging(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try parley.run(
             aliceAndBob + """
@@ -104,16 +104,16 @@ import Testing
             "#swift: 2 members",
             "@alice Alice Liddell (owner)",
             "@bob bob",
-            "Mode: embedded (SQLite in the data folder)",
-            "Data: \(parley.data.path)",
+            "Mode: \(parley.serverURL.map { "client of \($0)" } ?? "embedded (SQLite in the data folder)")",
+            "Data: \(parley.sessionFolder.path)",
             "Signed in as @bob bob <bob@example.com>",
             "Unread: 0",
             "Current chat: #swift",
         ])
     }
 
-    @Test func groupManagementAndInvites() throws {
-        let parley = try ParleyBinary()
+    @Test(arguments: ParleyBinary.Mode.allCases) func groupManagementAndInvites(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
         let setup = try parley.run(
             """

@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import Logging
+import ParleyClient
+import ParleyCore
+import ParleyEngine
+import ParleyServer
+import ParleyStore
+import Synchronization
+import WSClient
+
+/// A real server on a free port (or a given one), over a real SQLite file.
+final class TestServer: Sendable {
+    let port: Int
+    let databasePath: String
+    private let store: SQLiteChatStore
+    private let task: Task<Void, any Error>
+
+    var url: String { "ws://127.0.0.1:\(port)" }
+
+    static func start(
+        database: String? = nil, port: Int = 0, _ configure: (inout ParleyServer.Configuration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        let path = database ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString).sqlite").path
+        let store = try SQLiteChatStore(path: path)
+        var engineConfiguration = ChatEngine.Configuration()
+        engineConfiguration.bcryptCost = 4
+        let engine = ChatEngine(store: store, configuration: engineConfiguration)
+        var configuration = ParleyServer.Configuration(host: "127.0.0.1", port: port)
+        configure(&configuration)
+        var logger = Logger(label: "test.server")
+        logger.logLevel = .critical
+        let server = ParleyServer(engine: engine, configuration: configuration, logger: logger)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = server.application { port in continuation.yield(port) }
+        let task = Task { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let bound = await iterator.next() else { throw CancellationError() }
+        return TestServer(port: bound, databasePath: path, store: store, task: task)
+    }
+
+    private init(port: Int, databasePath: String, store: SQLiteChatStore, task: Task<Void, any Error>) {
+        self.port = port
+        self.databasePath = databasePath
+        self.store = store
+        self.task = task
+    }
+
+    /// Counts the stored messages, straight from the database file.
+    func storedMessages() throws -> Int {
+        let queue = try DatabaseQueue(path: databasePath)
+        return try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM message") ?? 0 }
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+        try? store.close()
+    }
+}
+
+/// Collects a service's events so a test can wait for the one it expects.
+final class EventLog: Sendable {
+    private let events = Shared<[ChatEvent]>([])
+    private let pump: Task<Void, Never>
+
+    init(_ stream: AsyncStream<ChatEvent>) {
+        let events = events
+        pump = Task { for await event in stream { events.withLock { $0.append(event) } } }
+        _ = events
+    }
+
+    var all: [ChatEvent] { events.withLock { $0 } }
+
+    var messages: [Message] {
+        all.compactMap { if case .message(let event) = $0 { event.message } else { nil } }
+    }
+
+    /// Waits until `condition` holds for the events so far (or fails after `timeout`,
+    /// which only guards against a hang).
+    func wait(_ timeout: Duration = .seconds(10), until condition: ([ChatEvent]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(all) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition(all)
+    }
+}
+
+/// A raw WebSocket to the server, for frames a well-behaved client would never send.
+final class TestSocket: Sendable {
+    private let outbound = Shared<WebSocketOutboundWriter?>(nil)
+    private let inbound = Shared<(frames: [String], ended: Bool)>(([], false))
+    private let task: Task<WebSocketCloseFrame?, any Error>
+
+    init(port: Int) async throws {
+        let (opened, openedContinuation) = AsyncStream.makeStream(of: Bool.self)
+        let box = outbound
+        let received = inbound
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+        configuration.autoPing = .disabled
+        task = Task {
+            defer {
+                received.withLock { $0.ended = true }
+                openedContinuation.finish()
+            }
+            var logger = Logger(label: "test.socket")
+            logger.logLevel = .critical
+            return try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/ws", configuration: configuration, logger: logger) {
+                inbound, outbound, _ in
+                box.withLock { $0 = outbound }
+                openedContinuation.yield(true)
+                for try await message in inbound.messages(maxSize: 1 << 24) {
+                    if case .text(let text) = message { received.withLock { $0.frames.append(text) } }
+                }
+            }
+        }
+        var iterator = opened.makeAsyncIterator()
+        guard await iterator.next() == true else { throw CancellationError() }
+    }
+
+    func send(_ text: String) async throws {
+        try await outbound.withLock { $0 }!.write(.text(text))
+    }
+
+    /// The next frame from the server, as JSON; nil once the socket is closed (or
+    /// after `timeout`, which only guards against a hang).
+    func next(timeout: Duration = .seconds(10)) async -> [String: Any]? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let (text, ended): (String?, Bool) = inbound.withLock { state in
+                state.frames.isEmpty ? (nil, state.ended) : (state.frames.removeFirst(), false)
+            }
+            if let text { return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] }
+            if ended { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    /// Sends a request and returns its reply, collecting the events that came before it.
+    func request(_ json: String, events: inout [[String: Any]]) async throws -> [String: Any]? {
+        try await send(json)
+        while let frame = await next() {
+            if frame["event"] != nil { events.append(frame) } else { return frame }
+        }
+        return nil
+    }
+
+    func request(_ json: String) async throws -> [String: Any]? {
+        var ignored: [[String: Any]] = []
+        return try await request(json, events: &ignored)
+    }
+
+    /// How the server closed the socket.
+    func closed() async -> WebSocketCloseFrame? {
+        (try? await task.value) ?? nil
+    }
+
+    func close() async {
+        try? await outbound.withLock { $0 }?.close(.normalClosure, reason: nil)
+        _ = try? await task.value
+    }
+}
+
+/// A lock around a value that closures and tasks can share.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try mutex.withLock { try body(&$0) }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import ParleyClient
+import ParleyCore
+import Synchronization
+import Testing
+
+/// A signed-up client of `server`, with its events collected.
+func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async throws -> (RemoteChatService, EventLog, SignedIn) {
+    let service = RemoteChatService(url: server.url, folder: folder)
+    let log = EventLog(service.events)
+    let signedIn = try await service.register(
+        Registration(email: "\(handle)@example.com", password: "password-\(handle)", displayName: handle.capitalized, handle: handle))
+    return (service, log, signedIn)
+}
+
+@Suite(.timeLimit(.minutes(2))) struct ServerTests {
+    @Test func twoUsersChatLive() async throws {
+        let server = try await TestServer.start()
+        let (alice, aliceLog, _) = try await client(server, "alice")
+        let (bob, bobLog, bobIn) = try await client(server, "bob")
+        let sent = try await alice.sendMessage(to: .user(bobIn.user.id), text: "hi bob", clientID: nil)
+        #expect(await bobLog.wait { events in events.contains { if case .message(let e) = $0 { e.message.id == sent.id } else { false } } })
+        let reply = try await bob.sendMessage(to: .chat(sent.chatID), text: "hi alice", clientID: nil)
+        #expect(await aliceLog.wait { _ in aliceLog.messages.contains { $0.id == reply.id } })
+        // The sender's own connection has the result, not an event.
+        #expect(!aliceLog.messages.contains { $0.id == sent.id })
+        #expect(try await bob.history(chat: sent.chatID, limit: 10, before: nil).map(\.text) == ["hi bob", "hi alice"])
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
+
+    @Test func aGroupOfFiveSeesEachMessageExactlyOnce() async throws {
+        let server = try await TestServer.start()
+        var members: [(RemoteChatService, EventLog, SignedIn)] = []
+        for name in ["ann", "ben", "cat", "dan", "eve"] { members.append(try await client(server, name)) }
+        let group = try await members[0].0.createGroup(handle: "five", title: nil, isPublic: true)
+        for member in members.dropFirst() { _ = try await member.0.joinGroup(handle: "five") }
+        var sent: [MessageID] = []
+        for round in 0..<3 {
+            for (index, member) in members.enumerated() {
+                sent.append(try await member.0.sendMessage(to: .chat(group.id), text: "m\(round)-\(index)", clientID: nil).id)
+            }
+        }
+        for (index, member) in members.enumerated() {
+            let own = Set(sent.enumerated().filter { $0.offset % 5 == index }.map(\.element))
+            let expected = sent.filter { !own.contains($0) }
+            #expect(await member.1.wait { _ in member.1.messages.count >= expected.count })
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(member.1.messages.map(\.id) == expected, "member \(index) got each other message once, in order")
+        }
+        for member in members { await member.0.close() }
+        await server.stop()
+    }
+
+    @Test func aClientThatDiesWithoutClosingGoesOfflineWithinTheTimeout() async throws {
+        let server = try await TestServer.start { $0.pingTimeout = .seconds(1) }
+        let (alice, aliceLog, _) = try await client(server, "alice")
+        let (mallory, _, malloryIn) = try await client(server, "mallory")
+        let group = try await alice.createGroup(handle: "watch", title: nil, isPublic: true)
+        _ = try await mallory.joinGroup(handle: "watch")
+        await mallory.close()
+        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == false })
+
+        let silent = try SilentSocket(port: server.port)
+        try silent.sendText(#"{"id":1,"op":"resume","args":{"token":"\#(malloryIn.token)"}}"#)
+        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == true })
+        #expect(try await alice.online(in: group.id).map(\.user.handle).sorted() == ["alice", "mallory"])
+        // Silent from now on: no pong, no close frame.
+        #expect(await aliceLog.wait(.seconds(10)) { _ in aliceLog.presence(of: malloryIn.user.id).last == false })
+        #expect(try await alice.online(in: group.id).map(\.user.handle) == ["alice"])
+        withExtendedLifetime(silent) {}
+        await alice.close()
+        await server.stop()
+    }
+
+    @Test func aReconnectingClientGetsTheHundredMessagesItMissedOnceAndInOrder() async throws {
+        let server = try await TestServer.start()
+        let (alice, _, _) = try await client(server, "alice")
+        let (bob, bobLog, bobIn) = try await client(server, "bob")
+        let first = try await alice.sendMessage(to: .user(bobIn.user.id), text: "before", clientID: nil)
+        #expect(await bobLog.wait { _ in bobLog.messages.count == 1 })
+        await bob.close()
+
+        // Bob's socket: resume with the position of the last event he had.
+        let socket = try await TestSocket(port: server.port)
+        var events: [[String: Any]] = []
+        let signIn = try await socket.request(#"{"id":1,"op":"sign_in","args":{"login":"@bob","password":"password-bob"}}"#, events: &events)
+        let epoch = try #require((signIn?["result"] as? [String: Any])?["epoch"] as? String)
+        let position = try #require((signIn?["result"] as? [String: Any])?["position"] as? Int)
+        let token = try #require((signIn?["result"] as? [String: Any])?["token"] as? String)
+        await socket.close()
+
+        for number in 1...100 { _ = try await alice.sendMessage(to: .chat(first.chatID), text: "missed \(number)", clientID: nil) }
+
+        let again = try await TestSocket(port: server.port)
+        let resume = #"{"id":1,"op":"resume","args":{"token":"\#(token)","after":{"epoch":"\#(epoch)","position":\#(position)}}}"#
+        var replayed: [[String: Any]] = []
+        let reply = try await again.request(resume, events: &replayed)
+        #expect(reply?["ok"] as? Bool == true)
+        #expect((reply?["result"] as? [String: Any])?["complete"] as? Bool == true)
+        while replayed.count < 100, let frame = await again.next(timeout: .seconds(5)) { replayed.append(frame) }
+        // Nothing more arrives: each missed message came exactly once.
+        #expect(await again.next(timeout: .milliseconds(300)) == nil)
+        let texts = replayed.compactMap { (($0["data"] as? [String: Any])?["message"] as? [String: Any])?["text"] as? String }
+        #expect(texts == (1...100).map { "missed \($0)" })
+        let positions = replayed.compactMap { $0["pos"] as? Int }
+        #expect(positions == positions.sorted() && Set(positions).count == 100)
+        await again.close()
+        await alice.close()
+        await server.stop()
+    }
+
+    @Test func messagesSentWhileTheServerWasDownLandOnceAfterItRestarts() async throws {
+        let server = try await TestServer.start()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let acknowledged = EventBox<Message>()
+        let alice = RemoteChatService(url: server.url, folder: folder, connectTimeout: .milliseconds(300), onAcknowledged: { acknowledged.append($0) })
+        _ = try await alice.register(Registration(email: "alice@example.com", password: "password-alice", handle: "alice"))
+        let group = try await alice.createGroup(handle: "later", title: nil, isPublic: true)
+        let port = server.port
+        let database = server.databasePath
+        await server.stop()
+
+        await #expect(throws: ParleyError.self) { _ = try await alice.sendMessage(to: .chat(group.id), text: "while down", clientID: nil) }
+        #expect(await alice.queued().map(\.text) == ["while down"])
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("outbox.json").path))
+
+        let restarted = try await TestServer.start(database: database, port: port)
+        let landed = await EventBox<Int>.wait { acknowledged.count == 1 }
+        #expect(landed)
+        #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["while down"])
+        #expect(try restarted.storedMessages() == 1)
+        #expect(await alice.queued().isEmpty)
+        await alice.close()
+        await restarted.stop()
+    }
+
+    @Test func badFramesGetErrorCodesAndLeaveTheSocketUsable() async throws {
+        let server = try await TestServer.start()
+        let socket = try await TestSocket(port: server.port)
+        let malformed = try await socket.request("this is not json")
+        #expect(malformed?["ok"] as? Bool == false)
+        #expect((malformed?["error"] as? [String: Any])?["code"] as? String == "bad_frame")
+        let unknown = try await socket.request(#"{"id":2,"op":"teleport","args":{}}"#)
+        #expect(unknown?["id"] as? Int == 2)
+        #expect((unknown?["error"] as? [String: Any])?["code"] as? String == "unknown_op")
+        let early = try await socket.request(#"{"id":3,"op":"send","args":{"chat":1,"text":"sneaky"}}"#)
+        #expect((early?["error"] as? [String: Any])?["code"] as? String == "not_signed_in")
+        let badArgs = try await socket.request(#"{"id":4,"op":"sign_in","args":{"login":5}}"#)
+        #expect((badArgs?["error"] as? [String: Any])?["code"] as? String == "invalid_argument")
+        let ping = try await socket.request(#"{"id":5,"op":"ping"}"#)
+        #expect(ping?["ok"] as? Bool == true)
+        #expect(try server.storedMessages() == 0)
+        await socket.close()
+        await server.stop()
+    }
+
+    @Test func anOversizeFrameClosesTheSocketWith1009() async throws {
+        let server = try await TestServer.start()
+        let socket = try await TestSocket(port: server.port)
+        try await socket.send(String(repeating: "x", count: 70 * 1024))
+        let close = await socket.closed()
+        #expect(close?.closeCode == .messageTooLarge)
+        await server.stop()
+    }
+
+    @Test func aSocketThatDoesNotSignInIsClosed() async throws {
+        let server = try await TestServer.start { $0.signInTimeout = .milliseconds(300) }
+        let socket = try await TestSocket(port: server.port)
+        let close = await socket.closed()
+        #expect(close?.closeCode == .policyViolation)
+        await server.stop()
+    }
+
+    @Test func requestsPastTheRateLimitAreRefused() async throws {
+        let server = try await TestServer.start { $0.requestsPerSecond = 5 }
+        let socket = try await TestSocket(port: server.port)
+        var codes: [String] = []
+        for id in 1...20 {
+            let reply = try await socket.request(#"{"id":\#(id),"op":"ping"}"#)
+            codes.append((reply?["error"] as? [String: Any])?["code"] as? String ?? "ok")
+        }
+        #expect(codes.prefix(10).allSatisfy { $0 == "ok" })
+        #expect(codes.contains("rate_limited"))
+        await socket.close()
+        await server.stop()
+    }
+
+    @Test func healthAndMetrics() async throws {
+        let server = try await TestServer.start()
+        let (alice, _, _) = try await client(server, "alice")
+        _ = try await alice.createGroup(handle: "counted", title: nil, isPublic: true)
+        _ = try await alice.sendMessage(to: .chat(try await alice.group(handle: "counted").id), text: "one", clientID: nil)
+        let health = try httpGet(port: server.port, path: "/healthz")
+        #expect(health == "ok\n")
+        let metrics = try httpGet(port: server.port, path: "/metrics")
+        #expect(metrics.contains("parley_messages_sent_total 1"))
+        #expect(metrics.contains("parley_connections 1"))
+        #expect(metrics.contains(#"parley_request_duration_seconds_count{op="send"} 1"#))
+        await alice.close()
+        await server.stop()
+    }
+}
+
+extension EventLog {
+    /// The online/offline changes seen for `user`, in order.
+    func presence(of user: UserID) -> [Bool] {
+        all.compactMap { if case .presenceChanged(let change) = $0, change.user.id == user { change.online } else { nil } }
+    }
+}
+
+/// Values handed over from a callback.
+final class EventBox<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var count: Int { values.withLock { $0.count } }
+
+    static func wait(_ timeout: Duration = .seconds(10), until condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+}
