@@ -17,6 +17,7 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
 ]
@@ -61,6 +62,7 @@ var targets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -88,6 +90,13 @@ var targets: [Target] = [
         ],
         swiftSettings: swiftSettings
     ),
+    // The load tool: parley-load --help in Benchmarks/LoadTool/main.swift, run by scripts/load.sh.
+    .executableTarget(
+        name: "parley-load",
+        dependencies: ["ParleyCore", "ParleyClient"],
+        path: "Benchmarks/LoadTool",
+        swiftSettings: swiftSettings
+    ),
     .target(
         name: "ParleyTesting",
         dependencies: ["ParleyCore", "ParleyStore", "ParleyEngine"],
@@ -104,7 +113,7 @@ var targets: [Target] = [
     .testTarget(
         name: "ParleyServerTests",
         dependencies: [
-            "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyProtocol",
+            "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyProtocol", "ParleyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "WSClient", package: "swift-websocket"),
             .product(name: "Logging", package: "swift-log"),
@@ -113,7 +122,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "ParleyShellTests",
-        dependencies: ["ParleyCore", "ParleyShell", "parley"],
+        dependencies: ["ParleyCore", "ParleyShell", "ParleyTesting", "parley"],
         swiftSettings: swiftSettings
     ),
 ]

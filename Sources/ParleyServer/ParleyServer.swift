@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import ServiceLifecycle
 import NIOCore
 import NIOWebSocket
 import ParleyCore
@@ -84,7 +85,8 @@ public final class ParleyServer: Sendable {
         let limiter = RateLimiter(perSecond: configuration.requestsPerSecond)
         let user = SocketUser()
 
-        await withTaskGroup(of: Void.self) { group in
+        // Each child says whether its end ends the connection.
+        await withTaskGroup(of: Bool.self) { group in
             group.addTask { [metrics] in
                 // One encoding per event, shared by every socket that gets it.
                 for await event in session.positionedEvents {
@@ -93,37 +95,53 @@ public final class ParleyServer: Sendable {
                         try await outbound.write(.custom(frame))
                         metrics.delivered.increment()
                     } catch {
-                        return
-                    }
-                }
-            }
-            group.addTask { [configuration] in
-                try? await Task.sleep(for: configuration.signInTimeout)
-                if user.value.withLock({ $0 }) == nil {
-                    try? await outbound.close(.policyViolation, reason: "sign in within \(configuration.signInTimeout)")
-                }
-            }
-            do {
-                for try await message in inbound.messages(maxSize: configuration.maxFrameSize) {
-                    let frame: Data
-                    switch message {
-                    case .text(let text): frame = Data(text.utf8)
-                    case .binary(let buffer): frame = Data(buffer.readableBytesView)
-                    }
-                    let reply = await handle(frame, dispatcher: dispatcher, limiter: limiter, user: user)
-                    try await outbound.writeTextMessage(String(decoding: reply.frame, as: UTF8.self))
-                    if reply.close {
-                        try await outbound.close(.policyViolation, reason: "too many sockets for this user")
                         break
                     }
                 }
-            } catch {
-                logger.debug("socket ended: \(error)")
+                return false
             }
-            await session.close()
-            if let id = user.value.withLock({ $0 }) { release(id) }
+            group.addTask { [configuration] in
+                try? await Task.sleep(for: configuration.signInTimeout)
+                if !Task.isCancelled, user.value.withLock({ $0 }) == nil {
+                    try? await outbound.close(.policyViolation, reason: "sign in within \(configuration.signInTimeout)")
+                }
+                return false
+            }
+            group.addTask {
+                // Server stopping: say so with a close frame, give the client a moment to
+                // answer, then stop reading (a silent client must not hold the shutdown).
+                guard (try? await gracefulShutdown()) != nil else { return false }
+                try? await outbound.close(.goingAway, reason: "server shutting down")
+                try? await Task.sleep(for: .seconds(1))
+                return true
+            }
+            group.addTask { [self] in
+                do {
+                    for try await message in inbound.messages(maxSize: configuration.maxFrameSize) {
+                        let frame: Data
+                        switch message {
+                        case .text(let text): frame = Data(text.utf8)
+                        case .binary(let buffer): frame = Data(buffer.readableBytesView)
+                        }
+                        let reply = await handle(frame, dispatcher: dispatcher, limiter: limiter, user: user)
+                        try await outbound.writeTextMessage(String(decoding: reply.frame, as: UTF8.self))
+                        if reply.close {
+                            try await outbound.close(.policyViolation, reason: "too many sockets for this user")
+                            break
+                        }
+                    }
+                } catch {
+                    logger.debug("socket ended: \(error)")
+                }
+                return true
+            }
+            while let ends = await group.next() {
+                if ends { break }
+            }
             group.cancelAll()
         }
+        await session.close()
+        if let id = user.value.withLock({ $0 }) { release(id) }
     }
 
     private func handle(

@@ -2,6 +2,7 @@ import Foundation
 import ParleyClient
 import ParleyCore
 import Synchronization
+import ParleyTesting
 import Testing
 
 /// A signed-up client of `server`, with its events collected.

@@ -100,8 +100,16 @@ struct ParleyBinary {
             status: process.terminationStatus)
     }
 
+    /// Sends `signal` to the server and returns its exit status.
+    func stopServer(signal: Int32) -> Int32? {
+        guard let server else { return nil }
+        kill(server.processIdentifier, signal)
+        server.waitUntilExit()
+        return server.terminationStatus
+    }
+
     func remove() {
-        if let server {
+        if let server, server.isRunning {
             server.terminate()
             server.waitUntilExit()
         }

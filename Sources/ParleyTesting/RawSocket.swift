@@ -2,10 +2,10 @@ import Foundation
 
 /// A client that completes the WebSocket handshake, sends one request, and then goes
 /// silent without closing: no pong, no close frame, like a phone that lost its network.
-final class SilentSocket {
+public final class SilentSocket {
     private let fd: Int32
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -37,7 +37,7 @@ final class SilentSocket {
     }
 
     /// Sends one masked text frame, as a client must.
-    func sendText(_ text: String) throws {
+    public func sendText(_ text: String) throws {
         let payload = Array(text.utf8)
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
@@ -56,17 +56,49 @@ final class SilentSocket {
         guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw POSIXError(.EPIPE) }
     }
 
+    /// Reads frames until a close frame and returns its status code (nil if the
+    /// connection ends without one).
+    public func readCloseCode() -> UInt16? {
+        while true {
+            var head = [UInt8](repeating: 0, count: 2)
+            guard readExactly(&head) else { return nil }
+            var length = Int(head[1] & 0x7f)
+            if length == 126 {
+                var extended = [UInt8](repeating: 0, count: 2)
+                guard readExactly(&extended) else { return nil }
+                length = Int(extended[0]) << 8 | Int(extended[1])
+            } else if length == 127 {
+                var extended = [UInt8](repeating: 0, count: 8)
+                guard readExactly(&extended) else { return nil }
+                length = extended.reduce(0) { $0 << 8 | Int($1) }
+            }
+            var payload = [UInt8](repeating: 0, count: length)
+            guard readExactly(&payload) else { return nil }
+            if head[0] & 0x0f == 0x8 { return payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : 1005 }
+        }
+    }
+
+    private func readExactly(_ buffer: inout [UInt8]) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if count <= 0 { return false }
+            done += count
+        }
+        return true
+    }
+
     deinit { Foundation.close(fd) }
 }
 
 extension Array where Element == UInt8 {
-    func ends(with suffix: [UInt8]) -> Bool {
+    public func ends(with suffix: [UInt8]) -> Bool {
         count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
     }
 }
 
 /// `GET path` over plain HTTP/1.1; returns the body.
-func httpGet(port: Int, path: String) throws -> String {
+public func httpGet(port: Int, path: String) throws -> String {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()

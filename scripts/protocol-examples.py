@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Records a real exchange for every op and event of the Parley protocol.
+
+Starts `parley serve` on a free port with a fresh data folder, drives it with two raw
+WebSocket clients (alice and bob), and prints each request with its reply and the events
+it caused, as Markdown. docs/protocol.md embeds its output:
+
+    python3 scripts/protocol-examples.py .build/debug/parley > /tmp/examples.md
+"""
+import base64, json, os, re, socket, struct, subprocess, sys, tempfile, time
+
+def start_server(binary):
+    data = tempfile.mkdtemp()
+    env = dict(os.environ, PARLEY_BCRYPT_COST="4")
+    proc = subprocess.Popen([binary, "serve", "--port", "0", "--data", data, "--log-level", "error"],
+                            stdout=subprocess.PIPE, env=env, text=True)
+    line = proc.stdout.readline()
+    port = int(re.search(r":(\d+)/v1/ws", line).group(1))
+    return proc, port
+
+class Socket:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        response = b""
+        while b"\r\n\r\n" not in response:
+            response += self.sock.recv(1)
+        assert response.startswith(b"HTTP/1.1 101"), response
+        self.next_id = 0
+        self.events = []
+
+    def send_text(self, text):
+        payload = text.encode()
+        header = bytes([0x81])
+        if len(payload) < 126:
+            header += bytes([0x80 | len(payload)])
+        else:
+            header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
+        mask = os.urandom(4)
+        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def read_exact(self, n):
+        data = b""
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def read_message(self):
+        message = b""
+        while True:
+            first, second = self.read_exact(2)
+            length = second & 0x7F
+            if length == 126:
+                length = struct.unpack(">H", self.read_exact(2))[0]
+            elif length == 127:
+                length = struct.unpack(">Q", self.read_exact(8))[0]
+            payload = self.read_exact(length)
+            opcode = first & 0x0F
+            if opcode == 0x9:  # ping: answer it
+                self.sock.sendall(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
+                continue
+            message += payload
+            if first & 0x80:
+                return json.loads(message)
+
+    def call(self, op, args=None):
+        self.next_id += 1
+        request = {"id": self.next_id, "op": op}
+        if args is not None:
+            request["args"] = args
+        self.send_text(json.dumps(request))
+        while True:
+            frame = self.read_message()
+            if "event" in frame:
+                self.events.append(frame)
+            elif frame.get("id") == self.next_id:
+                return request, frame
+
+    def drain(self, seconds=0.3):
+        self.sock.settimeout(seconds)
+        try:
+            while True:
+                self.events.append(self.read_message())
+        except (socket.timeout, TimeoutError):
+            pass
+        finally:
+            self.sock.settimeout(None)
+        events, self.events = self.events, []
+        return events
+
+def show(title, who, exchange, others=()):
+    request, reply = exchange
+    print(f"### `{request['op']}` — {title}\n")
+    print(f"{who} sends:\n\n```json\n{json.dumps(request)}\n```\n")
+    print(f"and gets:\n\n```json\n{json.dumps(reply)}\n```\n")
+    for name, events in others:
+        for event in events:
+            print(f"{name} receives:\n\n```json\n{json.dumps(event)}\n```\n")
+
+def main():
+    proc, port = start_server(sys.argv[1])
+    try:
+        alice, bob = Socket(port), Socket(port)
+        show("create an account and sign in", "alice", alice.call("register", {"email": "alice@example.com", "password": "correct horse", "display_name": "Alice", "handle": "alice"}))
+        bob.call("register", {"email": "bob@example.com", "password": "battery staple", "handle": "bob"})
+        bob_token = None
+        three = Socket(port)
+        exchange = three.call("sign_in", {"login": "@bob", "password": "battery staple"})
+        bob_token = exchange[1]["result"]["token"]
+        show("sign in with an email address or @handle", "a second connection of bob", exchange)
+        alice.drain(); bob.drain()
+        show("who am I", "alice", alice.call("me"))
+        show("change the display name", "alice", alice.call("update_profile", {"display_name": "Alice Liddell"}))
+        show("the user directory, by handle, name or email prefix", "alice", alice.call("search_users", {"query": "bo", "limit": 10, "offset": 0}))
+        exchange = alice.call("user", {"handle": "@bob"})
+        bob_id = exchange[1]["result"]["id"]
+        show("look up one user", "alice", exchange)
+        exchange = alice.call("send", {"user": bob_id, "text": "hi bob", "client_id": "c-1"})
+        direct = exchange[1]["result"]["chat_id"]
+        show("the first message to a user creates the direct chat", "alice", exchange, [("bob", bob.drain()), ("bob's second connection", three.drain())])
+        show("the same client id again returns the original message, stored once", "alice", alice.call("send", {"user": bob_id, "text": "hi bob", "client_id": "c-1"}))
+        show("the direct chat with a user", "bob", bob.call("direct_chat", {"user": exchange[1]["result"]["sender"]["id"]}))
+        show("one chat", "bob", bob.call("chat", {"chat": direct}))
+        show("the chat list: last message and unread count", "bob", bob.call("chats"))
+        show("history: the latest N, or N before a sequence number", "bob", bob.call("history", {"chat": direct, "limit": 50}))
+        show("move the read marker (never backwards)", "bob", bob.call("mark_read", {"chat": direct, "seq": 1}), [("alice", alice.drain())])
+        show("who has read up to a message", "alice", alice.call("seen_by", {"chat": direct, "seq": 1}))
+        show("full-text search in my chats", "bob", bob.call("search", {"words": "hi", "limit": 10}))
+        exchange = alice.call("create_group", {"handle": "swift", "title": "Swift on Linux", "is_public": True})
+        group = exchange[1]["result"]["id"]
+        show("create a group (the creator owns it)", "alice", exchange)
+        show("a group by handle", "bob", bob.call("group", {"handle": "#swift"}))
+        show("join a public group by handle", "bob", bob.call("join_group", {"handle": "#swift"}), [("alice", alice.drain())])
+        three.drain()
+        show("say which chat this connection is looking at", "bob", bob.call("set_viewing", {"chat": group}), [("alice", alice.drain())])
+        show("who is online in a group, and viewing it", "alice", alice.call("online", {"chat": group}))
+        show("send to a group", "alice", alice.call("send", {"chat": group, "text": "welcome to #swift", "client_id": "c-2"}), [("bob", bob.drain())])
+        show("the members and their roles", "bob", bob.call("members", {"chat": group}))
+        show("make a member an admin", "alice", alice.call("set_role", {"user": bob_id, "chat": group, "role": "admin"}), [("bob", bob.drain())])
+        exchange = alice.call("create_invite", {"chat": group, "max_uses": 5, "expires_in_seconds": 3600})
+        code = exchange[1]["result"]["code"]
+        show("an invite link, with optional use count and expiry", "alice", exchange)
+        show("revoke an invite", "alice", alice.call("revoke_invite", {"code": code}))
+        carol = Socket(port)
+        carol.call("register", {"email": "carol@example.com", "password": "carol's secret", "handle": "carol"})
+        carol_id = carol.call("me")[1]["result"]["id"]
+        exchange = alice.call("create_invite", {"chat": group})
+        show("join with a code or a parley://join/ link", "carol", carol.call("join", {"invite": "parley://join/" + exchange[1]["result"]["code"]}), [("alice", alice.drain())])
+        show("kick a member", "alice", alice.call("kick", {"user": carol_id, "chat": group}), [("carol", carol.drain())])
+        dave = Socket(port)
+        dave.call("register", {"email": "dave@example.com", "password": "dave's secret", "handle": "dave"})
+        dave_id = dave.call("me")[1]["result"]["id"]
+        bob.drain()
+        show("invite a user directly (they become a member)", "alice", alice.call("invite", {"user": dave_id, "chat": group}), [("dave", dave.drain())])
+        show("the groups I am in", "dave", dave.call("groups"))
+        show("leave a group", "dave", dave.call("leave", {"chat": group}), [("alice", alice.drain())])
+        show("delete a chat for myself (it comes back with the next message)", "bob", bob.call("delete_chat", {"chat": direct}))
+        bob.drain()
+        show("a no-op, to check the connection", "bob", bob.call("ping"))
+        show("change the password (signs out the user's other sessions)", "carol", carol.call("change_password", {"current": "carol's secret", "new": "carol's new secret"}))
+        three.sock.close()
+        time.sleep(0.2)
+        four = Socket(port)
+        show("sign back in with a token after a reconnect; events after `after` come first", "bob, reconnecting",
+             four.call("resume", {"token": bob_token, "after": None}))
+        show("sign out (revokes the token)", "bob", four.call("sign_out"))
+        print("### Errors\n")
+        for title, who, sock, op, args in [
+            ("a frame that is not a request", "anyone", Socket(port), None, None),
+            ("an op that does not exist", "anyone", Socket(port), "teleport", {}),
+            ("a request before signing in", "anyone", Socket(port), "chats", None),
+            ("a rule the engine enforces", "dave", dave, "send", {"chat": group, "text": "let me back in"}),
+        ]:
+            if op is None:
+                sock.send_text("hello?")
+                print(f"**{title}** — {who} sends `hello?` and gets:\n\n```json\n{json.dumps(sock.read_message())}\n```\n")
+            else:
+                request, reply = sock.call(op, args)
+                print(f"**{title}** — {who} sends:\n\n```json\n{json.dumps(request)}\n```\n\nand gets:\n\n```json\n{json.dumps(reply)}\n```\n")
+    finally:
+        proc.terminate()
+        proc.wait()
+
+main()
