@@ -93,7 +93,12 @@ var targets: [Target] = [
     // The load tool: parley-load --help in Benchmarks/LoadTool/main.swift, run by scripts/load.sh.
     .executableTarget(
         name: "parley-load",
-        dependencies: ["ParleyCore", "ParleyClient"],
+        dependencies: [
+            "ParleyCore", "ParleyClient",
+            .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ],
         path: "Benchmarks/LoadTool",
         swiftSettings: swiftSettings
     ),

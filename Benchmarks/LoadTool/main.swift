@@ -1,7 +1,10 @@
 import Foundation
 import ParleyClient
 import ParleyCore
+import Logging
+import NIOCore
 import Synchronization
+import WSClient
 
 // parley-load: opens N clients of a Parley server across G groups and sends as fast as
 // acknowledged or at a fixed rate; reports acknowledged sends/s, delivered messages/s,
@@ -52,11 +55,103 @@ final class Tally: Sendable {
     private let state = Mutex(State())
     func delivered(latency: Int64) { state.withLock { $0.delivered += 1; $0.latencies.append(latency) } }
     func acknowledged() { state.withLock { $0.acknowledged += 1 } }
-    func failed() { state.withLock { $0.failed += 1 } }
+    func failed(_ error: any Error) {
+        let first = state.withLock { state in
+            state.failed += 1
+            return state.failed == 1
+        }
+        if first { say("first failed send: \(error)") }
+    }
     func reset() { state.withLock { $0 = State() } }
     var snapshot: (acknowledged: Int, delivered: Int, failed: Int, latencies: [Int64]) {
         state.withLock { ($0.acknowledged, $0.delivered, $0.failed, $0.latencies) }
     }
+}
+
+/// A member's connection during the measurement: signed in with its token, it reads
+/// frames without decoding them (a byte scan finds the send time), so the tool spends
+/// its CPU on the server's behalf as little as it can.
+final class RawClient: Sendable {
+    private let outbound = Slot<WebSocketOutboundWriter?>(nil)
+    private let acks: AsyncStream<Bool>.Continuation
+    let acknowledgements: AsyncStream<Bool>
+    private let nextID = Atomic<Int>(1)
+
+    init(url: String, token: String, tally: Tally) async throws {
+        (acknowledgements, acks) = AsyncStream.makeStream(of: Bool.self)
+        let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
+        let box = outbound
+        let acks = acks
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
+        configuration.autoPing = .disabled
+        Task {
+            var logger = Logger(label: "load")
+            logger.logLevel = .critical
+            _ = try? await WebSocketClient.connect(url: RemoteChatService.socketURL(url), configuration: configuration, logger: logger) {
+                inbound, outbound, _ in
+                box.value.withLock { $0 = outbound }
+                try await outbound.write(.text(#"{"id":0,"op":"resume","args":{"token":"\#(token)"}}"#))
+                var signedIn = false
+                for try await frame in inbound {
+                    let bytes = frame.data.readableBytesView
+                    // Key order in a frame is not fixed: an event is the frame with a "pos".
+                    if Self.contains(bytes, #""pos":"#) {
+                        if let sent = Self.sendTime(in: bytes) { tally.delivered(latency: microsNow() - sent) }
+                    } else if !signedIn {
+                        signedIn = true
+                        readyContinuation.yield(true)
+                    } else {
+                        acks.yield(Self.contains(bytes, #""ok":true"#))
+                    }
+                }
+            }
+            readyContinuation.finish()
+            acks.finish()
+        }
+        var iterator = ready.makeAsyncIterator()
+        guard await iterator.next() == true else { throw CancellationError() }
+    }
+
+    func send(chat: ChatID) async throws {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        let frame = #"{"id":\#(id),"op":"send","args":{"chat":\#(chat.rawValue),"text":"t=\#(microsNow()) load","client_id":"\#(id)-\#(run)"}}"#
+        try await outbound.value.withLock { $0 }!.write(.text(frame))
+    }
+
+    func close() async {
+        try? await outbound.value.withLock { $0 }?.close(.normalClosure, reason: nil)
+    }
+
+    static func sendTime(in bytes: ByteBufferView) -> Int64? {
+        let marker = Array(#""text":"t="#.utf8)
+        guard let start = firstIndex(of: marker, in: bytes) else { return nil }
+        var value: Int64 = 0
+        var index = start + marker.count
+        while index < bytes.endIndex, let digit = bytes[index].wholeNumberValue { value = value * 10 + Int64(digit); index += 1 }
+        return value
+    }
+
+    static func contains(_ bytes: ByteBufferView, _ text: String) -> Bool { firstIndex(of: Array(text.utf8), in: bytes) != nil }
+
+    static func firstIndex(of needle: [UInt8], in bytes: ByteBufferView) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        var index = bytes.startIndex
+        while index <= bytes.endIndex - needle.count {
+            if bytes[index] == needle[0], bytes[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+}
+
+/// A lock around a value that tasks share.
+final class Slot<Value: Sendable>: Sendable {
+    let value: Mutex<Value>
+    init(_ initial: Value) { value = Mutex(initial) }
+}
+
+extension UInt8 {
+    var wholeNumberValue: Int64? { (48...57).contains(self) ? Int64(self - 48) : nil }
 }
 
 let options = Options(CommandLine.arguments)
@@ -71,6 +166,11 @@ let tally = Tally()
 
 func say(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Results go to stdout unbuffered, so a script can watch for them.
+func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 // Connect and sign up every client (a few at a time, so bcrypt does not stall them all).
@@ -104,7 +204,7 @@ try await withThrowingTaskGroup(of: (Int, RemoteChatService, SignedIn).self) { g
 say("connected in \(ContinuousClock.now - started)")
 
 if let idle = options.idle {
-    print("idle: \(options.clients) signed-in sessions held for \(idle) s")
+    report("idle: \(options.clients) signed-in sessions held for \(idle) s")
     try await Task.sleep(for: .seconds(idle))
     exit(0)
 }
@@ -121,70 +221,61 @@ for index in 0..<options.clients {
     groupOf.append(groupIDs[group])
 }
 
-// Everyone listens; messages carry their send time.
-for client in clients {
-    let events = client.events
-    Task {
-        for await event in events {
-            guard case .message(let message) = event, message.message.text.hasPrefix("t=") else { continue }
-            if let sent = Int64(message.message.text.dropFirst(2).prefix { $0 != " " }) { tally.delivered(latency: microsNow() - sent) }
-        }
-    }
-}
+// From here every member talks over a raw connection signed in with its token.
+for client in clients { await client.close() }
+var members: [RawClient] = []
+for user in users { members.append(try await RawClient(url: options.url, token: user.token, tally: tally)) }
 
 // Senders: the first `senders` members of each group.
-var senders: [(RemoteChatService, ChatID)] = []
+var senders: [(RawClient, ChatID)] = []
 for index in 0..<options.clients where index / options.groups < options.senders {
-    senders.append((clients[index], groupOf[index]))
+    senders.append((members[index], groupOf[index]))
 }
 try await Task.sleep(for: .milliseconds(500))
 tally.reset()
 let senderCount = senders.count
 let deadline = ContinuousClock.now + .milliseconds(Int64(options.seconds * 1000))
-let begin = ContinuousClock.now
 await withTaskGroup(of: Void.self) { group in
     for (sender, chat) in senders {
         group.addTask { [deadline] in
             if options.rate > 0 {
+                Task {
+                    for await ok in sender.acknowledgements {
+                        if ok { tally.acknowledged() } else { tally.failed(ParleyError(.internalError, "a send was refused")) }
+                    }
+                }
                 // Fixed rate: each sender sends its share on schedule, without waiting for acks.
                 let interval = Duration.microseconds(Int64(1_000_000 * Double(senderCount) / options.rate))
                 var due = ContinuousClock.now
-                await withTaskGroup(of: Void.self) { inner in
-                    while due < deadline {
-                        try? await Task.sleep(until: due, clock: .continuous)
-                        inner.addTask {
-                            do {
-                                _ = try await sender.sendMessage(to: .chat(chat), text: "t=\(microsNow()) load", clientID: nil)
-                                tally.acknowledged()
-                            } catch { tally.failed() }
-                        }
-                        due += interval
-                    }
+                while due < deadline {
+                    try? await Task.sleep(until: due, clock: .continuous)
+                    try? await sender.send(chat: chat)
+                    due += interval
                 }
             } else {
+                // As fast as acknowledged: each sender waits for its ack before the next.
+                var acks = sender.acknowledgements.makeAsyncIterator()
                 while ContinuousClock.now < deadline {
-                    do {
-                        _ = try await sender.sendMessage(to: .chat(chat), text: "t=\(microsNow()) load", clientID: nil)
-                        tally.acknowledged()
-                    } catch { tally.failed() }
+                    guard (try? await sender.send(chat: chat)) != nil, let ok = await acks.next() else { break }
+                    if ok { tally.acknowledged() } else { tally.failed(ParleyError(.internalError, "a send was refused")) }
                 }
             }
         }
     }
+    try? await Task.sleep(until: deadline + .seconds(2), clock: .continuous)
+    for member in members { await member.close() }
 }
-let elapsed = ContinuousClock.now - begin
-try await Task.sleep(for: .seconds(1))  // let the last deliveries arrive
-let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+let seconds = options.seconds
 let result = tally.snapshot
 let sorted = result.latencies.sorted()
 func percentile(_ p: Double) -> String {
     guard !sorted.isEmpty else { return "-" }
     return String(format: "%.2f ms", Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000)
 }
-print(
+report(
     "clients \(options.clients) groups \(options.groups) senders \(senders.count) rate \(options.rate > 0 ? String(Int(options.rate)) + "/s" : "as fast as acknowledged")"
 )
-print(String(format: "acknowledged sends: %d (%.0f/s), failed: %d", result.acknowledged, Double(result.acknowledged) / seconds, result.failed))
-print(String(format: "delivered messages: %d (%.0f/s)", result.delivered, Double(result.delivered) / seconds))
-print("delivery latency p50 \(percentile(0.50)) p95 \(percentile(0.95)) p99 \(percentile(0.99))")
-for client in clients { await client.close() }
+report(String(format: "acknowledged sends: %d (%.0f/s), failed: %d", result.acknowledged, Double(result.acknowledged) / seconds, result.failed))
+report(String(format: "delivered messages: %d (%.0f/s)", result.delivered, Double(result.delivered) / seconds))
+report("delivery latency p50 \(percentile(0.50)) p95 \(percentile(0.95)) p99 \(percentile(0.99))")
+
