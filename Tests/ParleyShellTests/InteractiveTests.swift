@@ -133,4 +133,44 @@ struct TmuxSession {
         #expect(!history.contains("hunter22"))
         #expect(!history.contains("--password"))
     }
+
+    /// Bob types half a line; a message from alice arrives through the server and is
+    /// printed above the prompt, and bob's half-typed line is still there to finish.
+    @Test func anIncomingMessageLeavesTheHalfTypedLineIntact() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let server = try #require(parley.serverURL)
+        let setup = try parley.run(
+            """
+            /register alice@example.com --handle alice --password secret-alice
+            /create #tea Tea time
+            /logout
+            /register bob@example.com --handle bob --password secret-bob
+            /join #tea
+            """)
+        #expect(setup.status == 0, "\(setup.stderr)")
+
+        let terminal = TmuxSession()
+        defer { terminal.stop() }
+        try terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        _ = try terminal.waitFor("bob>")
+        try terminal.type("/switch #tea", "Enter")
+        _ = try terminal.waitFor("bob #tea>")
+        try terminal.type("a reply I am still wri")
+        _ = try terminal.waitFor("bob #tea> a reply I am still wri")
+
+        let alice = try ParleyBinary()
+        defer { alice.remove() }
+        let sent = try alice.run("/login @alice --password secret-alice\n/send #tea the kettle is on\n", arguments: ["--server", server])
+        #expect(sent.status == 0, "\(sent.stderr)")
+
+        let screen = try terminal.waitFor("<alice> the kettle is on")
+        let lines = screen.split(separator: "\n").map(String.init)
+        let message = try #require(lines.lastIndex { $0.contains("<alice> the kettle is on") })
+        // The message sits above the prompt, which still holds the half-typed line.
+        #expect(lines[(message + 1)...].contains { $0.hasSuffix("bob #tea> a reply I am still wri") })
+        try terminal.type("ting", "Enter")
+        _ = try terminal.waitFor("<bob> a reply I am still writing")
+    }
 }
+

@@ -191,4 +191,27 @@ import Testing
         #expect(result.lines.filter { $0.hasPrefix("usage: /") }.count == names.count)
         #expect(result.lines.filter { $0.hasPrefix("  example: /") }.count == names.count)
     }
+
+    /// A script waits for another user's message, which arrives through the server
+    /// while `/wait` blocks.
+    @Test(.timeLimit(.minutes(1))) func waitReturnsWhenAMatchingMessageArrives() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let server = try #require(parley.serverURL)
+        let setup = try parley.run("\(aliceAndBob)\n/join #swift\n")
+        #expect(setup.status == 0, "\(setup.stderr)")
+
+        let alice = try ParleyBinary()
+        defer { alice.remove() }
+        let sender = Thread {
+            Thread.sleep(forTimeInterval: 1)
+            _ = try? alice.run("/login @alice --password secret-alice\n/send #swift build is green\n", arguments: ["--server", server])
+        }
+        sender.start()
+        let waited = try parley.run("/wait --timeout 20 #swift green\n/history #swift 1\n")
+        #expect(waited.status == 0, "\(waited.stderr)")
+        #expect(waited.lines.first?.contains("<alice> build is green") == true)
+        #expect(waited.lines.last?.contains("<alice> build is green") == true)
+    }
 }
+
