@@ -27,6 +27,7 @@ actor Link {
     private let events: AsyncStream<ChatEvent>.Continuation
     private let onAcknowledged: @Sendable (Message) -> Void
     private let onRejected: @Sendable (String, ParleyError) -> Void
+    private let onGap: @Sendable () -> Void
     private let logger = Logger(label: "parley.client")
     private let encoder = Wire.encoder()
     private let decoder = Wire.decoder()
@@ -49,8 +50,10 @@ actor Link {
 
     init(
         settings: Settings, events: AsyncStream<ChatEvent>.Continuation,
-        onAcknowledged: @escaping @Sendable (Message) -> Void, onRejected: @escaping @Sendable (String, ParleyError) -> Void
+        onAcknowledged: @escaping @Sendable (Message) -> Void, onRejected: @escaping @Sendable (String, ParleyError) -> Void,
+        onGap: @escaping @Sendable () -> Void
     ) {
+        self.onGap = onGap
         self.settings = settings
         self.events = events
         self.onAcknowledged = onAcknowledged
@@ -232,6 +235,7 @@ actor Link {
             do {
                 let session: SessionResult = try await exchange(.resume, Args.Resume(token: token, after: after))
                 signedIn(session, fresh: false)
+                if !session.complete { onGap() }
             } catch let error as ParleyError where error.code == .invalidToken {
                 self.token = nil
             } catch {

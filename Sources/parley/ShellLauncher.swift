@@ -81,7 +81,8 @@ struct ShellLauncher {
         let service = RemoteChatService(
             url: socketURL, folder: folder,
             onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },
-            onRejected: { _, error in announce("[not sent] \(error.code): \(Sanitizer.line(error.message))") })
+            onRejected: { _, error in announce("[not sent] \(error.code): \(Sanitizer.line(error.message))") },
+            onGap: { announce("[reconnected] some messages from while you were away may not be shown; /chats and /history have them") })
         return (service, folder, "client of \(socketURL)")
     }
 

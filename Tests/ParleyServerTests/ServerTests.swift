@@ -117,7 +117,10 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let acknowledged = EventBox<Message>()
-        let alice = RemoteChatService(url: server.url, folder: folder, connectTimeout: .milliseconds(300), onAcknowledged: { acknowledged.append($0) })
+        let gaps = EventBox<Int>()
+        let alice = RemoteChatService(
+            url: server.url, folder: folder, connectTimeout: .milliseconds(300), onAcknowledged: { acknowledged.append($0) },
+            onGap: { gaps.append(1) })
         _ = try await alice.register(Registration(email: "alice@example.com", password: "password-alice", handle: "alice"))
         let group = try await alice.createGroup(handle: "later", title: nil, isPublic: true)
         let port = server.port
@@ -134,6 +137,8 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["while down"])
         #expect(try restarted.storedMessages() == 1)
         #expect(await alice.queued().isEmpty)
+        // The restarted server numbers events anew: the client is told it may have missed some.
+        #expect(gaps.count == 1)
         await alice.close()
         await restarted.stop()
     }
