@@ -122,6 +122,7 @@ var targets: [Target] = [
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "WSClient", package: "swift-websocket"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: swiftSettings
     ),

@@ -194,7 +194,8 @@ actor Link {
             do {
                 var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
                 configuration.autoPing = .disabled
-                try await WebSocketClient.connect(url: settings.url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                let close = try await WebSocketClient.connect(url: settings.url, configuration: configuration, logger: logger) {
+                    inbound, outbound, _ in
                     await self.connected(outbound)
                     let handshake = Task { await self.handshake() }
                     defer { handshake.cancel() }
@@ -205,7 +206,8 @@ actor Link {
                         }
                     }
                 }
-                backoff = .milliseconds(100)
+                // A server that is going away is not asked again at once.
+                backoff = close?.closeCode == .goingAway ? .seconds(1) : .milliseconds(100)
             } catch {
                 logger.debug("connection to \(settings.url) failed: \(error)")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import ServiceLifecycle
 import ParleyClient
 import ParleyCore
 import ParleyEngine
@@ -15,6 +16,7 @@ final class TestServer: Sendable {
     let databasePath: String
     private let store: SQLiteChatStore
     private let task: Task<Void, any Error>
+    private let services: ServiceGroup
 
     var url: String { "ws://127.0.0.1:\(port)" }
 
@@ -33,13 +35,23 @@ final class TestServer: Sendable {
         let server = ParleyServer(engine: engine, configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = server.application { port in continuation.yield(port) }
-        let task = Task { try await app.run() }
+        // If the server cannot start (say the port is still taken), the stream ends and
+        // start throws instead of waiting forever.
+        let services = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let task = Task {
+            defer { continuation.finish() }
+            try await services.run()
+        }
         var iterator = ports.makeAsyncIterator()
-        guard let bound = await iterator.next() else { throw CancellationError() }
-        return TestServer(port: bound, databasePath: path, store: store, task: task)
+        guard let bound = await iterator.next() else {
+            try? store.close()
+            throw ServerDidNotStart(port: port, reason: "\(await task.result)")
+        }
+        return TestServer(port: bound, databasePath: path, store: store, task: task, services: services)
     }
 
-    private init(port: Int, databasePath: String, store: SQLiteChatStore, task: Task<Void, any Error>) {
+    private init(port: Int, databasePath: String, store: SQLiteChatStore, task: Task<Void, any Error>, services: ServiceGroup) {
+        self.services = services
         self.port = port
         self.databasePath = databasePath
         self.store = store
@@ -52,11 +64,24 @@ final class TestServer: Sendable {
         return try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM message") ?? 0 }
     }
 
+    /// Stops as SIGTERM would (close frames, then the listener goes); cancels if that
+    /// has not finished in 10 s, so a test cannot hang here.
     func stop() async {
-        task.cancel()
+        await services.triggerGracefulShutdown()
+        let task = task
+        let guardTask = Task {
+            try await Task.sleep(for: .seconds(10))
+            task.cancel()
+        }
         _ = try? await task.value
+        guardTask.cancel()
         try? store.close()
     }
+}
+
+struct ServerDidNotStart: Error {
+    var port: Int
+    var reason: String
 }
 
 /// Collects a service's events so a test can wait for the one it expects.

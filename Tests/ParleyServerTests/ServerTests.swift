@@ -113,7 +113,12 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
     }
 
     @Test func messagesSentWhileTheServerWasDownLandOnceAfterItRestarts() async throws {
-        let server = try await TestServer.start()
+        // The server comes back on the same port, so it takes one below the kernel's
+        // ephemeral range: a port picked by the kernel could be handed to another
+        // test's socket while this server is down.
+        var firstServer: TestServer?
+        for _ in 0..<50 where firstServer == nil { firstServer = try? await TestServer.start(port: Int.random(in: 20_000..<32_000)) }
+        let server = try #require(firstServer)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let acknowledged = EventBox<Message>()
@@ -131,7 +136,18 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         #expect(await alice.queued().map(\.text) == ["while down"])
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("outbox.json").path))
 
-        let restarted = try await TestServer.start(database: database, port: port)
+        // The old listening socket may take a moment to go.
+        var restartedServer: TestServer?
+        var lastError: (any Error)?
+        for _ in 0..<50 where restartedServer == nil {
+            do {
+                restartedServer = try await TestServer.start(database: database, port: port)
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let restarted = try #require(restartedServer, "\(String(describing: lastError))")
         let landed = await EventBox<Int>.wait { acknowledged.count == 1 }
         #expect(landed)
         #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["while down"])

@@ -24,6 +24,12 @@ struct TmuxSession {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addclose(&actions, fds[0])
         posix_spawn_file_actions_addclose(&actions, fds[1])
+        // Nothing else of this process may leak into tmux (its server outlives the call):
+        // an inherited listening socket of an in-process test server kept its port taken.
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap(Int32.init) ?? []
+        for fd in open where fd > 2 && fd != fds[0] && fd != fds[1] && fcntl(fd, F_GETFD) != -1 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         let argv = (["tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -73,7 +79,11 @@ struct TmuxSession {
     }
 
     func stop() {
+        // The tmux server may linger after kill-server while its pane's client winds
+        // down; it is killed outright so no test leaves a process behind.
+        let pid = (try? tmux(["display-message", "-p", "#{pid}"]))?.trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try? tmux(["kill-server"])
+        if let pid = pid.flatMap({ Int32($0) }), pid > 0 { kill(pid, SIGKILL) }
     }
 }
 
