@@ -6,15 +6,7 @@ public final class SilentSocket {
     private let fd: Int32
 
     public init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        fd = try connectToLocalhost(port: port)
         let handshake = """
             GET /v1/ws HTTP/1.1\r
             Host: 127.0.0.1:\(port)\r
@@ -99,16 +91,8 @@ extension Array where Element == UInt8 {
 
 /// `GET path` over plain HTTP/1.1; returns the body.
 public func httpGet(port: Int, path: String) throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = try connectToLocalhost(port: port)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var response: [UInt8] = []
@@ -121,4 +105,21 @@ public func httpGet(port: Int, path: String) throws -> String {
     let text = String(decoding: response, as: UTF8.self)
     guard let split = text.range(of: "\r\n\r\n") else { return "" }
     return String(text[split.upperBound...])
+}
+
+/// A TCP connection to 127.0.0.1:`port`; the caller closes the descriptor.
+func connectToLocalhost(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw POSIXError(.ECONNREFUSED)
+    }
+    return fd
 }
