@@ -128,7 +128,7 @@ actor Link {
             throw ParleyError(.pending, "not connected: the message is queued and will be sent when the connection is back")
         }
         do {
-            let message: Message = try await exchange(.send, Args.Send(to: entry.recipient, text: entry.text, clientID: entry.clientID))
+            let message: Message = try await exchange(.send, entry)
             outbox.remove(clientID: entry.clientID)
             return message
         } catch let error as ParleyError where error.code == .unavailable {
@@ -143,14 +143,14 @@ actor Link {
     private func flushOutbox() async {
         for entry in outbox.entries {
             do {
-                let message: Message = try await exchange(.send, Args.Send(to: entry.recipient, text: entry.text, clientID: entry.clientID))
+                let message: Message = try await exchange(.send, entry)
                 outbox.remove(clientID: entry.clientID)
                 onAcknowledged(message)
             } catch let error as ParleyError where error.code == .unavailable || error.code == .notSignedIn {
                 return
             } catch {
                 outbox.remove(clientID: entry.clientID)
-                onRejected(entry.clientID, error as? ParleyError ?? ParleyError(.internalError, "\(error)"))
+                onRejected(entry.clientID ?? "", error as? ParleyError ?? ParleyError(.internalError, "\(error)"))
             }
         }
     }
@@ -261,20 +261,20 @@ actor Link {
     }
 
     private func receive(_ frame: Data) {
-        guard let head = try? decoder.decode(FrameHead.self, from: frame) else { return }
-        if head.event != nil {
-            guard let event = try? decoder.decode(EventFrame.self, from: frame) else { return }
+        switch try? decoder.decode(ServerFrame.self, from: frame) {
+        case .event(let event):
             // Positions only grow: anything at or before the last one was delivered already.
             guard event.pos > position else { return }
             position = event.pos
             events.yield(event.event)
+        case .reply(let id?):
+            if let continuation = pending.removeValue(forKey: id) {
+                continuation.resume(returning: frame)
+            } else {
+                early[id] = frame
+            }
+        case .reply(nil), nil:
             return
-        }
-        guard let id = head.id else { return }
-        if let continuation = pending.removeValue(forKey: id) {
-            continuation.resume(returning: frame)
-        } else {
-            early[id] = frame
         }
     }
 

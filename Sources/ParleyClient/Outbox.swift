@@ -1,21 +1,12 @@
 import Foundation
 import ParleyCore
+import ParleyProtocol
 
 /// Sends not yet acknowledged by the server, kept in a file (mode 0600) so they survive
 /// a lost connection and a restart of the client. Each keeps its client id, so sending
-/// it again can never store it twice.
+/// it again can never store it twice. Each entry is the `send` request's arguments.
 struct Outbox: Sendable {
-    struct Entry: Codable, Sendable, Equatable {
-        var chat: ChatID?
-        var user: UserID?
-        var text: String
-        var clientID: String
-
-        var recipient: Recipient {
-            if let chat { return .chat(chat) }
-            return .user(user ?? UserID(0))
-        }
-    }
+    typealias Entry = Args.Send
 
     let url: URL?
     private(set) var entries: [Entry]
@@ -35,7 +26,7 @@ struct Outbox: Sendable {
         save()
     }
 
-    mutating func remove(clientID: String) {
+    mutating func remove(clientID: String?) {
         let before = entries.count
         entries.removeAll { $0.clientID == clientID }
         if entries.count != before { save() }

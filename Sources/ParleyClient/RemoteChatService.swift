@@ -44,7 +44,7 @@ public final class RemoteChatService: ChatService {
 
     /// Messages waiting for the connection.
     public func queued() async -> [(clientID: String, text: String)] {
-        await link.queued.map { ($0.clientID, $0.text) }
+        await link.queued.map { ($0.clientID ?? "", $0.text) }
     }
 
     private func session(_ op: Op, _ args: some Codable & Sendable) async throws -> SignedIn {
@@ -87,12 +87,7 @@ public final class RemoteChatService: ChatService {
     public func user(handle: String) async throws -> User { try await link.call(.user, Args.Handle(handle: handle)) }
 
     public func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message {
-        var entry = Outbox.Entry(text: text, clientID: clientID ?? UUID().uuidString.lowercased())
-        switch recipient {
-        case .chat(let chat): entry.chat = chat
-        case .user(let user): entry.user = user
-        }
-        return try await link.send(entry)
+        try await link.send(Args.Send(to: recipient, text: text, clientID: clientID ?? UUID().uuidString.lowercased()))
     }
 
     public func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message] {

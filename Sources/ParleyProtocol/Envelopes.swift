@@ -32,15 +32,24 @@ public struct Reply<Result: Codable & Sendable>: Codable, Sendable {
     public static func failure(_ id: Int64?, _ error: ParleyError) -> Self { Self(id: id, ok: false, result: nil, error: error) }
 }
 
-/// What a client reads first from any server frame, to route it.
-public struct FrameHead: Decodable, Sendable {
-    /// Set on replies.
-    public var id: Int64?
-    public var ok: Bool?
-    /// Set on pushed events.
-    public var event: String?
-    public var pos: UInt64?
-    public var error: ParleyError?
+/// Any frame from the server, read once to route it: a pushed event (decoded whole)
+/// or the reply to request `id` (its result is decoded by the request that waits for it).
+public enum ServerFrame: Decodable, Sendable {
+    case event(EventFrame)
+    case reply(id: Int64?)
+
+    private enum CodingKeys: String, CodingKey {
+        case event, id
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if container.contains(.event) {
+            self = .event(try EventFrame(from: decoder))
+        } else {
+            self = .reply(id: try container.decodeIfPresent(Int64.self, forKey: .id))
+        }
+    }
 }
 
 /// A pushed event: `{"event": "message", "pos": 118, "data": {...}}`.
