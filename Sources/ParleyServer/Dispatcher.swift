@@ -33,8 +33,9 @@ struct Dispatcher: Sendable {
         (try? encoder.encode(Reply<Empty>.failure(id, error))) ?? Data(#"{"ok":false}"#.utf8)
     }
 
-    /// Performs `op` and returns the reply frame; `sessionResult` is set on sign-in.
-    func perform(_ op: Op, id: Int64, frame: Data) async -> (reply: Data, signedIn: User?) {
+    /// Performs `op` and returns the reply frame, whether it succeeded, and the user
+    /// when it signed the socket in.
+    func perform(_ op: Op, id: Int64, frame: Data) async -> (reply: Data, ok: Bool, signedIn: User?) {
         var signedIn: User?
         let reply: Data
         do {
@@ -124,11 +125,11 @@ struct Dispatcher: Sendable {
             case .ping: reply = try await call(id, frame) { (_: Empty) in Empty() }
             }
         } catch let error as ParleyError {
-            return (failure(id, error), nil)
+            return (failure(id, error), false, nil)
         } catch {
-            return (failure(id, ParleyError(.internalError, "\(error)")), nil)
+            return (failure(id, ParleyError(.internalError, "\(error)")), false, nil)
         }
-        return (reply, signedIn)
+        return (reply, true, signedIn)
     }
 
     /// Decodes the arguments as `A`, runs `body`, encodes its result as a reply.

@@ -157,9 +157,9 @@ public final class ParleyServer: Sendable {
                 metrics.rejected.increment()
                 return (dispatcher.failure(id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false)
             }
-            let (reply, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
+            let (reply, ok, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
             metrics.record(op: op, since: started)
-            if op == .send { metrics.sent.increment() }
+            if op == .send && ok { metrics.sent.increment() }
             if op == .signOut, let previous = user.value.withLock({ $0 }) {
                 release(previous)
                 user.value.withLock { $0 = nil }
@@ -221,9 +221,7 @@ final class RateLimiter: Sendable {
         guard perSecond > 0 else { return true }
         return bucket.withLock { bucket in
             let now = ContinuousClock.now
-            let elapsed = now - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(perSecond * 2, bucket.tokens + seconds * perSecond)
+            bucket.tokens = min(perSecond * 2, bucket.tokens + (now - bucket.updated).seconds * perSecond)
             bucket.updated = now
             guard bucket.tokens >= 1 else { return false }
             bucket.tokens -= 1

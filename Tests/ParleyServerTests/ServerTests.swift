@@ -215,12 +215,15 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         let (alice, _, _) = try await client(server, "alice")
         _ = try await alice.createGroup(handle: "counted", title: nil, isPublic: true)
         _ = try await alice.sendMessage(to: .chat(try await alice.group(handle: "counted").id), text: "one", clientID: nil)
+        // A refused send is not counted as sent.
+        await #expect(throws: ParleyError.self) { _ = try await alice.sendMessage(to: .chat(ChatID(999)), text: "nowhere", clientID: nil) }
         let health = try httpGet(port: server.port, path: "/healthz")
         #expect(health == "ok\n")
         let metrics = try httpGet(port: server.port, path: "/metrics")
         #expect(metrics.contains("parley_messages_sent_total 1"))
         #expect(metrics.contains("parley_connections 1"))
-        #expect(metrics.contains(#"parley_request_duration_seconds_count{op="send"} 1"#))
+        // Both sends are timed, the refused one too.
+        #expect(metrics.contains(#"parley_request_duration_seconds_count{op="send"} 2"#))
         await alice.close()
         await server.stop()
     }

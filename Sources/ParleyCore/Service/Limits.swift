@@ -126,3 +126,11 @@ public enum Limits {
         ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-"
     }
 }
+
+extension Duration {
+    /// The duration in seconds, with the fraction.
+    public var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -143,9 +143,6 @@ extension EngineSession {
             let continuation = continuation
             deliver = { continuation.yield($0.event) }
         }
-        // The token hash is set before subscribing so events this session causes are
-        // never replayed to it.
-        state.withLock { $0.tokenHash = tokenHash }
         let (subscription, complete) = engine.bus.subscribe(user.id, tokenHash: tokenHash, after: after, deliver: deliver)
         state.withLock { state in
             state.user = user
@@ -158,12 +155,5 @@ extension EngineSession {
         }
         if cameOnline { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
         return complete
-    }
-}
-
-extension Duration {
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
