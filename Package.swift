@@ -20,6 +20,7 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+    .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
 ]
 
 var targets: [Target] = [
@@ -75,10 +76,18 @@ var targets: [Target] = [
         ],
         swiftSettings: swiftSettings
     ),
+    .target(
+        name: "ParleyBots",
+        dependencies: [
+            "ParleyCore", "ParleyProtocol", "ParleyStore",
+            .product(name: "Subprocess", package: "swift-subprocess"),
+        ],
+        swiftSettings: swiftSettings
+    ),
     .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
     .target(
         name: "ParleyShell",
-        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "CReadline"],
+        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "CReadline"],
         swiftSettings: swiftSettings
     ),
     .executableTarget(
@@ -124,6 +133,11 @@ var targets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "ParleyBotsTests",
+        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "ParleyShell", "ParleyTesting"],
         swiftSettings: swiftSettings
     ),
     .testTarget(

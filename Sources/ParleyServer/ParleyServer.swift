@@ -82,7 +82,7 @@ public final class ParleyServer: Sendable {
         defer { metrics.connections.decrement() }
         let session = engine.connectWithPositions()
         let dispatcher = Dispatcher(session: session, epoch: engine.eventEpoch)
-        let limiter = RateLimiter(perSecond: configuration.requestsPerSecond)
+        let limiter = TokenBucket(perSecond: configuration.requestsPerSecond, burst: configuration.requestsPerSecond * 2)
         let user = SocketUser()
 
         // Each child says whether its end ends the connection.
@@ -145,7 +145,7 @@ public final class ParleyServer: Sendable {
     }
 
     private func handle(
-        _ frame: Data, dispatcher: Dispatcher, limiter: RateLimiter, user: SocketUser
+        _ frame: Data, dispatcher: Dispatcher, limiter: TokenBucket, user: SocketUser
     ) async -> (frame: Data, close: Bool) {
         let started = ContinuousClock.now
         switch dispatcher.head(of: frame) {
@@ -199,34 +199,6 @@ public final class ParleyServer: Sendable {
     static func frame(of event: PositionedEvent) -> WebSocketFrame {
         let bytes = (try? eventEncoder.encode(EventFrame(event: event.event, pos: event.position))) ?? Data()
         return WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))
-    }
-}
-
-/// A token bucket: `perSecond` tokens a second, holding up to twice that.
-final class RateLimiter: Sendable {
-    private struct Bucket {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
-    }
-
-    private let perSecond: Double
-    private let bucket: Mutex<Bucket>
-
-    init(perSecond: Int) {
-        self.perSecond = Double(perSecond)
-        self.bucket = Mutex(Bucket(tokens: Double(perSecond) * 2, updated: .now))
-    }
-
-    func allow() -> Bool {
-        guard perSecond > 0 else { return true }
-        return bucket.withLock { bucket in
-            let now = ContinuousClock.now
-            bucket.tokens = min(perSecond * 2, bucket.tokens + (now - bucket.updated).seconds * perSecond)
-            bucket.updated = now
-            guard bucket.tokens >= 1 else { return false }
-            bucket.tokens -= 1
-            return true
-        }
     }
 }
 

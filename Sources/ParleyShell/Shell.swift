@@ -1,5 +1,7 @@
 import Foundation
+import ParleyBots
 import ParleyCore
+import ParleyStore
 
 /// The slash-command shell over one `ChatService` connection. Line input (readline or a
 /// script) feeds `execute`; results and events go to `output`.
@@ -22,9 +24,17 @@ public actor Shell {
         public var confirm: (@Sendable (String) async -> Bool)?
         /// Shown by `/status`.
         public var modeDescription: String
-        /// Opens a connection to a server for `/connect URL`: the service, the folder
-        /// for its session and outbox, and how `/status` describes it.
-        public var connect: (@Sendable (String) async throws -> (service: any ChatService, folder: URL, description: String))?
+        /// Opens a connection to a server for `/connect URL`.
+        public var connect: (@Sendable (String) async throws -> ServiceLink)?
+        /// Opens another connection to the same engine or server, for a bot plugin
+        /// (named, for a client that keeps files per connection). Nil: no plugins.
+        public var anotherConnection: (@Sendable (String) async throws -> any ChatService)?
+        /// Shows a line above the prompt (a plugin crashed, a queued send went out).
+        public var announce: (@Sendable (String) -> Void)?
+        /// Where plugins' stderr lines go; by default `plugins.log` in the data folder.
+        public var pluginLog: (@Sendable (String, String) -> Void)?
+        /// The guards' numbers for plugins.
+        public var botLimits = BotLimits()
 
         public init(dataFolder: URL, output: Output, interactive: Bool, environment: [String: String]?, modeDescription: String) {
             self.dataFolder = dataFolder
@@ -49,6 +59,9 @@ public actor Shell {
     /// Called for each live event, e.g. to print it above the prompt.
     private var eventSink: (@Sendable (ChatEvent, UserID?) -> Void)?
     private var pump: Task<Void, Never>?
+    /// The bot plugins, started by the first `/plugin load`.
+    var bots: BotHost?
+    var botState: BotStateStore?
 
     var output: Output { settings.output }
     var tokenizer: Tokenizer { Tokenizer(environment: settings.environment) }
@@ -88,12 +101,14 @@ public actor Shell {
 
     /// Switches to another service (`/connect`): the old one is closed, events now come
     /// from the new one, and its saved session is resumed.
-    func replaceService(with service: any ChatService, folder: URL, description: String) async {
+    func replaceService(with link: ServiceLink) async {
         pump?.cancel()
+        await stopPlugins()
         await self.service.close()
-        self.service = service
-        settings.dataFolder = folder
-        settings.modeDescription = description
+        self.service = link.service
+        settings.dataFolder = link.folder
+        settings.modeDescription = link.description
+        settings.anotherConnection = link.another
         me = nil
         current = nil
         await start(eventSink: eventSink)
@@ -101,6 +116,7 @@ public actor Shell {
 
     public func stop() async {
         pump?.cancel()
+        await stopPlugins()
         await service.close()
     }
 
@@ -131,6 +147,7 @@ public actor Shell {
             let name = rest.prefix { $0 != " " && $0 != "\t" }
             rest = rest.dropFirst(name.count)
             guard let command = CommandTable.command(named: String(name)) else {
+                if try await invokePluginCommand(String(name), arguments: String(rest)) { return .proceed }
                 let hint = CommandTable.suggestion(for: String(name)).map { " (did you mean /\($0)?)" } ?? "; /help lists them"
                 throw ParleyError(.unknownCommand, "unknown command /\(name)\(hint)")
             }
@@ -151,8 +168,31 @@ public actor Shell {
         await refreshCompletions()
     }
 
+    /// Makes a connection that is already signed in usable by commands (a bot's shell).
+    public func attach(signedInAs user: User) {
+        me = user
+    }
+
     func requireMe() throws -> User {
         guard let me else { throw ParleyError(.notSignedIn, "sign in first (/login or /register)") }
         return me
+    }
+}
+
+/// A connection to an engine or a server, as the shell uses it.
+public struct ServiceLink: Sendable {
+    public var service: any ChatService
+    /// Where this connection's session (and a client's outbox) is kept.
+    public var folder: URL
+    /// How `/status` describes it.
+    public var description: String
+    /// Opens another connection to the same place, for a bot plugin.
+    public var another: @Sendable (String) async throws -> any ChatService
+
+    public init(service: any ChatService, folder: URL, description: String, another: @escaping @Sendable (String) async throws -> any ChatService) {
+        self.service = service
+        self.folder = folder
+        self.description = description
+        self.another = another
     }
 }

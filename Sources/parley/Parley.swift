@@ -14,6 +14,9 @@ struct Parley: AsyncParsableCommand {
         subcommands: [ShellCommand.self, RunCommand.self, ServeCommand.self],
         defaultSubcommand: ShellCommand.self
     )
+
+    /// Shell flags given before the subcommand (`parley --data D run FILE`).
+    @OptionGroup var global: ShellOptions
 }
 
 /// Flags shared by every way of starting the shell.
@@ -29,6 +32,20 @@ struct ShellOptions: ParsableArguments {
 
     @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT) instead of the embedded database.")
     var server: String?
+
+    @Option(name: .long, help: "Load a bot plugin at start (repeatable); as /plugin load PATH.")
+    var plugin: [String] = []
+
+    /// These options, with any left unset taken from `outer` (given before the subcommand).
+    func merged(with outer: ShellOptions) -> ShellOptions {
+        var merged = self
+        merged.data = data ?? outer.data
+        merged.json = json || outer.json
+        merged.keepGoing = keepGoing || outer.keepGoing
+        merged.server = server ?? outer.server
+        merged.plugin = outer.plugin + plugin
+        return merged
+    }
 
     /// The data folder, created on first use.
     func dataFolder() throws -> URL {
@@ -59,7 +76,9 @@ struct ShellCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shell", abstract: "The interactive shell, or a script from standard input.")
 
-    @OptionGroup var options: ShellOptions
+    @OptionGroup var local: ShellOptions
+    @ParentCommand var parent: Parley
+    var options: ShellOptions { local.merged(with: parent.global) }
 
     func run() async throws {
         let interactive = isatty(STDIN_FILENO) == 1
@@ -71,7 +90,9 @@ struct ShellCommand: AsyncParsableCommand {
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Run a script of shell commands.")
 
-    @OptionGroup var options: ShellOptions
+    @OptionGroup var local: ShellOptions
+    @ParentCommand var parent: Parley
+    var options: ShellOptions { local.merged(with: parent.global) }
 
     @Argument(help: "The script to run ('-' for standard input).")
     var file: String

@@ -23,38 +23,32 @@ struct ShellLauncher {
         let announce: @Sendable (String) -> Void = { line in
             if let editor = editorBox.editor { editor.show(line) } else { output.write(line) }
         }
-        let connect: @Sendable (String) async throws -> (service: any ChatService, folder: URL, description: String) = { url in
-            try Self.remote(url: url, dataFolder: folder, output: output, announce: announce)
+        let connect: @Sendable (String) async throws -> ServiceLink = { url in
+            try Self.remote(url: url, dataFolder: folder, announce: announce)
         }
 
-        let service: any ChatService
-        let serviceFolder: URL
-        let description: String
+        let link: ServiceLink
         var store: SQLiteChatStore?
         if let server = options.server {
-            (service, serviceFolder, description) = try Self.remote(url: server, dataFolder: folder, output: output, announce: announce)
+            link = try Self.remote(url: server, dataFolder: folder, announce: announce)
         } else {
-            let opened = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
-            var configuration = ChatEngine.Configuration()
-            if let cost = environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
-                configuration.bcryptCost = cost
-            }
-            service = ChatEngine(store: opened, configuration: configuration).connect()
-            store = opened
-            serviceFolder = folder
-            description = "embedded (SQLite in the data folder)"
+            let opened = try Self.embedded(folder: folder)
+            store = opened.store
+            link = opened.link
         }
 
         var settings = Shell.Settings(
-            dataFolder: serviceFolder, output: output, interactive: interactive,
-            environment: interactive ? nil : environment, modeDescription: description)
+            dataFolder: link.folder, output: output, interactive: interactive,
+            environment: interactive ? nil : environment, modeDescription: link.description)
         settings.connect = connect
+        settings.anotherConnection = link.another
+        settings.announce = announce
         settings.readSecret = { prompt in
             await withCheckedContinuation { continuation in
                 DispatchQueue.global().async { continuation.resume(returning: Terminal.readLine(prompt: prompt, echo: false)) }
             }
         }
-        let shell = Shell(service: service, settings: settings)
+        let shell = Shell(service: link.service, settings: settings)
         defer { try? store?.close() }
 
         guard let scriptName else {
@@ -66,11 +60,23 @@ struct ShellLauncher {
         return status
     }
 
+    /// The engine on `parley.sqlite` in the data folder.
+    static func embedded(folder: URL) throws -> (link: ServiceLink, store: SQLiteChatStore) {
+        let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
+        var configuration = ChatEngine.Configuration()
+        if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
+            configuration.bcryptCost = cost
+        }
+        let engine = ChatEngine(store: store, configuration: configuration)
+        let link = ServiceLink(
+            service: engine.connect(), folder: folder, description: "embedded (SQLite in the data folder)",
+            another: { _ in engine.connect() })
+        return (link, store)
+    }
+
     /// A client of the server at `url`; its session and outbox live in a folder of
-    /// their own under the data folder, one per server.
-    static func remote(
-        url: String, dataFolder: URL, output: Output, announce: @escaping @Sendable (String) -> Void
-    ) throws -> (service: any ChatService, folder: URL, description: String) {
+    /// their own under the data folder, one per server (and one per bot under it).
+    static func remote(url: String, dataFolder: URL, announce: @escaping @Sendable (String) -> Void) throws -> ServiceLink {
         let socketURL = RemoteChatService.socketURL(url)
         guard let parsed = URL(string: socketURL), let host = parsed.host, ["ws", "wss"].contains(parsed.scheme ?? "") else {
             throw ParleyError(.invalidArgument, "not a server address: \(url) (expected ws://HOST:PORT)")
@@ -83,7 +89,12 @@ struct ShellLauncher {
             onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },
             onRejected: { _, error in announce("[not sent] \(error.code): \(Sanitizer.line(error.message))") },
             onGap: { announce("[reconnected] some messages from while you were away may not be shown; /chats and /history have them") })
-        return (service, folder, "client of \(socketURL)")
+        let another: @Sendable (String) async throws -> any ChatService = { name in
+            let botFolder = folder.appendingPathComponent("bots").appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: botFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            return RemoteChatService(url: socketURL, folder: botFolder)
+        }
+        return ServiceLink(service: service, folder: folder, description: "client of \(socketURL)", another: another)
     }
 
     private func interact(_ shell: Shell, output: Output, folder: URL, editorBox: EditorBox) async -> Int32 {

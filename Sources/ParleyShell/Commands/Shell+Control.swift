@@ -26,8 +26,7 @@ extension Shell {
         guard let url = try input.word() else { throw ParleyError(.invalidArgument, "usage: /connect ws://HOST:PORT") }
         try noMoreArguments(input)
         guard let open = settings.connect else { throw ParleyError(.unavailable, "this shell cannot connect to servers") }
-        let (service, folder, description) = try await open(url)
-        await replaceService(with: service, folder: folder, description: description)
+        await replaceService(with: try await open(url))
         var lines = ["Connected to \(Sanitizer.line(url))"]
         if let me { lines.append("Signed in as \(Format.profile(me))") }
         output.result("connect", lines, json: ["server": url, "user": me?.handle])

@@ -35,6 +35,7 @@ extension Shell {
         case "switch": try await switchChat(&input)
         case "status": try await status(&input)
         case "connect": try await connect(&input)
+        case "plugin": try await plugin(&input)
         case "help": try help(&input)
         case "wait": try await wait(&input)
         case "sleep": try await sleep(&input)

@@ -15,6 +15,8 @@ public final class Output: Sendable {
     /// Script output is buffered and written in large blocks; a terminal gets each line at once.
     private let buffer = Mutex([UInt8]())
     private let flushEachWrite: Bool
+    /// Receives each line instead of stdout and stderr (commands a bot runs).
+    private let capture: (@Sendable (String) -> Void)?
     let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -26,6 +28,14 @@ public final class Output: Sendable {
     public init(style: Style, flushEachWrite: Bool) {
         self.style = style
         self.flushEachWrite = flushEachWrite
+        self.capture = nil
+    }
+
+    /// Output that hands every line to `capture` and writes nothing.
+    public init(style: Style, capture: @escaping @Sendable (String) -> Void) {
+        self.style = style
+        self.flushEachWrite = false
+        self.capture = capture
     }
 
     public var isJSON: Bool { style == .json }
@@ -69,6 +79,7 @@ public final class Output: Sendable {
 
     /// Text already formatted as one printable line (or several, separated by newlines).
     public func write(_ line: String) {
+        if let capture { return capture(line) }
         buffer.withLock { buffer in
             buffer.append(contentsOf: line.utf8)
             buffer.append(10)
@@ -81,6 +92,7 @@ public final class Output: Sendable {
 
     /// Writes to stderr, after what stdout holds, so the two streams stay in order.
     public func writeError(_ line: String) {
+        if let capture { return capture(line) }
         flush()
         StandardOutput.write(Array((line + "\n").utf8), to: STDERR_FILENO)
     }

@@ -1,0 +1,70 @@
+import Foundation
+import ParleyCore
+
+/// A bot written in Swift, run in-process by a `BotHost` with the same guards as a
+/// plugin process: it never sees its own messages, its actions are rate limited, and
+/// a slow bot loses its oldest events rather than holding up anyone else.
+///
+/// ```swift
+/// struct Greeter: Bot {
+///     var hello: BotHello { BotHello(name: "greeter", events: ["member_joined"]) }
+///     func handle(_ event: BotEvent, context: BotContext) async {
+///         if case .memberJoined(let change) = event {
+///             _ = try? await context.send(to: String(change.chat.id.rawValue), "welcome, \(change.user.displayName)!")
+///         }
+///     }
+/// }
+/// let info = try await host.load(bot: Greeter(), as: "greeter")
+/// ```
+public protocol Bot: Sendable {
+    /// What a plugin would say in its `hello`: name, events, commands.
+    var hello: BotHello { get }
+    /// Called for each event, one at a time, in order.
+    func handle(_ event: BotEvent, context: BotContext) async
+}
+
+/// What a Swift bot can do: the actions of the plugin protocol, as calls.
+public struct BotContext: Sendable {
+    let plugin: LoadedPlugin
+    /// The bot's own user.
+    public let me: User
+
+    /// Sends to `#group`, `@user` (their direct chat) or a chat id.
+    @discardableResult
+    public func send(to address: String, _ text: String) async throws -> Message {
+        try await plugin.perform(.send(to: address, text: text, ref: nil)).sent()
+    }
+
+    /// Sends to the chat of `message`.
+    @discardableResult
+    public func reply(to message: MessageEvent, _ text: String) async throws -> Message {
+        try await plugin.perform(.reply(chat: message.chat.id, text: text, ref: nil)).sent()
+    }
+
+    /// Runs a slash command as the bot's user; returns its JSON result.
+    public func command(_ line: String) async throws -> JSONValue {
+        try await plugin.perform(.command(line: line, ref: nil)).data["data"] ?? .null
+    }
+
+    /// The value stored under `key`, surviving restarts.
+    public func state(_ key: String) async throws -> JSONValue? {
+        let value = try await plugin.perform(.stateGet(key: key, ref: nil)).data["value"]
+        return value == .null ? nil : value
+    }
+
+    /// Stores `value` under `key`; nil removes it.
+    public func setState(_ key: String, _ value: JSONValue?) async throws {
+        _ = try await plugin.perform(.stateSet(key: key, value: value ?? .null, ref: nil))
+    }
+}
+
+/// What an action produced: the fields of its `result` line, and the message it sent.
+struct ActionOutcome: Sendable {
+    var data: [String: JSONValue]
+    var message: Message?
+
+    func sent() throws -> Message {
+        guard let message else { throw ParleyError(.internalError, "the action sent no message") }
+        return message
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import ParleyCore
+import ParleyProtocol
+
+/// The version of the JSON-lines protocol, sent in `ready`.
+public let botProtocolVersion = 1
+
+/// What a plugin says about itself in its first line (all fields optional):
+/// `{"type":"hello","name":"dice","events":["message"],"bot_messages":false,"commands":[…]}`.
+public struct BotHello: Hashable, Sendable {
+    public var name: String?
+    /// The events it wants; nil means the defaults (`message`, `member_joined`, `member_left`).
+    public var events: Set<String>?
+    /// Whether it wants messages sent by other bots.
+    public var botMessages: Bool
+    public var commands: [BotCommand]
+
+    public static let defaultEvents: Set<String> = ["message", "member_joined", "member_left"]
+    public static let knownEvents: Set<String> = ["message", "member_joined", "member_left", "presence"]
+
+    public init(name: String? = nil, events: Set<String>? = nil, botMessages: Bool = false, commands: [BotCommand] = []) {
+        self.name = name
+        self.events = events
+        self.botMessages = botMessages
+        self.commands = commands
+    }
+
+    public var wantedEvents: Set<String> { events ?? Self.defaultEvents }
+}
+
+/// A slash command a plugin adds to the shell: `/roll 2d6` reaches it as a `command` event.
+public struct BotCommand: Hashable, Sendable, Codable {
+    public var name: String
+    public var usage: String
+    public var help: String
+
+    public init(name: String, usage: String? = nil, help: String? = nil) {
+        self.name = name
+        self.usage = usage ?? "/\(name)"
+        self.help = help ?? "a command of a bot plugin"
+    }
+}
+
+/// A plugin invoking one of its declared commands from the shell.
+public struct BotCommandCall: Hashable, Sendable, Codable {
+    public var name: String
+    public var arguments: String
+    /// The shell's current chat, if any.
+    public var chat: Chat?
+    public var user: UserRef
+}
+
+/// What the host hands a bot: a chat event the bot wants, a command typed in the
+/// shell, or the outcome of one of its actions.
+public enum BotEvent: Hashable, Sendable {
+    case ready(bot: User, name: String)
+    case message(MessageEvent)
+    case memberJoined(MemberChange)
+    case memberLeft(MemberChange)
+    case presence(PresenceChange)
+    case command(BotCommandCall)
+    /// An action succeeded; `data` holds what it produced (a message, a value, a command's result).
+    case result(ref: JSONValue?, data: [String: JSONValue])
+    /// An action failed, a line could not be read, or events were dropped.
+    case error(ref: JSONValue?, ParleyError, details: [String: JSONValue])
+
+    /// The event's name on the wire and in a plugin's `events` list.
+    public var type: String {
+        switch self {
+        case .ready: "ready"
+        case .message: "message"
+        case .memberJoined: "member_joined"
+        case .memberLeft: "member_left"
+        case .presence: "presence"
+        case .command: "command"
+        case .result: "result"
+        case .error: "error"
+        }
+    }
+
+    /// The bot event for a chat event, when bots are told about that kind.
+    init?(_ event: ChatEvent) {
+        switch event {
+        case .message(let message): self = .message(message)
+        case .memberJoined(let change): self = .memberJoined(change)
+        case .memberLeft(let change), .memberKicked(let change): self = .memberLeft(change)
+        case .presenceChanged(let change): self = .presence(change)
+        default: return nil
+        }
+    }
+
+    /// One JSON line (without the newline), keys in snake_case as on the server's wire.
+    public func jsonLine() -> Data {
+        var object: [String: JSONValue] = ["type": .string(type)]
+        switch self {
+        case .ready(let bot, let name):
+            object["protocol"] = .number(Double(botProtocolVersion))
+            object["name"] = .string(name)
+            object["bot"] = JSONValue(wire: bot.ref)
+        case .message(let event): object.merge(JSONValue(wire: event).objectFields) { $1 }
+        case .memberJoined(let change), .memberLeft(let change): object.merge(JSONValue(wire: change).objectFields) { $1 }
+        case .presence(let change): object.merge(JSONValue(wire: change).objectFields) { $1 }
+        case .command(let call): object.merge(JSONValue(wire: call).objectFields) { $1 }
+        case .result(let ref, let data):
+            object.merge(data) { $1 }
+            object["ok"] = .bool(true)
+            if let ref { object["ref"] = ref }
+        case .error(let ref, let error, let details):
+            object.merge(details) { $1 }
+            object["code"] = .string(error.code.rawValue)
+            object["message"] = .string(error.message)
+            if let ref { object["ref"] = ref }
+        }
+        return JSONValue.object(object).jsonData
+    }
+}
+
+extension JSONValue {
+    private static let wireEncoder = Wire.encoder()
+
+    /// A model value as the server's wire shows it (snake_case keys, ISO dates).
+    public init(wire value: some Encodable) {
+        guard let data = try? Self.wireEncoder.encode(value), let parsed = try? JSONValue.parse(data) else {
+            self = .null
+            return
+        }
+        self = parsed
+    }
+
+    var objectFields: [String: JSONValue] {
+        if case .object(let object) = self { return object }
+        return [:]
+    }
+}
+
+/// One line a plugin wrote, understood.
+enum PluginAction: Sendable {
+    case hello(BotHello)
+    /// `{"type":"send","to":"#group"|"@user"|CHAT_ID,"text":"…"}`
+    case send(to: String, text: String, ref: JSONValue?)
+    /// `{"type":"reply","text":"…","chat":CHAT_ID}`: to the chat of the given id, or of the
+    /// last message the plugin was handed.
+    case reply(chat: ChatID?, text: String, ref: JSONValue?)
+    /// `{"type":"command","line":"/members #g"}`, or a plain line starting with `/`.
+    case command(line: String, ref: JSONValue?)
+    case stateGet(key: String, ref: JSONValue?)
+    case stateSet(key: String, value: JSONValue, ref: JSONValue?)
+
+    /// Whether the action counts against the rate limit (it reaches the chat service).
+    var isLimited: Bool {
+        switch self {
+        case .send, .reply, .command: true
+        case .hello, .stateGet, .stateSet: false
+        }
+    }
+
+    var ref: JSONValue? {
+        switch self {
+        case .hello: nil
+        case .send(_, _, let ref), .reply(_, _, let ref), .command(_, let ref), .stateGet(_, let ref), .stateSet(_, _, let ref): ref
+        }
+    }
+
+    /// Reads one line; a failure carries the line's `ref`, if it had one.
+    static func parse(_ line: String) -> Result<PluginAction, LineError> {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("/") { return .success(.command(line: trimmed, ref: nil)) }
+        guard trimmed.hasPrefix("{"), let value = try? JSONValue.parse(Data(trimmed.utf8)), case .object(let object) = value else {
+            return .failure(LineError(ref: nil, error: ParleyError(.badLine, "not a JSON object or a slash command")))
+        }
+        let ref = object["ref"]
+        func fail(_ message: String) -> Result<PluginAction, LineError> {
+            .failure(LineError(ref: ref, error: ParleyError(.badLine, message)))
+        }
+        guard let type = object["type"]?.string else { return fail("a line needs a \"type\"") }
+        switch type {
+        case "hello":
+            var hello = BotHello()
+            hello.name = object["name"]?.string
+            if case .array(let events)? = object["events"] {
+                let names = Set(events.compactMap(\.string))
+                if let unknown = names.subtracting(BotHello.knownEvents).first {
+                    return fail("unknown event \"\(unknown)\" (known: \(BotHello.knownEvents.sorted().joined(separator: ", ")))")
+                }
+                hello.events = names
+            }
+            if case .bool(let wants)? = object["bot_messages"] { hello.botMessages = wants }
+            if case .array(let commands)? = object["commands"] {
+                for command in commands {
+                    guard let name = command["name"]?.string, Self.isCommandName(name) else {
+                        return fail("a command needs a \"name\" of lowercase letters, digits and '-'")
+                    }
+                    hello.commands.append(BotCommand(name: name, usage: command["usage"]?.string, help: command["help"]?.string))
+                }
+            }
+            return .success(.hello(hello))
+        case "send":
+            guard let to = object["to"].flatMap(Self.address), let text = object["text"]?.string else {
+                return fail("send needs \"to\" (#group, @user or a chat id) and \"text\"")
+            }
+            return .success(.send(to: to, text: text, ref: ref))
+        case "reply":
+            guard let text = object["text"]?.string else { return fail("reply needs \"text\"") }
+            var chat: ChatID?
+            if let given = object["chat"] ?? object["chat_id"] {
+                guard case .number(let number) = given else { return fail("\"chat\" is a chat id (a number)") }
+                chat = ChatID(Int64(number))
+            }
+            return .success(.reply(chat: chat, text: text, ref: ref))
+        case "command":
+            guard let line = object["line"]?.string else { return fail("command needs \"line\", like \"/members #swift\"") }
+            return .success(.command(line: line.hasPrefix("/") ? line : "/" + line, ref: ref))
+        case "state_get":
+            guard let key = object["key"]?.string, !key.isEmpty else { return fail("state_get needs \"key\"") }
+            return .success(.stateGet(key: key, ref: ref))
+        case "state_set":
+            guard let key = object["key"]?.string, !key.isEmpty else { return fail("state_set needs \"key\"") }
+            return .success(.stateSet(key: key, value: object["value"] ?? .null, ref: ref))
+        default:
+            return fail("unknown action \"\(type)\" (send, reply, command, state_get, state_set, hello)")
+        }
+    }
+
+    private static func address(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): text
+        case .number(let number): String(Int64(number))
+        default: nil
+        }
+    }
+
+    static func isCommandName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 32 && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+    }
+}
+
+struct LineError: Error {
+    var ref: JSONValue?
+    var error: ParleyError
+}
+
+extension ErrorCode {
+    /// A plugin wrote a line that is neither a JSON action nor a slash command.
+    public static let badLine = ErrorCode("bad_line")
+    /// A plugin was slower than its events; the oldest were dropped.
+    public static let eventsDropped = ErrorCode("events_dropped")
+    public static let pluginFailed = ErrorCode("plugin_failed")
+    public static let unknownPlugin = ErrorCode("unknown_plugin")
+}

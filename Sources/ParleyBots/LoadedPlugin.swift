@@ -1,0 +1,440 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import Synchronization
+
+/// One bot in a host: its connection, its queue of events, its guards, and (for a
+/// plugin executable) the process that runs it, restarted with backoff when it crashes.
+actor LoadedPlugin {
+    enum Driver: Sendable {
+        case process(path: String, arguments: [String])
+        case swift(any Bot)
+    }
+
+    enum Status: Sendable {
+        case running
+        case restarting
+        case exited(String)
+        case failed(String)
+        case stopped
+    }
+
+    let name: String
+    let driver: Driver
+    let service: any ChatService
+    let me: User
+    let runtime: BotRuntime
+    private let host: BotHost
+    private let commander: (any BotCommander)?
+    private let queue: EventQueue
+    private let limiter: TokenBucket
+    private var hello = BotHello()
+    private var process: PluginProcess?
+    private var status = Status.running
+    private var eventsIn = 0
+    private var actionsOut = 0
+    private var dropped = 0
+    private var restarts = 0
+    private var recentRestarts: [ContinuousClock.Instant] = []
+    private var stderrTail: [String] = []
+    private var lastMessageChat: ChatID?
+    private var cursors: [Int64: Int64]
+    private var tasks: [Task<Void, Never>] = []
+    private var stopping = false
+
+    private init(name: String, driver: Driver, service: any ChatService, me: User, host: BotHost) throws {
+        self.name = name
+        self.driver = driver
+        self.service = service
+        self.me = me
+        self.host = host
+        runtime = host.runtime
+        commander = runtime.commander?(service, me)
+        queue = EventQueue(capacity: runtime.limits.queueCapacity)
+        limiter = TokenBucket(perSecond: runtime.limits.actionsPerSecond, burst: runtime.limits.burst)
+        cursors = try runtime.state.cursors(bot: name)
+    }
+
+    /// Signs the bot in, starts it, and returns once it runs.
+    static func start(name: String, driver: Driver, handle: String?, host: BotHost) async throws -> LoadedPlugin {
+        let runtime = host.runtime
+        let service = try await runtime.connect(name)
+        do {
+            let signedIn: SignedIn
+            if let handle {
+                signedIn = try await BotAccounts(folder: runtime.accountsFolder).signIn(service, handle: handle)
+            } else {
+                guard let token = await runtime.userToken() else {
+                    throw ParleyError(.notSignedIn, "sign in first, or give the bot its own account with --as @HANDLE")
+                }
+                signedIn = try await service.resume(token: token)
+            }
+            let plugin = try LoadedPlugin(name: name, driver: driver, service: service, me: signedIn.user, host: host)
+            try await plugin.begin()
+            return plugin
+        } catch {
+            await service.close()
+            throw error
+        }
+    }
+
+    private func begin() async throws {
+        if case .swift(let bot) = driver { apply(bot.hello) }
+        if case .process = driver {
+            let (candidate, outcome) = await spawn()
+            if case .exited(let reason) = outcome { throw failure("did not start", reason) }
+            process = candidate
+        }
+        queue.push(.ready(bot: me, name: name))
+        let events = service.events
+        tasks.append(Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.accept(event)
+            }
+        })
+        tasks.append(Task { [weak self] in await self?.forward() })
+        tasks.append(Task { [weak self] in await self?.catchUp() })
+    }
+
+    // MARK: Events in
+
+    /// Queues a chat event if this bot should see it.
+    private func accept(_ event: ChatEvent) {
+        guard let botEvent = BotEvent(event), hello.wantedEvents.contains(botEvent.type) else { return }
+        switch botEvent {
+        case .message(let message):
+            let sender = message.message.sender
+            if sender.id == me.id || (sender.isBot && !hello.botMessages) { return }
+            if message.message.seq <= cursors[message.chat.id.rawValue, default: 0] { return }
+        case .memberJoined(let change), .memberLeft(let change):
+            if change.user.id == me.id { return }
+        case .presence(let change):
+            if change.user.id == me.id { return }
+        default: break
+        }
+        queue.push(botEvent)
+    }
+
+    func enqueue(_ event: BotEvent) {
+        queue.push(event)
+    }
+
+    /// Messages that arrived while the bot was away, in chats it has seen before.
+    private func catchUp() async {
+        guard hello.wantedEvents.contains("message"), !cursors.isEmpty, let summaries = try? await service.chats() else { return }
+        for summary in summaries {
+            guard let cursor = cursors[summary.chat.id.rawValue], let last = summary.lastMessage, last.seq > cursor,
+                let missed = try? await service.history(chat: summary.chat.id, limit: 100, before: nil)
+            else { continue }
+            for message in missed where message.seq > cursor {
+                accept(.message(MessageEvent(chat: summary.chat, message: message)))
+            }
+        }
+    }
+
+    /// Hands queued events to the bot, one at a time.
+    private func forward() async {
+        while let (event, lost) = await queue.next() {
+            if lost > 0 {
+                dropped += lost
+                await deliver(.error(ref: nil, ParleyError(.eventsDropped, "\(lost) events dropped: the bot fell behind"), details: ["count": .number(Double(lost))]))
+            }
+            await deliver(event)
+        }
+    }
+
+    private func deliver(_ event: BotEvent) async {
+        switch driver {
+        case .swift(let bot):
+            await bot.handle(event, context: BotContext(plugin: self, me: me))
+        case .process:
+            let line = event.jsonLine()
+            while !stopping {
+                if let process, await process.write(line) { break }
+                guard case .restarting = status else { return }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        eventsIn += 1
+        if case .message(let message) = event {
+            lastMessageChat = message.chat.id
+            let chat = message.chat.id.rawValue
+            if message.message.seq > cursors[chat, default: 0] {
+                cursors[chat] = message.message.seq
+                try? runtime.state.advance(bot: name, chat: chat, to: message.message.seq)
+            }
+        }
+    }
+
+    // MARK: Actions out
+
+    /// A line from the plugin's stdout.
+    private func received(_ line: String) async {
+        actionsOut += 1
+        switch PluginAction.parse(line) {
+        case .failure(let problem):
+            let shown = line.count > 200 ? String(line.prefix(200)) + "…" : line
+            queue.push(.error(ref: problem.ref, problem.error, details: ["line": .string(shown)]))
+        case .success(.hello(let declared)):
+            apply(declared)
+        case .success(let action):
+            do {
+                let outcome = try await perform(action)
+                if action.ref != nil || { if case .stateGet = action { return true } else { return false } }() {
+                    queue.push(.result(ref: action.ref, data: outcome.data))
+                }
+            } catch {
+                queue.push(.error(ref: action.ref, error as? ParleyError ?? ParleyError(.internalError, "\(error)"), details: [:]))
+            }
+        }
+    }
+
+    private func apply(_ declared: BotHello) {
+        hello = declared
+        host.declared.set(name, declared.commands)
+    }
+
+    /// Runs one action as the bot's user, under the rate limit.
+    func perform(_ action: PluginAction) async throws -> ActionOutcome {
+        if action.isLimited && !limiter.allow() {
+            throw ParleyError(
+                .rateLimited, "more than \(runtime.limits.actionsPerSecond) actions a second (burst \(runtime.limits.burst)); this one was dropped")
+        }
+        switch action {
+        case .hello(let declared):
+            apply(declared)
+            return ActionOutcome(data: [:])
+        case .send(let address, let text, _):
+            let recipient = try await resolve(address)
+            return sent(try await service.sendMessage(to: recipient, text: text, clientID: UUID().uuidString))
+        case .reply(let chat, let text, _):
+            guard let chat = chat ?? lastMessageChat else {
+                throw ParleyError(.invalidArgument, "nothing to reply to yet: give \"chat\", or use send")
+            }
+            return sent(try await service.sendMessage(to: .chat(chat), text: text, clientID: UUID().uuidString))
+        case .command(let line, _):
+            guard let commander else { throw ParleyError(.unavailable, "this host runs no slash commands") }
+            return ActionOutcome(data: try await commander.run(line))
+        case .stateGet(let key, _):
+            let stored = try runtime.state.value(bot: name, key: key)
+            return ActionOutcome(data: ["key": .string(key), "value": try stored.map(JSONValue.parse) ?? .null])
+        case .stateSet(let key, let value, _):
+            let data = value == .null ? nil : value.jsonData
+            if let data, data.count > BotStateStore.maxValueBytes {
+                throw ParleyError(.invalidArgument, "a state value is at most \(BotStateStore.maxValueBytes) bytes of JSON")
+            }
+            try runtime.state.set(bot: name, key: key, value: data)
+            return ActionOutcome(data: ["key": .string(key)])
+        }
+    }
+
+    private func sent(_ message: Message) -> ActionOutcome {
+        ActionOutcome(data: ["message": JSONValue(wire: message)], message: message)
+    }
+
+    /// `#group`, `@user` or a chat id.
+    private func resolve(_ address: String) async throws -> Recipient {
+        if address.hasPrefix("#") { return .chat(try await service.group(handle: address).id) }
+        if address.hasPrefix("@") { return .user(try await service.user(handle: address).id) }
+        guard let id = Int64(address) else {
+            throw ParleyError(.invalidArgument, "'\(address)' is not #group, @user or a chat id")
+        }
+        return .chat(ChatID(id))
+    }
+
+    // MARK: The process
+
+    private enum StartOutcome {
+        case hello
+        case running
+        case exited(String)
+    }
+
+    /// Starts a process and waits until it has said hello, or written something else, or
+    /// stayed up for `helloWait`, or ended.
+    private func spawn() async -> (PluginProcess, StartOutcome) {
+        guard case .process(let path, let arguments) = driver else { fatalError("spawn of a Swift bot") }
+        let start = StartSignal()
+        let handlers = PluginProcess.Handlers(
+            line: { [weak self] line in
+                start.firstLine(isHello: line.contains("\"hello\""))
+                await self?.received(line)
+            },
+            stderr: { [weak self] line in
+                Task { await self?.stderr(line) }
+            },
+            exit: { [weak self] termination in
+                start.ended(termination)
+                Task { await self?.exited(termination, signal: start) }
+            })
+        let environment = ["PARLEY_BOT_NAME": name, "PARLEY_BOT_HANDLE": me.handle, "PYTHONUNBUFFERED": "1"]
+        let candidate = await PluginProcess.start(path: path, arguments: arguments, environment: environment, handlers: handlers)
+        start.bind(candidate)
+        _ = await candidate.write(BotEvent.ready(bot: me, name: name).jsonLine())
+        let outcome = await start.wait(timeout: runtime.limits.helloWait)
+        switch outcome {
+        case .ended(let termination):
+            try? await Task.sleep(for: .milliseconds(50))  // let its last stderr lines arrive
+            return (candidate, .exited(termination.description))
+        case .hello: return (candidate, .hello)
+        case .line, .timeout: return (candidate, .running)
+        }
+    }
+
+    private func stderr(_ line: String) {
+        runtime.log(name, line)
+        stderrTail.append(line)
+        if stderrTail.count > 20 { stderrTail.removeFirst(stderrTail.count - 20) }
+    }
+
+    private func failure(_ what: String, _ reason: String) -> ParleyError {
+        var message = "plugin \(name) \(what) (\(reason))"
+        let tail = stderrTail.suffix(5)
+        if !tail.isEmpty { message += "; its last stderr lines:\n" + tail.map { "  " + $0 }.joined(separator: "\n") }
+        return ParleyError(.pluginFailed, message)
+    }
+
+    /// The current process ended: restart it with backoff, or leave it stopped.
+    private func exited(_ termination: PluginProcess.Termination, signal: StartSignal) async {
+        guard !stopping, let process, signal.process === process else { return }
+        if termination.isCleanExit {
+            status = .exited(termination.description)
+            runtime.notify("plugin \(name) exited (\(termination))")
+            return
+        }
+        let now = ContinuousClock.now
+        recentRestarts.removeAll { now - $0 > .seconds(60) }
+        guard recentRestarts.count < runtime.limits.restartsPerMinute else {
+            let error = failure("crashed \(runtime.limits.restartsPerMinute + 1) times in a minute and is left stopped", termination.description)
+            status = .failed(termination.description)
+            runtime.notify(error.message)
+            return
+        }
+        let delay = runtime.limits.restartBackoff * (1 << recentRestarts.count)
+        recentRestarts.append(now)
+        status = .restarting
+        runtime.notify("plugin \(name) crashed (\(termination)); restarting in \(Self.describe(delay))")
+        try? await Task.sleep(for: delay)
+        guard !stopping, case .restarting = status else { return }
+        restarts += 1
+        let (candidate, _) = await spawn()
+        self.process = candidate
+        if candidate.termination == nil {
+            status = .running
+        } else {
+            await exited(candidate.termination!, signal: StartSignal(process: candidate))
+        }
+    }
+
+    /// Replaces the process with a new one, once the new one is running.
+    func reload() async throws {
+        guard case .process = driver else { throw ParleyError(.invalidArgument, "a Swift bot cannot be reloaded") }
+        let (candidate, outcome) = await spawn()
+        if case .exited(let reason) = outcome { throw failure("did not start; the old process keeps running", reason) }
+        let old = process
+        process = candidate
+        status = .running
+        recentRestarts = []
+        await old?.stop(grace: runtime.limits.stopGrace)
+    }
+
+    func stop() async {
+        stopping = true
+        status = .stopped
+        for task in tasks { task.cancel() }
+        queue.close()
+        await process?.stop(grace: runtime.limits.stopGrace)
+        await service.close()
+    }
+
+    func info() -> PluginInfo {
+        let path: String
+        switch driver {
+        case .process(let executable, _): path = executable
+        case .swift(let bot): path = "swift:\(type(of: bot))"
+        }
+        let state: String
+        switch status {
+        case .running: state = "running"
+        case .restarting: state = "restarting"
+        case .exited(let reason): state = "exited (\(reason))"
+        case .failed(let reason): state = "failed (\(reason))"
+        case .stopped: state = "stopped"
+        }
+        return PluginInfo(
+            name: name, path: path, user: me.handle, pid: process?.termination == nil ? process?.pid : nil, state: state,
+            eventsIn: eventsIn, actionsOut: actionsOut, dropped: dropped, restarts: restarts, commands: hello.commands.map(\.name))
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let milliseconds = Int(duration.seconds * 1000)
+        return milliseconds < 1000 ? "\(milliseconds) ms" : String(format: "%.1f s", Double(milliseconds) / 1000)
+    }
+}
+
+/// How a new process's start went: its first line (hello or not), or its end.
+final class StartSignal: Sendable {
+    enum Outcome: Sendable {
+        case hello
+        case line
+        case ended(PluginProcess.Termination)
+        case timeout
+    }
+
+    private struct State {
+        var outcome: Outcome?
+        var waiter: CheckedContinuation<Outcome, Never>?
+        var process: PluginProcess?
+    }
+
+    private let state = Mutex(State())
+
+    init(process: PluginProcess? = nil) {
+        state.withLock { $0.process = process }
+    }
+
+    var process: PluginProcess? { state.withLock { $0.process } }
+
+    func bind(_ process: PluginProcess) {
+        state.withLock { $0.process = process }
+    }
+
+    /// Records the first line; returns true if it was the first.
+    @discardableResult
+    func firstLine(isHello: Bool) -> Bool {
+        settle(isHello ? .hello : .line)
+    }
+
+    func ended(_ termination: PluginProcess.Termination) {
+        settle(.ended(termination))
+    }
+
+    @discardableResult
+    private func settle(_ outcome: Outcome) -> Bool {
+        let (first, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Outcome, Never>?) in
+            guard state.outcome == nil else { return (false, nil) }
+            state.outcome = outcome
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume(returning: outcome)
+        return first
+    }
+
+    func wait(timeout: Duration) async -> Outcome {
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            settle(.timeout)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Outcome? in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+"""A small helper for Parley bot plugins (standard library only).
+
+A plugin is a program that reads events from stdin, one JSON object per line, and
+writes actions to stdout, one per line. This module does the reading and writing:
+
+    from parley_bot import Bot
+    bot = Bot("echo")
+
+    @bot.on_message(r"^!echo (.+)")
+    def echo(event, match):
+        bot.reply(event, match.group(1))
+
+    bot.run()
+
+Handlers run one at a time, in the order events arrive. See docs/plugins.md for
+every event and action.
+"""
+
+import itertools
+import json
+import re
+import sys
+import threading
+import time
+
+__all__ = ["Bot"]
+
+
+class Bot:
+    def __init__(self, name, events=None, bot_messages=False):
+        self.name = name
+        self.events = events
+        self.bot_messages = bot_messages
+        self.me = None
+        self._message_handlers = []
+        self._join_handlers = []
+        self._leave_handlers = []
+        self._command_handlers = {}
+        self._commands = []
+        self._ready_handlers = []
+        self._timers = []
+        self._refs = itertools.count(1)
+        self._pending = {}
+        self._write_lock = threading.Lock()
+        self._queue = []
+        self._wakeup = threading.Condition()
+
+    # Registering handlers
+
+    def on_message(self, pattern=None):
+        """Calls the function with (event, match) for each message whose text matches."""
+        regex = re.compile(pattern, re.S) if pattern else None
+
+        def register(function):
+            self._message_handlers.append((regex, function))
+            return function
+
+        return register
+
+    def on_join(self, function):
+        """Calls the function with the member_joined event."""
+        self._join_handlers.append(function)
+        return function
+
+    def on_leave(self, function):
+        self._leave_handlers.append(function)
+        return function
+
+    def on_ready(self, function):
+        """Calls the function once the host has said who the bot is (self.me)."""
+        self._ready_handlers.append(function)
+        return function
+
+    def command(self, name, usage=None, help=None):
+        """Declares a shell command (/NAME ARGS): the function gets (event, args)."""
+
+        def register(function):
+            self._command_handlers[name] = function
+            self._commands.append({"name": name, "usage": usage or "/" + name, "help": help or ""})
+            return function
+
+        return register
+
+    # Actions
+
+    def send(self, to, text):
+        """Sends text to '#group', '@user' or a chat id."""
+        self._write({"type": "send", "to": to, "text": text})
+
+    def reply(self, event, text):
+        """Sends text to the chat the event came from."""
+        chat = (event.get("chat") or {}).get("id")
+        action = {"type": "reply", "text": text}
+        if chat is not None:
+            action["chat"] = chat
+        self._write(action)
+
+    def command_line(self, line):
+        """Runs a slash command as the bot; returns its result (or raises BotError)."""
+        return self._call({"type": "command", "line": line})
+
+    def state_get(self, key, default=None):
+        """A value kept by the host for this bot across restarts."""
+        value = self._call({"type": "state_get", "key": key}).get("value")
+        return default if value is None else value
+
+    def state_set(self, key, value):
+        self._call({"type": "state_set", "key": key, "value": value})
+
+    def later(self, seconds, function, *args):
+        """Runs function(*args) after some seconds, on the bot's own thread."""
+        timer = threading.Timer(seconds, lambda: self._enqueue(("timer", function, args)))
+        timer.daemon = True
+        timer.start()
+        self._timers.append(timer)
+
+    def log(self, *parts):
+        """A line for the host's log (stderr)."""
+        print(*parts, file=sys.stderr, flush=True)
+
+    # The loop
+
+    def run(self):
+        hello = {"type": "hello", "name": self.name, "bot_messages": self.bot_messages}
+        if self.events is not None:
+            hello["events"] = self.events
+        if self._commands:
+            hello["commands"] = self._commands
+        self._write(hello)
+        reader = threading.Thread(target=self._read, daemon=True)
+        reader.start()
+        while True:
+            item = self._next()
+            if item is None:
+                return
+            kind, first, rest = item
+            try:
+                if kind == "event":
+                    self._dispatch(first)
+                else:
+                    first(*rest)
+            except Exception as error:  # a handler's bug must not end the bot
+                self.log("handler failed:", repr(error))
+
+    def _read(self):
+        for line in sys.stdin:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                self.log("not JSON from the host:", line[:200])
+                continue
+            ref = event.get("ref")
+            if event.get("type") in ("result", "error") and ref in self._pending:
+                slot = self._pending.pop(ref)
+                slot["event"] = event
+                slot["done"].set()
+                continue
+            self._enqueue(("event", event, ()))
+        self._enqueue(None)
+
+    def _enqueue(self, item):
+        with self._wakeup:
+            self._queue.append(item)
+            self._wakeup.notify()
+
+    def _next(self):
+        with self._wakeup:
+            while not self._queue:
+                self._wakeup.wait()
+            return self._queue.pop(0)
+
+    def _dispatch(self, event):
+        kind = event.get("type")
+        if kind == "ready":
+            self.me = event.get("bot")
+            for function in self._ready_handlers:
+                function(event)
+        elif kind == "message":
+            text = event.get("message", {}).get("text", "")
+            for regex, function in self._message_handlers:
+                match = regex.search(text) if regex else None
+                if regex is None or match:
+                    function(event, match)
+        elif kind == "member_joined":
+            for function in self._join_handlers:
+                function(event)
+        elif kind == "member_left":
+            for function in self._leave_handlers:
+                function(event)
+        elif kind == "command":
+            function = self._command_handlers.get(event.get("name"))
+            if function:
+                function(event, event.get("arguments", ""))
+        elif kind == "error":
+            self.log("host error:", event.get("code"), event.get("message"))
+
+    def _call(self, action, timeout=10):
+        ref = "py-%d" % next(self._refs)
+        slot = {"done": threading.Event()}
+        self._pending[ref] = slot
+        action["ref"] = ref
+        self._write(action)
+        if not slot["done"].wait(timeout):
+            self._pending.pop(ref, None)
+            raise BotError("timeout", "no answer from the host")
+        event = slot["event"]
+        if event.get("type") == "error":
+            raise BotError(event.get("code"), event.get("message"))
+        return event
+
+    def _write(self, action):
+        line = json.dumps(action, ensure_ascii=False)
+        with self._write_lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+
+class BotError(Exception):
+    def __init__(self, code, message):
+        super().__init__("%s: %s" % (code, message))
+        self.code = code
+        self.message = message
+
+
+def now():
+    return time.time()
