@@ -138,6 +138,7 @@ var targets: [Target] = [
     .testTarget(
         name: "ParleyBotsTests",
         dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "ParleyShell", "ParleyTesting"],
+        exclude: ["Plugins"],
         swiftSettings: swiftSettings
     ),
     .testTarget(

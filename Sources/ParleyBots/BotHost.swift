@@ -21,7 +21,7 @@ public struct BotLimits: Sendable {
     /// The first restart waits this long; each further one in the same minute twice as long.
     public var restartBackoff: Duration = .milliseconds(500)
     /// How long a new process may take to say `hello` before it counts as running without one.
-    public var helloWait: Duration = .milliseconds(500)
+    public var helloWait: Duration = .seconds(1)
     /// Between SIGTERM and SIGKILL when a plugin is stopped.
     public var stopGrace: Duration = .seconds(2)
 
@@ -90,6 +90,8 @@ public actor BotHost {
 
     public init(runtime: BotRuntime) {
         self.runtime = runtime
+        // A plugin that exits while we write to it must not take the host down.
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Starts the executable at `path` as a bot; returns once it is running (and has

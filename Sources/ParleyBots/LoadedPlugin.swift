@@ -83,6 +83,7 @@ actor LoadedPlugin {
         if case .process = driver {
             let (candidate, outcome) = await spawn()
             if case .exited(let reason) = outcome { throw failure("did not start", reason) }
+            if case .hello(let declared) = outcome { apply(declared) }
             process = candidate
         }
         queue.push(.ready(bot: me, name: name))
@@ -246,7 +247,7 @@ actor LoadedPlugin {
     // MARK: The process
 
     private enum StartOutcome {
-        case hello
+        case hello(BotHello)
         case running
         case exited(String)
     }
@@ -258,7 +259,9 @@ actor LoadedPlugin {
         let start = StartSignal()
         let handlers = PluginProcess.Handlers(
             line: { [weak self] line in
-                start.firstLine(isHello: line.contains("\"hello\""))
+                var hello: BotHello?
+                if case .success(.hello(let declared)) = PluginAction.parse(line) { hello = declared }
+                start.firstLine(hello: hello)
                 await self?.received(line)
             },
             stderr: { [weak self] line in
@@ -277,7 +280,7 @@ actor LoadedPlugin {
         case .ended(let termination):
             try? await Task.sleep(for: .milliseconds(50))  // let its last stderr lines arrive
             return (candidate, .exited(termination.description))
-        case .hello: return (candidate, .hello)
+        case .hello(let hello): return (candidate, .hello(hello))
         case .line, .timeout: return (candidate, .running)
         }
     }
@@ -332,6 +335,7 @@ actor LoadedPlugin {
         guard case .process = driver else { throw ParleyError(.invalidArgument, "a Swift bot cannot be reloaded") }
         let (candidate, outcome) = await spawn()
         if case .exited(let reason) = outcome { throw failure("did not start; the old process keeps running", reason) }
+        if case .hello(let declared) = outcome { apply(declared) }
         let old = process
         process = candidate
         status = .running
@@ -376,7 +380,7 @@ actor LoadedPlugin {
 /// How a new process's start went: its first line (hello or not), or its end.
 final class StartSignal: Sendable {
     enum Outcome: Sendable {
-        case hello
+        case hello(BotHello)
         case line
         case ended(PluginProcess.Termination)
         case timeout
@@ -402,8 +406,8 @@ final class StartSignal: Sendable {
 
     /// Records the first line; returns true if it was the first.
     @discardableResult
-    func firstLine(isHello: Bool) -> Bool {
-        settle(isHello ? .hello : .line)
+    func firstLine(hello: BotHello?) -> Bool {
+        settle(hello.map { .hello($0) } ?? .line)
     }
 
     func ended(_ termination: PluginProcess.Termination) {

@@ -1,0 +1,214 @@
+import Foundation
+import ParleyBots
+import ParleyCore
+import ParleyEngine
+import ParleyTesting
+import Testing
+
+/// The plugin host with real plugin processes on a real engine.
+@Suite(.timeLimit(.minutes(2)))
+struct PluginHostTests {
+    @Test func echoRoundTrip() async throws {
+        let bots = try await BotWorld()
+        let echo = BotWorld.repository.appendingPathComponent("plugins/echo.py").path
+        let info = try await bots.host.load(path: echo, arguments: [], as: "echo", name: nil)
+        #expect(info.name == "echo" && info.user == "echo")
+        let group = try await bots.group("room", bots: ["echo"])
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "hello there", clientID: nil)
+        let reply = await bots.aliceEvents.first {
+            if case .message(let event) = $0 { return event.message.text == "echo: hello there" }
+            return false
+        }
+        guard case .message(let event)? = reply else { Issue.record("no echo"); return }
+        #expect(event.message.sender.handle == "echo")
+        #expect(event.message.sender.isBot, "a bot account's messages are marked as a bot's")
+        await bots.shutdown()
+    }
+
+    @Test func aBotDoesNotSeeItsOwnMessages() async throws {
+        let bots = try await BotWorld()
+        let (_, record) = try await bots.load("record", as: "watcher")
+        let group = try await bots.group("room", bots: ["watcher"])
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "one", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "seen: one" } })
+        try await Task.sleep(for: .milliseconds(500))
+        let seen = bots.recorded(record).filter { $0["type"] == .string("message") }.compactMap { $0["message"]?["text"]?.string }
+        #expect(seen == ["one"], "the bot saw only alice's message, not its own reply")
+        #expect(try await bots.messages(in: group.id).filter { $0.text.hasPrefix("seen:") }.count == 1)
+        await bots.shutdown()
+    }
+
+    @Test func twoEchoBotsInOneGroupDoNotLoop() async throws {
+        let bots = try await BotWorld()
+        let echo = BotWorld.repository.appendingPathComponent("plugins/echo.py").path
+        _ = try await bots.host.load(path: echo, arguments: [], as: "echo1", name: "echo1")
+        _ = try await bots.host.load(path: echo, arguments: [], as: "echo2", name: "echo2")
+        let group = try await bots.group("room", bots: ["echo1", "echo2"])
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "ping", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: group.id).count >= 3 })
+        try await Task.sleep(for: .seconds(1))
+        let texts = try await bots.messages(in: group.id).map(\.text)
+        #expect(texts.sorted() == ["echo: ping", "echo: ping", "ping"], "each bot answered alice once and ignored the other bot")
+        await bots.shutdown()
+    }
+
+    @Test func actionsPastTheBurstAreAnsweredWithRateLimitErrors() async throws {
+        let bots = try await BotWorld()
+        let (_, record) = try await bots.load("spam", "20", as: "spammer")
+        let group = try await bots.group("room", bots: ["spammer"])
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "go", clientID: nil)
+        #expect(await eventually { bots.recorded(record).filter { $0["ref"] != nil }.count >= 20 })
+        let answers = bots.recorded(record).filter { $0["ref"] != nil }
+        let limited = answers.filter { $0["code"] == .string("rate_limited") }
+        let sent = answers.filter { $0["type"] == .string("result") }
+        #expect(sent.count >= 10 && sent.count < 20, "the burst of 10 went through")
+        #expect(limited.count == 20 - sent.count, "every other action got a rate_limited error with its ref")
+        #expect(try await bots.messages(in: group.id).filter { $0.text.hasPrefix("spam") }.count == sent.count)
+        await bots.shutdown()
+    }
+
+    @Test func aCrashingPluginIsRestartedThenLeftStoppedWithItsStderr() async throws {
+        let bots = try await BotWorld()
+        _ = try await bots.load("crash", as: "crashy")
+        #expect(await eventually(timeout: .seconds(30)) { await bots.host.list().first?.state.hasPrefix("failed") == true })
+        let info = try #require(await bots.host.list().first)
+        #expect(info.restarts == 5)
+        #expect(info.pid == nil)
+        let stopped = bots.notes.all.first { $0.contains("left stopped") }
+        #expect(stopped?.contains("boom from pid") == true, "the last stderr lines are shown")
+        #expect(bots.notes.all.filter { $0.contains("restarting in") }.count == 5)
+        await bots.shutdown()
+    }
+
+    @Test func junkOutputGetsErrorEvents() async throws {
+        let bots = try await BotWorld()
+        let (_, record) = try await bots.load("junk", as: "junky")
+        #expect(await eventually { bots.recorded(record).filter { $0["code"] == .string("bad_line") }.count >= 3 })
+        let errors = bots.recorded(record).filter { $0["code"] == .string("bad_line") }
+        let lines = errors.compactMap { $0["line"]?.string }
+        #expect(lines.contains("this is not an action"))
+        #expect(errors.contains { $0["ref"] == .number(7) }, "an error keeps the ref of the line it answers")
+        #expect(await bots.host.list().first?.state == "running", "junk does not stop a plugin")
+        await bots.shutdown()
+    }
+
+    @Test func aSlowPluginLosesItsOldestEventsAndHoldsUpNoOne() async throws {
+        let bots = try await BotWorld { $0.queueCapacity = 20 }
+        _ = try await bots.load("sleeper", as: "sleepy")
+        let group = try await bots.group("room", bots: ["sleepy"])
+        for index in 1...500 {
+            _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "message \(index) " + String(repeating: "x", count: 200), clientID: nil)
+        }
+        #expect(try await bots.messages(in: group.id).count == 500)
+        let info = try #require(await bots.host.list().first)
+        #expect(info.state == "running")
+        #expect(await eventually { await bots.host.list().first.map { $0.dropped > 0 } == true }, "the oldest events were dropped")
+        await bots.shutdown()
+    }
+
+    @Test func unloadLeavesNoProcessOfThePlugin() async throws {
+        let bots = try await BotWorld()
+        let (info, record) = try await bots.load("forker", as: "forky")
+        #expect(await eventually { !bots.recorded(record).isEmpty })
+        let started = try #require(bots.recorded(record).first)
+        guard case .number(let child)? = started["child"], case .number(let parent)? = started["pid"] else {
+            Issue.record("no pids recorded")
+            return
+        }
+        #expect(Int32(parent) == info.pid)
+        #expect(processExists(Int32(child)) && processExists(Int32(parent)))
+        try await bots.host.unload("forker")
+        #expect(await eventually { !processExists(Int32(child)) && !processExists(Int32(parent)) })
+        #expect(await bots.host.list().isEmpty)
+        await bots.shutdown()
+    }
+
+    @Test func reloadKeepsTheOldProcessWhenTheNewOneFails() async throws {
+        let bots = try await BotWorld()
+        let script = bots.folder.appendingPathComponent("swap.sh")
+        func write(_ body: String) throws {
+            try ("#!/bin/sh\n" + body).write(to: script, atomically: true, encoding: .utf8)
+            chmod(script.path, 0o755)
+        }
+        try write("echo '{\"type\":\"hello\",\"name\":\"swap\"}'\ncat > /dev/null\n")
+        let first = try await bots.host.load(path: script.path, arguments: [], as: "swapper", name: nil)
+        try write("echo 'broken on purpose' >&2\nexit 2\n")
+        await #expect(throws: ParleyError.self) { _ = try await bots.host.reload("swap") }
+        let kept = try #require(await bots.host.list().first)
+        #expect(kept.pid == first.pid && kept.state == "running", "the old process still runs")
+        let error = await #expect(throws: ParleyError.self) { _ = try await bots.host.reload("swap") }
+        #expect(error?.message.contains("broken on purpose") == true)
+        try write("echo '{\"type\":\"hello\",\"name\":\"swap\"}'\ncat > /dev/null\n")
+        let second = try await bots.host.reload("swap")
+        #expect(second.pid != first.pid && second.state == "running")
+        #expect(await eventually { !processExists(first.pid!) }, "the old process was stopped once the new one ran")
+        await bots.shutdown()
+    }
+
+    @Test func stateAndCursorsSurviveARestartOfTheBot() async throws {
+        let bots = try await BotWorld()
+        _ = try await bots.load("counter", as: "counter")
+        let group = try await bots.group("room", bots: ["counter"])
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "a", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "count 1" } })
+        try await bots.host.unload("counter")
+
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "b", clientID: nil)
+        let (_, record) = try await bots.load("counter", as: "counter")
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "count 2" } }, "the count was kept")
+        try await Task.sleep(for: .milliseconds(300))
+        let handed = bots.recorded(record).filter { $0["type"] == .string("message") }.compactMap { $0["message"]?["text"]?.string }
+        #expect(handed == ["b"], "after a restart the bot gets what it missed, not what it already handled")
+        await bots.shutdown()
+    }
+
+    @Test func declaredCommandsReachThePlugin() async throws {
+        let bots = try await BotWorld()
+        _ = try await bots.load("commands", as: "shouter")
+        #expect(await eventually { await bots.host.list().first?.commands == ["shout"] })
+        #expect(bots.host.declared.command(named: "shout")?.usage == "/shout TEXT")
+        let group = try await bots.group("room", bots: ["shouter"])
+        #expect(await bots.host.invoke(command: "shout", arguments: "hello", chat: group, user: bots.aliceUser.ref))
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "HELLO!" } })
+        try await bots.host.unload("commands")
+        #expect(bots.host.declared.command(named: "shout") == nil)
+        await bots.shutdown()
+    }
+
+    @Test func withoutAsTheBotActsAsTheSignedInUser() async throws {
+        let bots = try await BotWorld()
+        let bob = try await bots.world.signUp("bob")
+        let (info, _) = try await bots.load("nohello", as: nil, name: "responder")
+        #expect(info.user == "alice")
+        _ = try await bob.sendMessage(to: .user(bots.aliceUser.id), text: "are you there?", clientID: nil)
+        let direct = try #require(try await bob.directChat(with: bots.aliceUser.id))
+        #expect(try await eventually { try await bob.history(chat: direct.id, limit: 10, before: nil).contains { $0.text == "seen: are you there?" && $0.sender.handle == "alice" } })
+        await bots.shutdown()
+    }
+
+    @Test func aSwiftBotRunsInProcessWithTheSameGuards() async throws {
+        struct Greeter: Bot {
+            var hello: BotHello { BotHello(name: "greeter", events: ["member_joined", "message"]) }
+            func handle(_ event: BotEvent, context: BotContext) async {
+                switch event {
+                case .memberJoined(let change):
+                    _ = try? await context.send(to: String(change.chat.id.rawValue), "welcome, \(change.user.displayName)!")
+                case .message(let message):
+                    _ = try? await context.reply(to: message, "heard \(message.message.text)")
+                default: break
+                }
+            }
+        }
+        let bots = try await BotWorld()
+        _ = try await bots.host.load(bot: Greeter(), as: "greeter")
+        let group = try await bots.group("room", bots: ["greeter"])
+        let bob = try await bots.world.signUp("bob")
+        _ = try await bob.joinGroup(handle: "room")
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "welcome, Bob!" } })
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "hi", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "heard hi" } })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await bots.messages(in: group.id).filter { $0.text.hasPrefix("heard") }.count == 1, "it did not answer itself")
+        await bots.shutdown()
+    }
+}

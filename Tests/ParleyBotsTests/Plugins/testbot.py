@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""A plugin for the host's tests: testbot.py MODE RECORD [ARG].
+
+Every line the host writes is appended to RECORD (one JSON object per line).
+Modes: record, spam N, junk, crash, sleeper, forker, counter, commands, nohello.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+mode, record = sys.argv[1], sys.argv[2]
+argument = sys.argv[3] if len(sys.argv) > 3 else None
+
+
+def out(obj):
+    sys.stdout.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n")
+    sys.stdout.flush()
+
+
+def keep(line):
+    with open(record, "a") as f:
+        f.write(line.rstrip("\n") + "\n")
+
+
+if mode == "crash":
+    out({"type": "hello", "name": "crash"})
+    time.sleep(0.2)
+    print("boom from pid %d" % os.getpid(), file=sys.stderr, flush=True)
+    sys.exit(3)
+
+if mode == "sleeper":
+    out({"type": "hello", "name": "sleeper"})
+    time.sleep(100000)
+
+if mode == "forker":
+    child = subprocess.Popen(["sleep", "100000"])
+    keep(json.dumps({"child": child.pid, "pid": os.getpid()}))
+
+if mode == "commands":
+    out({"type": "hello", "commands": [{"name": "shout", "usage": "/shout TEXT", "help": "shout in the current chat"}]})
+elif mode != "nohello":
+    out({"type": "hello", "name": mode, "events": ["message", "member_joined", "member_left"]})
+
+spammed = False
+for line in sys.stdin:
+    keep(line)
+    event = json.loads(line)
+    kind = event.get("type")
+    if mode == "junk" and kind == "ready":
+        out("this is not an action")
+        out({"type": "launch_rockets"})
+        out({"type": "send", "ref": 7})
+    if kind == "command" and mode == "commands":
+        out({"type": "send", "to": str(event["chat"]["id"]), "text": event["arguments"].upper() + "!"})
+    if kind != "message":
+        continue
+    text = event["message"]["text"]
+    chat = event["chat"]["id"]
+    if mode in ("record", "nohello"):
+        out({"type": "reply", "text": "seen: " + text})
+    elif mode == "spam" and not spammed:
+        spammed = True
+        for i in range(int(argument)):
+            out({"type": "send", "to": str(chat), "text": "spam %d" % i, "ref": i})
+    elif mode == "counter":
+        out({"type": "state_get", "key": "count", "ref": "get"})
+        answer = json.loads(sys.stdin.readline())
+        keep(json.dumps(answer))
+        count = (answer.get("value") or 0) + 1
+        out({"type": "state_set", "key": "count", "value": count})
+        out({"type": "reply", "text": "count %d" % count})
