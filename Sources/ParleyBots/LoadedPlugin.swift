@@ -79,14 +79,16 @@ actor LoadedPlugin {
     }
 
     private func begin() async throws {
-        if case .swift(let bot) = driver { apply(bot.hello) }
+        if case .swift(let bot) = driver {
+            apply(bot.hello)
+            queue.push(.ready(bot: me, name: name))
+        }
         if case .process = driver {
             let (candidate, outcome) = await spawn()
             if case .exited(let reason) = outcome { throw failure("did not start", reason) }
             if case .hello(let declared) = outcome { apply(declared) }
             process = candidate
         }
-        queue.push(.ready(bot: me, name: name))
         let events = service.events
         tasks.append(Task { [weak self] in
             for await event in events {

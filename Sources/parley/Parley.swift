@@ -11,7 +11,7 @@ struct Parley: AsyncParsableCommand {
             input is piped. Type /help inside for the commands.
             """,
         version: "0.1.0",
-        subcommands: [ShellCommand.self, RunCommand.self, ServeCommand.self],
+        subcommands: [ShellCommand.self, RunCommand.self, ServeCommand.self, BotCommand.self],
         defaultSubcommand: ShellCommand.self
     )
 

@@ -14,6 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 7878
     @Option(help: "Data folder (default: $XDG_DATA_HOME/parley or ~/.local/share/parley).") var data: String?
+    /// `parley --data D serve` names the folder before the subcommand.
+    @ParentCommand var parent: Parley
     @Option(help: "Seconds without a pong before a socket counts as gone.") var pingTimeout = 15.0
     @Option(help: "Seconds a new socket has to sign in.") var signInTimeout = 10.0
     @Option(help: "Requests per second per socket, bursts of twice that (0: no limit).") var rateLimit = 500
@@ -30,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "parley.server")
-        let folder = try ShellOptions.folder(data)
+        let folder = try ShellOptions.folder(data ?? parent.global.data)
         let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path, durability: syncFull ? .full : .normal)
         var engineConfiguration = ChatEngine.Configuration()
         if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {

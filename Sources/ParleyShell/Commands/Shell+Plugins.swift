@@ -68,21 +68,33 @@ extension Shell {
         if let bots { return bots }
         guard let another = settings.anotherConnection else { throw ParleyError(.unavailable, "this shell cannot run plugins") }
         let folder = settings.dataFolder
-        let state = try BotStateStore(path: folder.appendingPathComponent("bots.sqlite").path)
         let output = output
-        let announce = settings.announce ?? { output.note($0) }
-        let log = settings.pluginLog ?? PluginLogFile(url: folder.appendingPathComponent("plugins.log")).append
-        let sessionFolder = folder
-        var runtime = BotRuntime(
-            connect: another, userToken: { SessionFile(folder: sessionFolder).load() },
-            accountsFolder: folder.appendingPathComponent("bots"), state: state, log: log, notify: announce)
-        runtime.commander = { service, user in ShellCommander(service: service, user: user) }
+        var runtime = try Self.botRuntime(
+            folder: folder, connect: another, userToken: { SessionFile(folder: folder).load() },
+            log: settings.pluginLog ?? PluginLogFile(url: folder.appendingPathComponent("plugins.log")).append,
+            notify: settings.announce ?? { output.note($0) })
         runtime.limits = settings.botLimits
         let host = BotHost(runtime: runtime)
         completions.add(pluginCommands: host.declared)
         bots = host
-        botState = state
+        botState = runtime.state
         return host
+    }
+
+    /// What a bot host needs, for plugins whose data lives in `folder`: state in
+    /// `bots.sqlite`, bot accounts in `bots/`, and slash commands run by a shell of
+    /// the bot's own.
+    public static func botRuntime(
+        folder: URL, connect: @escaping @Sendable (String) async throws -> any ChatService,
+        userToken: @escaping @Sendable () async -> String?, log: @escaping @Sendable (String, String) -> Void,
+        notify: @escaping @Sendable (String) -> Void
+    ) throws -> BotRuntime {
+        let state = try BotStateStore(path: folder.appendingPathComponent("bots.sqlite").path)
+        var runtime = BotRuntime(
+            connect: connect, userToken: userToken, accountsFolder: folder.appendingPathComponent("bots"), state: state, log: log,
+            notify: notify)
+        runtime.commander = { service, user in ShellCommander(service: service, user: user) }
+        return runtime
     }
 
     func stopPlugins() async {

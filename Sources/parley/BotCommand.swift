@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import ParleyBots
+import ParleyCore
+import ParleyShell
+import ParleyStore
+
+/// `parley bot PATH... --as @HANDLE`: plugins without a shell, until SIGTERM or SIGINT.
+struct BotCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bot", abstract: "Run bot plugins headless, as one bot account.",
+        discussion: """
+            Each PATH is a plugin executable (see docs/plugins.md). Logs go to stderr. \
+            SIGTERM or SIGINT stops the plugins (SIGTERM, then SIGKILL after a grace period) and exits.
+            """)
+
+    @Argument(help: "Plugin executables.")
+    var plugins: [String]
+
+    @Option(name: .customLong("as"), help: "The bot account (@HANDLE), created on first use.")
+    var handle: String
+
+    @Option(name: .long, help: "Data folder (default: $XDG_DATA_HOME/parley or ~/.local/share/parley).")
+    var data: String?
+
+    @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT) instead of the embedded database.")
+    var server: String?
+
+    /// `parley --data D --server URL bot …` names them before the subcommand.
+    @ParentCommand var parent: Parley
+
+    func run() async throws {
+        guard !plugins.isEmpty else { throw ValidationError("name at least one plugin") }
+        let folder = try ShellOptions.folder(data ?? parent.global.data)
+        let server = server ?? parent.global.server
+        let log: @Sendable (String) -> Void = { line in
+            FileHandle.standardError.write(Data("\(Date().formatted(.iso8601)) \(line)\n".utf8))
+        }
+        let link: ServiceLink
+        var store: SQLiteChatStore?
+        if let server {
+            link = try ShellLauncher.remote(url: server, dataFolder: folder, announce: log)
+        } else {
+            let opened = try ShellLauncher.embedded(folder: folder)
+            (link, store) = (opened.link, opened.store)
+        }
+        let runtime = try Shell.botRuntime(
+            folder: link.folder, connect: link.another, userToken: { nil }, log: { plugin, line in log("[\(plugin)] \(line)") },
+            notify: log)
+        let host = BotHost(runtime: runtime)
+        let stop = SignalWaiter(signals: [SIGTERM, SIGINT])
+        var failure: (any Error)?
+        for path in plugins {
+            do {
+                let info = try await host.load(path: path, arguments: [], as: handle, name: nil)
+                log("loaded \(info.name) (pid \(info.pid.map(String.init) ?? "-")) as @\(info.user)")
+            } catch {
+                log("error: \((error as? ParleyError)?.description ?? "\(error)")")
+                failure = error
+                break
+            }
+        }
+        if failure == nil {
+            let signal = await stop.wait()
+            log("signal \(signal): stopping plugins")
+        }
+        await host.shutdown()
+        await link.service.close()
+        try? runtime.state.close()
+        try? store?.close()
+        if failure != nil { throw ExitCode(1) }
+    }
+}
+
+/// Waits for one of some signals, which are otherwise ignored.
+final class SignalWaiter {
+    private let stream: AsyncStream<Int32>
+    private let sources: [any DispatchSourceSignal]
+
+    init(signals: [Int32]) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.stream = stream
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    func wait() async -> Int32 {
+        for await number in stream { return number }
+        return 0
+    }
+}
