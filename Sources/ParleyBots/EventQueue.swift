@@ -90,4 +90,7 @@ final class EventQueue: Sendable {
     }
 
     var count: Int { state.withLock { $0.count } }
+
+    /// Events dropped that `next()` has not reported yet.
+    var unreportedDrops: Int { state.withLock { $0.dropped } }
 }

@@ -370,7 +370,7 @@ actor LoadedPlugin {
         }
         return PluginInfo(
             name: name, path: path, user: me.handle, pid: process?.termination == nil ? process?.pid : nil, state: state,
-            eventsIn: eventsIn, actionsOut: actionsOut, dropped: dropped, restarts: restarts, commands: hello.commands.map(\.name))
+            eventsIn: eventsIn, actionsOut: actionsOut, dropped: dropped + queue.unreportedDrops, restarts: restarts, commands: hello.commands.map(\.name))
     }
 
     static func describe(_ duration: Duration) -> String {

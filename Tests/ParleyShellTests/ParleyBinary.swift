@@ -64,6 +64,9 @@ struct ParleyBinary {
         var output: String
     }
 
+    /// The package's folder: scripts run from it, as `plugins/…` paths expect.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     static var executable: URL {
         // The test bundle sits in the build folder next to the executables.
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -83,6 +86,7 @@ struct ParleyBinary {
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
         process.environment = env
+        process.currentDirectoryURL = Self.repository
         let input = Pipe()
         let output = Pipe()
         let errors = Pipe()

@@ -37,6 +37,12 @@ extension Shell {
             try noMoreArguments(input)
             let bare = name.hasPrefix("/") ? String(name.dropFirst()) : name
             guard let command = CommandTable.command(named: bare) else {
+                if let declared = bots?.declared.command(named: bare.lowercased()) {
+                    output.result(
+                        "help", ["usage: \(declared.usage)", "  \(declared.help) (a plugin's command)"],
+                        json: ["name": declared.name, "usage": declared.usage, "summary": declared.help])
+                    return
+                }
                 throw ParleyError(.unknownCommand, "no command /\(bare); /help lists them")
             }
             var lines = ["usage: \(command.usage)", "  \(command.summary)"]
@@ -48,6 +54,13 @@ extension Shell {
         let width = CommandTable.all.map(\.name.count).max() ?? 10
         var lines = CommandTable.all.map { "  /" + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
         lines.insert("Commands (/help NAME for usage and an example):", at: 0)
+        let declared = bots?.declared.all ?? []
+        if !declared.isEmpty {
+            lines.append("Commands of plugins:")
+            for (plugin, command) in declared {
+                lines.append("  /" + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + "\(command.help) [\(plugin)]")
+            }
+        }
         lines.append("A line without a leading / is sent to the current chat; //text sends /text.")
         output.result("help", lines, json: CommandTable.all.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] })
     }

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// Bot plugins driven through the real binary: the demo script, declared commands, a
+/// plugin that never reads, and `parley bot` beside a server.
+@Suite(.timeLimit(.minutes(2)))
+struct BotScriptTests {
+    static let testBot = "Tests/ParleyBotsTests/Plugins/testbot.py"
+
+    /// `parley --data DIR run examples/bot-demo.parley`: loads the dice bot, asks it to
+    /// roll, waits for its answer, runs a poll.
+    @Test(arguments: ParleyBinary.Mode.allCases) func theBotDemoRuns(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
+        defer { parley.remove() }
+        let result = try parley.run(arguments: ["run", "examples/bot-demo.parley"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.contains { $0.contains("<dicebot*> @demo rolled 2d6: ") })
+        #expect(result.lines.contains { $0.contains("<dicebot*> @demo votes sushi.") })
+        #expect(result.lines.contains { $0.hasPrefix("dice  pid ") && $0.contains("running") })
+        #expect(result.lines.last == "Unloaded plugin dice")
+    }
+
+    @Test func declaredCommandsJoinHelpAndRunInTheCurrentChat() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run(
+            """
+            /register alice@example.com --handle alice --password secret-alice
+            /create #room
+            /plugin load \(Self.testBot) --as @shouter --name shouter commands /dev/null
+            /invite @shouter #room
+            /help
+            /help shout
+            /shout good morning
+            /wait --timeout 10 #room GOOD MORNING!
+            /plugin unload shouter
+            /shout again
+            """, arguments: ["--keep-going"])
+        #expect(result.lines.contains { $0.contains("Loaded plugin shouter") && $0.contains("commands: /shout") })
+        #expect(result.lines.contains { $0.contains("/shout") && $0.contains("shout in the current chat") }, "/help lists it")
+        #expect(result.lines.contains("usage: /shout TEXT"))
+        #expect(result.lines.contains { $0.contains("<shouter*> GOOD MORNING!") })
+        #expect(result.stderr.contains("unknown_command: unknown command /shout"), "gone with its plugin")
+    }
+
+    /// A plugin that never reads its events costs the shell nothing: 600 sends go
+    /// through and the plugin's oldest events are dropped, with a count.
+    @Test func aPluginThatNeverReadsDoesNotDelayTheShell() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        var script = """
+            /register alice@example.com --handle alice --password secret-alice
+            /create #room
+            /plugin load \(Self.testBot) --as @sleepy --name sleepy sleeper /dev/null
+            /invite @sleepy #room
+
+            """
+        for index in 1...600 { script += "/send #room message \(index) " + String(repeating: "x", count: 300) + "\n" }
+        script += "/history #room 1\n/plugin list\n"
+        // From a file: fed on stdin, 200 KB of script against 200 KB of output would fill both pipes.
+        try FileManager.default.createDirectory(at: parley.data, withIntermediateDirectories: true)
+        let file = parley.data.appendingPathComponent("many.parley")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        let result = try parley.run(arguments: ["run", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.contains { $0.contains("<alice> message 600 ") })
+        let list = try #require(result.lines.first { $0.hasPrefix("sleepy  pid ") })
+        let dropped = list.firstMatch(of: /dropped (\d+)/).flatMap { Int($0.1) } ?? 0
+        #expect(dropped > 0, "\(list)")
+    }
+
+    /// `parley bot` beside a server: answers in a group, then stops on SIGTERM with its
+    /// plugin, exit status 0.
+    @Test func parleyBotServesAGroupAndStopsOnSigterm() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let bot = Process()
+        bot.executableURL = ParleyBinary.executable
+        bot.arguments = ["bot", "plugins/echo.py", "--as", "@echo", "--server", parley.serverURL!, "--data", parley.data.appendingPathComponent("bot").path]
+        bot.currentDirectoryURL = ParleyBinary.repository
+        var environment = ProcessInfo.processInfo.environment
+        environment["PARLEY_BCRYPT_COST"] = "4"
+        bot.environment = environment
+        let errors = Pipe()
+        bot.standardError = errors
+        bot.standardOutput = FileHandle.nullDevice
+        try bot.run()
+        var log = ""
+        while !log.contains("loaded echo") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            log += String(decoding: chunk, as: UTF8.self)
+        }
+        let pid = try #require(log.firstMatch(of: /loaded echo \(pid (\d+)\)/).flatMap { Int32($0.1) }, "\(log)")
+        let result = try parley.run(
+            """
+            /register alice@example.com --handle alice --password secret-alice
+            /create #room
+            /invite @echo #room
+            /send #room anyone there?
+            /wait --timeout 10 #room echo: anyone there\\?
+            """)
+        #expect(result.status == 0, "\(result.stderr)")
+        kill(bot.processIdentifier, SIGTERM)
+        bot.waitUntilExit()
+        #expect(bot.terminationStatus == 0)
+        #expect(kill(pid, 0) != 0, "the plugin stopped with the bot")
+    }
+}
