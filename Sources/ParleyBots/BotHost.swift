@@ -96,29 +96,35 @@ public actor BotHost {
 
     /// Starts the executable at `path` as a bot; returns once it is running (and has
     /// said `hello`, if it does). Without `handle` it acts as the signed-in user.
-    public func load(path: String, arguments: [String], as handle: String?, name: String?) async throws -> PluginInfo {
+    public func load(path: String, arguments: [String], as handle: String?, name: String?, actionsPerSecond: Int? = nil) async throws -> PluginInfo {
         let resolved = URL(fileURLWithPath: path).standardizedFileURL.path
         guard FileManager.default.isExecutableFile(atPath: resolved) else {
             let exists = FileManager.default.fileExists(atPath: resolved)
             throw ParleyError(.invalidArgument, exists ? "\(path) is not executable (chmod +x \(path))" : "no such file: \(path)")
         }
         let baseName = name ?? URL(fileURLWithPath: resolved).deletingPathExtension().lastPathComponent
-        return try await add(name: baseName, driver: .process(path: resolved, arguments: arguments), handle: handle, explicitName: name != nil)
+        var limits = runtime.limits
+        if let actionsPerSecond {
+            guard actionsPerSecond > 0 else { throw ParleyError(.invalidArgument, "--rate is a number of actions a second, above 0") }
+            limits.actionsPerSecond = actionsPerSecond
+            limits.burst = actionsPerSecond * 2
+        }
+        return try await add(name: baseName, driver: .process(path: resolved, arguments: arguments), handle: handle, limits: limits)
     }
 
     /// Runs a Swift bot in-process.
     public func load(bot: any Bot, as handle: String?) async throws -> PluginInfo {
-        try await add(name: bot.hello.name ?? "\(type(of: bot))".lowercased(), driver: .swift(bot), handle: handle, explicitName: false)
+        try await add(name: bot.hello.name ?? "\(type(of: bot))".lowercased(), driver: .swift(bot), handle: handle, limits: runtime.limits)
     }
 
-    private func add(name: String, driver: LoadedPlugin.Driver, handle: String?, explicitName: Bool) async throws -> PluginInfo {
+    private func add(name: String, driver: LoadedPlugin.Driver, handle: String?, limits: BotLimits) async throws -> PluginInfo {
         guard PluginAction.isCommandName(name) || name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw ParleyError(.invalidArgument, "a plugin name is letters, digits, '-' and '_' (use --name)")
         }
         if plugins[name] != nil {
             throw ParleyError(.invalidArgument, "a plugin named \(name) is already loaded (/plugin reload \(name), or --name another)")
         }
-        let plugin = try await LoadedPlugin.start(name: name, driver: driver, handle: handle, host: self)
+        let plugin = try await LoadedPlugin.start(name: name, driver: driver, handle: handle, limits: limits, host: self)
         plugins[name] = plugin
         order.append(name)
         return await plugin.info()

@@ -42,7 +42,9 @@ actor LoadedPlugin {
     private var tasks: [Task<Void, Never>] = []
     private var stopping = false
 
-    private init(name: String, driver: Driver, service: any ChatService, me: User, host: BotHost) throws {
+    private let limits: BotLimits
+
+    private init(name: String, driver: Driver, service: any ChatService, me: User, limits: BotLimits, host: BotHost) throws {
         self.name = name
         self.driver = driver
         self.service = service
@@ -50,13 +52,14 @@ actor LoadedPlugin {
         self.host = host
         runtime = host.runtime
         commander = runtime.commander?(service, me)
-        queue = EventQueue(capacity: runtime.limits.queueCapacity)
-        limiter = TokenBucket(perSecond: runtime.limits.actionsPerSecond, burst: runtime.limits.burst)
+        self.limits = limits
+        queue = EventQueue(capacity: limits.queueCapacity)
+        limiter = TokenBucket(perSecond: limits.actionsPerSecond, burst: limits.burst)
         cursors = try runtime.state.cursors(bot: name)
     }
 
     /// Signs the bot in, starts it, and returns once it runs.
-    static func start(name: String, driver: Driver, handle: String?, host: BotHost) async throws -> LoadedPlugin {
+    static func start(name: String, driver: Driver, handle: String?, limits: BotLimits, host: BotHost) async throws -> LoadedPlugin {
         let runtime = host.runtime
         let service = try await runtime.connect(name)
         do {
@@ -69,7 +72,7 @@ actor LoadedPlugin {
                 }
                 signedIn = try await service.resume(token: token)
             }
-            let plugin = try LoadedPlugin(name: name, driver: driver, service: service, me: signedIn.user, host: host)
+            let plugin = try LoadedPlugin(name: name, driver: driver, service: service, me: signedIn.user, limits: limits, host: host)
             try await plugin.begin()
             return plugin
         } catch {
@@ -148,6 +151,16 @@ actor LoadedPlugin {
     }
 
     private func deliver(_ event: BotEvent) async {
+        // Noted before the bot has it, so a reply it sends at once knows its chat.
+        if case .message(let message) = event {
+            lastMessageChat = message.chat.id
+            let chat = message.chat.id.rawValue
+            if message.message.seq > cursors[chat, default: 0] {
+                cursors[chat] = message.message.seq
+                try? runtime.state.advance(bot: name, chat: chat, to: message.message.seq)
+            }
+        }
+        eventsIn += 1
         switch driver {
         case .swift(let bot):
             await bot.handle(event, context: BotContext(plugin: self, me: me))
@@ -157,15 +170,6 @@ actor LoadedPlugin {
                 if let process, await process.write(line) { break }
                 guard case .restarting = status else { return }
                 try? await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        eventsIn += 1
-        if case .message(let message) = event {
-            lastMessageChat = message.chat.id
-            let chat = message.chat.id.rawValue
-            if message.message.seq > cursors[chat, default: 0] {
-                cursors[chat] = message.message.seq
-                try? runtime.state.advance(bot: name, chat: chat, to: message.message.seq)
             }
         }
     }
@@ -202,7 +206,7 @@ actor LoadedPlugin {
     func perform(_ action: PluginAction) async throws -> ActionOutcome {
         if action.isLimited && !limiter.allow() {
             throw ParleyError(
-                .rateLimited, "more than \(runtime.limits.actionsPerSecond) actions a second (burst \(runtime.limits.burst)); this one was dropped")
+                .rateLimited, "more than \(limits.actionsPerSecond) actions a second (burst \(limits.burst)); this one was dropped")
         }
         switch action {
         case .hello(let declared):
@@ -277,7 +281,7 @@ actor LoadedPlugin {
         let candidate = await PluginProcess.start(path: path, arguments: arguments, environment: environment, handlers: handlers)
         start.bind(candidate)
         _ = await candidate.write(BotEvent.ready(bot: me, name: name).jsonLine())
-        let outcome = await start.wait(timeout: runtime.limits.helloWait)
+        let outcome = await start.wait(timeout: limits.helloWait)
         switch outcome {
         case .ended(let termination):
             try? await Task.sleep(for: .milliseconds(50))  // let its last stderr lines arrive
@@ -310,13 +314,13 @@ actor LoadedPlugin {
         }
         let now = ContinuousClock.now
         recentRestarts.removeAll { now - $0 > .seconds(60) }
-        guard recentRestarts.count < runtime.limits.restartsPerMinute else {
-            let error = failure("crashed \(runtime.limits.restartsPerMinute + 1) times in a minute and is left stopped", termination.description)
+        guard recentRestarts.count < limits.restartsPerMinute else {
+            let error = failure("crashed \(limits.restartsPerMinute + 1) times in a minute and is left stopped", termination.description)
             status = .failed(termination.description)
             runtime.notify(error.message)
             return
         }
-        let delay = runtime.limits.restartBackoff * (1 << recentRestarts.count)
+        let delay = limits.restartBackoff * (1 << recentRestarts.count)
         recentRestarts.append(now)
         status = .restarting
         runtime.notify("plugin \(name) crashed (\(termination)); restarting in \(Self.describe(delay))")
@@ -342,7 +346,7 @@ actor LoadedPlugin {
         process = candidate
         status = .running
         recentRestarts = []
-        await old?.stop(grace: runtime.limits.stopGrace)
+        await old?.stop(grace: limits.stopGrace)
     }
 
     func stop() async {
@@ -350,7 +354,7 @@ actor LoadedPlugin {
         status = .stopped
         for task in tasks { task.cancel() }
         queue.close()
-        await process?.stop(grace: runtime.limits.stopGrace)
+        await process?.stop(grace: limits.stopGrace)
         await service.close()
     }
 

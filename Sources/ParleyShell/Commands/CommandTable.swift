@@ -61,7 +61,7 @@ public enum CommandTable {
             example: "/connect ws://127.0.0.1:7878"),
         CommandSpec(
             name: "plugin", aliases: ["plugins"],
-            usage: "/plugin load PATH [--as @HANDLE] [--name NAME] [ARGS...]  |  /plugin list  |  /plugin unload NAME  |  /plugin reload NAME",
+            usage: "/plugin load PATH [--as @HANDLE] [--name NAME] [--rate N] [ARGS...]  |  /plugin list  |  /plugin unload NAME  |  /plugin reload NAME",
             summary: "run a bot plugin (as you, or as its own bot account with --as)", example: "/plugin load plugins/dice.py --as @dice"),
         CommandSpec(name: "status", usage: "/status", summary: "mode, data folder, user and current chat", example: "/status"),
         CommandSpec(name: "help", aliases: ["h", "?"], usage: "/help [CMD]", summary: "list commands, or show one", example: "/help invite"),

@@ -5,16 +5,17 @@ import ParleyStore
 import Synchronization
 
 extension Shell {
-    /// `/plugin load PATH [--as @H] [--name N] [ARGS...]`, `/plugin list`,
+    /// `/plugin load PATH [--as @H] [--name N] [--rate N] [ARGS...]`, `/plugin list`,
     /// `/plugin unload NAME`, `/plugin reload NAME`.
     func plugin(_ input: inout CommandInput) async throws {
-        let usage = "usage: /plugin load PATH [--as @HANDLE] [--name NAME] [ARGS...] | list | unload NAME | reload NAME"
+        let usage = "usage: /plugin load PATH [--as @HANDLE] [--name NAME] [--rate N] [ARGS...] | list | unload NAME | reload NAME"
         guard let verb = try input.word() else { throw ParleyError(.usage, usage) }
         switch verb {
         case "load":
             let path = try input.required("PATH")
             var handle: String?
             var name: String?
+            var rate: Int?
             var arguments: [String] = []
             var passThrough = false
             while let word = try input.word() {
@@ -24,6 +25,10 @@ extension Shell {
                     handle = try input.required("a handle after --as")
                 } else if word == "--name" {
                     name = try input.required("a name after --name")
+                } else if word == "--rate" {
+                    let text = try input.required("actions a second after --rate")
+                    guard let value = Int(text) else { throw ParleyError(.usage, "--rate takes a number, not '\(text)'") }
+                    rate = value
                 } else if word == "--" {
                     passThrough = true
                 } else {
@@ -31,7 +36,7 @@ extension Shell {
                 }
             }
             let host = try botHost()
-            let info = try await host.load(path: path, arguments: arguments, as: handle, name: name)
+            let info = try await host.load(path: path, arguments: arguments, as: handle, name: name, actionsPerSecond: rate)
             await refreshCompletions()
             var line = "Loaded plugin \(info.name) (pid \(info.pid.map(String.init) ?? "-")) as @\(Sanitizer.line(info.user))"
             if !info.commands.isEmpty { line += "; commands: " + info.commands.map { "/" + $0 }.joined(separator: " ") }
