@@ -111,6 +111,13 @@ var targets: [Target] = [
         path: "Benchmarks/LoadTool",
         swiftSettings: swiftSettings
     ),
+    // A Swift bot on the Bot protocol: examples/SwiftBot/main.swift.
+    .executableTarget(
+        name: "parley-example-bot",
+        dependencies: ["ParleyCore", "ParleyBots", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyClient"],
+        path: "examples/SwiftBot",
+        swiftSettings: swiftSettings
+    ),
     .target(
         name: "ParleyTesting",
         dependencies: ["ParleyCore", "ParleyStore", "ParleyEngine"],
