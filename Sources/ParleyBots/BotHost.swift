@@ -118,7 +118,7 @@ public actor BotHost {
     }
 
     private func add(name: String, driver: LoadedPlugin.Driver, handle: String?, limits: BotLimits) async throws -> PluginInfo {
-        guard PluginAction.isCommandName(name) || name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw ParleyError(.invalidArgument, "a plugin name is letters, digits, '-' and '_' (use --name)")
         }
         if plugins[name] != nil {

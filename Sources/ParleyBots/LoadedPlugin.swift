@@ -259,15 +259,19 @@ actor LoadedPlugin {
     }
 
     /// Starts a process and waits until it has said hello, or written something else, or
-    /// stayed up for `helloWait`, or ended.
-    private func spawn() async -> (PluginProcess, StartOutcome) {
+    /// stayed up for `helloWait`, or ended. A restart makes it the current process at
+    /// once (`current`), so its crash is handled like any other; a load or a reload
+    /// adopts it only if it starts.
+    private func spawn(current: Bool = false) async -> (PluginProcess, StartOutcome) {
         guard case .process(let path, let arguments) = driver else { fatalError("spawn of a Swift bot") }
         let start = StartSignal()
         let handlers = PluginProcess.Handlers(
             line: { [weak self] line in
-                var hello: BotHello?
-                if case .success(.hello(let declared)) = PluginAction.parse(line) { hello = declared }
-                start.firstLine(hello: hello)
+                if !start.isSettled {
+                    var hello: BotHello?
+                    if case .success(.hello(let declared)) = PluginAction.parse(line) { hello = declared }
+                    start.firstLine(hello: hello)
+                }
                 await self?.received(line)
             },
             stderr: { [weak self] line in
@@ -279,7 +283,9 @@ actor LoadedPlugin {
             })
         let environment = ["PARLEY_BOT_NAME": name, "PARLEY_BOT_HANDLE": me.handle, "PYTHONUNBUFFERED": "1"]
         let candidate = await PluginProcess.start(path: path, arguments: arguments, environment: environment, handlers: handlers)
+        // Both before the next suspension: an exit handler that already fired runs after them.
         start.bind(candidate)
+        if current { process = candidate }
         _ = await candidate.write(BotEvent.ready(bot: me, name: name).jsonLine())
         let outcome = await start.wait(timeout: limits.helloWait)
         switch outcome {
@@ -327,13 +333,9 @@ actor LoadedPlugin {
         try? await Task.sleep(for: delay)
         guard !stopping, case .restarting = status else { return }
         restarts += 1
-        let (candidate, _) = await spawn()
-        self.process = candidate
-        if candidate.termination == nil {
-            status = .running
-        } else {
-            await exited(candidate.termination!, signal: StartSignal(process: candidate))
-        }
+        let (candidate, _) = await spawn(current: true)
+        // If it ended already, its exit handler has counted it and decided what follows.
+        if candidate.termination == nil { status = .running }
     }
 
     /// Replaces the process with a new one, once the new one is running.

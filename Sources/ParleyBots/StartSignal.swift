@@ -17,11 +17,10 @@ final class StartSignal: Sendable {
 
     private let state = Mutex(State())
 
-    init(process: PluginProcess? = nil) {
-        state.withLock { $0.process = process }
-    }
-
     var process: PluginProcess? { state.withLock { $0.process } }
+
+    /// Whether the start is decided (later lines need not be looked at).
+    var isSettled: Bool { state.withLock { $0.outcome != nil } }
 
     func bind(_ process: PluginProcess) {
         state.withLock { $0.process = process }
