@@ -91,16 +91,23 @@ public enum BotEvent: Hashable, Sendable {
 
     /// One JSON line (without the newline), keys in snake_case as on the server's wire.
     public func jsonLine() -> Data {
+        // Chat events, the bulk of the traffic, are encoded once, straight from the model.
+        switch self {
+        case .message(let event): return Self.line(type, event)
+        case .memberJoined(let change), .memberLeft(let change): return Self.line(type, change)
+        case .presence(let change): return Self.line(type, change)
+        case .command(let call): return Self.line(type, call)
+        default: break
+        }
+        // The rest carry plugin-given JSON, whose keys must not be converted to snake_case.
         var object: [String: JSONValue] = ["type": .string(type)]
         switch self {
         case .ready(let bot, let name):
             object["protocol"] = .number(Double(botProtocolVersion))
             object["name"] = .string(name)
             object["bot"] = JSONValue(wire: bot.ref)
-        case .message(let event): object.merge(JSONValue(wire: event).objectFields) { $1 }
-        case .memberJoined(let change), .memberLeft(let change): object.merge(JSONValue(wire: change).objectFields) { $1 }
-        case .presence(let change): object.merge(JSONValue(wire: change).objectFields) { $1 }
-        case .command(let call): object.merge(JSONValue(wire: call).objectFields) { $1 }
+        case .message, .memberJoined, .memberLeft, .presence, .command:
+            break
         case .result(let ref, let data):
             object.merge(data) { $1 }
             object["ok"] = .bool(true)
@@ -115,6 +122,28 @@ public enum BotEvent: Hashable, Sendable {
     }
 }
 
+extension BotEvent {
+    private static let wireEncoder = Wire.encoder()
+
+    /// `{"type": TYPE, …the payload's own fields}` in the wire's format.
+    private static func line(_ type: String, _ payload: some Encodable) -> Data {
+        (try? wireEncoder.encode(Typed(type: type, payload: payload))) ?? Data("{\"type\":\"\(type)\"}".utf8)
+    }
+
+    private struct Typed<Payload: Encodable>: Encodable {
+        let type: String
+        let payload: Payload
+
+        private enum Key: String, CodingKey { case type }
+
+        func encode(to encoder: any Encoder) throws {
+            try payload.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(type, forKey: .type)
+        }
+    }
+}
+
 extension JSONValue {
     private static let wireEncoder = Wire.encoder()
 
@@ -125,11 +154,6 @@ extension JSONValue {
             return
         }
         self = parsed
-    }
-
-    var objectFields: [String: JSONValue] {
-        if case .object(let object) = self { return object }
-        return [:]
     }
 }
 
