@@ -71,26 +71,3 @@ struct BotCommand: AsyncParsableCommand {
         if failure != nil { throw ExitCode(1) }
     }
 }
-
-/// Waits for one of some signals, which are otherwise ignored.
-final class SignalWaiter {
-    private let stream: AsyncStream<Int32>
-    private let sources: [any DispatchSourceSignal]
-
-    init(signals: [Int32]) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-        self.stream = stream
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    func wait() async -> Int32 {
-        for await number in stream { return number }
-        return 0
-    }
-}

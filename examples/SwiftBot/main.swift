@@ -67,15 +67,6 @@ let runtime = try Shell.botRuntime(folder: folder, connect: connect, userToken: 
 let host = BotHost(runtime: runtime)
 let info = try await host.load(bot: TallyBot(), as: handle)
 log("tally runs as @\(info.user); Ctrl-C stops it")
-signal(SIGINT, SIG_IGN)
-signal(SIGTERM, SIG_IGN)
-let (stop, stopped) = AsyncStream<Void>.makeStream()
-let sources = [SIGINT, SIGTERM].map { number in
-    let source = DispatchSource.makeSignalSource(signal: number)
-    source.setEventHandler { stopped.yield() }
-    source.resume()
-    return source
-}
-for await _ in stop { break }
-sources.forEach { $0.cancel() }
+let stop = SignalWaiter(signals: [SIGINT, SIGTERM])
+_ = await stop.wait()
 await host.shutdown()
