@@ -87,6 +87,8 @@ public actor BotHost {
     private var order: [String] = []
     /// Commands declared by plugins, readable without waiting (tab completion).
     public nonisolated let declared = DeclaredCommands()
+    /// Where the bots' state and cursors are kept (the host's owner closes it).
+    public nonisolated var state: BotStateStore { runtime.state }
 
     public init(runtime: BotRuntime) {
         self.runtime = runtime

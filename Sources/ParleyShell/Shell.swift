@@ -61,7 +61,6 @@ public actor Shell {
     private var pump: Task<Void, Never>?
     /// The bot plugins, started by the first `/plugin load`.
     var bots: BotHost?
-    var botState: BotStateStore?
 
     var output: Output { settings.output }
     var tokenizer: Tokenizer { Tokenizer(environment: settings.environment) }

@@ -82,7 +82,6 @@ extension Shell {
         let host = BotHost(runtime: runtime)
         completions.add(pluginCommands: host.declared)
         bots = host
-        botState = runtime.state
         return host
     }
 
@@ -104,9 +103,8 @@ extension Shell {
 
     func stopPlugins() async {
         await bots?.shutdown()
-        try? botState?.close()
+        try? bots?.state.close()
         bots = nil
-        botState = nil
     }
 
     /// Runs a command a plugin declared; false if none did.
