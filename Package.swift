@@ -73,6 +73,9 @@ var targets: [Target] = [
             "ParleyCore", "ParleyProtocol",
             .product(name: "WSClient", package: "swift-websocket"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -85,9 +88,11 @@ var targets: [Target] = [
         swiftSettings: swiftSettings
     ),
     .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
+    .systemLibrary(name: "CPNG", path: "Sources/CPNG"),
+    .systemLibrary(name: "CJPEG", path: "Sources/CJPEG"),
     .target(
         name: "ParleyShell",
-        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "CReadline"],
+        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
         swiftSettings: swiftSettings
     ),
     .executableTarget(
@@ -120,7 +125,7 @@ var targets: [Target] = [
     ),
     .target(
         name: "ParleyTesting",
-        dependencies: ["ParleyCore", "ParleyStore", "ParleyEngine"],
+        dependencies: ["ParleyCore", "ParleyStore", "ParleyEngine", "CJPEG"],
         swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -116,6 +116,12 @@ actor Link {
         token = nil
     }
 
+    /// The token to send with media requests, or `not_signed_in`.
+    func requireToken() throws -> String {
+        guard let token else { throw ParleyError(.notSignedIn, "sign in first (/login or /register)") }
+        return token
+    }
+
     // MARK: Outbox
 
     /// Sends a message through the outbox: acknowledged now, or kept and sent after the

@@ -163,5 +163,41 @@ public final class RemoteChatService: ChatService {
 
     public func online(in chat: ChatID) async throws -> [PresenceEntry] { try await link.call(.online, Args.Chat(chat: chat)) }
 
+    public func uploadMedia(from file: URL, kind: MediaKind?, for recipient: Recipient?, progress: TransferProgress?) async throws
+        -> MediaInfo
+    {
+        let source = try LocalFile(reading: file)
+        var query = [URLQueryItem]()
+        if let kind { query.append(URLQueryItem(name: "kind", value: kind.rawValue)) }
+        switch recipient {
+        case .chat(let id): query.append(URLQueryItem(name: "chat", value: String(id.rawValue)))
+        case .user(let id): query.append(URLQueryItem(name: "user", value: String(id.rawValue)))
+        case nil: break
+        }
+        var path = URLComponents()
+        path.path = MediaHTTP.uploadPath
+        path.queryItems = query.isEmpty ? nil : query
+        let transfer = try MediaTransfer(socketURL: link.settings.url)
+        return try await transfer.upload(source, path: path.string ?? MediaHTTP.uploadPath, token: try await link.requireToken(), progress: progress)
+    }
+
+    public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?) async throws -> Message {
+        try await link.send(Args.Send(to: recipient, text: caption, media: media, clientID: clientID ?? UUID().uuidString.lowercased()))
+    }
+
+    @discardableResult
+    public func downloadMedia(_ id: String, to file: URL, replace: Bool, progress: TransferProgress?) async throws -> Int64 {
+        guard MediaInfo.isValidID(id) else { throw ParleyError(.unknownMedia, "'\(id)' is not a media id") }
+        let target = try LocalFile.destination(file, replace: replace)
+        let transfer = try MediaTransfer(socketURL: link.settings.url)
+        try await transfer.download(
+            path: MediaHTTP.downloadPath(id), token: try await link.requireToken(), to: target, replace: replace, progress: progress)
+        return try LocalFile(reading: target).size
+    }
+
+    public func setAvatar(_ media: String?) async throws -> User {
+        try await link.call(.setAvatar, Args.Avatar(media: media))
+    }
+
     public func close() async { await link.close() }
 }

@@ -19,6 +19,11 @@ public final class ChatEngine: Sendable {
         public var sessionLifetime: Duration = .seconds(30 * 24 * 3600)
         /// The engine's clock, replaceable so tests can move time.
         public var now: @Sendable () -> Date = { Date() }
+        /// The largest image and video accepted.
+        public var mediaLimits = MediaLimits()
+        /// How long an upload may wait for the message (or avatar) that uses it before
+        /// `sweepMedia` removes it.
+        public var unusedMediaGrace: Duration = .seconds(24 * 3600)
 
         public init() {}
     }
@@ -29,10 +34,16 @@ public final class ChatEngine: Sendable {
     let directory: ChatDirectory
     let registry = SessionRegistry()
     let hasher: PasswordHasher
+    /// Where media bytes go; nil: this engine takes no media.
+    let blobs: (any BlobStore)?
     private let nextSession = Atomic<Int>(0)
 
-    public init(store: any ChatStore, bus: any EventBus = InProcessEventBus(), configuration: Configuration = Configuration()) {
+    public init(
+        store: any ChatStore, blobs: (any BlobStore)? = nil, bus: any EventBus = InProcessEventBus(),
+        configuration: Configuration = Configuration()
+    ) {
         self.store = store
+        self.blobs = blobs
         self.bus = bus
         self.configuration = configuration
         self.directory = ChatDirectory(store: store)

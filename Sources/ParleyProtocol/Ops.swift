@@ -5,7 +5,7 @@ import ParleyCore
 /// docs/protocol.md shows each with an example exchange.
 public enum Op: String, CaseIterable, Sendable {
     case register, signIn = "sign_in", resume, signOut = "sign_out", changePassword = "change_password"
-    case me, updateProfile = "update_profile", searchUsers = "search_users", user
+    case me, updateProfile = "update_profile", setAvatar = "set_avatar", searchUsers = "search_users", user
     case send, history, search, markRead = "mark_read", seenBy = "seen_by"
     case chats, chat, directChat = "direct_chat", deleteChat = "delete_chat"
     case createGroup = "create_group", group, joinGroup = "join_group", join, invite
@@ -107,18 +107,28 @@ public enum Args {
         public init(handle: String) { self.handle = handle }
     }
 
+    /// `set_avatar`: an uploaded image's id, or null to remove the avatar.
+    public struct Avatar: Codable, Sendable {
+        public var media: String?
+        public init(media: String?) { self.media = media }
+    }
+
     /// `send` goes to `chat`, or to `user` (creating the direct chat on the first message).
+    /// With `media` (an uploaded image or video) it is an image or video message and
+    /// `text` is its caption, which may be empty.
     public struct Send: Codable, Sendable {
         public var chat: ChatID?
         public var user: UserID?
         public var text: String
+        public var media: String?
         public var clientID: String?
-        public init(to recipient: Recipient, text: String, clientID: String?) {
+        public init(to recipient: Recipient, text: String, media: String? = nil, clientID: String?) {
             switch recipient {
             case .chat(let id): chat = id
             case .user(let id): user = id
             }
             self.text = text
+            self.media = media
             self.clientID = clientID
         }
         public func recipient() throws -> Recipient {

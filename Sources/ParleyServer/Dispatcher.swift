@@ -67,6 +67,8 @@ struct Dispatcher: Sendable {
             case .me: reply = try await call(id, frame) { (_: Empty) in try await session.me() }
             case .updateProfile:
                 reply = try await call(id, frame) { (args: Args.Profile) in try await session.updateProfile(displayName: args.displayName) }
+            case .setAvatar:
+                reply = try await call(id, frame) { (args: Args.Avatar) in try await session.setAvatar(args.media) }
             case .searchUsers:
                 reply = try await call(id, frame) { (args: Args.SearchUsers) in
                     try await session.searchUsers(args.query, limit: args.limit ?? 20, offset: args.offset ?? 0)
@@ -74,7 +76,10 @@ struct Dispatcher: Sendable {
             case .user: reply = try await call(id, frame) { (args: Args.Handle) in try await session.user(handle: args.handle) }
             case .send:
                 reply = try await call(id, frame) { (args: Args.Send) in
-                    try await session.sendMessage(to: try args.recipient(), text: args.text, clientID: args.clientID)
+                    if let media = args.media {
+                        return try await session.sendMedia(to: try args.recipient(), media: media, caption: args.text, clientID: args.clientID)
+                    }
+                    return try await session.sendMessage(to: try args.recipient(), text: args.text, clientID: args.clientID)
                 }
             case .history:
                 reply = try await call(id, frame) { (args: Args.History) in

@@ -10,8 +10,8 @@ import ParleyEngine
 import ParleyProtocol
 import Synchronization
 
-/// `parley serve`: one WebSocket route for every op and live event, `/healthz`, and
-/// `/metrics` in Prometheus text format.
+/// `parley serve`: one WebSocket route for every op and live event, media upload and
+/// download over HTTP, `/healthz`, and `/metrics` in Prometheus text format.
 ///
 /// ```swift
 /// let server = ParleyServer(engine: engine, configuration: .init(port: 0))
@@ -61,6 +61,7 @@ public final class ParleyServer: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
+        addMediaRoutes(to: router)
         router.ws("/v1/ws") { [self] inbound, outbound, context in
             await serve(inbound: inbound, outbound: outbound, logger: context.logger)
         }

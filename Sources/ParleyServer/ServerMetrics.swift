@@ -13,6 +13,8 @@ final class ServerMetrics: Sendable {
     let sent: CoreMetrics.Counter
     let delivered: CoreMetrics.Counter
     let rejected: CoreMetrics.Counter
+    let uploads: CoreMetrics.Counter
+    let downloads: CoreMetrics.Counter
     private let latency: Mutex<[Op: CoreMetrics.Timer]>
     private let factory: PrometheusMetricsFactory
 
@@ -23,6 +25,8 @@ final class ServerMetrics: Sendable {
         sent = CoreMetrics.Counter(label: "parley_messages_sent_total", factory: factory)
         delivered = CoreMetrics.Counter(label: "parley_events_delivered_total", factory: factory)
         rejected = CoreMetrics.Counter(label: "parley_requests_rejected_total", factory: factory)
+        uploads = CoreMetrics.Counter(label: "parley_media_uploads_total", factory: factory)
+        downloads = CoreMetrics.Counter(label: "parley_media_downloads_total", factory: factory)
         latency = Mutex([:])
     }
 

@@ -72,10 +72,7 @@ extension Shell {
             output.result("send", ["[pending] \(target.label) \(Sanitizer.line(text))  (\(error.message))"], json: ["pending": text])
             return
         }
-        if target.chat == nil {
-            target.chat = try await service.chat(message.chatID)
-            if current?.peer?.id == target.peer?.id && current?.chat == nil { current = target }
-        }
+        target = try await settle(target, after: message)
         guard let chat = target.chat else { return }
         output.result(
             "send", [Format.message(message, in: chat, me: me?.id, colour: output.style == .colour)], json: message)

@@ -35,6 +35,12 @@ public actor Shell {
         public var pluginLog: (@Sendable (String, String) -> Void)?
         /// The guards' numbers for plugins.
         public var botLimits = BotLimits()
+        /// Draw image previews (a terminal with 24-bit colour, not `--no-preview`).
+        public var preview = false
+        /// Show progress bars for large uploads and downloads (a terminal).
+        public var showProgress = false
+        /// The terminal's width, for sizing previews.
+        public var terminalColumns = 80
 
         public init(dataFolder: URL, output: Output, interactive: Bool, environment: [String: String]?, modeDescription: String) {
             self.dataFolder = dataFolder
@@ -119,9 +125,13 @@ public actor Shell {
         await service.close()
     }
 
-    private func deliver(_ event: ChatEvent) {
+    private func deliver(_ event: ChatEvent) async {
         refreshCompletions(after: event)
         eventSink?(event, me?.id)
+        if settings.preview, case .message(let data) = event, let media = data.message.media, media.kind == .image {
+            let lines = await previewLines(media)
+            if !lines.isEmpty { settings.announce?(lines.joined(separator: "\n")) }
+        }
     }
 
     /// `parley> ` signed out; `alice #swift> ` or `alice @bob> ` after.

@@ -65,6 +65,18 @@ public protocol ChatStore: Sendable {
     /// Read markers at or past `seq`.
     func readers(chat: ChatID, atLeast seq: Int64) async throws -> [ReadMarker]
 
+    // Media
+    /// Records an upload: the media (once per content) and who uploaded it.
+    func recordMedia(_ media: MediaInfo, uploader: UserID, at time: Date) async throws
+    func media(id: String) async throws -> MediaInfo?
+    /// Whether `user` may download the media: they uploaded it, it was sent in a chat
+    /// they are a member of, or it is someone's avatar.
+    func canRead(media id: String, user: UserID) async throws -> Bool
+    func setAvatar(_ media: String?, of user: UserID) async throws -> User
+    /// Forgets media recorded before `time` that no message and no avatar uses, and
+    /// returns their ids so their bytes can go too.
+    func forgetUnusedMedia(recordedBefore time: Date) async throws -> [String]
+
     // Invites
     func createInvite(_ invite: Invite, at time: Date) async throws
     func invite(code: String) async throws -> Invite?
@@ -101,11 +113,11 @@ public struct NewMessage: Sendable, Hashable {
     public var sender: UserRef
     public var kind: MessageKind
     public var text: String
-    public var media: String?
+    public var media: MediaInfo?
     public var clientID: String?
     public var sentAt: Date
 
-    public init(chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: String? = nil, clientID: String?, sentAt: Date) {
+    public init(chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: MediaInfo? = nil, clientID: String?, sentAt: Date) {
         self.chatID = chatID
         self.sender = sender
         self.kind = kind

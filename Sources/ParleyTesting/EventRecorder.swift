@@ -40,4 +40,12 @@ public final class EventRecorder: Sendable {
         }
         return events.filter(match).count
     }
+
+    /// The messages received so far, once at least `count` have come (or the timeout
+    /// passed).
+    public func messages(count: Int, timeout: Duration = .seconds(5)) async -> [Message] {
+        let isMessage: (ChatEvent) -> Bool = { if case .message = $0 { true } else { false } }
+        _ = await self.count(count, timeout: timeout, where: isMessage)
+        return events.compactMap { if case .message(let data) = $0 { data.message } else { nil } }
+    }
 }

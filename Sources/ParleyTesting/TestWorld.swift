@@ -15,9 +15,12 @@ public final class TestWorld: Sendable {
     public let folder: URL
     public let store: SQLiteChatStore
     public let engine: ChatEngine
+    public let blobs: FileBlobStore
     public let clock: TestClock
 
-    public init() throws {
+    /// - Parameter configure: changes to the engine's configuration (bcrypt cost 4, the
+    ///   test clock) before the engine starts.
+    public init(_ configure: (inout ChatEngine.Configuration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
@@ -25,8 +28,10 @@ public final class TestWorld: Sendable {
         var configuration = ChatEngine.Configuration()
         configuration.bcryptCost = 4
         configuration.now = { clock.now }
+        configure(&configuration)
         self.clock = clock
-        engine = ChatEngine(store: store, configuration: configuration)
+        blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
+        engine = ChatEngine(store: store, blobs: blobs, configuration: configuration)
     }
 
     deinit {

@@ -36,6 +36,9 @@ struct ShellOptions: ParsableArguments {
     @Option(name: .long, help: "Load a bot plugin at start (repeatable); as /plugin load PATH.")
     var plugin: [String] = []
 
+    @Flag(name: .long, help: "Do not draw image previews (drawn on a terminal whose COLORTERM says truecolor).")
+    var noPreview = false
+
     /// These options, with any left unset taken from `outer` (given before the subcommand).
     func merged(with outer: ShellOptions) -> ShellOptions {
         var merged = self
@@ -44,6 +47,7 @@ struct ShellOptions: ParsableArguments {
         merged.keepGoing = keepGoing || outer.keepGoing
         merged.server = server ?? outer.server
         merged.plugin = outer.plugin + plugin
+        merged.noPreview = noPreview || outer.noPreview
         return merged
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParleyCore
 import ParleyEngine
 import ParleyServer
 import ParleyStore
@@ -8,7 +9,7 @@ import ParleyStore
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run a Parley server: WebSocket at /v1/ws, /healthz, /metrics.",
+        abstract: "Run a Parley server: WebSocket at /v1/ws, media at /v1/media, /healthz, /metrics.",
         discussion: "Stops gracefully on SIGINT or SIGTERM. Logs go to standard error.")
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
@@ -21,6 +22,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests per second per socket, bursts of twice that (0: no limit).") var rateLimit = 500
     @Option(help: "Sockets one user may hold open at once.") var maxSocketsPerUser = 32
     @Option(help: "Events kept per user for clients that reconnect.") var backlog = 1024
+    @Option(help: "Largest image upload, in MiB.") var maxImageMb = 10
+    @Option(help: "Largest video upload, in MiB.") var maxVideoMb = 200
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
@@ -38,7 +41,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
             engineConfiguration.bcryptCost = cost
         }
-        let engine = ChatEngine(store: store, bus: InProcessEventBus(backlog: backlog), configuration: engineConfiguration)
+        guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
+        engineConfiguration.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
+        let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
+        let engine = ChatEngine(
+            store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog), configuration: engineConfiguration)
+        Task.detached { try? await engine.sweepMedia() }
 
         var configuration = ParleyServer.Configuration(host: host, port: port)
         configuration.pingTimeout = .milliseconds(Int64(pingTimeout * 1000))

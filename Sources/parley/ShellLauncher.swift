@@ -41,6 +41,11 @@ struct ShellLauncher {
             dataFolder: link.folder, output: output, interactive: interactive,
             environment: interactive ? nil : environment, modeDescription: link.description)
         settings.connect = connect
+        let truecolor = ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
+        settings.preview = style == .colour && truecolor && !options.noPreview
+        settings.showProgress = style != .json && isatty(STDERR_FILENO) == 1
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { settings.terminalColumns = Int(size.ws_col) }
         settings.anotherConnection = link.another
         settings.announce = announce
         settings.readSecret = { prompt in
@@ -67,7 +72,9 @@ struct ShellLauncher {
         if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
             configuration.bcryptCost = cost
         }
-        let engine = ChatEngine(store: store, configuration: configuration)
+        let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
+        let engine = ChatEngine(store: store, blobs: blobs, configuration: configuration)
+        Task.detached { try? await engine.sweepMedia() }
         let link = ServiceLink(
             service: engine.connect(), folder: folder, description: "embedded (SQLite in the data folder)",
             another: { _ in engine.connect() })

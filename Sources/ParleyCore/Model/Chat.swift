@@ -62,11 +62,14 @@ public struct Member: Hashable, Codable, Sendable {
     public var user: UserRef
     public var role: Role
     public var joinedAt: Date
+    /// The member's avatar (a media id), if they set one.
+    public var avatar: String?
 
-    public init(user: UserRef, role: Role, joinedAt: Date) {
+    public init(user: UserRef, role: Role, joinedAt: Date, avatar: String? = nil) {
         self.user = user
         self.role = role
         self.joinedAt = joinedAt
+        self.avatar = avatar
     }
 }
 

@@ -15,13 +15,14 @@ public struct Message: Hashable, Codable, Sendable {
     public var sender: UserRef
     public var kind: MessageKind
     public var text: String
-    public var media: String?
+    /// The image or video of an `image` or `video` message (its text is the caption).
+    public var media: MediaInfo?
     public var sentAt: Date
     public var clientID: String?
 
     public init(
         id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
-        media: String?, sentAt: Date, clientID: String?
+        media: MediaInfo?, sentAt: Date, clientID: String?
     ) {
         self.id = id
         self.chatID = chatID

@@ -47,6 +47,21 @@ public protocol ChatService: AnyObject, Sendable {
     /// The members whose read marker is at or past `seq`, other than its sender.
     func seenBy(chat: ChatID, seq: Int64) async throws -> [ReadMarker]
 
+    // Media
+    /// Uploads an image or video from a local file and returns it, ready for
+    /// `sendMedia` or `setAvatar`. With `kind`, a file of the other kind is refused;
+    /// with `recipient`, the upload is refused at once if the user could not send there.
+    /// Nothing is stored for a refused file.
+    func uploadMedia(from file: URL, kind: MediaKind?, for recipient: Recipient?, progress: TransferProgress?) async throws -> MediaInfo
+    /// Sends uploaded media as an `image` or `video` message with an optional caption.
+    func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?) async throws -> Message
+    /// Writes the media's original bytes to `file` (never a half-written file there;
+    /// an existing file only with `replace`) and returns how many bytes it wrote.
+    @discardableResult
+    func downloadMedia(_ id: String, to file: URL, replace: Bool, progress: TransferProgress?) async throws -> Int64
+    /// Sets the user's avatar to an uploaded image (nil removes it).
+    func setAvatar(_ media: String?) async throws -> User
+
     // Chats
     /// The user's chat list, most recent activity first, with unread counts.
     func chats() async throws -> [ChatSummary]

@@ -27,6 +27,12 @@ public enum Limits {
         return trimmed
     }
 
+    /// Trims and checks a caption: like a message text, but it may be empty.
+    public static func caption(_ text: String) throws(ParleyError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? "" : try messageText(trimmed)
+    }
+
     /// Trims and checks a display name: 1–64 characters, no control characters.
     public static func displayName(_ name: String) throws(ParleyError) -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)

@@ -45,6 +45,18 @@ extension ErrorCode {
     public static let invalidText = ErrorCode("invalid_text")
     public static let invalidArgument = ErrorCode("invalid_argument")
     public static let rateLimited = ErrorCode("rate_limited")
+    // Media and files
+    public static let unknownMedia = ErrorCode("unknown_media")
+    public static let unsupportedMedia = ErrorCode("unsupported_media")
+    public static let mediaMismatch = ErrorCode("media_mismatch")
+    public static let truncatedMedia = ErrorCode("truncated_media")
+    public static let emptyFile = ErrorCode("empty_file")
+    public static let fileTooLarge = ErrorCode("file_too_large")
+    public static let fileNotFound = ErrorCode("file_not_found")
+    public static let notAFile = ErrorCode("not_a_file")
+    public static let fileExists = ErrorCode("file_exists")
+    public static let noMedia = ErrorCode("no_media")
+    public static let fileError = ErrorCode("file_error")
     // Transport and internals
     public static let badFrame = ErrorCode("bad_frame")
     public static let unknownOp = ErrorCode("unknown_op")

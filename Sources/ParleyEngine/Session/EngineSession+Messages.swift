@@ -7,19 +7,26 @@ extension EngineSession {
         let user = try requireUser()
         let text = try Limits.messageText(text)
         let clientID = try Limits.clientID(clientID)
-        let chatID: ChatID
+        return try await deliver(
+            to: recipient, as: user,
+            NewMessage(chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, sentAt: engine.now))
+    }
+
+    /// Stores a checked message in the recipient's chat (opening a direct chat on first
+    /// use) and tells the chat's members.
+    func deliver(to recipient: Recipient, as user: User, _ message: NewMessage) async throws -> Message {
+        var message = message
         switch recipient {
         case .chat(let id):
-            chatID = try await requireMember(id).entry.chat.id
+            message.chatID = try await requireMember(id).entry.chat.id
         case .user(let peer):
-            chatID = try await openDirectChat(with: peer, as: user)
+            message.chatID = try await openDirectChat(with: peer, as: user)
         }
-        let (message, created) = try await store.append(
-            NewMessage(chatID: chatID, sender: user.ref, kind: .text, text: text, clientID: clientID, sentAt: engine.now))
-        if created, let entry = try await engine.directory.entry(chatID) {
-            try await publish(.message(MessageEvent(chat: entry.chat, message: message)), toMembersOf: chatID)
+        let (stored, created) = try await store.append(message)
+        if created, let entry = try await engine.directory.entry(message.chatID) {
+            try await publish(.message(MessageEvent(chat: entry.chat, message: stored)), toMembersOf: message.chatID)
         }
-        return message
+        return stored
     }
 
     /// The direct chat with `peer`, created (and announced to both) on first use.

@@ -77,6 +77,7 @@ extension Shell {
         completions.add(users: members.map(\.user.handle), groups: [])
         let lines = members.map { member in
             "\(Format.user(member.user)) \(Sanitizer.line(member.user.displayName))" + (member.role == .member ? "" : " (\(member.role.rawValue))")
+                + (member.avatar == nil ? "" : " (has avatar)")
         }
         output.result("members", ["\(Format.label(chat, me: me?.id)): \(members.count) members"] + lines, json: members)
     }

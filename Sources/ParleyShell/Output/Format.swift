@@ -45,7 +45,9 @@ public enum Format {
         let place = label(chat, me: me)
         let nick = "<\(Sanitizer.line(message.sender.handle))\(message.sender.isBot ? "*" : "")>"
         let prefix = "\(time) \(place) \(nick) "
-        let lines = Sanitizer.message(message.text).split(separator: "\n", omittingEmptySubsequences: false)
+        var text = Sanitizer.message(message.text)
+        if let media = message.media { text = self.media(media) + (text.isEmpty ? "" : " " + text) }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let indent = String(repeating: " ", count: prefix.count)
         let body = lines.enumerated().map { $0.offset == 0 ? String($0.element) : indent + $0.element }.joined(separator: "\n")
         guard colour else { return prefix + body }
@@ -88,11 +90,20 @@ public enum Format {
         let place = label(summary.chat, me: me)
         let unread = summary.unread > 0 ? " (\(summary.unread) unread)" : ""
         let last = summary.lastMessage.map { message in
-            let text = Sanitizer.line(message.text)
+            var text = Sanitizer.line(message.text)
+            if let media = message.media { text = "[\(media.kind.rawValue)]" + (text.isEmpty ? "" : " " + text) }
             let short = text.count > 60 ? String(text.prefix(59)) + "…" : text
             return " [\(time(message.sentAt))] <\(Sanitizer.line(message.sender.handle))> \(short)"
         } ?? " (no messages)"
         return "\(place)\(unread)\(last)"
+    }
+
+    /// `[image PNG 640×480 12.3 KiB]`, `[video MP4 98.2 MiB]`.
+    public static func media(_ media: MediaInfo) -> String {
+        var parts = [media.kind.rawValue, media.typeName]
+        if let width = media.width, let height = media.height { parts.append("\(width)×\(height)") }
+        parts.append(byteCount(media.size))
+        return "[" + parts.joined(separator: " ") + "]"
     }
 
     public static func profile(_ user: User) -> String {

@@ -93,7 +93,7 @@ final class MessageWriter: Sendable {
                         WHERE id = ?1 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2)
                         RETURNING id, seq
                         """),
-                arguments: [chat, sender, message.kind.rawValue, message.text, message.media, sentAt, message.clientID])
+                arguments: [chat, sender, message.kind.rawValue, message.text, MediaColumn.encode(message.media), sentAt, message.clientID])
         else {
             let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
             return .failure(

@@ -20,7 +20,7 @@ enum Rows {
         let sender = UserRef(id: UserID(row[index + 3]), handle: row[index + 9], displayName: row[index + 10], isBot: row[index + 11])
         return Message(
             id: MessageID(row[index]), chatID: ChatID(row[index + 1]), seq: row[index + 2], sender: sender,
-            kind: MessageKind(rawValue: row[index + 4]) ?? .text, text: row[index + 5], media: row[index + 6],
+            kind: MessageKind(rawValue: row[index + 4]) ?? .text, text: row[index + 5], media: MediaColumn.decode(row[index + 6]),
             sentAt: date(row[index + 7]), clientID: row[index + 8])
     }
 

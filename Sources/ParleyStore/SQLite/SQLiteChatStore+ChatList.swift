@@ -56,7 +56,7 @@ extension SQLiteChatStore {
                     let sender = UserRef(id: UserID(raw.int(14)), handle: raw.text(20), displayName: raw.text(21), isBot: raw.int(22) != 0)
                     lastMessage = Message(
                         id: MessageID(raw.int(13)), chatID: chatID, seq: lastSeq, sender: sender,
-                        kind: MessageKind(rawValue: raw.text(15)) ?? .text, text: raw.text(16), media: raw.optionalText(17),
+                        kind: MessageKind(rawValue: raw.text(15)) ?? .text, text: raw.text(16), media: MediaColumn.decode(raw.optionalText(17)),
                         sentAt: Rows.date(raw.int(18)), clientID: raw.optionalText(19))
                 }
                 let unread = Int(max(0, lastSeq - raw.int(8)))

@@ -99,7 +99,7 @@ extension SQLiteChatStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT u.id, u.handle, u.display_name, u.is_bot, mb.role, mb.joined_at
+                    SELECT u.id, u.handle, u.display_name, u.is_bot, mb.role, mb.joined_at, u.avatar
                     FROM member mb JOIN user u ON u.id = mb.user_id
                     WHERE mb.chat_id = ? ORDER BY mb.joined_at, u.id
                     """,
@@ -107,7 +107,7 @@ extension SQLiteChatStore {
             ).map {
                 Member(
                     user: UserRef(id: UserID($0[0]), handle: $0[1], displayName: $0[2], isBot: $0[3]),
-                    role: Role(rawValue: $0[4]) ?? .member, joinedAt: Rows.date($0[5] as Int64))
+                    role: Role(rawValue: $0[4]) ?? .member, joinedAt: Rows.date($0[5] as Int64), avatar: $0[6])
             }
         }
     }

@@ -106,6 +106,29 @@ enum Schema {
                 WHERE kind = 'direct';
                 """)
         }
+        // Media: one row per content, who uploaded it, and an index to find the messages
+        // that carry it (message.media holds the media id first, see MediaColumn).
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: """
+                CREATE TABLE media (
+                    id TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('image', 'video')),
+                    type TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    width INTEGER,
+                    height INTEGER,
+                    created_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE media_upload (
+                    media_id TEXT NOT NULL REFERENCES media(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    uploaded_at INTEGER NOT NULL,
+                    PRIMARY KEY (media_id, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX message_media ON message(substr(media, 1, 64)) WHERE media IS NOT NULL;
+                CREATE INDEX user_avatar ON user(avatar) WHERE avatar IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

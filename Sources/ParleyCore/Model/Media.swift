@@ -1,0 +1,85 @@
+import Foundation
+
+public enum MediaKind: String, Codable, Sendable, CaseIterable {
+    case image
+    case video
+}
+
+/// An uploaded file, named by the SHA-256 of its bytes. Everything here was decided
+/// from the bytes themselves (never from a file name), and since the id is the
+/// content, none of it can change after the upload.
+public struct MediaInfo: Hashable, Codable, Sendable {
+    /// The SHA-256 of the content, 64 lowercase hex digits.
+    public var id: String
+    public var kind: MediaKind
+    /// The MIME type: `image/png`, `image/jpeg`, `image/gif`, `image/webp`,
+    /// `video/mp4`, `video/quicktime` or `video/webm`.
+    public var type: String
+    public var size: Int64
+    /// Pixel dimensions, for images.
+    public var width: Int?
+    public var height: Int?
+
+    public init(id: String, kind: MediaKind, type: String, size: Int64, width: Int?, height: Int?) {
+        self.id = id
+        self.kind = kind
+        self.type = type
+        self.size = size
+        self.width = width
+        self.height = height
+    }
+
+    /// The usual file extension for the type: `png`, `jpg`, `mp4`…
+    public var fileExtension: String {
+        switch type {
+        case "image/jpeg": "jpg"
+        case "video/quicktime": "mov"
+        default: String(type.split(separator: "/").last ?? "bin")
+        }
+    }
+
+    /// `PNG` for `image/png`, `MOV` for `video/quicktime`.
+    public var typeName: String { fileExtension == "jpg" ? "JPEG" : fileExtension.uppercased() }
+
+    /// Whether `text` looks like a media id (64 hex digits).
+    public static func isValidID(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}
+
+/// How big an upload may be, per kind.
+public struct MediaLimits: Hashable, Codable, Sendable {
+    public var maxImageBytes: Int64
+    public var maxVideoBytes: Int64
+
+    public init(maxImageBytes: Int64 = 10 << 20, maxVideoBytes: Int64 = 200 << 20) {
+        self.maxImageBytes = maxImageBytes
+        self.maxVideoBytes = maxVideoBytes
+    }
+
+    public func maxBytes(_ kind: MediaKind) -> Int64 {
+        switch kind {
+        case .image: maxImageBytes
+        case .video: maxVideoBytes
+        }
+    }
+
+    /// The largest upload of any kind, the cap before the kind is known.
+    public var maxBytes: Int64 { max(maxImageBytes, maxVideoBytes) }
+}
+
+/// Reports a transfer's progress: bytes done and the total (0 when unknown).
+public typealias TransferProgress = @Sendable (_ done: Int64, _ total: Int64) -> Void
+
+/// Byte counts for people: `812 B`, `12.3 KiB`, `4.0 MiB`.
+public func byteCount(_ bytes: Int64) -> String {
+    if bytes < 1024 { return "\(bytes) B" }
+    let units = ["KiB", "MiB", "GiB", "TiB"]
+    var value = Double(bytes) / 1024
+    var unit = 0
+    while value >= 1024, unit < units.count - 1 {
+        value /= 1024
+        unit += 1
+    }
+    return String(format: "%.1f %@", value, units[unit])
+}

@@ -1,0 +1,65 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+extension ChatEngine {
+    /// The user a session token belongs to, for requests outside a connection (media
+    /// over HTTP). Unlike `resume`, this makes no one online.
+    public func user(token: String) async throws -> User {
+        guard let id = try await store.sessionUser(tokenHash: SecretToken.hash(token), now: now),
+            let user = try await store.user(id: id)
+        else { throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again") }
+        return user
+    }
+
+    /// Starts an upload by `user`. With `kind`, a file of the other kind is refused;
+    /// with `recipient`, the upload is refused at once when `user` could not send there,
+    /// so a refused send leaves no upload behind. `size`, when announced, is checked
+    /// against the limits before any byte is read.
+    public func beginUpload(by user: User, expecting kind: MediaKind?, for recipient: Recipient?, size: Int64? = nil) async throws
+        -> MediaUpload
+    {
+        guard let blobs else { throw ParleyError(.unavailable, "this server takes no media") }
+        let limit = kind.map { configuration.mediaLimits.maxBytes($0) } ?? configuration.mediaLimits.maxBytes
+        if let size, size > limit {
+            let what = kind.map { $0 == .image ? "an image" : "a video" } ?? "a file"
+            throw ParleyError(.fileTooLarge, "\(what) may be at most \(byteCount(limit))")
+        }
+        if size == 0 { throw ParleyError(.emptyFile, "the file is empty") }
+        switch recipient {
+        case .chat(let chat):
+            guard let entry = try await directory.entry(chat) else { throw ParleyError(.unknownChat, "no chat with id \(chat)") }
+            guard entry.roles[user.id] != nil else {
+                throw ParleyError(.notMember, "you are not a member of \(EngineSession.name(of: entry.chat))")
+            }
+        case .user(let peer):
+            guard peer != user.id else { throw ParleyError(.invalidArgument, "a direct chat needs another user") }
+            guard try await store.user(id: peer) != nil else { throw ParleyError(.unknownUser, "no user with id \(peer)") }
+        case nil:
+            break
+        }
+        return try MediaUpload(engine: self, blobs: blobs, user: user, expected: kind)
+    }
+
+    /// The media and its file, if `user` may read it; otherwise `unknown_media`, so
+    /// ids of media one may not see cannot be probed.
+    public func openMedia(_ id: String, for user: User) async throws -> (media: MediaInfo, file: URL) {
+        let unknown = ParleyError(.unknownMedia, "no media \(id.prefix(12))… that you can see")
+        guard MediaInfo.isValidID(id), let blobs else { throw unknown }
+        guard let media = try await store.media(id: id), try await store.canRead(media: id, user: user.id),
+            let file = blobs.url(of: id)
+        else { throw unknown }
+        return (media, file)
+    }
+
+    /// Removes uploads that no message or avatar took up within the grace period (a
+    /// client that crashed between upload and send). Returns how many went.
+    @discardableResult
+    public func sweepMedia() async throws -> Int {
+        guard let blobs else { return 0 }
+        let cutoff = now.addingTimeInterval(-configuration.unusedMediaGrace.seconds)
+        let ids = try await store.forgetUnusedMedia(recordedBefore: cutoff)
+        for id in ids { blobs.remove(id) }
+        return ids.count
+    }
+}

@@ -1,0 +1,116 @@
+import Crypto
+import Foundation
+import ParleyCore
+import ParleyStore
+
+/// One upload on its way in: bytes are hashed and written to a temporary file as they
+/// arrive, the type is sniffed from the first ones (so an image over the image limit
+/// stops at the limit, not at the end), and `finish` checks the whole file before it
+/// is stored. Anything refused leaves nothing behind.
+///
+/// ```swift
+/// let upload = try await engine.beginUpload(by: user, expecting: .image, for: .chat(chat))
+/// try upload.append(bytes)
+/// let media = try await upload.finish()
+/// ```
+public final class MediaUpload: @unchecked Sendable {
+    // One task feeds an upload; it is Sendable only so that task can be a child task.
+    private let engine: ChatEngine
+    private let blobs: any BlobStore
+    private let user: User
+    private let expected: MediaKind?
+    private let file: AtomicFile
+    private var hasher = SHA256()
+    private var head: [UInt8] = []
+    private var sniffed: (kind: MediaKind, type: String)?
+    private var limit: Int64
+    private var failed: ParleyError?
+
+    init(engine: ChatEngine, blobs: any BlobStore, user: User, expected: MediaKind?) throws(ParleyError) {
+        self.engine = engine
+        self.blobs = blobs
+        self.user = user
+        self.expected = expected
+        self.file = try blobs.makeTemporary()
+        limit = engine.configuration.mediaLimits.maxBytes(expected ?? .video)
+        if expected == nil { limit = engine.configuration.mediaLimits.maxBytes }
+    }
+
+    deinit { file.discard() }
+
+    /// Bytes received so far.
+    public var size: Int64 { file.size }
+
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(ParleyError) {
+        if let failed { throw failed }
+        do throws(ParleyError) {
+            if sniffed == nil, head.count < MediaInspector.sniffLength {
+                head.append(contentsOf: bytes.prefix(MediaInspector.sniffLength - head.count))
+                if head.count == MediaInspector.sniffLength { try decide() }
+            }
+            guard file.size + Int64(bytes.count) <= limit else { throw tooLarge() }
+            hasher.update(bufferPointer: bytes)
+            try file.write(bytes)
+        } catch {
+            failed = error
+            file.discard()
+            throw error
+        }
+    }
+
+    /// Checks the whole file, stores it (once per content) and records the upload.
+    public func finish() async throws -> MediaInfo {
+        if let failed { throw failed }
+        defer { file.discard() }
+        guard file.size > 0 else { throw ParleyError(.emptyFile, "the file is empty") }
+        if sniffed == nil { try decide() }
+        try file.finish()
+        let found = try Self.inspect(file.temporaryURL)
+        if let expected, found.kind != expected { throw mismatch(found.kind) }
+        let id = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let media = MediaInfo(id: id, kind: found.kind, type: found.type, size: file.size, width: found.width, height: found.height)
+        try blobs.commit(file, id: id)
+        try await engine.store.recordMedia(media, uploader: user.id, at: engine.now)
+        return media
+    }
+
+    /// Stops the upload and removes what was written.
+    public func cancel() {
+        failed = failed ?? ParleyError(.unavailable, "the upload was cancelled")
+        file.discard()
+    }
+
+    private func decide() throws(ParleyError) {
+        let sniff = head.withUnsafeBytes { MediaInspector.sniff($0) }
+        guard let sniff else {
+            throw ParleyError(.unsupportedMedia, "not a PNG, JPEG, GIF or WebP image, nor an MP4, MOV or WebM video")
+        }
+        if let expected, sniff.kind != expected { throw mismatch(sniff.kind) }
+        sniffed = sniff
+        limit = engine.configuration.mediaLimits.maxBytes(sniff.kind)
+        if file.size > limit { throw tooLarge() }
+    }
+
+    private func tooLarge() -> ParleyError {
+        let kind = sniffed?.kind ?? expected
+        let what = kind.map { "an \($0 == .image ? "image" : "video")" } ?? "a file"
+        return ParleyError(.fileTooLarge, "\(what) may be at most \(byteCount(limit))")
+    }
+
+    private func mismatch(_ found: MediaKind) -> ParleyError {
+        ParleyError(.mediaMismatch, "this file is \(found == .image ? "an image" : "a video"), not \(expected == .image ? "an image" : "a video")")
+    }
+
+    /// Reads the structure of the finished file through a memory map: only the headers
+    /// are touched, however large the file.
+    private static func inspect(_ url: URL) throws(ParleyError) -> MediaInspector.Found {
+        let data: Data
+        do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
+            throw ParleyError(.fileError, "cannot read the upload back: \(error.localizedDescription)")
+        }
+        let result: Result<MediaInspector.Found, ParleyError> = data.withUnsafeBytes { bytes in
+            do throws(ParleyError) { return .success(try MediaInspector.inspect(bytes)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import ParleyCore
+import ParleyEngine
+import ParleyProtocol
+
+/// `PUT /v1/media` and `GET /v1/media/ID` (see `MediaHTTP`). The body of an upload is
+/// streamed into the engine's `MediaUpload`, never held whole in memory.
+extension ParleyServer {
+    func addMediaRoutes(to router: Router<BasicWebSocketRequestContext>) {
+        router.put(RouterPath(MediaHTTP.uploadPath)) { [self] request, context in
+            await answer { try await upload(request, context: context) }
+        }
+        router.get("/v1/media/:id") { [self] request, context in
+            await answer { try await download(request, context: context) }
+        }
+    }
+
+    private func upload(_ request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
+        let user = try await engine.user(token: try Self.bearer(request))
+        let query = request.uri.queryParameters
+        var kind: MediaKind?
+        if let word = query.get("kind") {
+            guard let parsed = MediaKind(rawValue: word) else { throw ParleyError(.invalidArgument, "kind is image or video") }
+            kind = parsed
+        }
+        var recipient: Recipient?
+        if let chat = query.get("chat") {
+            guard let id = Int64(chat) else { throw ParleyError(.invalidArgument, "chat is a number") }
+            recipient = .chat(ChatID(id))
+        } else if let peer = query.get("user") {
+            guard let id = Int64(peer) else { throw ParleyError(.invalidArgument, "user is a number") }
+            recipient = .user(UserID(id))
+        }
+        let size = request.headers[.contentLength].flatMap { Int64($0) }
+        let upload = try await engine.beginUpload(by: user, expecting: kind, for: recipient, size: size)
+        for try await buffer in request.body {
+            let result: Result<Void, ParleyError> = buffer.withUnsafeReadableBytes { bytes in
+                do throws(ParleyError) { try upload.append(bytes) } catch { return .failure(error) }
+                return .success(())
+            }
+            try result.get()
+        }
+        let media = try await upload.finish()
+        metrics.uploads.increment()
+        return Response(
+            status: .created, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try Wire.encoder().encode(media))))
+    }
+
+    private func download(_ request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
+        let user = try await engine.user(token: try Self.bearer(request))
+        let id = context.parameters.get("id") ?? ""
+        let (media, file) = try await engine.openMedia(id, for: user)
+        var headers: HTTPFields = [
+            .contentType: media.type, .acceptRanges: "bytes", .eTag: "\"\(media.id)\"",
+            .cacheControl: "private, max-age=31536000, immutable",
+        ]
+        let fileIO = FileIO()
+        switch request.headers[.range].flatMap({ MediaHTTP.byteRange($0, size: media.size) }) {
+        case .satisfiable(let range):
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(media.size)"
+            headers[.contentLength] = String(range.count)
+            let body = try await fileIO.loadFile(
+                path: file.path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        case .unsatisfiable:
+            return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(media.size)"])
+        case nil:
+            headers[.contentLength] = String(media.size)
+            metrics.downloads.increment()
+            return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: file.path, context: context))
+        }
+    }
+
+    /// The token of `Authorization: Bearer TOKEN`.
+    private static func bearer(_ request: Request) throws -> String {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            throw ParleyError(.notSignedIn, "send the session token as Authorization: Bearer TOKEN")
+        }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Turns a refusal into its status and JSON body.
+    private func answer(_ body: () async throws -> Response) async -> Response {
+        let error: ParleyError
+        do {
+            return try await body()
+        } catch let refusal as ParleyError {
+            error = refusal
+        } catch {
+            logger.warning("media request failed: \(error)")
+            return Self.refusal(ParleyError(.internalError, "the request failed"))
+        }
+        return Self.refusal(error)
+    }
+
+    private static func refusal(_ error: ParleyError) -> Response {
+        Response(
+            status: HTTPResponse.Status(code: MediaHTTP.status(for: error.code)), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: MediaHTTP.errorBody(error))))
+    }
+}

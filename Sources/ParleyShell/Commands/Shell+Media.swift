@@ -1,0 +1,131 @@
+import Foundation
+import ParleyCore
+
+extension Shell {
+    func image(_ input: inout CommandInput) async throws { try await sendMedia(&input, kind: .image) }
+    func video(_ input: inout CommandInput) async throws { try await sendMedia(&input, kind: .video) }
+
+    /// `/image [#G|@H] [--no-preview] PATH [CAPTION]`: uploads, then sends. The upload
+    /// names the chat, so one the user may not send to is refused before any byte goes.
+    private func sendMedia(_ input: inout CommandInput, kind: MediaKind) async throws {
+        let usage = "usage: /\(kind.rawValue) [#G|@H] [--no-preview] PATH [CAPTION]"
+        let word = try input.target()
+        var preview = settings.preview
+        if try input.peek() == "--no-preview" {
+            _ = try input.word()
+            preview = false
+        }
+        guard let path = try input.word() else { throw ParleyError(.usage, usage) }
+        let caption = try input.text()
+        let file = try LocalFile(reading: Self.fileURL(path))
+        var target = try await target(word)
+        guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
+        let (bar, progress) = ProgressBar.callback(label: "upload", size: file.size, enabled: settings.showProgress)
+        let media: MediaInfo
+        do {
+            media = try await service.uploadMedia(from: file.url, kind: kind, for: recipient, progress: progress)
+            bar?.finish()
+        } catch {
+            bar?.finish()
+            throw error
+        }
+        let message: Message
+        do {
+            message = try await service.sendMedia(to: recipient, media: media.id, caption: caption, clientID: nil)
+        } catch let error as ParleyError where error.code == .pending {
+            output.result(
+                kind.rawValue, ["[pending] \(target.label) \(Format.media(media))  (\(error.message))"], json: ["pending": media])
+            return
+        }
+        target = try await settle(target, after: message)
+        guard let chat = target.chat else { return }
+        var lines = [Format.message(message, in: chat, me: me?.id, colour: output.style == .colour)]
+        if preview { lines += await previewLines(media) }
+        output.result(kind.rawValue, lines, json: message)
+    }
+
+    /// `/avatar PATH` sets an image as the avatar; `/avatar --remove` clears it.
+    func avatar(_ input: inout CommandInput) async throws {
+        guard let word = try input.word() else { throw ParleyError(.usage, "usage: /avatar PATH | /avatar --remove") }
+        try noMoreArguments(input)
+        if word == "--remove" {
+            me = try await service.setAvatar(nil)
+            output.result("avatar", ["Avatar removed"], json: me)
+            return
+        }
+        _ = try requireMe()
+        let file = try LocalFile(reading: Self.fileURL(word))
+        let (bar, progress) = ProgressBar.callback(label: "upload", size: file.size, enabled: settings.showProgress)
+        defer { bar?.finish() }
+        let media = try await service.uploadMedia(from: file.url, kind: .image, for: nil, progress: progress)
+        me = try await service.setAvatar(media.id)
+        output.result("avatar", ["Avatar set: \(Format.media(media))"], json: me)
+    }
+
+    /// `/save [#G|@H] SEQ [PATH] [--force]`: the original bytes of an image or video
+    /// message, into PATH (a file, or a folder for the default name
+    /// `CHAT-SEQ.EXT`); an existing file is only replaced with `--force`.
+    func save(_ input: inout CommandInput) async throws {
+        let usage = "usage: /save [#G|@H] SEQ [PATH] [--force]"
+        let word = try input.target()
+        let options = try input.options(flags: ["force"])
+        guard (1...2).contains(options.positional.count), let seq = Int64(options.positional[0]) else {
+            throw ParleyError(.usage, usage)
+        }
+        let (chat, found) = try await existingChat(word)
+        guard let message = try await service.history(chat: chat.id, limit: 1, before: seq + 1).last, message.seq == seq else {
+            throw ParleyError(.unknownMessage, "no message \(seq) in \(found.label)")
+        }
+        guard let media = message.media else { throw ParleyError(.noMedia, "message \(seq) is text, with nothing to save") }
+        let name = "\(found.label.dropFirst())-\(seq).\(media.fileExtension)"
+        var destination = options.positional.count == 2 ? Self.fileURL(options.positional[1]) : Self.fileURL(name)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isFolder), isFolder.boolValue {
+            destination = destination.appendingPathComponent(name)
+        }
+        let force = options.flags.contains("force")
+        _ = try LocalFile.destination(destination, replace: force)
+        let (bar, progress) = ProgressBar.callback(label: "download", size: media.size, enabled: settings.showProgress)
+        defer { bar?.finish() }
+        let written = try await service.downloadMedia(media.id, to: destination, replace: force, progress: progress)
+        output.result(
+            "save", ["Saved \(Format.media(media)) to \(destination.path)"],
+            json: ["path": destination.path, "bytes": String(written), "media": media.id])
+    }
+
+    /// Preview lines for an image (empty when previews are off, or it cannot be shown).
+    /// The bytes are fetched once into the data folder's cache.
+    func previewLines(_ media: MediaInfo) async -> [String] {
+        guard media.kind == .image, media.type == "image/png" || media.type == "image/jpeg" else { return [] }
+        let cache = settings.dataFolder.appendingPathComponent("cache").appendingPathComponent("media")
+        let file = cache.appendingPathComponent("\(media.id).\(media.fileExtension)")
+        do {
+            if !FileManager.default.fileExists(atPath: file.path) {
+                try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+                try await service.downloadMedia(media.id, to: file, replace: true, progress: nil)
+            }
+            let image = try PixelImage.decode(try Data(contentsOf: file), type: media.type)
+            return ImagePreview.lines(image, columns: max(8, min(48, settings.terminalColumns - 2)))
+        } catch {
+            return []
+        }
+    }
+
+    /// After a send: the target's chat, now that the first message created it.
+    func settle(_ target: ChatTarget, after message: Message) async throws -> ChatTarget {
+        var target = target
+        if target.chat == nil {
+            target.chat = try await service.chat(message.chatID)
+            if current?.peer?.id == target.peer?.id && current?.chat == nil { current = target }
+        }
+        return target
+    }
+
+    /// A path as typed: `~/x` is in the home folder, a relative path in the working one.
+    static func fileURL(_ path: String) -> URL {
+        if path == "~" || path.hasPrefix("~/") {
+            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(String(path.dropFirst(2)))
+        }
+        return URL(fileURLWithPath: path)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import ParleyCore
+
+/// Where media bytes live, named by the SHA-256 of their content, so the same content
+/// is kept once. Writes go through an `AtomicFile` from `makeTemporary()`, put in
+/// place by `commit`; a reader never sees half a file.
+public protocol BlobStore: Sendable {
+    /// A new temporary file, inside the store so the commit is a rename.
+    func makeTemporary() throws(ParleyError) -> AtomicFile
+    /// Puts a finished temporary file in place under `id`. False when the content was
+    /// already stored (the temporary file is then dropped).
+    @discardableResult
+    func commit(_ file: AtomicFile, id: String) throws(ParleyError) -> Bool
+    /// The file holding `id`, if stored.
+    func url(of id: String) -> URL?
+    func remove(_ id: String)
+}
+
+/// Blobs as files under a folder: `ab/abcdef…` (the first two hex digits fan them
+/// out), temporaries in `tmp/`, cleared when the store opens.
+///
+/// ```swift
+/// let blobs = try FileBlobStore(folder: data.appendingPathComponent("media"))
+/// ```
+public struct FileBlobStore: BlobStore {
+    public let folder: URL
+    private var temporaries: URL { folder.appendingPathComponent("tmp") }
+
+    public init(folder: URL) throws {
+        self.folder = folder
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("tmp"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A temporary file can only be left by a crash mid-upload: nothing refers to it.
+        AtomicFile.removeTemporaries(in: temporaries)
+    }
+
+    public func makeTemporary() throws(ParleyError) -> AtomicFile {
+        try AtomicFile(temporaryIn: temporaries)
+    }
+
+    public func commit(_ file: AtomicFile, id: String) throws(ParleyError) -> Bool {
+        let destination = path(of: id)
+        do {
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw ParleyError(.fileError, "cannot create \(destination.deletingLastPathComponent().path)")
+        }
+        return try file.commit(to: destination, replace: false)
+    }
+
+    public func url(of id: String) -> URL? {
+        guard MediaInfo.isValidID(id) else { return nil }
+        let url = path(of: id)
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    public func remove(_ id: String) {
+        guard MediaInfo.isValidID(id) else { return }
+        try? FileManager.default.removeItem(at: path(of: id))
+    }
+
+    private func path(of id: String) -> URL {
+        folder.appendingPathComponent(String(id.prefix(2))).appendingPathComponent(id)
+    }
+}
