@@ -107,6 +107,83 @@ public func httpGet(port: Int, path: String) throws -> String {
     return String(text[split.upperBound...])
 }
 
+/// An HTTP/1.1 exchange over a plain socket, for requests a well-behaved client would
+/// not make (no token, a body cut short) and for headers such as `Range`.
+public struct RawHTTP {
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Sends the request and reads the response to the end of the connection.
+    public static func request(
+        port: Int, method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []
+    ) throws -> Response {
+        let fd = try connectToLocalhost(port: port)
+        defer { close(fd) }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if !body.isEmpty || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let bytes = Array((head + "\r\n").utf8) + body
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            response += buffer[..<count]
+        }
+        guard let split = response.firstRange(of: Array("\r\n\r\n".utf8)) else { return Response(status: 0, headers: [:], body: []) }
+        let lines = String(decoding: response[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        var fields: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var content = Array(response[split.upperBound...])
+        if fields["transfer-encoding"] == "chunked" { content = dechunk(content) }
+        return Response(status: status, headers: fields, body: content)
+    }
+
+    /// A PUT that announced more bytes than it sent, held open until `hangUp`: a client
+    /// that dies mid-upload.
+    public final class PartialUpload {
+        private var fd: Int32
+
+        public init(port: Int, path: String, token: String, announced: Int, body: [UInt8]) throws {
+            fd = try connectToLocalhost(port: port)
+            let head = "PUT \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\nContent-Length: \(announced)\r\n\r\n"
+            let bytes = Array(head.utf8) + body
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        public func hangUp() {
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+
+        deinit { hangUp() }
+    }
+
+    private static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        var index = 0
+        while let end = bytes[index...].firstRange(of: Array("\r\n".utf8)) {
+            let size = Int(String(decoding: bytes[index..<end.lowerBound], as: UTF8.self), radix: 16) ?? 0
+            if size == 0 { break }
+            let start = end.upperBound
+            guard start + size <= bytes.count else { break }
+            output += bytes[start..<start + size]
+            index = start + size + 2
+            guard index < bytes.count else { break }
+        }
+        return output
+    }
+}
+
 /// A TCP connection to 127.0.0.1:`port`; the caller closes the descriptor.
 func connectToLocalhost(port: Int) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

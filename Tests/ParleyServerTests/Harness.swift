@@ -21,13 +21,16 @@ final class TestServer: Sendable {
     var url: String { "ws://127.0.0.1:\(port)" }
 
     static func start(
-        database: String? = nil, port: Int = 0, _ configure: (inout ParleyServer.Configuration) -> Void = { _ in }
+        database: String? = nil, port: Int = 0, _ configure: (inout ParleyServer.Configuration) -> Void = { _ in },
+        engine configureEngine: (inout ChatEngine.Configuration) -> Void = { _ in }
     ) async throws -> TestServer {
         let path = database ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString).sqlite").path
         let store = try SQLiteChatStore(path: path)
         var engineConfiguration = ChatEngine.Configuration()
         engineConfiguration.bcryptCost = 4
-        let engine = ChatEngine(store: store, configuration: engineConfiguration)
+        configureEngine(&engineConfiguration)
+        let blobs = try FileBlobStore(folder: URL(fileURLWithPath: path + "-media"))
+        let engine = ChatEngine(store: store, blobs: blobs, configuration: engineConfiguration)
         var configuration = ParleyServer.Configuration(host: "127.0.0.1", port: port)
         configure(&configuration)
         var logger = Logger(label: "test.server")
@@ -57,6 +60,9 @@ final class TestServer: Sendable {
         self.store = store
         self.task = task
     }
+
+    /// Where the server keeps media bytes.
+    var mediaFolder: URL { URL(fileURLWithPath: databasePath + "-media") }
 
     /// Counts the stored messages, straight from the database file.
     func storedMessages() throws -> Int {

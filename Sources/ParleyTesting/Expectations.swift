@@ -2,7 +2,7 @@ import ParleyCore
 import Testing
 
 /// Expects `body` to fail with a `ParleyError` carrying `code`.
-func expectError<T>(
+public func expectError<T>(
     _ code: ErrorCode, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
 ) async {
     do {
