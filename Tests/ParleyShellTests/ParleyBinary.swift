@@ -29,9 +29,14 @@ struct ParleyBinary {
             serverURL = nil
             return
         }
+        (server, serverURL) = try Self.startServer(data: data.appendingPathComponent("server-data"))
+    }
+
+    /// Starts `parley serve` on a free port over `data`; returns it once it listens.
+    static func startServer(data: URL) throws -> (Process, String) {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--data", data.appendingPathComponent("server-data").path, "--log-level", "warning"]
+        process.arguments = ["serve", "--port", "0", "--data", data.path, "--log-level", "warning"]
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         process.environment = env
@@ -50,8 +55,12 @@ struct ParleyBinary {
             process.terminate()
             throw ServerStartFailure(output: text)
         }
-        server = process
-        serverURL = String(text[start.lowerBound..<end])
+        return (process, String(text[start.lowerBound..<end]))
+    }
+
+    /// A second `parley serve` over a data folder an earlier one used.
+    static func restartServer(data: URL) throws -> Process {
+        try startServer(data: data).0
     }
 
     /// Where the session token is saved: the data folder, or a folder per server in it.
@@ -111,6 +120,9 @@ struct ParleyBinary {
         server.waitUntilExit()
         return server.terminationStatus
     }
+
+    /// The `parley serve` process's id, in server mode.
+    var serverProcessID: Int32? { server?.processIdentifier }
 
     func remove() {
         if let server, server.isRunning {
