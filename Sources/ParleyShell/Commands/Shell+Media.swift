@@ -20,14 +20,8 @@ extension Shell {
         let file = try LocalFile(reading: Self.fileURL(path))
         var target = try await target(word)
         guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
-        let (bar, progress) = ProgressBar.callback(label: "upload", size: file.size, enabled: settings.showProgress)
-        let media: MediaInfo
-        do {
-            media = try await service.uploadMedia(from: file.url, kind: kind, for: recipient, progress: progress)
-            bar?.finish()
-        } catch {
-            bar?.finish()
-            throw error
+        let media = try await transfer("upload", size: file.size) { progress in
+            try await service.uploadMedia(from: file.url, kind: kind, for: recipient, progress: progress)
         }
         let message: Message
         do {
@@ -55,9 +49,9 @@ extension Shell {
         }
         _ = try requireMe()
         let file = try LocalFile(reading: Self.fileURL(word))
-        let (bar, progress) = ProgressBar.callback(label: "upload", size: file.size, enabled: settings.showProgress)
-        defer { bar?.finish() }
-        let media = try await service.uploadMedia(from: file.url, kind: .image, for: nil, progress: progress)
+        let media = try await transfer("upload", size: file.size) { progress in
+            try await service.uploadMedia(from: file.url, kind: .image, for: nil, progress: progress)
+        }
         me = try await service.setAvatar(media.id)
         output.result("avatar", ["Avatar set: \(Format.media(media))"], json: me)
     }
@@ -85,12 +79,22 @@ extension Shell {
         }
         let force = options.flags.contains("force")
         _ = try LocalFile.destination(destination, replace: force)
-        let (bar, progress) = ProgressBar.callback(label: "download", size: media.size, enabled: settings.showProgress)
-        defer { bar?.finish() }
-        let written = try await service.downloadMedia(media.id, to: destination, replace: force, progress: progress)
+        let written = try await transfer("download", size: media.size) { progress in
+            try await service.downloadMedia(media.id, to: destination, replace: force, progress: progress)
+        }
         output.result(
             "save", ["Saved \(Format.media(media)) to \(destination.path)"],
             json: ["path": destination.path, "bytes": String(written), "media": media.id])
+    }
+
+    /// Runs a transfer with a progress bar (on a terminal, over 1 MiB), wiped before
+    /// the caller prints its result.
+    private func transfer<T: Sendable>(
+        _ label: String, size: Int64, _ body: (TransferProgress?) async throws -> T
+    ) async throws -> T {
+        let (bar, progress) = ProgressBar.callback(label: label, size: size, enabled: settings.showProgress)
+        defer { bar?.finish() }
+        return try await body(progress)
     }
 
     /// Preview lines for an image (empty when previews are off, or it cannot be shown).
