@@ -117,9 +117,21 @@ public struct RawHTTP {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    /// Sends the request and reads the response to the end of the connection.
+    /// Sends the request and reads the response to the end of the connection, on a
+    /// thread of its own: blocking a thread of the cooperative pool could starve an
+    /// in-process server of the threads it needs to answer.
     public static func request(
         port: Int, method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []
+    ) async throws -> Response {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try blockingRequest(port: port, method: method, path: path, headers: headers, body: body) })
+            }
+        }
+    }
+
+    private static func blockingRequest(
+        port: Int, method: String, path: String, headers: [String: String], body: [UInt8]
     ) throws -> Response {
         let fd = try connectToLocalhost(port: port)
         defer { close(fd) }

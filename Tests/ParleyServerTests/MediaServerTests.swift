@@ -100,23 +100,23 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: files.appendingPathComponent("stolen.mp4").path))
         let path = "/v1/media/\(media.id)"
-        let anonymous = try RawHTTP.request(port: server.port, method: "GET", path: path)
+        let anonymous = try await RawHTTP.request(port: server.port, method: "GET", path: path)
         #expect(anonymous.status == 401 && anonymous.text.contains("not_signed_in"))
-        let stranger = try RawHTTP.request(port: server.port, method: "GET", path: path, headers: ["Authorization": "Bearer \(carolIn.token)"])
+        let stranger = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: ["Authorization": "Bearer \(carolIn.token)"])
         #expect(stranger.status == 404 && stranger.text.contains("unknown_media"))
 
         let owner = ["Authorization": "Bearer \(aliceIn.token)"]
-        let whole = try RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner)
+        let whole = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner)
         #expect(whole.status == 200 && whole.body == Array(video) && whole.headers["accept-ranges"] == "bytes")
         #expect(whole.headers["content-type"] == "video/mp4")
-        let middle = try RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=100-199"]) { $1 })
+        let middle = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=100-199"]) { $1 })
         #expect(middle.status == 206 && middle.body == Array(video[100...199]))
         #expect(middle.headers["content-range"] == "bytes 100-199/\(video.count)")
-        let tail = try RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=-10"]) { $1 })
+        let tail = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=-10"]) { $1 })
         #expect(tail.status == 206 && tail.body == Array(video.suffix(10)))
-        let open = try RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=50000-"]) { $1 })
+        let open = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=50000-"]) { $1 })
         #expect(open.status == 206 && open.body == Array(video[50000...]))
-        let beyond = try RawHTTP.request(
+        let beyond = try await RawHTTP.request(
             port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=\(video.count)-"]) { $1 })
         #expect(beyond.status == 416 && beyond.headers["content-range"] == "bytes */\(video.count)")
         _ = aliceIn
@@ -135,6 +135,9 @@ import Testing
         let cases: [(ErrorCode, Data, String, MediaKind?)] = [
             (.fileTooLarge, SampleMedia.png(width: 200, height: 200, pixel: Self.red), "big.png", .image),
             (.fileTooLarge, SampleMedia.mp4(payload: 3 << 20), "big.mp4", nil),
+            // Under the video limit the announced size passes; the bytes say PNG, and the
+            // upload is cut when it passes the image limit.
+            (.fileTooLarge, SampleMedia.png(width: 200, height: 200, pixel: Self.red), "sneaky.png", nil),
             (.truncatedMedia, png.prefix(png.count - 7), "cut.png", .image),
             (.truncatedMedia, SampleMedia.jpeg(width: 64, height: 64) { x, _ in [UInt8(x), 0, 0] }.prefix(500), "cut.jpg", .image),
             (.mediaMismatch, png, "fake.mp4", .video),
@@ -151,11 +154,11 @@ import Testing
         try png.write(to: good)
         await expectError(.notMember) { try await alice.uploadMedia(from: good, kind: .image, for: .chat(bobs.id), progress: nil) }
         // A body larger than announced by a client that lies about its size is cut at the limit too.
-        let liar = try RawHTTP.request(
+        let liar = try await RawHTTP.request(
             port: server.port, method: "PUT", path: "/v1/media?kind=image", headers: ["Authorization": "Bearer \(aliceIn.token)"],
             body: Array(SampleMedia.png(width: 200, height: 200, pixel: Self.red)))
         #expect(liar.status == 413 && liar.text.contains("file_too_large"))
-        let bogus = try RawHTTP.request(
+        let bogus = try await RawHTTP.request(
             port: server.port, method: "PUT", path: "/v1/media?kind=sound", headers: ["Authorization": "Bearer \(aliceIn.token)"],
             body: Array(png))
         #expect(bogus.status == 400 && bogus.text.contains("invalid_argument"))

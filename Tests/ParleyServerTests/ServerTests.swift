@@ -217,9 +217,9 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         _ = try await alice.sendMessage(to: .chat(try await alice.group(handle: "counted").id), text: "one", clientID: nil)
         // A refused send is not counted as sent.
         await #expect(throws: ParleyError.self) { _ = try await alice.sendMessage(to: .chat(ChatID(999)), text: "nowhere", clientID: nil) }
-        let health = try httpGet(port: server.port, path: "/healthz")
+        let health = try await RawHTTP.request(port: server.port, method: "GET", path: "/healthz").text
         #expect(health == "ok\n")
-        let metrics = try httpGet(port: server.port, path: "/metrics")
+        let metrics = try await RawHTTP.request(port: server.port, method: "GET", path: "/metrics").text
         #expect(metrics.contains("parley_messages_sent_total 1"))
         #expect(metrics.contains("parley_connections 1"))
         // Both sends are timed, the refused one too.
