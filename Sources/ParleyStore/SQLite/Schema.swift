@@ -129,6 +129,14 @@ enum Schema {
                 CREATE INDEX user_avatar ON user(avatar) WHERE avatar IS NOT NULL;
                 """)
         }
+        // The chat list reads every membership of one user: an index holding the columns
+        // it needs answers from the index alone, without a lookup in member per chat.
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: """
+                CREATE INDEX member_user_list ON member(user_id, chat_id, read_seq, cleared_seq, hidden);
+                DROP INDEX member_user;
+                """)
+        }
         return migrator
     }
 }
