@@ -61,6 +61,14 @@ public final class RemoteChatService: ChatService {
         try await session(.signIn, Args.SignIn(login: login, password: password))
     }
 
+    public func requestCode(phone: String) async throws -> CodeRequest {
+        try await link.call(.requestCode, Args.Phone(phone: phone))
+    }
+
+    public func signIn(phone: String, code: String) async throws -> SignedIn {
+        try await session(.signInCode, Args.PhoneCode(phone: phone, code: code))
+    }
+
     public func resume(token: String) async throws -> SignedIn {
         try await session(.resume, Args.Resume(token: token, after: nil))
     }

@@ -24,6 +24,11 @@ public final class ChatEngine: Sendable {
         /// How long an upload may wait for the message (or avatar) that uses it before
         /// `sweepMedia` removes it.
         public var unusedMediaGrace: Duration = .seconds(24 * 3600)
+        /// Delivers sign-in codes; by default shows them on standard error (development).
+        public var codeSender: any CodeSender = DevelopmentCodeSender { line in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+        public var phoneCodes = PhoneCodeRules()
 
         public init() {}
     }
@@ -51,14 +56,14 @@ public final class ChatEngine: Sendable {
     }
 
     /// A new, signed-out connection.
-    public func connect() -> EngineSession {
-        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, positioned: false)
+    public func connect(address: String = "local") -> EngineSession {
+        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, positioned: false, address: address)
     }
 
     /// A new, signed-out connection whose events come on `positionedEvents`, numbered
     /// for resuming (what a server hands its sockets).
-    public func connectWithPositions() -> EngineSession {
-        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, positioned: true)
+    public func connectWithPositions(address: String = "local") -> EngineSession {
+        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, positioned: true, address: address)
     }
 
     /// The epoch of the event positions (changes when the process restarts).

@@ -4,7 +4,7 @@ import ParleyCore
 /// Every request a client can make: one per `ChatService` verb, plus `ping`.
 /// docs/protocol.md shows each with an example exchange.
 public enum Op: String, CaseIterable, Sendable {
-    case register, signIn = "sign_in", resume, signOut = "sign_out", changePassword = "change_password"
+    case register, signIn = "sign_in", requestCode = "request_code", signInCode = "sign_in_code", resume, signOut = "sign_out", changePassword = "change_password"
     case me, updateProfile = "update_profile", setAvatar = "set_avatar", searchUsers = "search_users", user
     case send, history, search, markRead = "mark_read", seenBy = "seen_by"
     case chats, chat, directChat = "direct_chat", deleteChat = "delete_chat"
@@ -83,6 +83,20 @@ public enum Args {
         public init(current: String, new: String) {
             self.current = current
             self.new = new
+        }
+    }
+
+    public struct Phone: Codable, Sendable {
+        public var phone: String
+        public init(phone: String) { self.phone = phone }
+    }
+
+    public struct PhoneCode: Codable, Sendable {
+        public var phone: String
+        public var code: String
+        public init(phone: String, code: String) {
+            self.phone = phone
+            self.code = code
         }
     }
 

@@ -46,6 +46,16 @@ struct Dispatcher: Sendable {
                     signedIn = result.user
                     return result
                 }
+            case .requestCode:
+                reply = try await call(id, frame) { (args: Args.Phone) in try await session.requestCode(phone: args.phone) }
+            case .signInCode:
+                reply = try await call(id, frame) { (args: Args.PhoneCode) in
+                    let result = SessionResult(
+                        signedIn: try await session.signIn(phone: args.phone, code: args.code), epoch: epoch,
+                        position: session.engine.eventPosition, complete: true)
+                    signedIn = result.user
+                    return result
+                }
             case .signIn:
                 reply = try await call(id, frame) { (args: Args.SignIn) in
                     let result = SessionResult(signedIn: try await session.signIn(login: args.login, password: args.password), epoch: epoch, position: session.engine.eventPosition, complete: true)

@@ -54,7 +54,7 @@ public final class ParleyServer: Sendable {
     /// The Hummingbird application; run it with `runService()` (stops on SIGINT/SIGTERM)
     /// or inside a `ServiceGroup`.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: ParleyRequestContext.self)
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { [metrics] _, _ in
             Response(
@@ -63,7 +63,7 @@ public final class ParleyServer: Sendable {
         }
         addMediaRoutes(to: router)
         router.ws("/v1/ws") { [self] inbound, outbound, context in
-            await serve(inbound: inbound, outbound: outbound, logger: context.logger)
+            await serve(inbound: inbound, outbound: outbound, address: context.requestContext.clientAddress, logger: context.logger)
         }
         let half = configuration.pingTimeout / 2
         let webSocket = WebSocketServerConfiguration(
@@ -78,10 +78,10 @@ public final class ParleyServer: Sendable {
     }
 
     /// One socket, from upgrade to close.
-    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, address: String, logger: Logger) async {
         metrics.connections.increment()
         defer { metrics.connections.decrement() }
-        let session = engine.connectWithPositions()
+        let session = engine.connectWithPositions(address: address)
         let dispatcher = Dispatcher(session: session, epoch: engine.eventEpoch)
         let limiter = TokenBucket(perSecond: configuration.requestsPerSecond, burst: configuration.requestsPerSecond * 2)
         let user = SocketUser()

@@ -62,6 +62,8 @@ public actor Shell {
     public nonisolated let completions = CompletionCache()
     var me: User?
     var current: ChatTarget?
+    /// The number the last `/login +PHONE` sent a code to, for `/code`.
+    var pendingPhone: String?
     /// Called for each live event, e.g. to print it above the prompt.
     private var eventSink: (@Sendable (ChatEvent, UserID?) -> Void)?
     private var pump: Task<Void, Never>?

@@ -77,12 +77,44 @@ public protocol ChatStore: Sendable {
     /// returns their ids so their bytes can go too.
     func forgetUnusedMedia(recordedBefore time: Date) async throws -> [String]
 
+    // Phone sign-in
+    func user(phone: String) async throws -> User?
+    /// How many codes were requested since `time` for the number and from the address,
+    /// and when the number's last one was.
+    func codeRequests(phone: String, address: String, since time: Date) async throws -> CodeRequestCounts
+    /// Replaces the number's code (only the newest one counts) and records the request.
+    func saveCode(phone: String, codeHash: Data, expiresAt: Date, attempts: Int, address: String, at time: Date) async throws
+    /// Checks a code against the number's, atomically: a match uses it up, a miss
+    /// spends an attempt.
+    func checkCode(phone: String, codeHash: Data, now: Date) async throws -> CodeCheck
+
     // Invites
     func createInvite(_ invite: Invite, at time: Date) async throws
     func invite(code: String) async throws -> Invite?
     /// Checks the invite, uses it up by one and adds the member, atomically.
     func redeemInvite(code: String, user: UserID, now: Date) async throws -> InviteRedemption
     func revokeInvite(code: String) async throws
+}
+
+public struct CodeRequestCounts: Sendable, Hashable {
+    public var forPhone: Int
+    public var fromAddress: Int
+    public var lastForPhone: Date?
+    public init(forPhone: Int, fromAddress: Int, lastForPhone: Date?) {
+        self.forPhone = forPhone
+        self.fromAddress = fromAddress
+        self.lastForPhone = lastForPhone
+    }
+}
+
+public enum CodeCheck: Sendable, Hashable {
+    case valid
+    /// No code for the number: never sent, already used, or replaced.
+    case missing
+    case expired
+    case wrong(attemptsLeft: Int)
+    /// Every attempt was spent on wrong codes.
+    case exhausted
 }
 
 public enum Login: Sendable, Hashable {
@@ -97,8 +129,13 @@ public struct NewUser: Sendable, Hashable {
     public var passwordHash: String?
     public var isBot: Bool
     public var createdAt: Date
+    /// In E.164 form, for accounts that sign in by phone.
+    public var phone: String?
 
-    public init(email: String?, handle: String, displayName: String, passwordHash: String?, isBot: Bool, createdAt: Date) {
+    public init(
+        email: String?, handle: String, displayName: String, passwordHash: String?, isBot: Bool, createdAt: Date, phone: String? = nil
+    ) {
+        self.phone = phone
         self.email = email
         self.handle = handle
         self.displayName = displayName

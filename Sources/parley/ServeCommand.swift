@@ -24,6 +24,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Events kept per user for clients that reconnect.") var backlog = 1024
     @Option(help: "Largest image upload, in MiB.") var maxImageMb = 10
     @Option(help: "Largest video upload, in MiB.") var maxVideoMb = 200
+    @Option(
+        help: ArgumentHelp(
+            "Send phone sign-in codes with this program, run without a shell: {phone} and {code} are replaced.",
+            valueName: "PROGRAM ARGS")) var smsCommand: String?
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
@@ -40,6 +44,11 @@ struct ServeCommand: AsyncParsableCommand {
         var engineConfiguration = ChatEngine.Configuration()
         if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
             engineConfiguration.bcryptCost = cost
+        }
+        if let smsCommand {
+            engineConfiguration.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
+        } else {
+            engineConfiguration.codeSender = DevelopmentCodeSender { line in logger.notice("\(line)") }
         }
         guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
         engineConfiguration.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)

@@ -32,7 +32,7 @@ struct ShellLauncher {
         if let server = options.server {
             link = try Self.remote(url: server, dataFolder: folder, announce: announce)
         } else {
-            let opened = try Self.embedded(folder: folder)
+            let opened = try Self.embedded(folder: folder, showCode: announce)
             store = opened.store
             link = opened.link
         }
@@ -66,12 +66,16 @@ struct ShellLauncher {
     }
 
     /// The engine on `parley.sqlite` in the data folder.
-    static func embedded(folder: URL) throws -> (link: ServiceLink, store: SQLiteChatStore) {
+    /// Sign-in codes for phones are shown with `showCode` (there is no gateway when embedded).
+    static func embedded(
+        folder: URL, showCode: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws -> (link: ServiceLink, store: SQLiteChatStore) {
         let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
         var configuration = ChatEngine.Configuration()
         if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
             configuration.bcryptCost = cost
         }
+        configuration.codeSender = DevelopmentCodeSender(show: showCode)
         let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
         let engine = ChatEngine(store: store, blobs: blobs, configuration: configuration)
         Task.detached { try? await engine.sweepMedia() }

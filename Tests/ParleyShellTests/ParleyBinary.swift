@@ -22,21 +22,21 @@ struct ParleyBinary {
     private let server: Process?
     let serverURL: String?
 
-    init(mode: Mode = .embedded) throws {
+    init(mode: Mode = .embedded, serverArguments: [String] = []) throws {
         data = FileManager.default.temporaryDirectory.appendingPathComponent("parley-shell-\(UUID().uuidString)")
         guard mode == .server else {
             server = nil
             serverURL = nil
             return
         }
-        (server, serverURL) = try Self.startServer(data: data.appendingPathComponent("server-data"))
+        (server, serverURL) = try Self.startServer(data: data.appendingPathComponent("server-data"), arguments: serverArguments)
     }
 
     /// Starts `parley serve` on a free port over `data`; returns it once it listens.
-    static func startServer(data: URL) throws -> (Process, String) {
+    static func startServer(data: URL, arguments: [String] = []) throws -> (Process, String) {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--data", data.path, "--log-level", "warning"]
+        process.arguments = ["serve", "--port", "0", "--data", data.path, "--log-level", "warning"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         process.environment = env

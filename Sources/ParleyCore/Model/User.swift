@@ -59,6 +59,22 @@ public struct SignedIn: Hashable, Codable, Sendable {
         self.token = token
         self.expiresAt = expiresAt
     }
+
+    /// A first sign-in by phone: the account has no display name yet, and the profile
+    /// step (`updateProfile`) comes before anything else.
+    public var needsProfile: Bool { user.displayName.isEmpty }
+}
+
+/// A one-time code on its way to a phone.
+public struct CodeRequest: Hashable, Codable, Sendable {
+    /// The number in E.164 form, as the code was sent to it.
+    public var phone: String
+    public var expiresAt: Date
+
+    public init(phone: String, expiresAt: Date) {
+        self.phone = phone
+        self.expiresAt = expiresAt
+    }
 }
 
 /// The fields of a new account. `handle` is derived from the email when nil.

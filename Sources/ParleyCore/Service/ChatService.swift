@@ -22,6 +22,12 @@ public protocol ChatService: AnyObject, Sendable {
     func signIn(login: String, password: String) async throws -> SignedIn
     /// Signs back in with the token of an earlier sign-in.
     func resume(token: String) async throws -> SignedIn
+    /// Sends a 6-digit sign-in code to a phone number (E.164; spaces and dashes are
+    /// fine). Codes last 5 minutes; sending is rate limited per number and per client.
+    func requestCode(phone: String) async throws -> CodeRequest
+    /// Signs in with the code sent to `phone`. The first sign-in creates the account,
+    /// which then needs a display name (`needsProfile`) before anything else.
+    func signIn(phone: String, code: String) async throws -> SignedIn
     /// Revokes this session's token and signs the connection out.
     func signOut() async throws
     /// Changes the password and revokes every other session of the user.

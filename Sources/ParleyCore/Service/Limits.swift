@@ -90,6 +90,20 @@ public enum Limits {
         return folded
     }
 
+    /// A phone number in E.164 form: `+` then 8–15 digits, the first not 0. Spaces,
+    /// dashes, dots and parentheses are dropped: `+1 (555) 123-4567` → `+15551234567`.
+    public static func phone(_ phone: String) throws(ParleyError) -> String {
+        let kept = phone.unicodeScalars.filter { !" -.()\t".unicodeScalars.contains($0) }
+        let text = String(String.UnicodeScalarView(kept))
+        let digits = text.dropFirst()
+        guard text.hasPrefix("+"), (8...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+            digits.first != "0"
+        else {
+            throw ParleyError(.invalidPhone, "'\(phone)' is not a phone number in international form, like +15551234567")
+        }
+        return text
+    }
+
     public static func password(_ password: String) throws(ParleyError) {
         let bytes = password.utf8.count
         guard bytes >= minPasswordBytes else {

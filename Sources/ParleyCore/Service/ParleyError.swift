@@ -24,6 +24,12 @@ extension ErrorCode {
     public static let invalidHandle = ErrorCode("invalid_handle")
     public static let invalidPassword = ErrorCode("invalid_password")
     public static let invalidName = ErrorCode("invalid_name")
+    public static let invalidPhone = ErrorCode("invalid_phone")
+    public static let invalidCode = ErrorCode("invalid_code")
+    public static let codeExpired = ErrorCode("code_expired")
+    public static let tooManyAttempts = ErrorCode("too_many_attempts")
+    /// Signed in by phone for the first time: choose a display name before anything else.
+    public static let profileRequired = ErrorCode("profile_required")
     // Lookups
     public static let unknownUser = ErrorCode("unknown_user")
     public static let unknownChat = ErrorCode("unknown_chat")

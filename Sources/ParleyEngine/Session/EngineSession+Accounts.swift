@@ -69,7 +69,7 @@ extension EngineSession {
     }
 
     public func signOut() async throws {
-        let user = try requireUser()
+        let user = try requireAccount()
         let (tokenHash, subscription) = state.withLock { ($0.tokenHash, $0.subscription) }
         if let tokenHash { try await store.deleteSession(tokenHash: tokenHash) }
         await detach(user: user, subscription: subscription)
@@ -87,12 +87,12 @@ extension EngineSession {
     }
 
     public func me() async throws -> User {
-        let user = try requireUser()
+        let user = try requireAccount()
         return try await store.user(id: user.id) ?? user
     }
 
     public func updateProfile(displayName: String) async throws -> User {
-        let user = try requireUser()
+        let user = try requireAccount()
         let name = try Limits.displayName(displayName)
         let updated = try await store.setDisplayName(name, of: user.id)
         state.withLock { $0.user = updated }
@@ -123,7 +123,7 @@ extension EngineSession {
         }
     }
 
-    private func startSession(for user: User) async throws -> SignedIn {
+    func startSession(for user: User) async throws -> SignedIn {
         let token = SecretToken.session()
         let hash = SecretToken.hash(token)
         let expiresAt = engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds)

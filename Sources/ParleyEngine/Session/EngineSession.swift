@@ -24,8 +24,12 @@ public final class EngineSession: ChatService {
     public let positionedEvents: AsyncStream<PositionedEvent>
     let positionedContinuation: AsyncStream<PositionedEvent>.Continuation
     let positioned: Bool
+    /// Where the client connects from, for the code-sending rate limit ("local" when
+    /// embedded).
+    let address: String
 
-    init(engine: ChatEngine, number: Int, positioned: Bool) {
+    init(engine: ChatEngine, number: Int, positioned: Bool, address: String) {
+        self.address = address
         self.engine = engine
         self.number = number
         self.positioned = positioned
@@ -50,8 +54,18 @@ public final class EngineSession: ChatService {
     /// This session as the cause of an event.
     var origin: EventOrigin { state.withLock { EventOrigin(subscription: $0.subscription, tokenHash: $0.tokenHash) } }
 
-    /// The signed-in user, or `not_signed_in`.
+    /// The signed-in user, or `not_signed_in`; `profile_required` until a first phone
+    /// sign-in has chosen a display name.
     func requireUser() throws -> User {
+        let user = try requireAccount()
+        guard !user.displayName.isEmpty else {
+            throw ParleyError(.profileRequired, "choose a display name first: /profile --name \"Your Name\"")
+        }
+        return user
+    }
+
+    /// The signed-in user, also before the profile step (for `me`, `updateProfile`, `signOut`).
+    func requireAccount() throws -> User {
         guard let user = state.withLock({ $0.user }) else {
             throw ParleyError(.notSignedIn, "sign in first (/login or /register)")
         }

@@ -16,14 +16,44 @@ extension Shell {
 
     func login(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["password", "password-env"])
-        guard options.positional.count == 1, let login = options.positional.first else {
-            throw ParleyError(.usage, "usage: /login EMAIL|@HANDLE [--password P | --password-env VAR]")
+        // A phone number may be written with spaces: +1 555 123 4567.
+        let isPhone = options.positional.first?.hasPrefix("+") == true
+        guard options.positional.count == 1 || isPhone, let login = isPhone ? options.positional.joined(separator: " ") : options.positional.first
+        else {
+            throw ParleyError(.usage, "usage: /login EMAIL|@HANDLE [--password P | --password-env VAR]  |  /login +PHONE")
         }
         if me != nil { try await service.signOut() }
+        if login.hasPrefix("+") {
+            let request = try await service.requestCode(phone: login)
+            pendingPhone = request.phone
+            output.result(
+                "login", ["Code sent to \(request.phone), valid until \(Format.time(request.expiresAt)): /code NNNNNN signs in"],
+                json: request)
+            return
+        }
         let password = try await password(options, confirmTwice: false)
         let signedIn = try await service.signIn(login: login, password: password)
         await adopt(signedIn, save: true)
         output.result("login", ["Signed in as \(Format.profile(signedIn.user))"], json: signedIn.user)
+    }
+
+    /// `/code NNNNNN [+PHONE]`: signs in with the code the last `/login +PHONE` sent.
+    func code(_ input: inout CommandInput) async throws {
+        let options = try input.options()
+        guard (1...2).contains(options.positional.count) else { throw ParleyError(.usage, "usage: /code NNNNNN [+PHONE]") }
+        guard let phone = options.positional.count == 2 ? options.positional[1] : pendingPhone else {
+            throw ParleyError(.usage, "no code was asked for: /login +PHONE first")
+        }
+        if me != nil { try await service.signOut() }
+        let signedIn = try await service.signIn(phone: phone, code: options.positional[0])
+        pendingPhone = nil
+        await adopt(signedIn, save: true)
+        if signedIn.needsProfile {
+            output.result(
+                "code", ["Welcome! Your account is new: choose a display name with /profile --name \"Your Name\""], json: signedIn.user)
+        } else {
+            output.result("code", ["Signed in as \(Format.profile(signedIn.user))"], json: signedIn.user)
+        }
     }
 
     /// The password from `--password`, `--password-env`, or a prompt without echo.

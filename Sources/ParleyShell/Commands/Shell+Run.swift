@@ -7,6 +7,7 @@ extension Shell {
         case "register": try await register(&input)
         case "login": try await login(&input)
         case "logout": try await logout(&input)
+        case "code": try await code(&input)
         case "whoami": try await whoami(&input)
         case "passwd": try await passwd(&input)
         case "profile": try await profile(&input)

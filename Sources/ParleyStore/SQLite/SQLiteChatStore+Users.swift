@@ -8,12 +8,12 @@ extension SQLiteChatStore {
             return try await pool.write { db in
                 try db.execute(
                     sql: """
-                        INSERT INTO user (handle, email, display_name, password_hash, is_bot, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO user (handle, email, display_name, password_hash, is_bot, created_at, phone)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         user.handle, user.email, user.displayName, user.passwordHash, user.isBot,
-                        user.createdAt.storedMilliseconds,
+                        user.createdAt.storedMilliseconds, user.phone,
                     ])
                 let id = UserID(db.lastInsertedRowID)
                 return User(
@@ -26,6 +26,7 @@ extension SQLiteChatStore {
                 [
                     "user.email": ParleyError(.emailTaken, "an account with this email already exists"),
                     "user.handle": ParleyError(.handleTaken, "the handle @\(user.handle) is taken"),
+                    "user.phone": ParleyError(.invalidPhone, "an account with this phone number already exists"),
                 ])
         }
     }

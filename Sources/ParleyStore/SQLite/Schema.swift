@@ -137,6 +137,28 @@ enum Schema {
                 DROP INDEX member_user;
                 """)
         }
+        // Sign-in by phone: the number on the account, the one live code per number
+        // (hashed), and the requests that the sending rate limits count.
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: """
+                ALTER TABLE user ADD COLUMN phone TEXT;
+                CREATE UNIQUE INDEX user_phone ON user(phone) WHERE phone IS NOT NULL;
+                CREATE TABLE phone_code (
+                    phone TEXT PRIMARY KEY,
+                    code_hash BLOB NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    attempts_left INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE code_request (
+                    id INTEGER PRIMARY KEY,
+                    phone TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    requested_at INTEGER NOT NULL
+                );
+                CREATE INDEX code_request_phone ON code_request(phone, requested_at);
+                CREATE INDEX code_request_address ON code_request(address, requested_at);
+                """)
+        }
         return migrator
     }
 }
