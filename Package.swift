@@ -10,7 +10,8 @@ let swiftSettings: [SwiftSetting] = [
 var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
-    .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    // jwt-kit 5.7.1 needs swift-crypto 4.1 or later (3.12.3 cannot resolve with it).
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "4.1.0"),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
@@ -21,6 +22,7 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+    .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
 ]
 
 var targets: [Target] = [
@@ -44,6 +46,7 @@ var targets: [Target] = [
             "ParleyStore",
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "JWTKit", package: "jwt-kit"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -125,7 +128,11 @@ var targets: [Target] = [
     ),
     .target(
         name: "ParleyTesting",
-        dependencies: ["ParleyCore", "ParleyStore", "ParleyEngine", "CJPEG"],
+        dependencies: [
+            "ParleyCore", "ParleyStore", "ParleyEngine", "CJPEG",
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ],
         swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -69,6 +69,10 @@ public final class RemoteChatService: ChatService {
         try await session(.signInCode, Args.PhoneCode(phone: phone, code: code))
     }
 
+    public func signIn(idToken: String) async throws -> SignedIn {
+        try await session(.signInToken, Args.IDToken(idToken: idToken))
+    }
+
     public func resume(token: String) async throws -> SignedIn {
         try await session(.resume, Args.Resume(token: token, after: nil))
     }

@@ -29,6 +29,8 @@ public final class ChatEngine: Sendable {
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
         public var phoneCodes = PhoneCodeRules()
+        /// The OpenID Connect provider whose ID tokens sign users in (nil: none).
+        public var identityProvider: IdentityProvider?
 
         public init() {}
     }
@@ -39,6 +41,7 @@ public final class ChatEngine: Sendable {
     let directory: ChatDirectory
     let registry = SessionRegistry()
     let hasher: PasswordHasher
+    let identity: IdentityVerifier?
     /// Where media bytes go; nil: this engine takes no media.
     let blobs: (any BlobStore)?
     private let nextSession = Atomic<Int>(0)
@@ -53,6 +56,7 @@ public final class ChatEngine: Sendable {
         self.configuration = configuration
         self.directory = ChatDirectory(store: store)
         self.hasher = PasswordHasher(cost: configuration.bcryptCost)
+        self.identity = configuration.identityProvider.map { IdentityVerifier(provider: $0) }
     }
 
     /// A new, signed-out connection.

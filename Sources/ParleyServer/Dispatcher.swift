@@ -48,6 +48,14 @@ struct Dispatcher: Sendable {
                 }
             case .requestCode:
                 reply = try await call(id, frame) { (args: Args.Phone) in try await session.requestCode(phone: args.phone) }
+            case .signInToken:
+                reply = try await call(id, frame) { (args: Args.IDToken) in
+                    let result = SessionResult(
+                        signedIn: try await session.signIn(idToken: args.idToken), epoch: epoch,
+                        position: session.engine.eventPosition, complete: true)
+                    signedIn = result.user
+                    return result
+                }
             case .signInCode:
                 reply = try await call(id, frame) { (args: Args.PhoneCode) in
                     let result = SessionResult(

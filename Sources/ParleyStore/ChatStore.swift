@@ -77,6 +77,10 @@ public protocol ChatStore: Sendable {
     /// returns their ids so their bytes can go too.
     func forgetUnusedMedia(recordedBefore time: Date) async throws -> [String]
 
+    // External identities
+    func user(issuer: String, subject: String) async throws -> User?
+    func linkIdentity(issuer: String, subject: String, to user: UserID, at time: Date) async throws
+
     // Phone sign-in
     func user(phone: String) async throws -> User?
     /// How many codes were requested since `time` for the number and from the address,

@@ -36,6 +36,8 @@ struct ShellOptions: ParsableArguments {
     @Option(name: .long, help: "Load a bot plugin at start (repeatable); as /plugin load PATH.")
     var plugin: [String] = []
 
+    @OptionGroup var identity: IdentityOptions
+
     @Flag(name: .long, help: "Do not draw image previews (drawn on a terminal whose COLORTERM says truecolor).")
     var noPreview = false
 
@@ -48,6 +50,7 @@ struct ShellOptions: ParsableArguments {
         merged.server = server ?? outer.server
         merged.plugin = outer.plugin + plugin
         merged.noPreview = noPreview || outer.noPreview
+        merged.identity = identity.merged(with: outer.identity)
         return merged
     }
 

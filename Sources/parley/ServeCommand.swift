@@ -28,6 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Send phone sign-in codes with this program, run without a shell: {phone} and {code} are replaced.",
             valueName: "PROGRAM ARGS")) var smsCommand: String?
+    @OptionGroup var identity: IdentityOptions
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
@@ -50,6 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             engineConfiguration.codeSender = DevelopmentCodeSender { line in logger.notice("\(line)") }
         }
+        engineConfiguration.identityProvider = try identity.provider()
         guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
         engineConfiguration.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
         let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))

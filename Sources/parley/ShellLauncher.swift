@@ -32,7 +32,7 @@ struct ShellLauncher {
         if let server = options.server {
             link = try Self.remote(url: server, dataFolder: folder, announce: announce)
         } else {
-            let opened = try Self.embedded(folder: folder, showCode: announce)
+            let opened = try Self.embedded(folder: folder, showCode: announce, identity: try options.identity.provider())
             store = opened.store
             link = opened.link
         }
@@ -68,7 +68,8 @@ struct ShellLauncher {
     /// The engine on `parley.sqlite` in the data folder.
     /// Sign-in codes for phones are shown with `showCode` (there is no gateway when embedded).
     static func embedded(
-        folder: URL, showCode: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        folder: URL, showCode: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+        identity: IdentityProvider? = nil
     ) throws -> (link: ServiceLink, store: SQLiteChatStore) {
         let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
         var configuration = ChatEngine.Configuration()
@@ -76,6 +77,7 @@ struct ShellLauncher {
             configuration.bcryptCost = cost
         }
         configuration.codeSender = DevelopmentCodeSender(show: showCode)
+        configuration.identityProvider = identity
         let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
         let engine = ChatEngine(store: store, blobs: blobs, configuration: configuration)
         Task.detached { try? await engine.sweepMedia() }

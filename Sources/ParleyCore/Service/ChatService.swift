@@ -28,6 +28,10 @@ public protocol ChatService: AnyObject, Sendable {
     /// Signs in with the code sent to `phone`. The first sign-in creates the account,
     /// which then needs a display name (`needsProfile`) before anything else.
     func signIn(phone: String, code: String) async throws -> SignedIn
+    /// Signs in with an OpenID Connect ID token from the identity provider the engine
+    /// trusts. The account is found by issuer and subject, linked to the account with
+    /// the token's email only when the provider marks it verified, or else created.
+    func signIn(idToken: String) async throws -> SignedIn
     /// Revokes this session's token and signs the connection out.
     func signOut() async throws
     /// Changes the password and revokes every other session of the user.

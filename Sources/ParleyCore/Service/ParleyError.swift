@@ -28,6 +28,14 @@ extension ErrorCode {
     public static let invalidCode = ErrorCode("invalid_code")
     public static let codeExpired = ErrorCode("code_expired")
     public static let tooManyAttempts = ErrorCode("too_many_attempts")
+    // External identity (OpenID Connect ID tokens)
+    public static let invalidIDToken = ErrorCode("invalid_id_token")
+    public static let unknownKey = ErrorCode("unknown_key")
+    public static let badSignature = ErrorCode("bad_signature")
+    public static let idTokenExpired = ErrorCode("id_token_expired")
+    public static let idTokenNotYetValid = ErrorCode("id_token_not_yet_valid")
+    public static let wrongAudience = ErrorCode("wrong_audience")
+    public static let wrongIssuer = ErrorCode("wrong_issuer")
     /// Signed in by phone for the first time: choose a display name before anything else.
     public static let profileRequired = ErrorCode("profile_required")
     // Lookups

@@ -17,12 +17,12 @@ extension EngineSession {
     }
 
     /// Creates the account, deriving a free handle from the email when none was chosen.
-    private func createAccount(email: String, handle: String?, displayName: String, passwordHash: String, isBot: Bool) async throws -> User {
+    func createAccount(email: String?, handle: String?, displayName: String, passwordHash: String?, isBot: Bool) async throws -> User {
         if let handle {
             return try await store.createUser(
                 NewUser(email: email, handle: handle, displayName: displayName, passwordHash: passwordHash, isBot: isBot, createdAt: engine.now))
         }
-        let base = Limits.handle(fromEmail: email)
+        let base = Limits.handle(fromEmail: email ?? displayName.lowercased().replacingOccurrences(of: " ", with: "."))
         for attempt in 1...50 {
             let candidate = attempt == 1 ? base : "\(base)\(attempt)"
             if try await store.handleExists(candidate) { continue }

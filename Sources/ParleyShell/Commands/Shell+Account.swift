@@ -15,7 +15,15 @@ extension Shell {
     }
 
     func login(_ input: inout CommandInput) async throws {
-        let options = try input.options(values: ["password", "password-env"])
+        let options = try input.options(values: ["password", "password-env", "id-token", "id-token-env"])
+        if let token = try idToken(options) {
+            guard options.positional.isEmpty else { throw ParleyError(.usage, "usage: /login --id-token TOKEN | --id-token-env VAR") }
+            if me != nil { try await service.signOut() }
+            let signedIn = try await service.signIn(idToken: token)
+            await adopt(signedIn, save: true)
+            output.result("login", ["Signed in as \(Format.profile(signedIn.user))"], json: signedIn.user)
+            return
+        }
         // A phone number may be written with spaces: +1 555 123 4567.
         let isPhone = options.positional.first?.hasPrefix("+") == true
         guard options.positional.count == 1 || isPhone, let login = isPhone ? options.positional.joined(separator: " ") : options.positional.first
@@ -54,6 +62,16 @@ extension Shell {
         } else {
             output.result("code", ["Signed in as \(Format.profile(signedIn.user))"], json: signedIn.user)
         }
+    }
+
+    /// The ID token from `--id-token` or `--id-token-env`, if given.
+    private func idToken(_ options: CommandInput.Options) throws -> String? {
+        if let token = options.values["id-token"] { return token }
+        guard let variable = options.values["id-token-env"] else { return nil }
+        guard let value = ProcessInfo.processInfo.environment[variable] else {
+            throw ParleyError(.unknownVariable, "the environment variable \(variable) is not set")
+        }
+        return value
     }
 
     /// The password from `--password`, `--password-env`, or a prompt without echo.

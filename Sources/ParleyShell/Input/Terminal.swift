@@ -33,8 +33,10 @@ public enum Terminal {
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A line that carries a password must not be written to the history file.
+    /// A line that carries a password, an ID token or a sign-in code must not be
+    /// written to the history file.
     public static func carriesSecret(_ line: String) -> Bool {
-        line.range(of: #"--(password|current|new)(=|\s)"#, options: .regularExpression) != nil
+        line.range(of: #"--(password|current|new|id-token)(=|\s)"#, options: .regularExpression) != nil
+            || line.range(of: #"^\s*/code\s"#, options: .regularExpression) != nil
     }
 }

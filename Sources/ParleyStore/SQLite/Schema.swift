@@ -159,6 +159,18 @@ enum Schema {
                 CREATE INDEX code_request_address ON code_request(address, requested_at);
                 """)
         }
+        // Accounts signed in with an external identity, by issuer and subject.
+        migrator.registerMigration("v8") { db in
+            try db.execute(sql: """
+                CREATE TABLE identity (
+                    issuer TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    linked_at INTEGER NOT NULL,
+                    PRIMARY KEY (issuer, subject)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,33 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+extension EngineSession {
+    public func signIn(idToken: String) async throws -> SignedIn {
+        try requireSignedOut()
+        guard let verifier = engine.identity, let provider = engine.configuration.identityProvider else {
+            throw ParleyError(.unavailable, "sign-in with an external identity is not set up here (--oidc-issuer, --oidc-audience, --oidc-jwks)")
+        }
+        let claims = try await verifier.verify(idToken.trimmingCharacters(in: .whitespacesAndNewlines), now: engine.now)
+        let subject = claims.sub.value
+        if let user = try await store.user(issuer: provider.issuer, subject: subject) {
+            try await store.recordLogin(of: user.id, at: engine.now)
+            return try await startSession(for: user)
+        }
+        // Only an email the provider vouches for may pick up an existing account.
+        let verifiedEmail = claims.email_verified?.value == true ? claims.email.flatMap { try? Limits.email($0) } : nil
+        var user: User
+        if let verifiedEmail, let existing = try await store.credentials(for: .email(verifiedEmail))?.user {
+            user = existing
+        } else {
+            let name = claims.name.flatMap { try? Limits.displayName($0) }
+            user = try await createAccount(
+                email: verifiedEmail, handle: nil, displayName: name ?? Limits.handle(fromEmail: verifiedEmail ?? "user"), passwordHash: nil,
+                isBot: false)
+        }
+        try await store.linkIdentity(issuer: provider.issuer, subject: subject, to: user.id, at: engine.now)
+        if let linked = try await store.user(issuer: provider.issuer, subject: subject) { user = linked }
+        try await store.recordLogin(of: user.id, at: engine.now)
+        return try await startSession(for: user)
+    }
+}
