@@ -34,18 +34,7 @@ public final class TestIdentityProvider: Sendable {
         await strangers.add(ecdsa: ES256PrivateKey(), kid: "ec-9")  // a kid nobody published
     }
 
-    public struct Claims: JWTPayload {
-        public var iss: IssuerClaim
-        public var sub: SubjectClaim
-        public var aud: AudienceClaim
-        public var exp: ExpirationClaim
-        public var nbf: NotBeforeClaim?
-        public var email: String?
-        public var email_verified: BoolClaim?
-        public var name: String?
-
-        public func verify(using algorithm: some JWTAlgorithm) async throws {}
-    }
+    public typealias Claims = IDTokenClaims
 
     /// Claims for `subject` valid from `now` for an hour, from this provider to its audience.
     public static func claims(subject: String, now: Date, email: String? = nil, verified: Bool = true, name: String? = nil) -> Claims {

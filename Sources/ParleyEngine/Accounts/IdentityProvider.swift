@@ -16,24 +16,41 @@ public struct IdentityProvider: Sendable {
     }
 }
 
+/// The claims of an ID token that Parley reads.
+public struct IDTokenClaims: JWTPayload {
+    public var iss: IssuerClaim
+    public var sub: SubjectClaim
+    public var aud: AudienceClaim
+    public var exp: ExpirationClaim
+    public var nbf: NotBeforeClaim?
+    public var email: String?
+    public var email_verified: BoolClaim?
+    public var name: String?
+
+    public init(
+        iss: IssuerClaim, sub: SubjectClaim, aud: AudienceClaim, exp: ExpirationClaim, nbf: NotBeforeClaim? = nil,
+        email: String? = nil, email_verified: BoolClaim? = nil, name: String? = nil
+    ) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.exp = exp
+        self.nbf = nbf
+        self.email = email
+        self.email_verified = email_verified
+        self.name = name
+    }
+
+    /// The claims are checked by the engine (with its clock, and a code for each
+    /// failure), not here.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
 /// Checks ID tokens against an `IdentityProvider`: an RS256 or ES256 signature by one
 /// of its keys (named by `kid`), then issuer, audience, expiry and not-before against
 /// the engine's clock. Each failure has its own code.
 actor IdentityVerifier {
-    struct Claims: JWTPayload {
-        var iss: IssuerClaim
-        var sub: SubjectClaim
-        var aud: AudienceClaim
-        var exp: ExpirationClaim
-        var nbf: NotBeforeClaim?
-        var email: String?
-        var email_verified: BoolClaim?
-        var name: String?
-
-        /// The claims are checked by `IdentityVerifier` (with the engine's clock and a
-        /// code for each failure), not here.
-        func verify(using algorithm: some JWTAlgorithm) async throws {}
-    }
+    typealias Claims = IDTokenClaims
 
     private let provider: IdentityProvider
     private var keys: JWTKeyCollection?
