@@ -77,6 +77,23 @@ public final class ChatEngine: Sendable {
 
     var now: Date { configuration.now() }
 
+    /// The chat and `user`'s role in it, or `unknown_chat` / `not_member`.
+    func membership(of user: User, in chat: ChatID) async throws -> (entry: ChatDirectory.Entry, role: Role) {
+        guard let entry = try await directory.entry(chat) else {
+            throw ParleyError(.unknownChat, "no chat with id \(chat)")
+        }
+        guard let role = entry.roles[user.id] else {
+            throw ParleyError(.notMember, "you are not a member of \(EngineSession.name(of: entry.chat))")
+        }
+        return (entry, role)
+    }
+
+    /// Checks that `peer` is another user that exists, for a direct chat with `user`.
+    func requirePeer(_ peer: UserID, of user: User) async throws {
+        guard peer != user.id else { throw ParleyError(.invalidArgument, "a direct chat needs another user") }
+        guard try await store.user(id: peer) != nil else { throw ParleyError(.unknownUser, "no user with id \(peer)") }
+    }
+
     /// Everyone who shares a chat with `user`, for presence events.
     func contacts(of user: UserID) async throws -> Set<UserID> {
         var contacts = Set<UserID>()

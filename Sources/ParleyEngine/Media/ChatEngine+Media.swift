@@ -6,9 +6,14 @@ extension ChatEngine {
     /// The user a session token belongs to, for requests outside a connection (media
     /// over HTTP). Unlike `resume`, this makes no one online.
     public func user(token: String) async throws -> User {
-        guard let id = try await store.sessionUser(tokenHash: SecretToken.hash(token), now: now),
-            let user = try await store.user(id: id)
-        else { throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again") }
+        try await user(tokenHash: SecretToken.hash(token))
+    }
+
+    /// The user of a live session, or `invalid_token`.
+    func user(tokenHash: Data) async throws -> User {
+        guard let id = try await store.sessionUser(tokenHash: tokenHash, now: now), let user = try await store.user(id: id) else {
+            throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again")
+        }
         return user
     }
 
@@ -27,16 +32,9 @@ extension ChatEngine {
         }
         if size == 0 { throw ParleyError(.emptyFile, "the file is empty") }
         switch recipient {
-        case .chat(let chat):
-            guard let entry = try await directory.entry(chat) else { throw ParleyError(.unknownChat, "no chat with id \(chat)") }
-            guard entry.roles[user.id] != nil else {
-                throw ParleyError(.notMember, "you are not a member of \(EngineSession.name(of: entry.chat))")
-            }
-        case .user(let peer):
-            guard peer != user.id else { throw ParleyError(.invalidArgument, "a direct chat needs another user") }
-            guard try await store.user(id: peer) != nil else { throw ParleyError(.unknownUser, "no user with id \(peer)") }
-        case nil:
-            break
+        case .chat(let chat): _ = try await membership(of: user, in: chat)
+        case .user(let peer): try await requirePeer(peer, of: user)
+        case nil: break
         }
         return try MediaUpload(engine: self, blobs: blobs, user: user, expected: kind)
     }

@@ -58,11 +58,7 @@ extension EngineSession {
     public func resume(token: String, after: EventPosition?) async throws -> (signedIn: SignedIn, complete: Bool) {
         try requireSignedOut()
         let hash = SecretToken.hash(token)
-        guard let userID = try await store.sessionUser(tokenHash: hash, now: engine.now),
-            let user = try await store.user(id: userID)
-        else {
-            throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again")
-        }
+        let user = try await engine.user(tokenHash: hash)
         let complete = await attach(user, tokenHash: hash, after: after)
         let signedIn = SignedIn(user: user, token: token, expiresAt: engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds))
         return (signedIn, complete)

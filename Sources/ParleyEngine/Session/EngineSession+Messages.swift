@@ -32,12 +32,7 @@ extension EngineSession {
     /// The direct chat with `peer`, created (and announced to both) on first use.
     private func openDirectChat(with peer: UserID, as user: User) async throws -> ChatID {
         if let known = engine.directory.directChat(user.id, peer) { return known }
-        guard peer != user.id else {
-            throw ParleyError(.invalidArgument, "a direct chat needs another user")
-        }
-        guard try await store.user(id: peer) != nil else {
-            throw ParleyError(.unknownUser, "no user with id \(peer)")
-        }
+        try await engine.requirePeer(peer, of: user)
         let (chat, created) = try await store.openDirectChat(between: user.id, and: peer, at: engine.now)
         engine.directory.rememberDirectChat(chat.id, user.id, peer)
         if created {

@@ -75,12 +75,7 @@ public final class EngineSession: ChatService {
     /// The chat and the caller's role in it, or `unknown_chat` / `not_member`.
     func requireMember(_ chat: ChatID) async throws -> (entry: ChatDirectory.Entry, role: Role, user: User) {
         let user = try requireUser()
-        guard let entry = try await engine.directory.entry(chat) else {
-            throw ParleyError(.unknownChat, "no chat with id \(chat)")
-        }
-        guard let role = entry.roles[user.id] else {
-            throw ParleyError(.notMember, "you are not a member of \(Self.name(of: entry.chat))")
-        }
+        let (entry, role) = try await engine.membership(of: user, in: chat)
         return (entry, role, user)
     }
 
