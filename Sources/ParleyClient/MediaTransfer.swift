@@ -40,10 +40,7 @@ struct MediaTransfer: Sendable {
                 try await outbound.write(.head(head))
                 while true {
                     var buffer = channel.channel.allocator.buffer(capacity: 256 << 10)
-                    let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 256 << 10) { bytes in
-                        let result: Result<Int, ParleyError> = Result { () throws(ParleyError) in try reader.read(into: bytes) }
-                        return try result.get()
-                    }
+                    let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 256 << 10) { try reader.read(into: $0) }
                     if count == 0 { break }
                     try await outbound.write(.body(.byteBuffer(buffer)))
                     sent += Int64(count)
@@ -84,10 +81,7 @@ struct MediaTransfer: Sendable {
                     if status == 200 { file = try AtomicFile(temporaryIn: destination.deletingLastPathComponent()) }
                 case .body(let buffer):
                     if let file {
-                        try buffer.withUnsafeReadableBytes { bytes in
-                            let result: Result<Void, ParleyError> = Result { () throws(ParleyError) in try file.write(bytes) }
-                            try result.get()
-                        }
+                        try buffer.withUnsafeReadableBytes { try file.write($0) }
                         progress?(file.size, expected)
                     } else {
                         errorBody.append(contentsOf: buffer.readableBytesView)

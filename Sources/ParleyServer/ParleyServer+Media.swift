@@ -37,11 +37,7 @@ extension ParleyServer {
         let size = request.headers[.contentLength].flatMap { Int64($0) }
         let upload = try await engine.beginUpload(by: user, expecting: kind, for: recipient, size: size)
         for try await buffer in request.body {
-            let result: Result<Void, ParleyError> = buffer.withUnsafeReadableBytes { bytes in
-                do throws(ParleyError) { try upload.append(bytes) } catch { return .failure(error) }
-                return .success(())
-            }
-            try result.get()
+            try buffer.withUnsafeReadableBytes { try upload.append($0) }
         }
         let media = try await upload.finish()
         metrics.uploads.increment()

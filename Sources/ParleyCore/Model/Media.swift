@@ -3,6 +3,9 @@ import Foundation
 public enum MediaKind: String, Codable, Sendable, CaseIterable {
     case image
     case video
+
+    /// "an image", "a video": for messages to people.
+    public var withArticle: String { self == .image ? "an image" : "a video" }
 }
 
 /// An uploaded file, named by the SHA-256 of its bytes. Everything here was decided
@@ -66,6 +69,14 @@ public struct MediaLimits: Hashable, Codable, Sendable {
 
     /// The largest upload of any kind, the cap before the kind is known.
     public var maxBytes: Int64 { max(maxImageBytes, maxVideoBytes) }
+
+    /// The limit for `kind`, or for any kind when nil.
+    public func maxBytes(_ kind: MediaKind?) -> Int64 { kind.map { maxBytes($0) } ?? maxBytes }
+
+    /// The refusal of a file over the limit for `kind` (any kind when nil).
+    public func tooLarge(_ kind: MediaKind?) -> ParleyError {
+        ParleyError(.fileTooLarge, "\(kind?.withArticle ?? "a file") may be at most \(byteCount(maxBytes(kind)))")
+    }
 }
 
 /// Reports a transfer's progress: bytes done and the total (0 when unknown).

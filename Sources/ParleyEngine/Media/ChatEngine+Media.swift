@@ -25,11 +25,7 @@ extension ChatEngine {
         -> MediaUpload
     {
         guard let blobs else { throw ParleyError(.unavailable, "this server takes no media") }
-        let limit = kind.map { configuration.mediaLimits.maxBytes($0) } ?? configuration.mediaLimits.maxBytes
-        if let size, size > limit {
-            let what = kind.map { $0 == .image ? "an image" : "a video" } ?? "a file"
-            throw ParleyError(.fileTooLarge, "\(what) may be at most \(byteCount(limit))")
-        }
+        if let size, size > configuration.mediaLimits.maxBytes(kind) { throw configuration.mediaLimits.tooLarge(kind) }
         if size == 0 { throw ParleyError(.emptyFile, "the file is empty") }
         switch recipient {
         case .chat(let chat): _ = try await membership(of: user, in: chat)

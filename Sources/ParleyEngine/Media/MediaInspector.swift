@@ -15,6 +15,10 @@ public enum MediaInspector {
         public var height: Int?
     }
 
+    /// The refusal of bytes of no type Parley takes.
+    public static let unsupported = ParleyError(
+        .unsupportedMedia, "not a PNG, JPEG, GIF or WebP image, nor an MP4, MOV or WebM video")
+
     /// How many leading bytes `sniff` wants.
     public static let sniffLength = 32
 
@@ -40,9 +44,7 @@ public enum MediaInspector {
     /// / `empty_file`.
     public static func inspect(_ data: UnsafeRawBufferPointer) throws(ParleyError) -> Found {
         guard !data.isEmpty else { throw ParleyError(.emptyFile, "the file is empty") }
-        guard let (kind, type) = sniff(data) else {
-            throw ParleyError(.unsupportedMedia, "not a PNG, JPEG, GIF or WebP image, nor an MP4, MOV or WebM video")
-        }
+        guard let (kind, type) = sniff(data) else { throw unsupported }
         let bytes = Bytes(data)
         var found = Found(kind: kind, type: type)
         switch type {

@@ -23,7 +23,8 @@ public final class MediaUpload: @unchecked Sendable {
     private var hasher = SHA256()
     private var head: [UInt8] = []
     private var sniffed: (kind: MediaKind, type: String)?
-    private var limit: Int64
+    /// The limit for the kind the bytes showed, else the kind announced, else any.
+    private var limit: Int64 { engine.configuration.mediaLimits.maxBytes(sniffed?.kind ?? expected) }
     private var failed: ParleyError?
 
     init(engine: ChatEngine, blobs: any BlobStore, user: User, expected: MediaKind?) throws(ParleyError) {
@@ -32,8 +33,6 @@ public final class MediaUpload: @unchecked Sendable {
         self.user = user
         self.expected = expected
         self.file = try blobs.makeTemporary()
-        limit = engine.configuration.mediaLimits.maxBytes(expected ?? .video)
-        if expected == nil { limit = engine.configuration.mediaLimits.maxBytes }
     }
 
     deinit { file.discard() }
@@ -74,31 +73,20 @@ public final class MediaUpload: @unchecked Sendable {
         return media
     }
 
-    /// Stops the upload and removes what was written.
-    public func cancel() {
-        failed = failed ?? ParleyError(.unavailable, "the upload was cancelled")
-        file.discard()
-    }
-
     private func decide() throws(ParleyError) {
         let sniff = head.withUnsafeBytes { MediaInspector.sniff($0) }
-        guard let sniff else {
-            throw ParleyError(.unsupportedMedia, "not a PNG, JPEG, GIF or WebP image, nor an MP4, MOV or WebM video")
-        }
+        guard let sniff else { throw MediaInspector.unsupported }
         if let expected, sniff.kind != expected { throw mismatch(sniff.kind) }
         sniffed = sniff
-        limit = engine.configuration.mediaLimits.maxBytes(sniff.kind)
         if file.size > limit { throw tooLarge() }
     }
 
     private func tooLarge() -> ParleyError {
-        let kind = sniffed?.kind ?? expected
-        let what = kind.map { "an \($0 == .image ? "image" : "video")" } ?? "a file"
-        return ParleyError(.fileTooLarge, "\(what) may be at most \(byteCount(limit))")
+        engine.configuration.mediaLimits.tooLarge(sniffed?.kind ?? expected)
     }
 
     private func mismatch(_ found: MediaKind) -> ParleyError {
-        ParleyError(.mediaMismatch, "this file is \(found == .image ? "an image" : "a video"), not \(expected == .image ? "an image" : "a video")")
+        ParleyError(.mediaMismatch, "this file is \(found.withArticle), not \(expected?.withArticle ?? "media")")
     }
 
     /// Reads the structure of the finished file through a memory map: only the headers
