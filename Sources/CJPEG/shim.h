@@ -27,9 +27,10 @@ static void parley_jpeg_error_exit(j_common_ptr info) {
 
 static void parley_jpeg_quiet(j_common_ptr info, int level) { (void)info; (void)level; }
 
-/* Decodes a JPEG held in memory to 8-bit RGB, scaled down by 1/scale (1, 2, 4 or 8)
-   while decoding. On success *pixels is malloc'd (free it) and 1 is returned. */
-static inline int parley_jpeg_decode(const unsigned char *data, unsigned long size, unsigned scale,
+/* Decodes a JPEG held in memory to 8-bit RGB, scaled down while decoding by the
+   largest of 1/2, 1/4, 1/8 that keeps the smaller side at least wanted_side pixels.
+   On success *pixels is malloc'd (free it) and 1 is returned. */
+static inline int parley_jpeg_decode(const unsigned char *data, unsigned long size, unsigned wanted_side,
                                      unsigned char **pixels, unsigned *width, unsigned *height,
                                      char *message, size_t message_size) {
     struct jpeg_decompress_struct info;
@@ -49,6 +50,9 @@ static inline int parley_jpeg_decode(const unsigned char *data, unsigned long si
     jpeg_create_decompress(&info);
     jpeg_mem_src(&info, data, size);
     jpeg_read_header(&info, TRUE);
+    unsigned side = info.image_width < info.image_height ? info.image_width : info.image_height;
+    unsigned scale = 1;
+    while (scale < 8 && side / (scale * 2) >= wanted_side) scale *= 2;
     info.out_color_space = JCS_RGB;
     info.scale_num = 1;
     info.scale_denom = scale;

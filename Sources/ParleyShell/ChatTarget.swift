@@ -62,7 +62,7 @@ extension Shell {
     }
 
     func sendText(to word: String?, _ text: String) async throws {
-        var target = try await target(word)
+        let target = try await target(word)
         guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
         let message: Message
         do {
@@ -72,10 +72,24 @@ extension Shell {
             output.result("send", ["[pending] \(target.label) \(Sanitizer.line(text))  (\(error.message))"], json: ["pending": text])
             return
         }
-        target = try await settle(target, after: message)
-        guard let chat = target.chat else { return }
+        try await showSent(message, to: target, command: "send")
+    }
+
+    /// Prints a message just sent as the command's result, followed by `extra` lines.
+    func showSent(_ message: Message, to target: ChatTarget, command: String, extra: [String] = []) async throws {
+        guard let chat = try await settle(target, after: message).chat else { return }
         output.result(
-            "send", [Format.message(message, in: chat, me: me?.id, colour: output.style == .colour)], json: message)
+            command, [Format.message(message, in: chat, me: me?.id, colour: output.style == .colour)] + extra, json: message)
+    }
+
+    /// After a send: the target's chat, now that the first message created it.
+    func settle(_ target: ChatTarget, after message: Message) async throws -> ChatTarget {
+        var target = target
+        if target.chat == nil {
+            target.chat = try await service.chat(message.chatID)
+            if current?.peer?.id == target.peer?.id && current?.chat == nil { current = target }
+        }
+        return target
     }
 
     /// Fills the completion cache with the handles of the user's chats.

@@ -18,7 +18,7 @@ extension Shell {
         guard let path = try input.word() else { throw ParleyError(.usage, usage) }
         let caption = try input.text()
         let file = try LocalFile(reading: Self.fileURL(path))
-        var target = try await target(word)
+        let target = try await target(word)
         guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
         let media = try await transfer("upload", size: file.size) { progress in
             try await service.uploadMedia(from: file.url, kind: kind, for: recipient, progress: progress)
@@ -31,11 +31,7 @@ extension Shell {
                 kind.rawValue, ["[pending] \(target.label) \(Format.media(media))  (\(error.message))"], json: ["pending": media])
             return
         }
-        target = try await settle(target, after: message)
-        guard let chat = target.chat else { return }
-        var lines = [Format.message(message, in: chat, me: me?.id, colour: output.style == .colour)]
-        if preview { lines += await previewLines(media) }
-        output.result(kind.rawValue, lines, json: message)
+        try await showSent(message, to: target, command: kind.rawValue, extra: preview ? await previewLines(media) : [])
     }
 
     /// `/avatar PATH` sets an image as the avatar; `/avatar --remove` clears it.
@@ -78,7 +74,6 @@ extension Shell {
             destination = destination.appendingPathComponent(name)
         }
         let force = options.flags.contains("force")
-        _ = try LocalFile.destination(destination, replace: force)
         let written = try await transfer("download", size: media.size) { progress in
             try await service.downloadMedia(media.id, to: destination, replace: force, progress: progress)
         }
@@ -113,16 +108,6 @@ extension Shell {
         } catch {
             return []
         }
-    }
-
-    /// After a send: the target's chat, now that the first message created it.
-    func settle(_ target: ChatTarget, after message: Message) async throws -> ChatTarget {
-        var target = target
-        if target.chat == nil {
-            target.chat = try await service.chat(message.chatID)
-            if current?.peer?.id == target.peer?.id && current?.chat == nil { current = target }
-        }
-        return target
     }
 
     /// A path as typed: `~/x` is in the home folder, a relative path in the working one.

@@ -2,7 +2,6 @@ import CJPEG
 import CPNG
 import Foundation
 import ParleyCore
-import ParleyEngine
 
 /// Decoded pixels, 8-bit RGBA, row by row.
 public struct PixelImage: Sendable, Equatable {
@@ -36,13 +35,10 @@ public struct PixelImage: Sendable, Equatable {
             }
         case "image/jpeg":
             channels = 3
-            let side = jpegSide(data)
-            var scale: UInt32 = 1
-            while scale < 8, side / Int(scale * 2) >= wantedSide { scale *= 2 }
             ok = data.withUnsafeBytes { bytes in
                 parley_jpeg_decode(
-                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count), scale, &pixels, &width, &height,
-                    &message, message.count)
+                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count), UInt32(wantedSide), &pixels, &width,
+                    &height, &message, message.count)
             }
         default:
             throw ParleyError(.unsupportedMedia, "no preview for \(type)")
@@ -64,11 +60,5 @@ public struct PixelImage: Sendable, Equatable {
             }
         }
         return PixelImage(width: Int(width), height: Int(height), rgba: rgba)
-    }
-
-    /// The smaller side of a JPEG from its header, to pick the decode scale.
-    private static func jpegSide(_ data: Data) -> Int {
-        let result: MediaInspector.Found? = data.withUnsafeBytes { try? MediaInspector.inspect($0) }
-        return min(result?.width ?? 0, result?.height ?? 0)
     }
 }
