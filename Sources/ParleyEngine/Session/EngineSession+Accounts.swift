@@ -23,17 +23,31 @@ extension EngineSession {
                 NewUser(email: email, handle: handle, displayName: displayName, passwordHash: passwordHash, isBot: isBot, createdAt: engine.now))
         }
         let base = Limits.handle(fromEmail: email ?? displayName.lowercased().replacingOccurrences(of: " ", with: "."))
-        for attempt in 1...50 {
-            let candidate = attempt == 1 ? base : "\(base)\(attempt)"
-            if try await store.handleExists(candidate) { continue }
+        let account = NewUser(email: email, handle: base, displayName: displayName, passwordHash: passwordHash, isBot: isBot, createdAt: engine.now)
+        guard let user = try await createUser(account, firstFreeOf: [base] + (2...50).map { "\(base)\($0)" }) else {
+            throw ParleyError(.handleTaken, "no free handle near @\(base); choose one with --handle")
+        }
+        return user
+    }
+
+    /// Creates `account` under the first of `handles` that is free (nil: none was).
+    func createUser(_ account: NewUser, firstFreeOf handles: [String]) async throws -> User? {
+        for handle in handles where try await !store.handleExists(handle) {
+            var account = account
+            account.handle = handle
             do {
-                return try await store.createUser(
-                    NewUser(email: email, handle: candidate, displayName: displayName, passwordHash: passwordHash, isBot: isBot, createdAt: engine.now))
+                return try await store.createUser(account)
             } catch let error as ParleyError where error.code == .handleTaken {
-                continue
+                continue  // taken between the check and the insert
             }
         }
-        throw ParleyError(.handleTaken, "no free handle near @\(base); choose one with --handle")
+        return nil
+    }
+
+    /// Records the sign-in and starts a session: the last step of every way in.
+    func signedIn(as user: User) async throws -> SignedIn {
+        try await store.recordLogin(of: user.id, at: engine.now)
+        return try await startSession(for: user)
     }
 
     public func signIn(login: String, password: String) async throws -> SignedIn {
@@ -44,8 +58,7 @@ extension EngineSession {
         guard await engine.hasher.verify(password, hash: found?.passwordHash), let user = found?.user else {
             throw ParleyError(.badCredentials, "wrong login or password")
         }
-        try await store.recordLogin(of: user.id, at: engine.now)
-        return try await startSession(for: user)
+        return try await signedIn(as: user)
     }
 
     public func resume(token: String) async throws -> SignedIn {

@@ -10,10 +10,7 @@ extension EngineSession {
         }
         let claims = try await verifier.verify(idToken.trimmingCharacters(in: .whitespacesAndNewlines), now: engine.now)
         let subject = claims.sub.value
-        if let user = try await store.user(issuer: provider.issuer, subject: subject) {
-            try await store.recordLogin(of: user.id, at: engine.now)
-            return try await startSession(for: user)
-        }
+        if let user = try await store.user(issuer: provider.issuer, subject: subject) { return try await signedIn(as: user) }
         // Only an email the provider vouches for may pick up an existing account.
         let verifiedEmail = claims.email_verified?.value == true ? claims.email.flatMap { try? Limits.email($0) } : nil
         var user: User
@@ -26,8 +23,8 @@ extension EngineSession {
                 isBot: false)
         }
         try await store.linkIdentity(issuer: provider.issuer, subject: subject, to: user.id, at: engine.now)
+        // Two first sign-ins at once: the link that landed first wins, for both.
         if let linked = try await store.user(issuer: provider.issuer, subject: subject) { user = linked }
-        try await store.recordLogin(of: user.id, at: engine.now)
-        return try await startSession(for: user)
+        return try await signedIn(as: user)
     }
 }

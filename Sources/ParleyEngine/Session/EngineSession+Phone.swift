@@ -56,24 +56,19 @@ extension EngineSession {
         var user = try await store.user(phone: phone)
         if user == nil { user = try await createPhoneAccount(phone) }
         guard let user else { throw ParleyError(.internalError, "no account for \(phone)") }
-        try await store.recordLogin(of: user.id, at: engine.now)
-        return try await startSession(for: user)
+        return try await signedIn(as: user)
     }
 
     /// A new account for a phone number: a random handle (the number must not show in
     /// it) and no display name until the profile step.
     private func createPhoneAccount(_ phone: String) async throws -> User {
-        for _ in 1...20 {
-            let letters = Array("abcdefghijkmnpqrstuvwxyz23456789")
-            let handle = "u-" + String((0..<8).map { _ in letters.randomElement()! })
-            do {
-                return try await store.createUser(
-                    NewUser(email: nil, handle: handle, displayName: "", passwordHash: nil, isBot: false, createdAt: engine.now, phone: phone))
-            } catch let error as ParleyError where error.code == .handleTaken {
-                continue
-            }
+        let letters = Array("abcdefghijkmnpqrstuvwxyz23456789")
+        let handles = (0..<20).map { _ in "u-" + String((0..<8).map { _ in letters.randomElement()! }) }
+        let account = NewUser(email: nil, handle: "", displayName: "", passwordHash: nil, isBot: false, createdAt: engine.now, phone: phone)
+        guard let user = try await createUser(account, firstFreeOf: handles) else {
+            throw ParleyError(.internalError, "no free handle for a new account")
         }
-        throw ParleyError(.internalError, "no free handle for a new account")
+        return user
     }
 
     /// Codes are kept only as this hash (of the number and the code).
