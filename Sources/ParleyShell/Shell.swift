@@ -130,7 +130,7 @@ public actor Shell {
     private func deliver(_ event: ChatEvent) async {
         refreshCompletions(after: event)
         eventSink?(event, me?.id)
-        if settings.preview, case .message(let data) = event, let media = data.message.media, media.kind == .image {
+        if settings.preview, case .message(let data) = event, let media = data.message.media {
             let lines = await previewLines(media)
             if !lines.isEmpty { settings.announce?(lines.joined(separator: "\n")) }
         }

@@ -41,23 +41,16 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "parley.server")
         let folder = try ShellOptions.folder(data ?? parent.global.data)
-        let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path, durability: syncFull ? .full : .normal)
-        var engineConfiguration = ChatEngine.Configuration()
-        if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
-            engineConfiguration.bcryptCost = cost
-        }
-        if let smsCommand {
-            engineConfiguration.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
-        } else {
-            engineConfiguration.codeSender = DevelopmentCodeSender { line in logger.notice("\(line)") }
-        }
-        engineConfiguration.identityProvider = try identity.provider()
         guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
-        engineConfiguration.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
-        let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
-        let engine = ChatEngine(
-            store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog), configuration: engineConfiguration)
-        Task.detached { try? await engine.sweepMedia() }
+        let (engine, store) = try DataFolderEngine.open(folder: folder, durability: syncFull ? .full : .normal, backlog: backlog) {
+            if let smsCommand {
+                $0.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
+            } else {
+                $0.codeSender = DevelopmentCodeSender { line in logger.notice("\(line)") }
+            }
+            $0.identityProvider = try identity.provider()
+            $0.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
+        }
 
         var configuration = ParleyServer.Configuration(host: host, port: port)
         configuration.pingTimeout = .milliseconds(Int64(pingTimeout * 1000))

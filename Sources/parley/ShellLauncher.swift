@@ -71,16 +71,10 @@ struct ShellLauncher {
         folder: URL, showCode: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
         identity: IdentityProvider? = nil
     ) throws -> (link: ServiceLink, store: SQLiteChatStore) {
-        let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
-        var configuration = ChatEngine.Configuration()
-        if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
-            configuration.bcryptCost = cost
+        let (engine, store) = try DataFolderEngine.open(folder: folder) {
+            $0.codeSender = DevelopmentCodeSender(show: showCode)
+            $0.identityProvider = identity
         }
-        configuration.codeSender = DevelopmentCodeSender(show: showCode)
-        configuration.identityProvider = identity
-        let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
-        let engine = ChatEngine(store: store, blobs: blobs, configuration: configuration)
-        Task.detached { try? await engine.sweepMedia() }
         let link = ServiceLink(
             service: engine.connect(), folder: folder, description: "embedded (SQLite in the data folder)",
             another: { _ in engine.connect() })
