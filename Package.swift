@@ -93,6 +93,7 @@ var targets: [Target] = [
     .systemLibrary(name: "CReadline", path: "Sources/CReadline"),
     .systemLibrary(name: "CPNG", path: "Sources/CPNG"),
     .systemLibrary(name: "CJPEG", path: "Sources/CJPEG"),
+    .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
     .target(
         name: "ParleyShell",
         dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
@@ -101,7 +102,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "parley",
         dependencies: [
-            "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient",
+            "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "CMalloc",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],

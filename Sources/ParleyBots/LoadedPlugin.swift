@@ -192,7 +192,7 @@ actor LoadedPlugin {
                     queue.push(.result(ref: action.ref, data: outcome.data))
                 }
             } catch {
-                queue.push(.error(ref: action.ref, error as? ParleyError ?? ParleyError(.internalError, "\(error)"), details: [:]))
+                queue.push(.error(ref: action.ref, ParleyError(error), details: [:]))
             }
         }
     }

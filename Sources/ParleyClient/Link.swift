@@ -156,7 +156,7 @@ actor Link {
                 return
             } catch {
                 outbox.remove(clientID: entry.clientID)
-                onRejected(entry.clientID ?? "", error as? ParleyError ?? ParleyError(.internalError, "\(error)"))
+                onRejected(entry.clientID ?? "", ParleyError(error))
             }
         }
     }

@@ -68,8 +68,7 @@ extension Shell {
         do {
             message = try await service.sendMessage(to: recipient, text: text, clientID: nil)
         } catch let error as ParleyError where error.code == .pending {
-            // Kept in the outbox: not an error, and shown once the server has it.
-            output.result("send", ["[pending] \(target.label) \(Sanitizer.line(text))  (\(error.message))"], json: ["pending": text])
+            showPending(text, to: target, error)
             return
         }
         try await showSent(message, to: target, command: "send")
@@ -77,9 +76,19 @@ extension Shell {
 
     /// Prints a message just sent as the command's result, followed by `extra` lines.
     func showSent(_ message: Message, to target: ChatTarget, command: String, extra: [String] = []) async throws {
-        guard let chat = try await settle(target, after: message).chat else { return }
+        show(message, in: try await settle(target, after: message), command: command, extra: extra)
+    }
+
+    /// Prints a sent message as the command's result; `target` is settled.
+    func show(_ message: Message, in target: ChatTarget, command: String, extra: [String] = []) {
+        guard let chat = target.chat else { return }
         output.result(
             command, [Format.message(message, in: chat, me: me?.id, colour: output.style == .colour)] + extra, json: message)
+    }
+
+    /// A send kept in the outbox: not an error, and shown once the server has it.
+    func showPending(_ text: String, to target: ChatTarget, _ error: ParleyError) {
+        output.result("send", ["[pending] \(target.label) \(Sanitizer.line(text))  (\(error.message))"], json: ["pending": text])
     }
 
     /// After a send: the target's chat, now that the first message created it.

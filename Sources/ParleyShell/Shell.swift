@@ -145,7 +145,7 @@ public actor Shell {
 
     /// Runs one line. Errors are `ParleyError`s with a stable code.
     public func execute(_ line: String, hereDocument: String? = nil) async throws -> Outcome {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces()
         if trimmed.isEmpty && hereDocument == nil { return .proceed }
         do {
             if !trimmed.hasPrefix("/") || trimmed.hasPrefix("//") {

@@ -55,6 +55,10 @@ public protocol ChatStore: Sendable {
     /// returns. A known (sender, client id) returns the stored message instead, with
     /// `created` false.
     func append(_ message: NewMessage) async throws -> (message: Message, created: Bool)
+    /// Stores messages in order, as that many `append` calls would, in one commit.
+    /// It stops at the first message a rule refuses and returns that refusal with the
+    /// messages stored before it; a database error throws and stores none.
+    func append(_ messages: [NewMessage]) async throws -> (stored: [(message: Message, created: Bool)], failure: ParleyError?)
     /// Up to `limit` messages with `after < seq < before`, oldest first.
     func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
     func message(chat: ChatID, seq: Int64) async throws -> Message?

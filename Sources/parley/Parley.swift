@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMalloc
 import Foundation
 
 @main
@@ -17,6 +18,24 @@ struct Parley: AsyncParsableCommand {
 
     /// Shell flags given before the subcommand (`parley --data D run FILE`).
     @OptionGroup var global: ShellOptions
+
+    static func main() async {
+        // glibc hands free memory at the top of each heap back to the kernel once it
+        // passes 128 KiB, and the next batch of messages faults it back in page by page:
+        // a quarter of a long script's time went to that. Keep up to 64 MiB instead.
+        mallopt(M_TRIM_THRESHOLD, 64 << 20)
+        mallopt(M_TOP_PAD, 16 << 20)
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Flags shared by every way of starting the shell.

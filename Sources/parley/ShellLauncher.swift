@@ -60,7 +60,8 @@ struct ShellLauncher {
             return await interact(shell, output: output, folder: folder, editorBox: editorBox)
         }
         await shell.start(eventSink: nil)
-        let status = await ScriptRunner(name: scriptName, keepGoing: options.keepGoing).run(LineReader(file: file), shell: shell, output: output)
+        var lines = LineReader(descriptor: fileno(file))
+        let status = await ScriptRunner(name: scriptName, keepGoing: options.keepGoing).run(&lines, shell: shell, output: output)
         await shell.stop()
         return status
     }
@@ -113,7 +114,7 @@ struct ShellLauncher {
                 do {
                     return try await shell.execute(line) == .proceed
                 } catch {
-                    output.error(error as? ParleyError ?? ParleyError(.internalError, "\(error)"), location: nil)
+                    output.error(ParleyError(error), location: nil)
                     return true
                 }
             },

@@ -140,3 +140,67 @@ let aliceAndBob = """
     /logout
     /register bob@example.com --handle bob --password secret-bob
     """
+
+extension ParleyBinary {
+    /// The shell reading a pipe the test writes to line by line, reading its answers
+    /// as they come.
+    final class Conversation {
+        let process: Process
+        private let input: FileHandle
+        private let output: FileHandle
+        private var pending = ""
+
+        init(process: Process, input: FileHandle, output: FileHandle) {
+            self.process = process
+            self.input = input
+            self.output = output
+        }
+
+        func send(_ line: String) {
+            input.write(Data((line + "\n").utf8))
+        }
+
+        /// The next output line containing `text`, or nil if the shell ends first. The
+        /// timeout (30 s) only guards against a hang.
+        func waitForLine(containing text: String) throws -> String? {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                while let newline = pending.firstIndex(of: "\n") {
+                    let line = String(pending[..<newline])
+                    pending = String(pending[pending.index(after: newline)...])
+                    if line.contains(text) { return line }
+                }
+                var ready = pollfd(fd: output.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 100) >= 0 else { return nil }
+                if ready.revents == 0 { continue }
+                let chunk = output.availableData
+                if chunk.isEmpty { return nil }
+                pending += String(decoding: chunk, as: UTF8.self)
+            }
+            return nil
+        }
+
+        func finish() {
+            try? input.close()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts the shell on a pipe, signed in as whoever the data folder's session is.
+    func converse() throws -> Conversation {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["--data", data.path] + (serverURL.map { ["--server", $0] } ?? [])
+        var env = ProcessInfo.processInfo.environment
+        env["PARLEY_BCRYPT_COST"] = "4"
+        env["NO_COLOR"] = "1"
+        process.environment = env
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return Conversation(process: process, input: input.fileHandleForWriting, output: output.fileHandleForReading)
+    }
+}

@@ -57,3 +57,28 @@ public struct ReadMarker: Hashable, Codable, Sendable {
         self.readAt = readAt
     }
 }
+
+/// One text message of a batch (`ChatService.sendMessages`).
+public struct OutgoingText: Hashable, Sendable {
+    public var recipient: Recipient
+    public var text: String
+    public var clientID: String?
+
+    public init(to recipient: Recipient, text: String, clientID: String? = nil) {
+        self.recipient = recipient
+        self.text = text
+        self.clientID = clientID
+    }
+}
+
+/// What a batch send did: the messages stored, in order, and the error that stopped
+/// it. The message at `sent.count` failed with `failure`; none after it was tried.
+public struct SentBatch: Sendable {
+    public var sent: [Message]
+    public var failure: ParleyError?
+
+    public init(sent: [Message], failure: ParleyError?) {
+        self.sent = sent
+        self.failure = failure
+    }
+}

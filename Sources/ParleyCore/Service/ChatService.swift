@@ -48,6 +48,9 @@ public protocol ChatService: AnyObject, Sendable {
     /// direct chat on the first message. The same `clientID` from the same user returns
     /// the original message instead of storing a second one.
     func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message
+    /// Sends texts in order, as that many `sendMessage` calls would, and stops at the
+    /// first that fails. The engine commits a batch in one transaction.
+    func sendMessages(_ batch: [OutgoingText]) async -> SentBatch
     /// The latest `limit` messages, or the `limit` before sequence number `before`, oldest first.
     func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message]
     /// Messages in the user's chats matching all `words`, newest first.
@@ -108,4 +111,19 @@ public protocol ChatService: AnyObject, Sendable {
     /// Ends the connection: its presence goes, its event stream finishes. The session
     /// token stays valid (use `signOut` to revoke it).
     func close() async
+}
+
+extension ChatService {
+    /// One `sendMessage` after another.
+    public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
+        var sent: [Message] = []
+        for item in batch {
+            do {
+                sent.append(try await sendMessage(to: item.recipient, text: item.text, clientID: item.clientID))
+            } catch {
+                return SentBatch(sent: sent, failure: ParleyError(error))
+            }
+        }
+        return SentBatch(sent: sent, failure: nil)
+    }
 }

@@ -16,7 +16,7 @@ public enum Limits {
     /// Trims and checks a message text: 1–4,000 characters, no control characters
     /// other than newline and tab.
     public static func messageText(_ text: String) throws(ParleyError) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingSpaces(newlines: true)
         if trimmed.isEmpty { throw ParleyError(.emptyText, "a message needs some text") }
         if trimmed.count > maxTextLength {
             throw ParleyError(.textTooLong, "a message is at most \(maxTextLength) characters (this one has \(trimmed.count))")
@@ -29,13 +29,13 @@ public enum Limits {
 
     /// Trims and checks a caption: like a message text, but it may be empty.
     public static func caption(_ text: String) throws(ParleyError) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingSpaces(newlines: true)
         return trimmed.isEmpty ? "" : try messageText(trimmed)
     }
 
     /// Trims and checks a display name: 1–64 characters, no control characters.
     public static func displayName(_ name: String) throws(ParleyError) -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let trimmed = name.trimmingSpaces()
         guard !trimmed.isEmpty, trimmed.count <= maxDisplayNameLength,
             !trimmed.unicodeScalars.contains(where: isControl)
         else {
@@ -79,7 +79,7 @@ public enum Limits {
 
     /// Lowercases and checks an email address (one `@`, something on both sides, a dot in the domain).
     public static func email(_ email: String) throws(ParleyError) -> String {
-        let folded = email.trimmingCharacters(in: .whitespaces).lowercased()
+        let folded = email.trimmingSpaces().lowercased()
         let parts = folded.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
             !parts[1].hasSuffix("."), folded.count <= 254,
@@ -115,7 +115,7 @@ public enum Limits {
     }
 
     public static func groupTitle(_ title: String) throws(ParleyError) -> String {
-        let trimmed = title.trimmingCharacters(in: .whitespaces)
+        let trimmed = title.trimmingSpaces()
         guard trimmed.count <= maxGroupTitleLength, !trimmed.unicodeScalars.contains(where: isControl) else {
             throw ParleyError(.invalidName, "a group title is at most \(maxGroupTitleLength) characters without control characters")
         }

@@ -94,5 +94,10 @@ public struct ParleyError: Error, Hashable, Codable, Sendable, CustomStringConve
         self.message = message
     }
 
+    /// Any error as a ParleyError: itself if it is one, else `internal`.
+    public init(_ error: any Error) {
+        self = error as? ParleyError ?? ParleyError(.internalError, "\(error)")
+    }
+
     public var description: String { "\(code): \(message)" }
 }

@@ -12,21 +12,68 @@ extension EngineSession {
             NewMessage(chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, sentAt: engine.now))
     }
 
+    /// Checks each text and its chat in order, then stores all that passed in one
+    /// commit and tells each chat's members, in order. The first refusal ends the batch.
+    public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
+        guard !batch.isEmpty else { return SentBatch(sent: [], failure: nil) }
+        var prepared: [NewMessage] = []
+        var failure: ParleyError?
+        do {
+            let user = try requireUser()
+            var chats: [Recipient: ChatID] = [:]
+            for item in batch {
+                let text = try Limits.messageText(item.text)
+                let clientID = try Limits.clientID(item.clientID)
+                let chat: ChatID
+                if let known = chats[item.recipient] {
+                    chat = known
+                } else {
+                    chat = try await chatID(for: item.recipient, as: user)
+                    chats[item.recipient] = chat
+                }
+                prepared.append(
+                    NewMessage(chatID: chat, sender: user.ref, kind: .text, text: text, clientID: clientID, sentAt: engine.now))
+            }
+        } catch {
+            failure = ParleyError(error)
+        }
+        let outcome: (stored: [(message: Message, created: Bool)], failure: ParleyError?)
+        do {
+            outcome = try await store.append(prepared)
+        } catch {
+            return SentBatch(sent: [], failure: ParleyError(error))
+        }
+        let sent = outcome.stored.map(\.message)
+        do {
+            for (stored, created) in outcome.stored where created { try await announce(stored) }
+        } catch {
+            return SentBatch(sent: sent, failure: ParleyError(error))
+        }
+        return SentBatch(sent: sent, failure: outcome.failure ?? failure)
+    }
+
     /// Stores a checked message in the recipient's chat (opening a direct chat on first
     /// use) and tells the chat's members.
     func deliver(to recipient: Recipient, as user: User, _ message: NewMessage) async throws -> Message {
         var message = message
-        switch recipient {
-        case .chat(let id):
-            message.chatID = try await requireMember(id).entry.chat.id
-        case .user(let peer):
-            message.chatID = try await openDirectChat(with: peer, as: user)
-        }
+        message.chatID = try await chatID(for: recipient, as: user)
         let (stored, created) = try await store.append(message)
-        if created, let entry = try await engine.directory.entry(message.chatID) {
-            try await publish(.message(MessageEvent(chat: entry.chat, message: stored)), toMembersOf: message.chatID)
-        }
+        if created { try await announce(stored) }
         return stored
+    }
+
+    /// The chat a message to `recipient` goes to, after checking the user may send there.
+    private func chatID(for recipient: Recipient, as user: User) async throws -> ChatID {
+        switch recipient {
+        case .chat(let id): try await requireMember(id).entry.chat.id
+        case .user(let peer): try await openDirectChat(with: peer, as: user)
+        }
+    }
+
+    /// Tells the chat's members about a message just stored.
+    private func announce(_ message: Message) async throws {
+        guard let entry = try await engine.directory.entry(message.chatID) else { return }
+        try await publish(.message(MessageEvent(chat: entry.chat, message: message)), toMembersOf: message.chatID)
     }
 
     /// The direct chat with `peer`, created (and announced to both) on first use.

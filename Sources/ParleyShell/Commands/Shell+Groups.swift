@@ -10,7 +10,7 @@ extension Shell {
         var isPublic = true
         if title == "--private" || title.hasSuffix(" --private") {
             isPublic = false
-            title = String(title.dropLast("--private".count)).trimmingCharacters(in: .whitespaces)
+            title = String(title.dropLast("--private".count)).trimmingSpaces()
         }
         let chat = try await service.createGroup(handle: handle, title: title.isEmpty ? nil : title, isPublic: isPublic)
         completions.add(users: [], groups: [chat.handle ?? ""])

@@ -3,17 +3,93 @@ import ParleyCore
 
 extension Shell {
     func msg(_ input: inout CommandInput) async throws {
-        guard let target = try input.target(), target.hasPrefix("@") else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
-        let text = try input.text()
-        guard !text.isEmpty else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
+        let (target, text) = try Self.msgParts(&input)
         try await sendText(to: target, text)
     }
 
     func send(_ input: inout CommandInput) async throws {
+        let (target, text) = try Self.sendParts(&input)
+        try await sendText(to: target, text)
+    }
+
+    private static func msgParts(_ input: inout CommandInput) throws(ParleyError) -> (target: String?, text: String) {
+        guard let target = try input.target(), target.hasPrefix("@") else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
+        let text = try input.text()
+        guard !text.isEmpty else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
+        return (target, text)
+    }
+
+    private static func sendParts(_ input: inout CommandInput) throws(ParleyError) -> (target: String?, text: String) {
         let target = try input.target()
         let text = try input.text()
         guard !text.isEmpty else { throw ParleyError(.usage, "usage: /send [#G|@H] TEXT") }
-        try await sendText(to: target, text)
+        return (target, text)
+    }
+
+    /// Whether a line only sends text: `/send`, `/msg` (or an alias), or a line that is
+    /// not a command. Such lines can run as one batch (`executeSends`).
+    public nonisolated static func sendsText(_ line: String) -> Bool {
+        guard line.hasPrefix("/"), !line.hasPrefix("//") else { return true }
+        let name = line.dropFirst().prefix { $0 != " " && $0 != "\t" }
+        return ["send", "msg"].contains(CommandTable.command(named: String(name))?.name)
+    }
+
+    /// The target word and text of a line for which `sendsText` is true.
+    private func sendParts(of line: String) throws(ParleyError) -> (target: String?, text: String) {
+        if !line.hasPrefix("/") || line.hasPrefix("//") {
+            var input = CommandInput(line.hasPrefix("//") ? String(line.dropFirst()) : line, tokenizer: Tokenizer())
+            return (nil, try input.text())
+        }
+        var rest = Substring(line.dropFirst())
+        let name = rest.prefix { $0 != " " && $0 != "\t" }
+        rest = rest.dropFirst(name.count)
+        var input = CommandInput(String(rest), tokenizer: tokenizer)
+        return CommandTable.command(named: String(name))?.name == "msg" ? try Self.msgParts(&input) : try Self.sendParts(&input)
+    }
+
+    /// Runs lines for which `sendsText` is true as if one after another, but sends
+    /// their texts as one batch (one commit in the engine). Stops at the first line that
+    /// fails and returns how many lines ran before it, with its error.
+    public func executeSends(_ lines: [String]) async -> (done: Int, failure: ParleyError?) {
+        var batch: [OutgoingText] = []
+        var targets: [ChatTarget] = []
+        var resolved: [String: ChatTarget] = [:]
+        var stop: ParleyError?
+        for line in lines {
+            do {
+                let (word, text) = try sendParts(of: line)
+                let key = word ?? ""
+                let target: ChatTarget
+                if let known = resolved[key] { target = known } else { target = try await self.target(word) }
+                resolved[key] = target
+                guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
+                batch.append(OutgoingText(to: recipient, text: text))
+                targets.append(target)
+            } catch {
+                stop = ParleyError(error)
+                break
+            }
+        }
+        guard !batch.isEmpty else { return (0, stop) }
+        let result = await service.sendMessages(batch)
+        var settled: [ChatID: ChatTarget] = [:]
+        for (message, target) in zip(result.sent, targets) {
+            do {
+                var target = target
+                if let known = settled[message.chatID] { target = known } else { target = try await settle(target, after: message) }
+                settled[message.chatID] = target
+                show(message, in: target, command: "send")
+            } catch {
+                return (result.sent.count, ParleyError(error))
+            }
+        }
+        guard let failure = result.failure else { return (batch.count, stop) }
+        let done = result.sent.count
+        guard failure.code == .pending else { return (done, failure) }
+        // Kept in the outbox: not an error. The rest are sent (or kept) in turn.
+        showPending(batch[done].text, to: targets[done], failure)
+        let rest = await executeSends(Array(lines[(done + 1)...]))
+        return (done + 1 + rest.done, rest.failure)
     }
 
     func query(_ input: inout CommandInput) async throws {

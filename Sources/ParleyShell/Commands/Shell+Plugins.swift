@@ -113,7 +113,7 @@ extension Shell {
         let me = try requireMe()
         var chat = current?.chat
         if chat == nil, let peer = current?.peer { chat = try? await service.directChat(with: peer.id) }
-        _ = await bots.invoke(command: name.lowercased(), arguments: arguments.trimmingCharacters(in: .whitespaces), chat: chat, user: me.ref)
+        _ = await bots.invoke(command: name.lowercased(), arguments: arguments.trimmingSpaces(), chat: chat, user: me.ref)
         output.result("plugin-command", [], json: ["command": name.lowercased()])
         return true
     }

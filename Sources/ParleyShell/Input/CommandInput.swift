@@ -47,7 +47,7 @@ public struct CommandInput: Sendable {
             remaining = ""
             return hereDocument
         }
-        let text = try tokenizer.expandText(remaining).trimmingCharacters(in: .whitespaces)
+        let text = try tokenizer.expandText(remaining).trimmingSpaces()
         remaining = ""
         return text
     }

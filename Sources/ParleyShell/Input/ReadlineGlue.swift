@@ -64,7 +64,7 @@ enum ReadlineGlue {
 
     /// Adds a line to the history and its file, unless it carries a password.
     static func remember(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces()
         guard !trimmed.isEmpty, !line.contains("\n"), !Terminal.carriesSecret(line) else { return }
         add_history(trimmed)
         append_history(1, historyPath)

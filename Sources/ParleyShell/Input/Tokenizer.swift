@@ -60,7 +60,7 @@ public struct Tokenizer: Sendable {
 
     /// Expands the variables of raw text (message text), leaving quotes as they are.
     public func expandText(_ text: Substring) throws(ParleyError) -> String {
-        guard environment != nil else { return String(text) }
+        guard environment != nil, text.utf8.contains(UInt8(ascii: "$")) else { return String(text) }
         var output = ""
         var index = text.startIndex
         while index < text.endIndex {

@@ -18,13 +18,15 @@ public enum Format {
         "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
     }
 
-    private static let timeFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm"
-        return formatter
-    }()
-
-    public static func time(_ date: Date) -> String { timeFormatter.string(from: date) }
+    /// `HH:mm` in local time (the C library's, which is cheaper than a DateFormatter
+    /// on every line of a long script).
+    public static func time(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var local = tm()
+        localtime_r(&seconds, &local)
+        let hour = Int(local.tm_hour), minute = Int(local.tm_min)
+        return "\(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute)"
+    }
 
     /// `#swift` for a group, `@bob` for a direct chat seen by `me`.
     public static func label(_ chat: Chat, me: UserID?) -> String {
@@ -47,9 +49,11 @@ public enum Format {
         let prefix = "\(time) \(place) \(nick) "
         var text = Sanitizer.message(message.text)
         if let media = message.media { text = self.media(media) + (text.isEmpty ? "" : " " + text) }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let indent = String(repeating: " ", count: prefix.count)
-        let body = lines.enumerated().map { $0.offset == 0 ? String($0.element) : indent + $0.element }.joined(separator: "\n")
+        var body = text
+        if text.utf8.contains(10) {
+            let indent = String(repeating: " ", count: prefix.count)
+            body = text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        }
         guard colour else { return prefix + body }
         let nickColour: Colour = message.sender.id == me ? .green : .magenta
         return "\(paint(time, .dim)) \(paint(place, .cyan)) \(paint(nick, nickColour)) \(body)"

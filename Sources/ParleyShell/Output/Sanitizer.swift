@@ -14,6 +14,8 @@ public enum Sanitizer {
     }
 
     private static func clean(_ text: String, keepNewlines: Bool) -> String {
+        // Most text has nothing to replace: printable ASCII is returned as it is.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var output = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.value {

@@ -7,9 +7,12 @@ import Synchronization
 /// together into the next one, and each caller is answered after that commit. With one
 /// sender this is one transaction per message; with many it amortises the commit.
 final class MessageWriter: Sendable {
+    /// Messages stored in order up to the first that a rule refused, and that refusal.
+    typealias Outcome = (stored: [(message: Message, created: Bool)], failure: ParleyError?)
+
     private struct Pending: Sendable {
-        var message: NewMessage
-        var continuation: CheckedContinuation<(message: Message, created: Bool), any Error>
+        var messages: [NewMessage]
+        var continuation: CheckedContinuation<Outcome, any Error>
     }
 
     private struct State {
@@ -28,10 +31,13 @@ final class MessageWriter: Sendable {
         self.afterCommit = afterCommit
     }
 
-    func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
+    /// Stores `messages` in order, in one transaction with whatever else is waiting,
+    /// and stops at the first a rule refuses: the ones before it are committed, the
+    /// ones after it are not tried.
+    func append(_ messages: [NewMessage]) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             let startWriting = state.withLock { state in
-                state.pending.append(Pending(message: message, continuation: continuation))
+                state.pending.append(Pending(messages: messages, continuation: continuation))
                 if state.writing { return false }
                 state.writing = true
                 return true
@@ -55,10 +61,19 @@ final class MessageWriter: Sendable {
 
     private func write(_ batch: [Pending]) {
         do {
-            let results = try pool.write { db in
-                try batch.map { try Self.insert($0.message, db) }
+            let outcomes = try pool.write { db in
+                try batch.map { pending -> Outcome in
+                    var stored: [(message: Message, created: Bool)] = []
+                    for message in pending.messages {
+                        switch try Self.insert(message, db) {
+                        case .success(let result): stored.append(result)
+                        case .failure(let refusal): return (stored, refusal)
+                        }
+                    }
+                    return (stored, nil)
+                }
             }
-            for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
+            for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
             afterCommit()
         } catch {
             for pending in batch { pending.continuation.resume(throwing: error) }
@@ -67,7 +82,7 @@ final class MessageWriter: Sendable {
 
     /// Inserts one message inside the batch's transaction. A rule failure for this
     /// message is its result; a database error aborts the whole batch.
-    private static func insert(_ message: NewMessage, _ db: Database) throws -> Result<(message: Message, created: Bool), any Error> {
+    private static func insert(_ message: NewMessage, _ db: Database) throws -> Result<(message: Message, created: Bool), ParleyError> {
         if let clientID = message.clientID,
             let existing = try Row.fetchOne(
                 db.cachedStatement(

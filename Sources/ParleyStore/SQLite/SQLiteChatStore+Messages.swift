@@ -4,7 +4,13 @@ import ParleyCore
 
 extension SQLiteChatStore {
     public func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
-        try await writer.append(message)
+        let outcome = try await writer.append([message])
+        if let failure = outcome.failure { throw failure }
+        return outcome.stored[0]
+    }
+
+    public func append(_ messages: [NewMessage]) async throws -> (stored: [(message: Message, created: Bool)], failure: ParleyError?) {
+        try await writer.append(messages)
     }
 
     public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
