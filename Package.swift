@@ -42,7 +42,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyEngine",
         dependencies: [
-            "ParleyCore",
+            "ParleyCore", "CMalloc",
             "ParleyStore",
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -102,7 +102,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "parley",
         dependencies: [
-            "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "CMalloc",
+            "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],

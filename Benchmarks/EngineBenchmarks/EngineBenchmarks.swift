@@ -22,6 +22,8 @@ let sendsPerIteration = 1_000
 let concurrentSenders = 50
 
 let benchmarks: @Sendable () -> Void = {
+    // As `parley` and `parley serve` do at start.
+    Allocator.keepFreedMemory()
     let fixtures = Fixtures.shared
     let configuration = Benchmark.Configuration(
         metrics: [.wallClock, .throughput, .cpuTotal], timeUnits: .microseconds, maxDuration: .seconds(10), maxIterations: 2_000)

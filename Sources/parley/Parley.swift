@@ -1,6 +1,6 @@
 import ArgumentParser
-import CMalloc
 import Foundation
+import ParleyEngine
 
 @main
 struct Parley: AsyncParsableCommand {
@@ -20,11 +20,7 @@ struct Parley: AsyncParsableCommand {
     @OptionGroup var global: ShellOptions
 
     static func main() async {
-        // glibc hands free memory at the top of each heap back to the kernel once it
-        // passes 128 KiB, and the next batch of messages faults it back in page by page:
-        // a quarter of a long script's time went to that. Keep up to 64 MiB instead.
-        mallopt(M_TRIM_THRESHOLD, 64 << 20)
-        mallopt(M_TOP_PAD, 16 << 20)
+        Allocator.keepFreedMemory()
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

@@ -120,4 +120,27 @@ import Testing
         #expect(list[0].lastMessage?.text == "three")
         #expect(try await alice.history(chat: chat, limit: 10, before: nil).map(\.text) == ["three"])
     }
+
+    /// Each chat's last message shows its sender as they are now: the peer, the user,
+    /// or another member, with a name changed since.
+    @Test func theLastMessageShowsItsSenderAsTheyAreNow() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let carol = try await world.signUp("carol")
+        let group = try await alice.createGroup(handle: "crew", title: nil, isPublic: true)
+        _ = try await carol.joinGroup(handle: "crew")
+        let bobID = try await bob.me().id
+        let direct = try await alice.sendMessage(to: .user(bobID), text: "to bob", clientID: nil)
+        world.clock.advance(by: .seconds(1))
+        let sent = try await carol.sendMessage(to: .chat(group.id), text: "from carol", clientID: "c-1")
+        _ = try await carol.updateProfile(displayName: "Carol Renamed")
+        let list = try await alice.chats()
+        #expect(list.map { $0.lastMessage?.sender.handle } == ["carol", "alice"])
+        #expect(list[0].lastMessage == Message(
+            id: sent.id, chatID: group.id, seq: 1, sender: UserRef(id: sent.sender.id, handle: "carol", displayName: "Carol Renamed", isBot: false),
+            kind: .text, text: "from carol", media: nil, sentAt: sent.sentAt, clientID: "c-1"))
+        #expect(try await bob.chats().first?.lastMessage?.id == direct.id)
+        #expect(try await bob.chats().first?.lastMessage?.sender.handle == "alice")
+    }
 }

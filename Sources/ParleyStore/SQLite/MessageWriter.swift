@@ -97,6 +97,7 @@ final class MessageWriter: Sendable {
         let chat = message.chatID.rawValue
         let sender = message.sender.id.rawValue
         let sentAt = message.sentAt.storedMilliseconds
+        let media = MediaColumn.encode(message.media)
         // The next sequence number and the membership check in the insert itself; the
         // writer is the only one, so nothing can take the same number in between.
         guard
@@ -108,7 +109,7 @@ final class MessageWriter: Sendable {
                         WHERE id = ?1 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2)
                         RETURNING id, seq
                         """),
-                arguments: [chat, sender, message.kind.rawValue, message.text, MediaColumn.encode(message.media), sentAt, message.clientID])
+                arguments: [chat, sender, message.kind.rawValue, message.text, media, sentAt, message.clientID])
         else {
             let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
             return .failure(
@@ -117,8 +118,13 @@ final class MessageWriter: Sendable {
         }
         let id: Int64 = inserted[0]
         let seq: Int64 = inserted[1]
-        try db.cachedStatement(sql: "UPDATE chat SET last_seq = ?, last_message_id = ?, last_activity_at = ? WHERE id = ?")
-            .execute(arguments: [seq, id, sentAt, chat])
+        try db.cachedStatement(
+            sql: """
+                UPDATE chat SET last_seq = ?, last_message_id = ?, last_activity_at = ?,
+                    last_sender_id = ?, last_kind = ?, last_text = ?, last_media = ?, last_client_id = ?
+                WHERE id = ?
+                """
+        ).execute(arguments: [seq, id, sentAt, sender, message.kind.rawValue, message.text, media, message.clientID, chat])
         // Sending implies having read the chat up to one's own message.
         try db.cachedStatement(sql: "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
             .execute(arguments: [seq, sentAt, chat, sender])

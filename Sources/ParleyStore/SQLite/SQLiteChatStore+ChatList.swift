@@ -4,34 +4,36 @@ import GRDBSQLite
 import ParleyCore
 
 extension SQLiteChatStore {
-    /// One query over the user's memberships: the chat, the peer of a direct chat, the
-    /// last message (unless cleared) and the unread count from the read marker. A chat
-    /// the user deleted stays out until a message arrives after their `cleared_seq`.
-    /// Sorting happens here rather than in SQL, which would carry every column through
-    /// its sorter.
+    /// One query over the user's memberships: the chat with its copy of the last
+    /// message (unless cleared), the peer of a direct chat, and the unread count from the
+    /// read marker. A chat the user deleted stays out until a message arrives after their
+    /// `cleared_seq`. The sender of a last message is the user, the peer, or a group
+    /// member looked up once per list. Sorting happens here rather than in SQL, which
+    /// would carry every column through its sorter.
     public func chatList(for user: UserID) async throws -> [ChatSummary] {
         try await pool.read { db in
-            guard
-                let meRow = try Row.fetchOne(
-                    db, sql: "SELECT id, handle, display_name, is_bot FROM user WHERE id = ?", arguments: [user.rawValue])
-            else { return [] }
-            let me = UserRef(id: UserID(meRow[0]), handle: meRow[1], displayName: meRow[2], isBot: meRow[3])
+            let users = try db.cachedStatement(sql: "SELECT id, handle, display_name, is_bot FROM user WHERE id = ?")
+            func lookUp(_ id: Int64) throws -> UserRef? {
+                try Row.fetchOne(users, arguments: [id]).map { UserRef(id: UserID($0[0]), handle: $0[1], displayName: $0[2], isBot: $0[3]) }
+            }
+            guard let me = try lookUp(user.rawValue) else { return [] }
+            var senders: [Int64: UserRef] = [me.id.rawValue: me]
             let statement = try db.cachedStatement(
                 sql: """
                     SELECT c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.last_seq, c.last_activity_at,
                            mb.read_seq, pu.id, pu.handle, pu.display_name, pu.is_bot,
-                           m.id, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot
+                           c.last_message_id, c.last_sender_id, c.last_kind, c.last_text, c.last_media, c.last_client_id,
+                           c.last_seq > mb.cleared_seq
                     FROM member mb
                     JOIN chat c ON c.id = mb.chat_id
                     LEFT JOIN user pu ON c.kind = 'direct'
                         AND pu.id = (CASE WHEN c.user_low = mb.user_id THEN c.user_high ELSE c.user_low END)
-                    LEFT JOIN message m ON m.id = c.last_message_id AND m.seq > mb.cleared_seq
-                    LEFT JOIN user s ON s.id = m.sender_id
                     WHERE mb.user_id = ? AND NOT (mb.hidden = 1 AND c.last_seq <= mb.cleared_seq)
                     """)
             // The hottest read of all: columns are read straight from SQLite, which halves
             // the time of GRDB's row decoding for a thousand rows.
-            var summaries: [(activity: Int64, summary: ChatSummary)] = []
+            var summaries: [ChatSummary] = []
+            var activities: [Int64] = []
             try statement.setArguments([user.rawValue])
             let raw = RawColumns(statement: statement.sqliteStatement)
             defer { sqlite3_reset(raw.statement) }
@@ -42,9 +44,11 @@ extension SQLiteChatStore {
                 let chatID = ChatID(raw.int(0))
                 let kind: ChatKind = raw.text(1) == "direct" ? .direct : .group
                 var participants: [UserRef] = []
+                var peer: UserRef?
                 if kind == .direct, !raw.isNull(9) {
-                    let peer = UserRef(id: UserID(raw.int(9)), handle: raw.text(10), displayName: raw.text(11), isBot: raw.int(12) != 0)
-                    participants = peer.id < me.id ? [peer, me] : [me, peer]
+                    let found = UserRef(id: UserID(raw.int(9)), handle: raw.text(10), displayName: raw.text(11), isBot: raw.int(12) != 0)
+                    participants = found.id < me.id ? [found, me] : [me, found]
+                    peer = found
                 }
                 let chat = Chat(
                     id: chatID, kind: kind, handle: raw.optionalText(2), title: raw.optionalText(3), isPublic: raw.int(4) != 0,
@@ -52,23 +56,31 @@ extension SQLiteChatStore {
                 let lastSeq = raw.int(6)
                 let activity = raw.int(7)
                 var lastMessage: Message?
-                if !raw.isNull(13) {
-                    let sender = UserRef(id: UserID(raw.int(14)), handle: raw.text(20), displayName: raw.text(21), isBot: raw.int(22) != 0)
+                if !raw.isNull(13), raw.int(19) != 0 {
+                    let senderID = raw.int(14)
+                    let sender: UserRef
+                    if let peer, peer.id.rawValue == senderID {
+                        sender = peer
+                    } else if let known = senders[senderID] {
+                        sender = known
+                    } else {
+                        sender = try lookUp(senderID) ?? UserRef(id: UserID(senderID), handle: "", displayName: "", isBot: false)
+                        senders[senderID] = sender
+                    }
                     lastMessage = Message(
                         id: MessageID(raw.int(13)), chatID: chatID, seq: lastSeq, sender: sender,
                         kind: MessageKind(rawValue: raw.text(15)) ?? .text, text: raw.text(16), media: MediaColumn.decode(raw.optionalText(17)),
-                        sentAt: Rows.date(raw.int(18)), clientID: raw.optionalText(19))
+                        sentAt: Rows.date(activity), clientID: raw.optionalText(18))
                 }
                 let unread = Int(max(0, lastSeq - raw.int(8)))
-                summaries.append(
-                    (activity, ChatSummary(chat: chat, lastMessage: lastMessage, unread: unread, lastActivity: Rows.date(activity))))
+                summaries.append(ChatSummary(chat: chat, lastMessage: lastMessage, unread: unread, lastActivity: Rows.date(activity)))
+                activities.append(activity)
             }
             // Sort small keys, then gather: moving whole summaries around costs more.
             let order = summaries.indices.sorted { a, b in
-                let (x, y) = (summaries[a], summaries[b])
-                return x.activity != y.activity ? x.activity > y.activity : x.summary.chat.id > y.summary.chat.id
+                activities[a] != activities[b] ? activities[a] > activities[b] : summaries[a].chat.id > summaries[b].chat.id
             }
-            return order.map { summaries[$0].summary }
+            return order.map { summaries[$0] }
         }
     }
 }

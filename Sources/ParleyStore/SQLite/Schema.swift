@@ -171,6 +171,21 @@ enum Schema {
                 ) WITHOUT ROWID;
                 """)
         }
+        // The chat list shows each chat's last message: the chat row carries a copy
+        // (messages never change once stored), so the list reads no message rows. Its
+        // time is last_activity_at, which only a message moves after creation.
+        migrator.registerMigration("v9") { db in
+            try db.execute(sql: """
+                ALTER TABLE chat ADD COLUMN last_sender_id INTEGER;
+                ALTER TABLE chat ADD COLUMN last_kind TEXT;
+                ALTER TABLE chat ADD COLUMN last_text TEXT;
+                ALTER TABLE chat ADD COLUMN last_media TEXT;
+                ALTER TABLE chat ADD COLUMN last_client_id TEXT;
+                UPDATE chat SET (last_sender_id, last_kind, last_text, last_media, last_client_id) =
+                    (SELECT sender_id, kind, text, media, client_id FROM message WHERE id = chat.last_message_id)
+                WHERE last_message_id IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }
