@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ParleyEngine
 
 @main
 struct Parley: AsyncParsableCommand {
@@ -18,20 +17,6 @@ struct Parley: AsyncParsableCommand {
 
     /// Shell flags given before the subcommand (`parley --data D run FILE`).
     @OptionGroup var global: ShellOptions
-
-    static func main() async {
-        Allocator.keepFreedMemory()
-        do {
-            var command = try parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
-    }
 }
 
 /// Flags shared by every way of starting the shell.

@@ -11,6 +11,9 @@ struct ShellLauncher {
 
     /// Runs the shell; returns the exit status.
     func run(scriptName: String?, file: UnsafeMutablePointer<FILE>) async throws -> Int32 {
+        // The shell trades a little memory for not faulting it back in per batch; the
+        // server, which counts its memory per session, keeps glibc's default.
+        Allocator.keepFreedMemory()
         let folder = try options.dataFolder()
         let environment = ProcessInfo.processInfo.environment
         let interactive = scriptName == nil
