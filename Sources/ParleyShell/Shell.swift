@@ -148,15 +148,11 @@ public actor Shell {
         let trimmed = line.trimmingSpaces()
         if trimmed.isEmpty && hereDocument == nil { return .proceed }
         do {
-            if !trimmed.hasPrefix("/") || trimmed.hasPrefix("//") {
-                let text = trimmed.hasPrefix("//") ? String(trimmed.dropFirst()) : trimmed
-                var input = CommandInput(text, tokenizer: Tokenizer(), hereDocument: hereDocument)
+            guard let (name, rest) = Self.split(trimmed) else {
+                var input = CommandInput(Self.plainText(trimmed), tokenizer: Tokenizer(), hereDocument: hereDocument)
                 try await sendText(to: nil, input.text())
                 return .proceed
             }
-            var rest = Substring(trimmed.dropFirst())
-            let name = rest.prefix { $0 != " " && $0 != "\t" }
-            rest = rest.dropFirst(name.count)
             guard let command = CommandTable.command(named: String(name)) else {
                 if try await invokePluginCommand(String(name), arguments: String(rest)) { return .proceed }
                 let hint = CommandTable.suggestion(for: String(name)).map { " (did you mean /\($0)?)" } ?? "; /help lists them"
@@ -169,6 +165,18 @@ public actor Shell {
         } catch {
             throw ParleyError(.internalError, "\(error)")
         }
+    }
+
+    /// A command line's name and the rest after it; nil for a line of text to send.
+    nonisolated static func split(_ line: String) -> (name: Substring, rest: Substring)? {
+        guard line.hasPrefix("/"), !line.hasPrefix("//") else { return nil }
+        let name = line.dropFirst().prefix { $0 != " " && $0 != "\t" }
+        return (name, line[name.endIndex...])
+    }
+
+    /// The text a line without a command sends: `//text` sends `/text`.
+    nonisolated static func plainText(_ line: String) -> String {
+        line.hasPrefix("//") ? String(line.dropFirst()) : line
     }
 
     /// Called after sign-in: remembers the user, saves the token, refreshes completion.

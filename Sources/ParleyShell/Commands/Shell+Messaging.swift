@@ -29,20 +29,16 @@ extension Shell {
     /// Whether a line only sends text: `/send`, `/msg` (or an alias), or a line that is
     /// not a command. Such lines can run as one batch (`executeSends`).
     public nonisolated static func sendsText(_ line: String) -> Bool {
-        guard line.hasPrefix("/"), !line.hasPrefix("//") else { return true }
-        let name = line.dropFirst().prefix { $0 != " " && $0 != "\t" }
+        guard let (name, _) = split(line) else { return true }
         return ["send", "msg"].contains(CommandTable.command(named: String(name))?.name)
     }
 
     /// The target word and text of a line for which `sendsText` is true.
     private func sendParts(of line: String) throws(ParleyError) -> (target: String?, text: String) {
-        if !line.hasPrefix("/") || line.hasPrefix("//") {
-            var input = CommandInput(line.hasPrefix("//") ? String(line.dropFirst()) : line, tokenizer: Tokenizer())
+        guard let (name, rest) = Self.split(line) else {
+            var input = CommandInput(Self.plainText(line), tokenizer: Tokenizer())
             return (nil, try input.text())
         }
-        var rest = Substring(line.dropFirst())
-        let name = rest.prefix { $0 != " " && $0 != "\t" }
-        rest = rest.dropFirst(name.count)
         var input = CommandInput(String(rest), tokenizer: tokenizer)
         return CommandTable.command(named: String(name))?.name == "msg" ? try Self.msgParts(&input) : try Self.sendParts(&input)
     }
