@@ -86,60 +86,69 @@ public final class ParleyServer: Sendable {
         let limiter = TokenBucket(perSecond: configuration.requestsPerSecond, burst: configuration.requestsPerSecond * 2)
         let user = SocketUser()
 
-        // Each child says whether its end ends the connection.
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [metrics] in
-                // One encoding per event, shared by every socket that gets it.
-                for await event in session.positionedEvents {
-                    let frame: WebSocketFrame = event.encoded(Self.frame(of:))
-                    do {
-                        try await outbound.write(.custom(frame))
-                        metrics.delivered.increment()
-                    } catch {
-                        break
-                    }
-                }
-                return false
-            }
-            group.addTask { [configuration] in
-                try? await Task.sleep(for: configuration.signInTimeout)
-                if !Task.isCancelled, user.value.withLock({ $0 }) == nil {
-                    try? await outbound.close(.policyViolation, reason: "sign in within \(configuration.signInTimeout)")
-                }
-                return false
-            }
-            group.addTask {
-                // Server stopping: say so with a close frame, give the client a moment to
-                // answer, then stop reading (a silent client must not hold the shutdown).
-                guard (try? await gracefulShutdown()) != nil else { return false }
-                try? await outbound.close(.goingAway, reason: "server shutting down")
-                try? await Task.sleep(for: .seconds(1))
-                return true
-            }
-            group.addTask { [self] in
-                do {
-                    for try await message in inbound.messages(maxSize: configuration.maxFrameSize) {
-                        let frame: Data
-                        switch message {
-                        case .text(let text): frame = Data(text.utf8)
-                        case .binary(let buffer): frame = Data(buffer.readableBytesView)
-                        }
-                        let reply = await handle(frame, dispatcher: dispatcher, limiter: limiter, user: user)
-                        try await outbound.writeTextMessage(String(decoding: reply.frame, as: UTF8.self))
-                        if reply.close {
-                            try await outbound.close(.policyViolation, reason: "too many sockets for this user")
+        // A socket that has not signed in by then is closed: a timer, not a task, so a
+        // socket costs two tasks (events out, requests in) and no more.
+        let signInDeadline = DispatchWorkItem { [configuration] in
+            guard user.value.withLock({ $0 }) == nil else { return }
+            Task { try? await outbound.close(.policyViolation, reason: "sign in within \(configuration.signInTimeout)") }
+        }
+        let (seconds, attoseconds) = configuration.signInTimeout.components
+        DispatchQueue.global().asyncAfter(
+            deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)), execute: signInDeadline)
+        defer { signInDeadline.cancel() }
+
+        // Server stopping: say so with a close frame, give the client a moment to
+        // answer, then end the session, whose finished event stream ends the connection
+        // (a silent client must not hold the shutdown).
+        let stopping = StopFlag()
+        await withGracefulShutdownHandler {
+            // Each child says whether its end ends the connection.
+            await withTaskGroup(of: Bool.self) { group in
+                group.addTask { [metrics] in
+                    // One encoding per event, shared by every socket that gets it.
+                    for await event in session.positionedEvents {
+                        let frame: WebSocketFrame = event.encoded(Self.frame(of:))
+                        do {
+                            try await outbound.write(.custom(frame))
+                            metrics.delivered.increment()
+                        } catch {
                             break
                         }
                     }
-                } catch {
-                    logger.debug("socket ended: \(error)")
+                    return stopping.value.load(ordering: .relaxed)
                 }
-                return true
+                group.addTask { [self] in
+                    do {
+                        for try await message in inbound.messages(maxSize: configuration.maxFrameSize) {
+                            let frame: Data
+                            switch message {
+                            case .text(let text): frame = Data(text.utf8)
+                            case .binary(let buffer): frame = Data(buffer.readableBytesView)
+                            }
+                            let reply = await handle(frame, dispatcher: dispatcher, limiter: limiter, user: user)
+                            try await outbound.writeTextMessage(String(decoding: reply.frame, as: UTF8.self))
+                            if reply.close {
+                                try await outbound.close(.policyViolation, reason: "too many sockets for this user")
+                                break
+                            }
+                        }
+                    } catch {
+                        logger.debug("socket ended: \(error)")
+                    }
+                    return true
+                }
+                while let ends = await group.next() {
+                    if ends { break }
+                }
+                group.cancelAll()
             }
-            while let ends = await group.next() {
-                if ends { break }
+        } onGracefulShutdown: {
+            Task {
+                try? await outbound.close(.goingAway, reason: "server shutting down")
+                try? await Task.sleep(for: .seconds(1))
+                stopping.value.store(true, ordering: .relaxed)
+                await session.close()
             }
-            group.cancelAll()
         }
         await session.close()
         if let id = user.value.withLock({ $0 }) { release(id) }
@@ -206,4 +215,9 @@ public final class ParleyServer: Sendable {
 /// Who a socket is signed in as.
 final class SocketUser: Sendable {
     let value = Mutex<UserID?>(nil)
+}
+
+/// Set when the server is stopping, so the end of the event stream ends the socket.
+final class StopFlag: Sendable {
+    let value = Atomic(false)
 }
