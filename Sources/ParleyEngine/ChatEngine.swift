@@ -61,13 +61,14 @@ public final class ChatEngine: Sendable {
 
     /// A new, signed-out connection.
     public func connect(address: String = "local") -> EngineSession {
-        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, positioned: false, address: address)
+        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: address)
     }
 
-    /// A new, signed-out connection whose events come on `positionedEvents`, numbered
-    /// for resuming (what a server hands its sockets).
-    public func connectWithPositions(address: String = "local") -> EngineSession {
-        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, positioned: true, address: address)
+    /// A new, signed-out connection that hands each event with its position to
+    /// `deliver` instead of a stream: called in order, from the task that publishes, so
+    /// it must only queue the event (a server writes it to the socket's channel).
+    public func connect(address: String, deliver: @escaping @Sendable (PositionedEvent) -> Void) -> EngineSession {
+        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: address, sink: deliver)
     }
 
     /// The epoch of the event positions (changes when the process restarts).

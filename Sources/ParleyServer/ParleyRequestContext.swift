@@ -1,17 +1,14 @@
 import Hummingbird
-import HummingbirdWebSocket
 import NIOCore
 
-/// The request context of Parley's routes: Hummingbird's WebSocket context plus the
+/// The request context of Parley's routes: Hummingbird's basic context plus the
 /// client's address, which the engine's rate limit on sign-in codes counts by.
-struct ParleyRequestContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
+struct ParleyRequestContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<Self>
     let remoteAddress: SocketAddress?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        webSocket = .init()
         remoteAddress = source.channel.remoteAddress
     }
 

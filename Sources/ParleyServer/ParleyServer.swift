@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import HummingbirdWebSocket
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import NIOCore
@@ -44,6 +44,7 @@ public final class ParleyServer: Sendable {
     let metrics = ServerMetrics()
     let logger: Logger
     private let socketsPerUser = Mutex([UserID: Int]())
+    let sockets = SocketRegistry()
 
     public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.server")) {
         self.engine = engine
@@ -62,99 +63,21 @@ public final class ParleyServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
         addMediaRoutes(to: router)
-        router.ws("/v1/ws") { [self] inbound, outbound, context in
-            await serve(inbound: inbound, outbound: outbound, address: context.requestContext.clientAddress, logger: context.logger)
+        router.get(RouterPath(ServerChannel.socketPath)) { _, _ in
+            Response(status: .init(code: 426, reasonPhrase: "Upgrade Required"), headers: [.upgrade: "websocket"])
         }
-        let half = configuration.pingTimeout / 2
-        let webSocket = WebSocketServerConfiguration(
-            maxFrameSize: configuration.maxFrameSize, autoPing: .enabled(timePeriod: half), closeTimeout: .seconds(2))
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: webSocket)),
+            server: HTTPServerBuilder { responder in ServerChannel(responder: responder, server: self) },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
+            services: [sockets],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
     }
 
-    /// One socket, from upgrade to close.
-    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, address: String, logger: Logger) async {
-        metrics.connections.increment()
-        defer { metrics.connections.decrement() }
-        let session = engine.connectWithPositions(address: address)
-        let dispatcher = Dispatcher(session: session, epoch: engine.eventEpoch)
-        let limiter = TokenBucket(perSecond: configuration.requestsPerSecond, burst: configuration.requestsPerSecond * 2)
-        let user = SocketUser()
-
-        // A socket that has not signed in by then is closed: a timer, not a task, so a
-        // socket costs two tasks (events out, requests in) and no more.
-        let signInDeadline = DispatchWorkItem { [configuration] in
-            guard user.value.withLock({ $0 }) == nil else { return }
-            Task { try? await outbound.close(.policyViolation, reason: "sign in within \(configuration.signInTimeout)") }
-        }
-        let (seconds, attoseconds) = configuration.signInTimeout.components
-        DispatchQueue.global().asyncAfter(
-            deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)), execute: signInDeadline)
-        defer { signInDeadline.cancel() }
-
-        // Server stopping: say so with a close frame, give the client a moment to
-        // answer, then end the session, whose finished event stream ends the connection
-        // (a silent client must not hold the shutdown).
-        let stopping = StopFlag()
-        await withGracefulShutdownHandler {
-            // Each child says whether its end ends the connection.
-            await withTaskGroup(of: Bool.self) { group in
-                group.addTask { [metrics] in
-                    // One encoding per event, shared by every socket that gets it.
-                    for await event in session.positionedEvents {
-                        let frame: WebSocketFrame = event.encoded(Self.frame(of:))
-                        do {
-                            try await outbound.write(.custom(frame))
-                            metrics.delivered.increment()
-                        } catch {
-                            break
-                        }
-                    }
-                    return stopping.value.load(ordering: .relaxed)
-                }
-                group.addTask { [self] in
-                    do {
-                        for try await message in inbound.messages(maxSize: configuration.maxFrameSize) {
-                            let frame: Data
-                            switch message {
-                            case .text(let text): frame = Data(text.utf8)
-                            case .binary(let buffer): frame = Data(buffer.readableBytesView)
-                            }
-                            let reply = await handle(frame, dispatcher: dispatcher, limiter: limiter, user: user)
-                            try await outbound.writeTextMessage(String(decoding: reply.frame, as: UTF8.self))
-                            if reply.close {
-                                try await outbound.close(.policyViolation, reason: "too many sockets for this user")
-                                break
-                            }
-                        }
-                    } catch {
-                        logger.debug("socket ended: \(error)")
-                    }
-                    return true
-                }
-                while let ends = await group.next() {
-                    if ends { break }
-                }
-                group.cancelAll()
-            }
-        } onGracefulShutdown: {
-            Task {
-                try? await outbound.close(.goingAway, reason: "server shutting down")
-                try? await Task.sleep(for: .seconds(1))
-                stopping.value.store(true, ordering: .relaxed)
-                await session.close()
-            }
-        }
-        await session.close()
-        if let id = user.value.withLock({ $0 }) { release(id) }
-    }
-
-    private func handle(
+    /// Answers one request frame: the reply frame, and whether the socket must close.
+    func handle(
         _ frame: Data, dispatcher: Dispatcher, limiter: TokenBucket, user: SocketUser
     ) async -> (frame: Data, close: Bool) {
         let started = ContinuousClock.now
@@ -196,7 +119,7 @@ public final class ParleyServer: Sendable {
         }
     }
 
-    private func release(_ user: UserID) {
+    func release(_ user: UserID) {
         socketsPerUser.withLock { counts in
             counts[user, default: 1] -= 1
             if counts[user] == 0 { counts[user] = nil }
@@ -217,7 +140,3 @@ final class SocketUser: Sendable {
     let value = Mutex<UserID?>(nil)
 }
 
-/// Set when the server is stopping, so the end of the event stream ends the socket.
-final class StopFlag: Sendable {
-    let value = Atomic(false)
-}

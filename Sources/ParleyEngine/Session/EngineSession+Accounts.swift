@@ -145,9 +145,8 @@ extension EngineSession {
     @discardableResult
     private func attach(_ user: User, tokenHash: Data, after: EventPosition?) async -> Bool {
         let deliver: @Sendable (PositionedEvent) -> Void
-        if positioned {
-            let continuation = positionedContinuation
-            deliver = { continuation.yield($0) }
+        if let sink {
+            deliver = sink
         } else {
             let continuation = continuation
             deliver = { continuation.yield($0.event) }

@@ -17,32 +17,28 @@ public final class EngineSession: ChatService {
     public let engine: ChatEngine
     let number: Int
     let state = Mutex(State())
+    /// The user's live events (empty and finished when a `sink` takes them instead).
     public let events: AsyncStream<ChatEvent>
     let continuation: AsyncStream<ChatEvent>.Continuation
-    /// The same events with their positions, for a server that lets clients resume.
-    /// Only one of `events` and `positionedEvents` carries events, chosen at `connect`.
-    public let positionedEvents: AsyncStream<PositionedEvent>
-    let positionedContinuation: AsyncStream<PositionedEvent>.Continuation
-    let positioned: Bool
+    /// Where a server's socket takes the events, with their positions for resuming.
+    let sink: (@Sendable (PositionedEvent) -> Void)?
     /// Where the client connects from, for the code-sending rate limit ("local" when
     /// embedded).
     let address: String
 
-    init(engine: ChatEngine, number: Int, positioned: Bool, address: String) {
+    init(engine: ChatEngine, number: Int, address: String, sink: (@Sendable (PositionedEvent) -> Void)? = nil) {
         self.address = address
         self.engine = engine
         self.number = number
-        self.positioned = positioned
+        self.sink = sink
         (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
-        (positionedEvents, positionedContinuation) = AsyncStream.makeStream(of: PositionedEvent.self)
-        if positioned { continuation.finish() } else { positionedContinuation.finish() }
+        if sink != nil { continuation.finish() }
     }
 
     deinit {
         let (user, subscription) = state.withLock { ($0.user, $0.subscription) }
         if let subscription { engine.bus.unsubscribe(subscription) }
         continuation.finish()
-        positionedContinuation.finish()
         if let user, engine.registry.disconnect(user.id, session: number) {
             let engine = engine
             Task { await engine.publishPresence(of: user.ref, online: false, viewing: nil) }
@@ -118,7 +114,6 @@ public final class EngineSession: ChatService {
         }
         await detach(user: user, subscription: subscription)
         continuation.finish()
-        positionedContinuation.finish()
     }
 
     /// Ends this session's presence and event subscription, without revoking its token.
