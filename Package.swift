@@ -115,7 +115,7 @@ var targets: [Target] = [
         name: "parley-load",
         dependencies: [
             "ParleyCore", "ParleyClient",
-            .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
         ],

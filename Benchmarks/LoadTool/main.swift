@@ -4,7 +4,7 @@ import ParleyCore
 import Logging
 import NIOCore
 import Synchronization
-import WSClient
+import NIOPosix
 
 // parley-load: opens N clients of a Parley server across G groups and sends as fast as
 // acknowledged or at a fixed rate; reports acknowledged sends/s, delivered messages/s,
@@ -68,46 +68,37 @@ final class Tally: Sendable {
     }
 }
 
-/// A member's connection during the measurement: signed in with its token, it reads
-/// frames without decoding them (a byte scan finds the send time), so the tool spends
-/// its CPU on the server's behalf as little as it can.
+/// A member's connection during the measurement: a TCP connection on the tool's one
+/// event loop, upgraded by hand, whose frames are scanned for bytes instead of decoded,
+/// so the tool spends as little of the shared CPU as it can (with WSClient's task per
+/// connection it used as much as the server).
 final class RawClient: Sendable {
-    private let outbound = Slot<WebSocketOutboundWriter?>(nil)
-    private let acks: AsyncStream<Bool>.Continuation
+    private let channel: any Channel
     let acknowledgements: AsyncStream<Bool>
     private let nextID = Atomic<Int>(1)
 
     init(url: String, token: String, tally: Tally) async throws {
-        (acknowledgements, acks) = AsyncStream.makeStream(of: Bool.self)
-        let (ready, readyContinuation) = AsyncStream.makeStream(of: Bool.self)
-        let box = outbound
-        let acks = acks
-        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
-        configuration.autoPing = .disabled
-        Task {
-            var logger = Logger(label: "load")
-            logger.logLevel = .critical
-            _ = try? await WebSocketClient.connect(url: RemoteChatService.socketURL(url), configuration: configuration, logger: logger) {
-                inbound, outbound, _ in
-                box.value.withLock { $0 = outbound }
-                try await outbound.write(.text(#"{"id":0,"op":"resume","args":{"token":"\#(token)"}}"#))
-                var signedIn = false
-                for try await frame in inbound {
-                    let bytes = frame.data.readableBytesView
-                    // Key order in a frame is not fixed: an event is the frame with a "pos".
-                    if Self.contains(bytes, #""pos":"#) {
-                        if let sent = Self.sendTime(in: bytes) { tally.delivered(latency: microsNow() - sent) }
-                    } else if !signedIn {
-                        signedIn = true
-                        readyContinuation.yield(true)
-                    } else {
-                        acks.yield(Self.contains(bytes, #""ok":true"#))
-                    }
+        guard let address = URL(string: url), let host = address.host, let port = address.port else {
+            throw ParleyError(.invalidArgument, "bad url \(url)")
+        }
+        let (acknowledgements, acks) = AsyncStream.makeStream(of: Bool.self)
+        let (ready, signedIn) = AsyncStream.makeStream(of: Bool.self)
+        self.acknowledgements = acknowledgements
+        channel = try await ClientBootstrap(group: loadLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        FrameScanner(tally: tally, onReady: { signedIn.yield(true) }, onAck: { acks.yield($0) }, onClose: {
+                            signedIn.finish()
+                            acks.finish()
+                        }))
                 }
             }
-            readyContinuation.finish()
-            acks.finish()
-        }
+            .connect(host: host, port: port).get()
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let upgrade = "GET /v1/ws HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: upgrade))
+        try await channel.writeAndFlush(Self.masked(#"{"id":0,"op":"resume","args":{"token":"\#(token)"}}"#))
         var iterator = ready.makeAsyncIterator()
         guard await iterator.next() == true else { throw CancellationError() }
     }
@@ -115,34 +106,144 @@ final class RawClient: Sendable {
     func send(chat: ChatID) async throws {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let frame = #"{"id":\#(id),"op":"send","args":{"chat":\#(chat.rawValue),"text":"t=\#(microsNow()) load","client_id":"\#(id)-\#(run)"}}"#
-        try await outbound.value.withLock { $0 }!.write(.text(frame))
+        try await channel.writeAndFlush(Self.masked(frame))
     }
 
     func close() async {
-        try? await outbound.value.withLock { $0 }?.close(.normalClosure, reason: nil)
+        var close = ByteBuffer(bytes: [0x88, 0x82, 0, 0, 0, 0])
+        close.writeInteger(UInt16(1000))
+        try? await channel.writeAndFlush(close)
+        try? await Task.sleep(for: .milliseconds(10))
+        try? await channel.close()
+    }
+
+    /// A client's text frame, masked (with a zero key, which leaves the payload as it is).
+    static func masked(_ text: String) -> ByteBuffer {
+        let payload = Array(text.utf8)
+        var frame = ByteBuffer()
+        frame.writeInteger(UInt8(0x81))
+        if payload.count < 126 {
+            frame.writeInteger(UInt8(0x80 | payload.count))
+        } else {
+            frame.writeInteger(UInt8(0x80 | 126))
+            frame.writeInteger(UInt16(payload.count))
+        }
+        frame.writeInteger(UInt32(0))
+        frame.writeBytes(payload)
+        return frame
+    }
+}
+
+/// Reads the upgrade response, then server frames: an event (a frame with a "pos")
+/// counts as delivered with its latency; the first reply means signed in; later replies
+/// are acknowledgements; a ping is answered.
+final class FrameScanner: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let tally: Tally
+    private let onReady: @Sendable () -> Void
+    private let onAck: @Sendable (Bool) -> Void
+    private let onClose: @Sendable () -> Void
+    private var buffer = ByteBuffer()
+    private var upgraded = false
+    private var signedIn = false
+
+    init(tally: Tally, onReady: @escaping @Sendable () -> Void, onAck: @escaping @Sendable (Bool) -> Void, onClose: @escaping @Sendable () -> Void) {
+        self.tally = tally
+        self.onReady = onReady
+        self.onAck = onAck
+        self.onClose = onClose
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var incoming = unwrapInboundIn(data)
+        buffer.writeBuffer(&incoming)
+        if !upgraded {
+            guard let end = Self.find("\r\n\r\n", in: buffer.readableBytesView) else { return }
+            buffer.moveReaderIndex(forwardBy: end + 4)
+            upgraded = true
+        }
+        while let (opcode, payload) = nextFrame() {
+            switch opcode {
+            case 0x1:
+                if Self.find(#""pos":"#, in: payload) != nil {
+                    if let sent = Self.sendTime(in: payload) { tally.delivered(latency: microsNow() - sent) }
+                } else if !signedIn {
+                    signedIn = true
+                    onReady()
+                } else {
+                    onAck(Self.find(#""ok":true"#, in: payload) != nil)
+                }
+            case 0x9:
+                var pong = ByteBuffer(bytes: [0x8A, UInt8(0x80 | payload.count), 0, 0, 0, 0])
+                pong.writeBytes(payload)
+                context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            default:
+                break
+            }
+        }
+        buffer.discardReadBytes()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        onClose()
+        context.fireChannelInactive()
+    }
+
+    /// The next whole frame's opcode and payload (servers do not mask), if it is in.
+    private func nextFrame() -> (UInt8, ByteBufferView)? {
+        guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self),
+            let second = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self)
+        else { return nil }
+        var header = 2
+        var length = Int(second & 0x7F)
+        if length == 126 {
+            guard let long = buffer.getInteger(at: buffer.readerIndex + 2, as: UInt16.self) else { return nil }
+            length = Int(long)
+            header = 4
+        } else if length == 127 {
+            guard let long = buffer.getInteger(at: buffer.readerIndex + 2, as: UInt64.self) else { return nil }
+            length = Int(long)
+            header = 10
+        }
+        guard buffer.readableBytes >= header + length else { return nil }
+        let payload = buffer.readableBytesView.dropFirst(header).prefix(length)
+        buffer.moveReaderIndex(forwardBy: header + length)
+        return (first & 0x0F, payload)
     }
 
     static func sendTime(in bytes: ByteBufferView) -> Int64? {
-        let marker = Array(#""text":"t="#.utf8)
-        guard let start = firstIndex(of: marker, in: bytes) else { return nil }
+        let marker = #""text":"t="#
+        guard let start = find(marker, in: bytes) else { return nil }
         var value: Int64 = 0
-        var index = start + marker.count
+        var index = bytes.startIndex + start + marker.utf8.count
         while index < bytes.endIndex, let digit = bytes[index].wholeNumberValue { value = value * 10 + Int64(digit); index += 1 }
         return value
     }
 
-    static func contains(_ bytes: ByteBufferView, _ text: String) -> Bool { firstIndex(of: Array(text.utf8), in: bytes) != nil }
-
-    static func firstIndex(of needle: [UInt8], in bytes: ByteBufferView) -> Int? {
-        guard bytes.count >= needle.count else { return nil }
-        var index = bytes.startIndex
-        while index <= bytes.endIndex - needle.count {
-            if bytes[index] == needle[0], bytes[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
+    /// The offset of `needle` in `bytes`.
+    static func find(_ needle: String, in bytes: ByteBufferView) -> Int? {
+        bytes.withUnsafeBytes { haystack in
+            var needle = needle
+            return needle.withUTF8 { needle -> Int? in
+                guard needle.count <= haystack.count else { return nil }
+                let first = needle[0]
+                var index = 0
+                while index <= haystack.count - needle.count {
+                    if haystack[index] == first, memcmp(haystack.baseAddress! + index, needle.baseAddress!, needle.count) == 0 {
+                        return index
+                    }
+                    index += 1
+                }
+                return nil
+            }
         }
-        return nil
     }
 }
+
+/// The tool's one event loop for the members' connections (the other core is the server's).
+let loadLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
 /// A lock around a value that tasks share.
 final class Slot<Value: Sendable>: Sendable {

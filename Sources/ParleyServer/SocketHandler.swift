@@ -21,6 +21,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let limiter: TokenBucket
     private let user = SocketUser()
     private var context: ChannelHandlerContext?
+    /// The frame encoder's place in the pipeline: bytes written there skip it.
+    private var frameWriter: ChannelHandlerContext?
+    private let outgoing = OutgoingEvents()
     private var dispatcher: Dispatcher?
     /// Request frames waiting for the one before them to be answered.
     private var waiting = CircularBuffer<ByteBuffer>()
@@ -40,18 +43,22 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         let channel = context.channel
-        let metrics = server.metrics
+        // Events bypass the frame encoder: each is a finished frame, shared by every
+        // socket that gets it (see `ParleyServer.frame(of:)`).
+        frameWriter = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        if frameWriter == nil { context.close(promise: nil) }
+        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let (outgoing, eventLoop) = (outgoing, context.eventLoop)
         let session = server.engine.connect(address: channel.remoteAddress?.ipAddress ?? "unknown") { event in
-            // One encoding per event, shared by every socket that gets it.
-            let frame: WebSocketFrame = event.encoded(ParleyServer.frame(of:))
-            channel.writeAndFlush(frame, promise: nil)
-            metrics.delivered.increment()
+            guard outgoing.add(event.encoded(ParleyServer.frame(of:)).bytes) else { return }
+            // The first event since the last write schedules one: events that come
+            // meanwhile go out with it, in one flush.
+            eventLoop.execute { this.value.writeEvents() }
         }
         dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch)
-        metrics.connections.increment()
+        server.metrics.connections.increment()
         server.sockets.add(channel)
 
-        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let user = user
         let signInTimeout = server.configuration.signInTimeout
         timers.append(
@@ -68,6 +75,15 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        frameWriter = nil
+    }
+
+    private func writeEvents() {
+        let frames = outgoing.take()
+        guard let frameWriter, !closing else { return }
+        for frame in frames { frameWriter.write(NIOAny(frame), promise: nil) }
+        frameWriter.flush()
+        server.metrics.delivered.increment(by: Int64(frames.count))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -188,6 +204,29 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         data.write(webSocketErrorCode: code)
         if let reason { data.writeString(String(reason.prefix(120))) }
         return data
+    }
+}
+
+/// Events on their way to one socket, between the bus and its event loop.
+final class OutgoingEvents: Sendable {
+    private let state = Mutex((frames: [ByteBuffer](), scheduled: false))
+
+    /// Queues a frame; true when the caller must schedule the write.
+    func add(_ frame: ByteBuffer) -> Bool {
+        state.withLock { state in
+            state.frames.append(frame)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+    }
+
+    /// Everything queued, in order; the next `add` schedules a new write.
+    func take() -> [ByteBuffer] {
+        state.withLock { state in
+            state.scheduled = false
+            defer { state.frames = [] }
+            return state.frames
+        }
     }
 }
 
