@@ -18,6 +18,7 @@ public final class SQLiteChatStore: ChatStore {
     let pool: DatabasePool
     let writer: MessageWriter
     let indexer: SearchIndexer
+    let checkpointer: Checkpointer
 
     public init(path: String, durability: Durability = .normal) throws {
         var configuration = Configuration()
@@ -25,7 +26,11 @@ public final class SQLiteChatStore: ChatStore {
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        let checkpointer = Checkpointer(path: path, configuration: configuration)
+        self.checkpointer = checkpointer
+        var poolConfiguration = configuration
+        poolConfiguration.prepareDatabase { db in checkpointer.install(on: db) }
+        pool = try DatabasePool(path: path, configuration: poolConfiguration)
         try Schema.migrator.migrate(pool)
         indexer = SearchIndexer(pool: pool)
         writer = MessageWriter(pool: pool) { [indexer] in indexer.schedule() }
@@ -34,6 +39,7 @@ public final class SQLiteChatStore: ChatStore {
 
     /// Closes the database; later calls fail.
     public func close() throws {
+        try checkpointer.close()
         try pool.close()
     }
 
