@@ -256,8 +256,6 @@ final class SocketRegistry: Service, Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    var count: Int { state.withLock { $0.channels.count } }
-
     /// Waits for the server to stop, then closes every socket and waits until all have ended.
     func run() async throws {
         guard (try? await gracefulShutdown()) != nil else { return }
