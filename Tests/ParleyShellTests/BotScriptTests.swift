@@ -20,6 +20,25 @@ struct BotScriptTests {
         #expect(result.lines.last == "Unloaded plugin dice")
     }
 
+    /// The README's examples run clean, embedded and against a server.
+    @Test(arguments: ParleyBinary.Mode.allCases) func theQuickstartAndDirectExamplesRun(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
+        defer { parley.remove() }
+        let quickstart = try parley.run(arguments: ["run", "examples/quickstart.parley"])
+        #expect(quickstart.status == 0, "\(quickstart.stderr)")
+        #expect(quickstart.lines.contains { $0.hasPrefix("Invite to #tea: parley://join/") })
+        #expect(quickstart.lines.contains("Joined #tea"))
+        #expect(quickstart.lines.contains { $0.hasPrefix("#tea (1 unread)") && $0.hasSuffix("<bob> Lemon, please.") })
+        #expect(quickstart.lines.contains("Message 2 seen by @bob"))
+        // A fresh data folder (and server), as the README runs it.
+        let other = try ParleyBinary(mode: mode)
+        defer { other.remove() }
+        let direct = try other.run(arguments: ["run", "examples/direct.parley"])
+        #expect(direct.status == 0, "\(direct.stderr)")
+        #expect(direct.lines.contains { $0.hasPrefix("@dave (1 unread)") && $0.hasSuffix("<dave> Hi Carol, lunch today?") })
+        #expect(direct.lines.contains { $0.hasPrefix("2. ") && $0.hasSuffix("<carol> Sure, 12:30 at the usual place?") })
+    }
+
     @Test func declaredCommandsJoinHelpAndRunInTheCurrentChat() throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
