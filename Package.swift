@@ -116,7 +116,6 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyClient",
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
         ],
         path: "Benchmarks/LoadTool",

@@ -1,7 +1,6 @@
 import Foundation
 import ParleyClient
 import ParleyCore
-import Logging
 import NIOCore
 import Synchronization
 import NIOPosix
@@ -244,12 +243,6 @@ final class FrameScanner: ChannelInboundHandler {
 
 /// The tool's one event loop for the members' connections (the other core is the server's).
 let loadLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-
-/// A lock around a value that tasks share.
-final class Slot<Value: Sendable>: Sendable {
-    let value: Mutex<Value>
-    init(_ initial: Value) { value = Mutex(initial) }
-}
 
 extension UInt8 {
     var wholeNumberValue: Int64? { (48...57).contains(self) ? Int64(self - 48) : nil }
