@@ -18,26 +18,18 @@ final class Checkpointer: Sendable {
     /// Log pages after which the writer checkpoints inline, so the log can restart.
     static let restartPages: Int32 = 8_000
 
-    private let path: String
-    private let configuration: Configuration
-    /// Opened at the first checkpoint; `.closed` once the store is.
-    private let connection = Mutex(Connection.none)
-    private let queue = DispatchQueue(label: "parley.checkpoint", qos: .utility)
-    private let scheduled = Mutex(false)
-
-    private enum Connection {
-        case none
-        case open(DatabaseQueue)
-        case closed
-    }
+    private let connection: CheckpointConnection
+    private let checkpoints: CoalescedWork
 
     init(path: String, configuration: Configuration) {
-        self.path = path
-        self.configuration = configuration
+        let connection = CheckpointConnection(path: path, configuration: configuration)
+        self.connection = connection
+        checkpoints = CoalescedWork(label: "parley.checkpoint") { try? connection.checkpoint() }
     }
 
-    /// Takes over checkpoints on `db` (the writer's connection): SQLite's automatic
-    /// checkpoint is replaced by this policy.
+    /// Takes over checkpoints on `db`: SQLite's automatic checkpoint is replaced by this
+    /// policy. Installed on every connection of the pool, it only ever runs on the
+    /// writer's, since the hook follows a commit.
     func install(on db: Database) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_wal_hook(db.sqliteConnection, { context, connection, _, pages in
@@ -53,37 +45,52 @@ final class Checkpointer: Sendable {
 
     /// Checkpoints soon in the background, coalescing the calls until then.
     func schedule() {
-        let alreadyScheduled = scheduled.withLock { scheduled in
-            defer { scheduled = true }
-            return scheduled
-        }
-        if alreadyScheduled { return }
-        queue.asyncAfter(deadline: .now() + .milliseconds(100)) {
-            self.scheduled.withLock { $0 = false }
-            try? self.checkpoint()
-        }
+        checkpoints.schedule(after: .milliseconds(100))
     }
 
-    private func checkpoint() throws {
-        let queue = try connection.withLock { connection -> DatabaseQueue? in
-            switch connection {
+    /// Waits for a scheduled checkpoint, then closes its connection.
+    func close() throws {
+        checkpoints.queue.sync {}
+        try connection.close()
+    }
+}
+
+/// The checkpointer's own connection: opened at the first checkpoint, never again once
+/// the store has closed.
+private final class CheckpointConnection: Sendable {
+    private enum State {
+        case none
+        case open(DatabaseQueue)
+        case closed
+    }
+
+    private let path: String
+    private let configuration: Configuration
+    private let state = Mutex(State.none)
+
+    init(path: String, configuration: Configuration) {
+        self.path = path
+        self.configuration = configuration
+    }
+
+    func checkpoint() throws {
+        let queue = try state.withLock { state -> DatabaseQueue? in
+            switch state {
             case .open(let queue): return queue
             case .closed: return nil
             case .none:
                 let opened = try DatabaseQueue(path: path, configuration: configuration)
-                connection = .open(opened)
+                state = .open(opened)
                 return opened
             }
         }
         try queue?.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
     }
 
-    /// Waits for a scheduled checkpoint, then closes its connection.
     func close() throws {
-        queue.sync {}
-        try connection.withLock { connection in
-            if case .open(let queue) = connection { try queue.close() }
-            connection = .closed
+        try state.withLock { state in
+            if case .open(let queue) = state { try queue.close() }
+            state = .closed
         }
     }
 }

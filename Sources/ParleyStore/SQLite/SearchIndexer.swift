@@ -8,36 +8,26 @@ import Synchronization
 /// it never misses a message.
 final class SearchIndexer: Sendable {
     private let pool: DatabasePool
-    private let queue = DispatchQueue(label: "parley.search-indexer", qos: .utility)
-    private let scheduled = Mutex(false)
-    private let batchSize = 5_000
+    private let indexing: CoalescedWork
+    private static let batchSize = 5_000
 
     init(pool: DatabasePool) {
         self.pool = pool
+        indexing = CoalescedWork(label: "parley.search-indexer") {
+            while (try? pool.write({ db in try Self.indexBatch(db, limit: Self.batchSize) })) ?? 0 > 0 {}
+        }
     }
 
     /// Indexes soon, coalescing the calls of the next `delay`.
     func schedule(after delay: DispatchTimeInterval = .milliseconds(100)) {
-        let alreadyScheduled = scheduled.withLock { scheduled in
-            defer { scheduled = true }
-            return scheduled
-        }
-        if alreadyScheduled { return }
-        queue.asyncAfter(deadline: .now() + delay) {
-            self.scheduled.withLock { $0 = false }
-            try? self.indexPending()
-        }
+        indexing.schedule(after: delay)
     }
 
     /// Indexes every stored message not yet in the index.
     func catchUp() async throws {
         try await pool.write { db in
-            while try Self.indexBatch(db, limit: 5_000) > 0 {}
+            while try Self.indexBatch(db, limit: Self.batchSize) > 0 {}
         }
-    }
-
-    private func indexPending() throws {
-        while try pool.write({ db in try Self.indexBatch(db, limit: self.batchSize) }) > 0 {}
     }
 
     /// Indexes up to `limit` messages after the last indexed one; returns how many.
