@@ -10,10 +10,7 @@ struct BotScriptTests {
     /// `parley --data DIR run examples/bot-demo.parley`: loads the dice bot, asks it to
     /// roll, waits for its answer, runs a poll.
     @Test(arguments: ParleyBinary.Mode.allCases) func theBotDemoRuns(mode: ParleyBinary.Mode) throws {
-        let parley = try ParleyBinary(mode: mode)
-        defer { parley.remove() }
-        let result = try parley.run(arguments: ["run", "examples/bot-demo.parley"])
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try Self.runExample("bot-demo.parley", mode: mode)
         #expect(result.lines.contains { $0.contains("<dicebot*> @demo rolled 2d6: ") })
         #expect(result.lines.contains { $0.contains("<dicebot*> @demo votes sushi.") })
         #expect(result.lines.contains { $0.hasPrefix("dice  pid ") && $0.contains("running") })
@@ -22,21 +19,26 @@ struct BotScriptTests {
 
     /// The README's examples run clean, embedded and against a server.
     @Test(arguments: ParleyBinary.Mode.allCases) func theQuickstartAndDirectExamplesRun(mode: ParleyBinary.Mode) throws {
-        let parley = try ParleyBinary(mode: mode)
-        defer { parley.remove() }
-        let quickstart = try parley.run(arguments: ["run", "examples/quickstart.parley"])
-        #expect(quickstart.status == 0, "\(quickstart.stderr)")
+        let quickstart = try Self.runExample("quickstart.parley", mode: mode)
         #expect(quickstart.lines.contains { $0.hasPrefix("Invite to #tea: parley://join/") })
         #expect(quickstart.lines.contains("Joined #tea"))
         #expect(quickstart.lines.contains { $0.hasPrefix("#tea (1 unread)") && $0.hasSuffix("<bob> Lemon, please.") })
         #expect(quickstart.lines.contains("Message 2 seen by @bob"))
-        // A fresh data folder (and server), as the README runs it.
-        let other = try ParleyBinary(mode: mode)
-        defer { other.remove() }
-        let direct = try other.run(arguments: ["run", "examples/direct.parley"])
-        #expect(direct.status == 0, "\(direct.stderr)")
+        let direct = try Self.runExample("direct.parley", mode: mode)
         #expect(direct.lines.contains { $0.hasPrefix("@dave (1 unread)") && $0.hasSuffix("<dave> Hi Carol, lunch today?") })
         #expect(direct.lines.contains { $0.hasPrefix("2. ") && $0.hasSuffix("<carol> Sure, 12:30 at the usual place?") })
+    }
+
+    /// `parley --data FRESH run examples/NAME`, as the README runs it (a fresh data
+    /// folder, and a fresh server in server mode); expects a clean exit.
+    static func runExample(
+        _ name: String, mode: ParleyBinary.Mode, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ParleyBinary.Result {
+        let parley = try ParleyBinary(mode: mode)
+        defer { parley.remove() }
+        let result = try parley.run(arguments: ["run", "examples/\(name)"])
+        #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+        return result
     }
 
     @Test func declaredCommandsJoinHelpAndRunInTheCurrentChat() throws {
