@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdWebSocket
 import NIOCore
 import ParleyCore
 import ParleyEngine
