@@ -171,7 +171,11 @@ struct Dispatcher: Sendable {
         } catch let error as DecodingError {
             throw ParleyError(.invalidArgument, "bad args: \(Self.describe(error))")
         }
-        return try encoder.encode(Reply.success(id, try await body(args)))
+        let result = try await body(args)
+        if let writable = result as? any WireWritable {
+            return Data(WireWriter.reply(id, writable))
+        }
+        return try encoder.encode(Reply.success(id, result))
     }
 
     static func describe(_ error: DecodingError) -> String {

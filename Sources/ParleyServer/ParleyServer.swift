@@ -132,7 +132,8 @@ public final class ParleyServer: Sendable {
     /// An event as a complete WebSocket text frame, header included: a server's frames
     /// are not masked, so every socket can be sent the same bytes.
     static func frame(of event: PositionedEvent) -> EventFrameBytes {
-        let payload = (try? eventEncoder.encode(EventFrame(event: event.event, pos: event.position))) ?? Data()
+        let frame = EventFrame(event: event.event, pos: event.position)
+        let payload = WireWriter.eventFrame(frame) ?? Array((try? eventEncoder.encode(frame)) ?? Data())
         var bytes = ByteBuffer()
         bytes.reserveCapacity(payload.count + 10)
         bytes.writeInteger(UInt8(0x81))  // FIN, text

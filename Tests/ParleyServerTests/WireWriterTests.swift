@@ -1,0 +1,99 @@
+import Foundation
+import ParleyCore
+import ParleyProtocol
+import Testing
+
+/// The hand-written JSON of `WireWriter` must mean exactly what `Wire.encoder()` writes
+/// for the same value, and read back to the same value.
+@Suite struct WireWriterTests {
+    static let alice = UserRef(id: UserID(12), handle: "alice", displayName: "Alice \"Al\" Liddell", isBot: false)
+    static let bot = UserRef(id: UserID(Int64.max), handle: "echo-bot", displayName: "Echo \\ Bot", isBot: true)
+    static let group = Chat(
+        id: ChatID(3), kind: .group, handle: "swift", title: "Swift / talk", isPublic: true, participants: [],
+        createdAt: Date(timeIntervalSince1970: 1_790_000_000.125))
+    static let direct = Chat(
+        id: ChatID(4), kind: .direct, handle: nil, title: nil, isPublic: false, participants: [alice, bot],
+        createdAt: Date(timeIntervalSince1970: 0))
+    static let texts = [
+        "hello", "", "quote \" backslash \\ slash /", "lines\nand\ttabs\r", "\u{1}\u{1b}[2J\u{7f}\u{9b}",
+        "émoji 👩‍👩‍👧 and \u{202e}bidi\u{202c}", String(repeating: "long ", count: 900),
+    ]
+
+    /// Whole milliseconds that a double holds exactly, so a date reads back equal.
+    static func date(_ index: Int) -> Date {
+        Date(timeIntervalSince1970: 1_790_000_000 + Double(index) * 0.125)
+    }
+
+    static func messages() -> [Message] {
+        var messages: [Message] = []
+        for (index, text) in texts.enumerated() {
+            messages.append(
+                Message(
+                    id: MessageID(Int64(index + 1)), chatID: group.id, seq: Int64(index + 1), sender: index.isMultiple(of: 2) ? alice : bot,
+                    kind: .text, text: text, media: nil, sentAt: Self.date(index),
+                    clientID: index.isMultiple(of: 3) ? nil : "client-\(index)"))
+        }
+        let photo = MediaInfo(id: String(repeating: "ab", count: 32), kind: .image, type: "image/png", size: 1234, width: 640, height: 480)
+        let clip = MediaInfo(id: String(repeating: "0f", count: 32), kind: .video, type: "video/mp4", size: 99_000_000, width: nil, height: nil)
+        for (index, media) in [photo, clip].enumerated() {
+            messages.append(
+                Message(
+                    id: MessageID(100 + Int64(index)), chatID: direct.id, seq: 1 + Int64(index), sender: alice, kind: media.kind == .image ? .image : .video,
+                    text: "caption", media: media, sentAt: Self.date(index), clientID: nil))
+        }
+        return messages
+    }
+
+    /// Both texts parsed as JSON values, to compare them whatever the order of keys.
+    static func sameJSON(_ written: [UInt8], _ encoded: Data) throws -> Bool {
+        let left = try JSONSerialization.jsonObject(with: Data(written)) as? NSDictionary
+        let right = try JSONSerialization.jsonObject(with: encoded) as? NSDictionary
+        return left != nil && left == right
+    }
+
+    @Test func messageEventsMatchTheEncoder() throws {
+        let encoder = Wire.encoder()
+        for message in Self.messages() {
+            let chat = message.chatID == Self.group.id ? Self.group : Self.direct
+            let frame = EventFrame(event: .message(MessageEvent(chat: chat, message: message)), pos: UInt64.max - 1)
+            let written = try #require(WireWriter.eventFrame(frame))
+            #expect(try Self.sameJSON(written, encoder.encode(frame)), "\(String(decoding: written, as: UTF8.self))")
+            let read = try Wire.decoder().decode(EventFrame.self, from: Data(written))
+            #expect(read.event == frame.event && read.pos == frame.pos)
+        }
+    }
+
+    @Test func repliesMatchTheEncoder() throws {
+        let encoder = Wire.encoder()
+        let messages = Self.messages()
+        for message in messages {
+            let written = WireWriter.reply(-7, message)
+            #expect(try Self.sameJSON(written, encoder.encode(Reply.success(-7, message))))
+            #expect(try Wire.decoder().decode(Reply<Message>.self, from: Data(written)).result == message)
+        }
+        let page = WireWriter.reply(8, messages)
+        #expect(try Self.sameJSON(page, encoder.encode(Reply.success(8, messages))))
+        #expect(try Wire.decoder().decode(Reply<[Message]>.self, from: Data(page)).result == messages)
+        #expect(try Self.sameJSON(WireWriter.reply(9, [Message]()), encoder.encode(Reply.success(9, [Message]()))))
+    }
+
+    @Test func datesAreUTCToTheNearestMillisecond() throws {
+        #expect(Wire.text(of: Date(timeIntervalSince1970: 1_790_000_000.125)) == "2026-09-21T14:13:20.125Z")
+        #expect(Wire.text(of: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(Wire.text(of: Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+        #expect(Wire.text(of: Date(timeIntervalSince1970: 951_782_399.9996)) == "2000-02-29T00:00:00.000Z")
+        #expect(Wire.text(of: Date(timeIntervalSince1970: 1_790_000_000.0009999)) == "2026-09-21T14:13:20.001Z")
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let date = Date(timeIntervalSince1970: Double(Int64.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)) / 1000)
+            let read = try Date(Wire.text(of: date), strategy: style)
+            #expect(abs(read.timeIntervalSince(date)) < 0.0005, "\(Wire.text(of: date))")
+        }
+    }
+
+    @Test func otherEventsAreLeftToTheEncoder() {
+        let change = PresenceChange(user: Self.alice, online: true, viewing: nil)
+        #expect(WireWriter.eventFrame(EventFrame(event: .presenceChanged(change), pos: 1)) == nil)
+    }
+}
