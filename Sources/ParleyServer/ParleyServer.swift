@@ -32,6 +32,10 @@ public final class ParleyServer: Sendable {
         /// Requests per second per socket (a burst of twice as many is allowed); 0: no limit.
         public var requestsPerSecond = 500
         public var maxSocketsPerUser = 32
+        /// Events for sockets go out at most this often per event loop: under a steady
+        /// stream each write carries several, at the cost of at most this much delay;
+        /// an event after a quiet spell goes out at once.
+        public var eventWriteInterval: Duration = .milliseconds(1)
 
         public init(host: String = "127.0.0.1", port: Int = 7878) {
             self.host = host
@@ -45,6 +49,7 @@ public final class ParleyServer: Sendable {
     let logger: Logger
     private let socketsPerUser = Mutex([UserID: Int]())
     let sockets = SocketRegistry()
+    private let eventWriters = Mutex([ObjectIdentifier: EventWriter]())
 
     public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.server")) {
         self.engine = engine
@@ -107,6 +112,16 @@ public final class ParleyServer: Sendable {
                 user.value.withLock { $0 = signedIn.id }
             }
             return (reply, false)
+        }
+    }
+
+    /// The one `EventWriter` of `eventLoop`.
+    func eventWriter(for eventLoop: any EventLoop) -> EventWriter {
+        eventWriters.withLock { writers in
+            if let writer = writers[ObjectIdentifier(eventLoop)] { return writer }
+            let writer = EventWriter(eventLoop: eventLoop, interval: TimeAmount(configuration.eventWriteInterval))
+            writers[ObjectIdentifier(eventLoop)] = writer
+            return writer
         }
     }
 
