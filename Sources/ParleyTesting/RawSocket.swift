@@ -1,7 +1,8 @@
 import Foundation
 
-/// A client that completes the WebSocket handshake, sends one request, and then goes
-/// silent without closing: no pong, no close frame, like a phone that lost its network.
+/// A client that completes the WebSocket handshake and then writes frames byte by byte:
+/// one that goes silent without closing (no pong, no close frame, like a phone that
+/// lost its network), or one that sends a request in fragments.
 public final class SilentSocket {
     private let fd: Int32
 
@@ -30,8 +31,22 @@ public final class SilentSocket {
 
     /// Sends one masked text frame, as a client must.
     public func sendText(_ text: String) throws {
+        try write(Self.frame(opcode: 0x1, fin: true, payload: Array(text.utf8)))
+    }
+
+    /// Sends `text` as one message in `fragments` frames: a text frame without FIN, then
+    /// continuation frames, the last with FIN.
+    public func sendText(_ text: String, fragments: Int) throws {
         let payload = Array(text.utf8)
-        var frame: [UInt8] = [0x81]
+        let size = (payload.count + fragments - 1) / fragments
+        for (index, start) in stride(from: 0, to: payload.count, by: size).enumerated() {
+            let end = min(start + size, payload.count)
+            try write(Self.frame(opcode: index == 0 ? 0x1 : 0x0, fin: end == payload.count, payload: Array(payload[start..<end])))
+        }
+    }
+
+    private static func frame(opcode: UInt8, fin: Bool, payload: [UInt8]) -> [UInt8] {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
         } else {
@@ -41,7 +56,7 @@ public final class SilentSocket {
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        try write(frame)
+        return frame
     }
 
     private func write(_ bytes: [UInt8]) throws {
@@ -51,23 +66,38 @@ public final class SilentSocket {
     /// Reads frames until a close frame and returns its status code (nil if the
     /// connection ends without one).
     public func readCloseCode() -> UInt16? {
-        while true {
-            var head = [UInt8](repeating: 0, count: 2)
-            guard readExactly(&head) else { return nil }
-            var length = Int(head[1] & 0x7f)
-            if length == 126 {
-                var extended = [UInt8](repeating: 0, count: 2)
-                guard readExactly(&extended) else { return nil }
-                length = Int(extended[0]) << 8 | Int(extended[1])
-            } else if length == 127 {
-                var extended = [UInt8](repeating: 0, count: 8)
-                guard readExactly(&extended) else { return nil }
-                length = extended.reduce(0) { $0 << 8 | Int($1) }
-            }
-            var payload = [UInt8](repeating: 0, count: length)
-            guard readExactly(&payload) else { return nil }
-            if head[0] & 0x0f == 0x8 { return payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : 1005 }
+        while let (opcode, payload) = readFrame() {
+            if opcode == 0x8 { return payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : 1005 }
         }
+        return nil
+    }
+
+    /// Reads frames until a text frame and returns it (nil if the connection ends or
+    /// closes first).
+    public func readText() -> String? {
+        while let (opcode, payload) = readFrame() {
+            if opcode == 0x1 { return String(decoding: payload, as: UTF8.self) }
+            if opcode == 0x8 { return nil }
+        }
+        return nil
+    }
+
+    private func readFrame() -> (opcode: UInt8, payload: [UInt8])? {
+        var head = [UInt8](repeating: 0, count: 2)
+        guard readExactly(&head) else { return nil }
+        var length = Int(head[1] & 0x7f)
+        if length == 126 {
+            var extended = [UInt8](repeating: 0, count: 2)
+            guard readExactly(&extended) else { return nil }
+            length = Int(extended[0]) << 8 | Int(extended[1])
+        } else if length == 127 {
+            var extended = [UInt8](repeating: 0, count: 8)
+            guard readExactly(&extended) else { return nil }
+            length = extended.reduce(0) { $0 << 8 | Int($1) }
+        }
+        var payload = [UInt8](repeating: 0, count: length)
+        guard readExactly(&payload) else { return nil }
+        return (head[0] & 0x0f, payload)
     }
 
     private func readExactly(_ buffer: inout [UInt8]) -> Bool {

@@ -188,6 +188,27 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         await server.stop()
     }
 
+    @Test func aRequestInFragmentsIsAnsweredAsOne() async throws {
+        let server = try await TestServer.start()
+        let socket = try SilentSocket(port: server.port)
+        let padding = String(repeating: "p", count: 300)
+        try socket.sendText(#"{"id":41,"op":"ping","pad":"\#(padding)"}"#, fragments: 4)
+        let reply = try #require(socket.readText())
+        let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+        #expect(object?["id"] as? Int == 41 && object?["ok"] as? Bool == true)
+        await server.stop()
+    }
+
+    @Test func fragmentsPastTheFrameLimitCloseTheSocketWith1009() async throws {
+        let server = try await TestServer.start()
+        let socket = try SilentSocket(port: server.port)
+        // Each fragment is under the 64 KiB limit; together they are over it.
+        try socket.sendText(#"{"id":1,"op":"ping","pad":"\#(String(repeating: "x", count: 90 * 1024))"}"#, fragments: 3)
+        #expect(socket.readCloseCode() == 1009)
+        #expect(try server.storedMessages() == 0)
+        await server.stop()
+    }
+
     @Test func aSocketThatDoesNotSignInIsClosed() async throws {
         let server = try await TestServer.start { $0.signInTimeout = .milliseconds(300) }
         let socket = try await TestSocket(port: server.port)
