@@ -23,7 +23,6 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     /// The frame encoder's place in the pipeline: bytes written there skip it.
     private var frameWriter: ChannelHandlerContext?
-    private let outgoing = OutgoingEvents()
     private var dispatcher: Dispatcher?
     /// Request frames waiting for the one before them to be answered.
     private var waiting = CircularBuffer<ByteBuffer>()
@@ -48,13 +47,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         frameWriter = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         if frameWriter == nil { context.close(promise: nil) }
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let outgoing = outgoing
-        let writer = server.eventWriter(for: context.eventLoop)
+        let (writer, id) = (server.eventWriter(for: context.eventLoop), ObjectIdentifier(self))
         let session = server.engine.connect(address: channel.remoteAddress?.ipAddress ?? "unknown") { event in
-            guard outgoing.add(event.encoded(ParleyServer.frame(of:)).bytes) else { return }
-            // The first event since the last write queues the socket for one: events
-            // that come meanwhile go out with it, in one flush.
-            writer.add(this)
+            writer.add(event.encoded(ParleyServer.frame(of:)).bytes, to: this, id: id)
         }
         dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch)
         server.metrics.connections.increment()
@@ -79,8 +74,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         frameWriter = nil
     }
 
-    fileprivate func writeEvents() {
-        let frames = outgoing.take()
+    /// Writes `frames` (finished event frames, in order) and flushes once.
+    fileprivate func writeEvents(_ frames: [ByteBuffer]) {
         guard let frameWriter, !closing else { return }
         for frame in frames { frameWriter.write(NIOAny(frame), promise: nil) }
         frameWriter.flush()
@@ -208,49 +203,34 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Events on their way to one socket, between the bus and its event loop.
-final class OutgoingEvents: Sendable {
-    private let state = Mutex((frames: [ByteBuffer](), scheduled: false))
-
-    /// Queues a frame; true when the caller must schedule the write.
-    func add(_ frame: ByteBuffer) -> Bool {
-        state.withLock { state in
-            state.frames.append(frame)
-            defer { state.scheduled = true }
-            return !state.scheduled
-        }
-    }
-
-    /// Everything queued, in order; the next `add` schedules a new write.
-    func take() -> [ByteBuffer] {
-        state.withLock { state in
-            state.scheduled = false
-            defer { state.frames = [] }
-            return state.frames
-        }
-    }
-}
-
-/// The sockets of one event loop that have events to write. The first socket queued
-/// since the last run schedules one task on the loop, which writes for all of them: a
-/// message to a group of 50 costs a task per event loop, not one per member, and the
-/// event bus (which delivers under its lock) is held no longer than it takes to queue.
-/// Runs are at least `interval` apart, so under a steady stream of events each socket
-/// write carries several (at 2,000 messages/s to a group of 50, the socket writes were
-/// most of the server's CPU).
+/// The events on their way to the sockets of one event loop. The first event queued
+/// since the last run schedules one task on the loop, which writes every socket's
+/// events, each socket's in one flush: a message to a group of 50 costs a task per
+/// event loop, not one per member, and the event bus (which delivers under its lock) is
+/// held no longer than it takes to queue. Runs are at least `interval` apart, so under a
+/// steady stream of events each socket write carries several (at 2,000 messages/s to a
+/// group of 50, the socket writes were most of the server's CPU).
 final class EventWriter: Sendable {
+    private struct Pending {
+        /// Each socket's frames, in the order they came; keyed by the socket's handler.
+        var sockets: [ObjectIdentifier: (socket: NIOLoopBound<SocketHandler>, frames: [ByteBuffer])] = [:]
+        var scheduled = false
+        var lastRun = NIODeadline.distantPast
+    }
+
     private let eventLoop: any EventLoop
     private let interval: TimeAmount
-    private let pending = Mutex((sockets: [NIOLoopBound<SocketHandler>](), scheduled: false, lastRun: NIODeadline.distantPast))
+    private let pending = Mutex(Pending())
 
     init(eventLoop: any EventLoop, interval: TimeAmount) {
         self.eventLoop = eventLoop
         self.interval = interval
     }
 
-    func add(_ socket: NIOLoopBound<SocketHandler>) {
+    /// Queues `frame` for `socket` (whose handler is `id`).
+    func add(_ frame: ByteBuffer, to socket: NIOLoopBound<SocketHandler>, id: ObjectIdentifier) {
         let schedule: NIODeadline? = pending.withLock { pending in
-            pending.sockets.append(socket)
+            pending.sockets[id, default: (socket, [])].frames.append(frame)
             guard !pending.scheduled else { return nil }
             pending.scheduled = true
             return pending.lastRun + interval
@@ -267,10 +247,10 @@ final class EventWriter: Sendable {
         let sockets = pending.withLock { pending in
             pending.scheduled = false
             pending.lastRun = .now()
-            defer { pending.sockets = [] }
+            defer { pending.sockets = [:] }
             return pending.sockets
         }
-        for socket in sockets { socket.value.writeEvents() }
+        for (socket, frames) in sockets.values { socket.value.writeEvents(frames) }
     }
 }
 
