@@ -15,6 +15,13 @@ public final class SQLiteChatStore: ChatStore {
         case full
     }
 
+    /// Page cache per connection, in KiB (SQLite's default is 2,000). A send touches a
+    /// leaf of each index on `message`, the client-id one at a random place; once a
+    /// server holds some history those pages outgrow 2 MB, and with the default a
+    /// send's commit took twice as long (p50 0.4 ms before 28,000 messages, 0.7–0.9 ms
+    /// after, under 2,000 sends/s). Pages are only held once read.
+    static let cacheKiB = 32_768
+
     let pool: DatabasePool
     let writer: MessageWriter
     let indexer: SearchIndexer
@@ -25,6 +32,7 @@ public final class SQLiteChatStore: ChatStore {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
         let checkpointer = Checkpointer(path: path, configuration: configuration)
         self.checkpointer = checkpointer

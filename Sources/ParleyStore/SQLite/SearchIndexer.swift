@@ -14,7 +14,8 @@ final class SearchIndexer: Sendable {
     init(pool: DatabasePool) {
         self.pool = pool
         indexing = CoalescedWork(label: "parley.search-indexer") {
-            while (try? pool.write({ db in try Self.indexBatch(db, limit: Self.batchSize) })) ?? 0 > 0 {}
+            // A batch short of the limit has caught up; a later commit schedules the next.
+            while (try? pool.write({ db in try Self.indexBatch(db, limit: Self.batchSize) })) ?? 0 >= Self.batchSize {}
         }
     }
 
