@@ -42,6 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "parley.server")
         let folder = try ShellOptions.folder(data ?? parent.global.data)
         guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
+        let lock = try FolderLock.hold(folder, as: .server)
         let (engine, store) = try DataFolderEngine.open(folder: folder, durability: syncFull ? .full : .normal, backlog: backlog) {
             if let smsCommand {
                 $0.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
@@ -61,7 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
         let host = host
         let app = server.application { port in
             // The first line on stdout says where to connect (tests and scripts read it).
-            let line = "parley serve: listening on ws://\(host):\(port)/v1/ws data \(folder.path)\n"
+            let url = "ws://\(host):\(port)/v1/ws"
+            FolderLock.announce(url: url, on: lock)
+            let line = "parley serve: listening on \(url) data \(folder.path)\n"
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
         }
         do {

@@ -32,6 +32,13 @@ struct ParleyBinary {
         (server, serverURL) = try Self.startServer(data: data.appendingPathComponent("server-data"), arguments: serverArguments)
     }
 
+    /// The embedded shell over a folder the test already has (a server's, say).
+    init(folder: URL) {
+        data = folder
+        server = nil
+        serverURL = nil
+    }
+
     /// Starts `parley serve` on a free port over `data`; returns it once it listens.
     static func startServer(data: URL, arguments: [String] = []) throws -> (Process, String) {
         let process = Process()

@@ -16,4 +16,41 @@ import Testing
         #expect(code == 1000 || code == 1001, "a close frame, not a dropped connection")
         #expect(status == 0)
     }
+
+    /// One folder, one server: a second `parley serve` on it, or an embedded shell beside
+    /// it, would write the same database with live sessions of its own. Both are refused
+    /// and leave the folder as it was; and a server is kept out while a shell has it open.
+    @Test(.timeLimit(.minutes(1))) func aFolderIsServedByOneServerAndNoShellBesideIt() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let folder = parley.data.appendingPathComponent("server-data")
+        let pid = try #require(parley.serverProcessID)
+        let other = try ParleyBinary()
+        defer { other.remove() }
+
+        let second = try other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("unavailable: the data folder \(folder.path) is already served by parley serve (pid \(pid))"), "\(second.stderr)")
+        let shell = try other.run("/register ann@example.com --handle ann --name Ann --password pass-ann-1\n", arguments: ["--data", folder.path], useData: false)
+        #expect(shell.status != 0)
+        #expect(shell.stderr.contains("is served by parley serve (pid \(pid)); connect to it with --server \(parley.serverURL ?? "") instead"), "\(shell.stderr)")
+        // The first server still answers, and nobody was registered behind its back.
+        let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
+        #expect(try httpGet(port: port, path: "/healthz") == "ok\n")
+        let registered = try parley.run("/register ann@example.com --handle ann --name Ann --password pass-ann-1\n")
+        #expect(registered.status == 0, "\(registered.stderr)")
+
+        // Once it has stopped, a shell may open the folder; while the shell is open, no server.
+        #expect(parley.stopServer(signal: SIGTERM) == 0)
+        let embedded = try ParleyBinary(folder: folder).converse()
+        embedded.send("/login @ann --password pass-ann-1")
+        #expect(try embedded.waitForLine(containing: "@ann") != nil)
+        let refused = try other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("is open in an embedded parley shell or bot"), "\(refused.stderr)")
+        embedded.finish()
+        let (again, _) = try ParleyBinary.startServer(data: folder)
+        again.terminate()
+        again.waitUntilExit()
+    }
 }
