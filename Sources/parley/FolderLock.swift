@@ -19,7 +19,6 @@ enum FolderLock {
 
     /// Locks `folder` for this process's lifetime, or says who holds it. Returns the
     /// lock file's descriptor, for `announce`.
-    @discardableResult
     static func hold(_ folder: URL, as holder: Holder) throws -> Int32 {
         let path = folder.appendingPathComponent("parley.lock").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)

@@ -42,8 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "parley.server")
         let folder = try ShellOptions.folder(data ?? parent.global.data)
         guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
-        let lock = try FolderLock.hold(folder, as: .server)
-        let (engine, store) = try DataFolderEngine.open(folder: folder, durability: syncFull ? .full : .normal, backlog: backlog) {
+        let (engine, store, lock) = try DataFolderEngine.open(
+            folder: folder, as: .server, durability: syncFull ? .full : .normal, backlog: backlog
+        ) {
             if let smsCommand {
                 $0.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
             } else {

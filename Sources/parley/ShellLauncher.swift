@@ -75,8 +75,7 @@ struct ShellLauncher {
         folder: URL, showCode: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
         identity: IdentityProvider? = nil
     ) throws -> (link: ServiceLink, store: SQLiteChatStore) {
-        try FolderLock.hold(folder, as: .embedded)
-        let (engine, store) = try DataFolderEngine.open(folder: folder) {
+        let (engine, store, _) = try DataFolderEngine.open(folder: folder, as: .embedded) {
             $0.codeSender = DevelopmentCodeSender(show: showCode)
             $0.identityProvider = identity
         }
