@@ -73,7 +73,7 @@ public enum MediaInspector {
             guard offset + 8 <= bytes.count else { throw truncated("PNG") }
             let length = Int(bytes.be32(offset))
             let type = bytes.ascii(offset + 4, 4)
-            guard length <= Int(Int32.max), offset + 12 + length <= bytes.count else { throw truncated("PNG") }
+            guard length <= Int(Int32.max), bytes.fits(offset, 12 + length) else { throw truncated("PNG") }
             if size == nil {
                 guard type == "IHDR", length == 13 else { throw truncated("PNG") }
                 size = (Int(bytes.be32(offset + 8)), Int(bytes.be32(offset + 12)))
@@ -99,7 +99,7 @@ public enum MediaInspector {
                 continue
             }
             let length = Int(bytes.be16(offset + 2))
-            guard length >= 2, offset + 2 + length <= bytes.count else { throw truncated("JPEG") }
+            guard length >= 2, bytes.fits(offset, 2 + length) else { throw truncated("JPEG") }
             let isFrame = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
             if isFrame, length >= 7 {
                 size = (Int(bytes.be16(offset + 7)), Int(bytes.be16(offset + 5)))
@@ -151,7 +151,7 @@ public enum MediaInspector {
             } else if size == 0 {
                 size = bytes.count - offset
             }
-            guard size >= 8, offset + size <= bytes.count else { throw truncated("video") }
+            guard size >= 8, bytes.fits(offset, size) else { throw truncated("video") }
             if type == "moov" { sawMovie = true }
             offset += size
         }
@@ -164,15 +164,15 @@ public enum MediaInspector {
         var offset = 4
         guard let (headerSize, headerLength) = bytes.vint(offset) else { throw truncated("WebM") }
         offset += headerLength
+        guard bytes.fits(offset, Int(headerSize)) else { throw truncated("WebM") }
         let headerEnd = offset + Int(headerSize)
-        guard headerEnd <= bytes.count else { throw truncated("WebM") }
         var docType: String?
         while offset < headerEnd {
             guard let (id, idLength) = bytes.vint(offset, keepMarker: true),
                 let (size, sizeLength) = bytes.vint(offset + idLength)
             else { throw truncated("WebM") }
             let body = offset + idLength + sizeLength
-            guard body + Int(size) <= headerEnd else { throw truncated("WebM") }
+            guard body <= headerEnd, size <= UInt64(headerEnd - body) else { throw truncated("WebM") }
             if id == 0x4282 { docType = bytes.ascii(body, Int(size)) }
             offset = body + Int(size)
         }
@@ -183,8 +183,8 @@ public enum MediaInspector {
             let (size, sizeLength) = bytes.vint(offset + idLength)
         else { throw truncated("WebM") }
         let unknown = size == (UInt64(1) << (7 * sizeLength)) - 1
-        let segmentEnd = offset + idLength + sizeLength + (unknown ? 0 : Int(size))
-        guard segmentEnd <= bytes.count, segmentEnd > offset + idLength + sizeLength || unknown else { throw truncated("WebM") }
+        let body = offset + idLength + sizeLength
+        guard unknown || (size > 0 && bytes.fits(body, Int(size))) else { throw truncated("WebM") }
     }
 }
 
@@ -197,7 +197,13 @@ private struct Bytes {
     subscript(_ index: Int) -> UInt8 { index < raw.count ? raw[index] : 0 }
 
     func matches(_ prefix: [UInt8], at offset: Int) -> Bool {
-        offset + prefix.count <= raw.count && prefix.indices.allSatisfy { raw[offset + $0] == prefix[$0] }
+        fits(offset, prefix.count) && prefix.indices.allSatisfy { raw[offset + $0] == prefix[$0] }
+    }
+
+    /// Whether `length` bytes from `offset` lie inside the file, without overflow for
+    /// any sizes a file may claim.
+    func fits(_ offset: Int, _ length: Int) -> Bool {
+        offset >= 0 && length >= 0 && offset <= raw.count && length <= raw.count - offset
     }
     func starts(with prefix: [UInt8]) -> Bool { matches(prefix, at: 0) }
 
@@ -209,7 +215,7 @@ private struct Bytes {
     func le32(_ at: Int) -> UInt32 { le16(at) | le16(at + 2) << 16 }
 
     func ascii(_ at: Int, _ length: Int) -> String {
-        guard at >= 0, length >= 0, at + length <= raw.count else { return "" }
+        guard fits(at, length) else { return "" }
         return String(decoding: UnsafeRawBufferPointer(rebasing: raw[at..<at + length]), as: UTF8.self)
     }
 
@@ -229,7 +235,7 @@ private struct Bytes {
         let first = raw[at]
         guard first != 0 else { return nil }
         let length = first.leadingZeroBitCount + 1
-        guard at + length <= raw.count else { return nil }
+        guard fits(at, length) else { return nil }
         var value = UInt64(keepMarker ? first : first & (0xFF >> length))
         for index in 1..<length { value = value << 8 | UInt64(raw[at + index]) }
         return (value, length)
