@@ -31,6 +31,11 @@ public final class ChatEngine: Sendable {
         public var phoneCodes = PhoneCodeRules()
         /// The OpenID Connect provider whose ID tokens sign users in (nil: none).
         public var identityProvider: IdentityProvider?
+        /// Limits on password guesses and sign-ups; nil (embedded use): none. A server
+        /// facing the network sets them (`parley serve` does by default).
+        public var signInLimits: SignInLimits?
+        /// Chats whose members are kept in memory at most.
+        public var cachedChats = 50_000
 
         public init() {}
     }
@@ -42,6 +47,7 @@ public final class ChatEngine: Sendable {
     let registry = SessionRegistry()
     let hasher: PasswordHasher
     let identity: IdentityVerifier?
+    let throttle: SignInThrottle?
     /// Where media bytes go; nil: this engine takes no media.
     let blobs: (any BlobStore)?
     private let nextSession = Atomic<Int>(0)
@@ -54,9 +60,10 @@ public final class ChatEngine: Sendable {
         self.blobs = blobs
         self.bus = bus
         self.configuration = configuration
-        self.directory = ChatDirectory(store: store)
+        self.directory = ChatDirectory(store: store, capacity: configuration.cachedChats)
         self.hasher = PasswordHasher(cost: configuration.bcryptCost)
         self.identity = configuration.identityProvider.map { IdentityVerifier(provider: $0) }
+        self.throttle = configuration.signInLimits.map { SignInThrottle(limits: $0) }
     }
 
     /// A new, signed-out connection.
@@ -67,14 +74,27 @@ public final class ChatEngine: Sendable {
     /// A new, signed-out connection that hands each event with its position to
     /// `deliver` instead of a stream: called in order, from the task that publishes, so
     /// it must only queue the event (a server writes it to the socket's channel).
-    public func connect(address: String, deliver: @escaping @Sendable (PositionedEvent) -> Void) -> EngineSession {
-        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: address, sink: deliver)
+    /// `ended` is told when the session's token is revoked from elsewhere.
+    public func connect(
+        address: String, deliver: @escaping @Sendable (PositionedEvent) -> Void,
+        ended: (@Sendable (ParleyError) -> Void)? = nil
+    ) -> EngineSession {
+        EngineSession(
+            engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: address, sink: deliver, ended: ended)
+    }
+
+    /// Deletes expired sessions and sign-in codes; `parley serve` runs it periodically.
+    @discardableResult
+    public func purgeExpired() async throws -> Int {
+        try await store.purgeExpired(now: now)
     }
 
     /// The epoch of the event positions (changes when the process restarts).
     public var eventEpoch: String { bus.epoch }
     /// The position of the newest event published.
     public var eventPosition: UInt64 { bus.position }
+    /// Chats whose members are in memory now (at most `Configuration.cachedChats`).
+    public var cachedChatCount: Int { directory.count }
 
     var now: Date { configuration.now() }
 

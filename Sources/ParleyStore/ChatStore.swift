@@ -20,14 +20,18 @@ public protocol ChatStore: Sendable {
     func setDisplayName(_ name: String, of user: UserID) async throws -> User
     func recordLogin(of user: UserID, at time: Date) async throws
     func handleExists(_ handle: String) async throws -> Bool
-    /// Users whose handle, display name (any word) or email starts with `prefix`, by handle.
+    /// Users whose handle or display name (any word) starts with `prefix`, or whose
+    /// email is `prefix` as a whole (so addresses cannot be enumerated), by handle.
     func searchUsers(prefix: String, limit: Int, offset: Int) async throws -> [User]
 
     // Sessions
     func createSession(tokenHash: Data, user: UserID, expiresAt: Date) async throws
-    func sessionUser(tokenHash: Data, now: Date) async throws -> UserID?
+    /// The user of a session that has not expired by `now`, and when it expires.
+    func sessionUser(tokenHash: Data, now: Date) async throws -> (user: UserID, expiresAt: Date)?
     func deleteSession(tokenHash: Data) async throws
     func deleteSessions(of user: UserID, except tokenHash: Data?) async throws
+    /// Deletes sessions and phone codes that expired before `now`; returns how many went.
+    func purgeExpired(now: Date) async throws -> Int
 
     // Chats and members
     func chat(id: ChatID) async throws -> Chat?
@@ -76,6 +80,8 @@ public protocol ChatStore: Sendable {
     /// Whether `user` may download the media: they uploaded it, it was sent in a chat
     /// they are a member of, or it is someone's avatar.
     func canRead(media id: String, user: UserID) async throws -> Bool
+    /// Whether `user` uploaded the media themselves.
+    func hasUploaded(media id: String, user: UserID) async throws -> Bool
     func setAvatar(_ media: String?, of user: UserID) async throws -> User
     /// Forgets media recorded before `time` that no message and no avatar uses, and
     /// returns their ids so their bytes can go too.

@@ -129,14 +129,19 @@ import Testing
         #expect(try await alice.me().displayName == "Alice Liddell")
     }
 
-    @Test func directorySearchesHandleNameAndEmailPrefixInPages() async throws {
+    @Test func directorySearchesHandleAndNamePrefixesAndWholeEmailsInPages() async throws {
         let world = try TestWorld()
         let alice = try await world.signUp("alice", displayName: "Alice Liddell")
         _ = try await world.signUp("bob", displayName: "Bob Marley")
         _ = try await world.signUp("carol", displayName: "Carol Lid")
         #expect(try await alice.searchUsers("bo", limit: 10, offset: 0).map(\.handle) == ["bob"])
         #expect(try await alice.searchUsers("lid", limit: 10, offset: 0).map(\.handle) == ["alice", "carol"])
-        #expect(try await alice.searchUsers("carol@ex", limit: 10, offset: 0).map(\.handle) == ["carol"])
+        // An address is found only when given whole, so addresses cannot be enumerated.
+        #expect(try await alice.searchUsers("carol@ex", limit: 10, offset: 0).isEmpty)
+        #expect(try await alice.searchUsers("c", limit: 10, offset: 0).map(\.handle) == ["carol"])
+        #expect(try await alice.searchUsers("Carol@Example.com", limit: 10, offset: 0).map(\.handle) == ["carol"])
+        await expectError(.invalidArgument) { try await alice.searchUsers(String(repeating: "a", count: 60_000), limit: 10, offset: 0) }
+        await expectError(.invalidArgument) { try await alice.searchUsers("a\u{0}b", limit: 10, offset: 0) }
         #expect(try await alice.searchUsers("%", limit: 10, offset: 0).isEmpty)
         let page1 = try await alice.searchUsers("", limit: 2, offset: 0).map(\.handle)
         let page2 = try await alice.searchUsers("", limit: 2, offset: 2).map(\.handle)

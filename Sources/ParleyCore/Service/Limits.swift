@@ -12,6 +12,10 @@ public enum Limits {
     public static let maxGroupTitleLength = 100
     public static let maxPageSize = 500
     public static let maxClientIDLength = 128
+    /// The longest duration taken from outside (an invite's expiry, a wait, a sleep):
+    /// about ten years. Anything longer is a mistake or an attack, and converting it to
+    /// stored milliseconds would overflow.
+    public static let maxDuration: Duration = .seconds(10 * 366 * 86_400)
 
     /// Trims and checks a message text: 1–4,000 characters, no control characters
     /// other than newline and tab.
@@ -127,6 +131,15 @@ public enum Limits {
             throw ParleyError(.invalidArgument, "a page holds 1–\(maxPageSize) items")
         }
         return limit
+    }
+
+    /// Checks a duration given in (possibly fractional) seconds: finite, not negative,
+    /// at most `maxDuration`.
+    public static func duration(seconds: Double) throws(ParleyError) -> Duration {
+        guard seconds.isFinite, seconds >= 0, seconds <= maxDuration.seconds else {
+            throw ParleyError(.invalidArgument, "a duration is 0 to \(Int64(maxDuration.seconds / 86_400)) days")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     public static func clientID(_ id: String?) throws(ParleyError) -> String? {

@@ -4,7 +4,9 @@ import Synchronization
 
 /// An in-memory copy of each active chat and its members' roles, so a send or a fan-out
 /// never queries members from the database. Every membership change invalidates the
-/// chat's entry; a load that raced with a change is not kept.
+/// chat's entry; a load that raced with a change is not kept. At most `capacity` chats
+/// and `capacity` direct-chat pairs are kept; past that, half of them go (they are
+/// loaded again when used).
 final class ChatDirectory: Sendable {
     struct Entry: Sendable {
         var chat: Chat
@@ -21,10 +23,14 @@ final class ChatDirectory: Sendable {
 
     private let store: any ChatStore
     private let state = Mutex(State())
+    let capacity: Int
 
-    init(store: any ChatStore) {
+    init(store: any ChatStore, capacity: Int = 50_000) {
         self.store = store
+        self.capacity = max(2, capacity)
     }
+
+    var count: Int { state.withLock { $0.entries.count } }
 
     func entry(_ chat: ChatID) async throws -> Entry? {
         let (cached, generation) = state.withLock { ($0.entries[chat], $0.generation) }
@@ -34,7 +40,9 @@ final class ChatDirectory: Sendable {
         let entry = Entry(
             chat: loaded, roles: Dictionary(uniqueKeysWithValues: members.map { ($0.user.id, $0.role) }), members: members.map(\.user.id))
         state.withLock { state in
-            if state.generation == generation { state.entries[chat] = entry }
+            guard state.generation == generation else { return }
+            if state.entries.count >= capacity { Self.halve(&state.entries) }
+            state.entries[chat] = entry
         }
         return entry
     }
@@ -52,7 +60,14 @@ final class ChatDirectory: Sendable {
     }
 
     func rememberDirectChat(_ chat: ChatID, _ first: UserID, _ second: UserID) {
-        state.withLock { $0.directChats[Self.pairKey(first, second)] = chat }
+        state.withLock { state in
+            if state.directChats.count >= capacity { Self.halve(&state.directChats) }
+            state.directChats[Self.pairKey(first, second)] = chat
+        }
+    }
+
+    private static func halve<Key, Value>(_ entries: inout [Key: Value]) {
+        for key in Array(entries.keys.prefix(entries.count / 2)) { entries[key] = nil }
     }
 
     private static func pairKey(_ first: UserID, _ second: UserID) -> String {

@@ -68,11 +68,17 @@ public protocol EventBus: Sendable {
 }
 
 /// `EventBus` within one process: a table of subscribers per user, and a bounded backlog
-/// of each user's events for resuming.
+/// of each user's events for resuming. The backlogs together hold at most
+/// `totalBacklog` entries: past it, the backlogs of users with no live session go, and
+/// their resumes answer `complete: false`.
 public final class InProcessEventBus: EventBus {
     private struct Backlog {
         var events: [PositionedEvent] = []
         var start = 0
+        /// The bus position when this backlog began: a user whose earlier backlog was
+        /// evicted may have lost events before it.
+        var since: UInt64 = 0
+        var count: Int { events.count - start }
         /// The newest position that was dropped to keep the backlog bounded.
         var droppedThrough: UInt64 = 0
 
@@ -107,19 +113,50 @@ public final class InProcessEventBus: EventBus {
         var subscribers: [UserID: [SubscriptionID: @Sendable (PositionedEvent) -> Void]] = [:]
         var owners: [SubscriptionID: UserID] = [:]
         var backlogs: [UserID: Backlog] = [:]
+        /// Entries in all backlogs.
+        var kept = 0
+        /// The newest position of any backlog that was evicted whole.
+        var evictedThrough: UInt64 = 0
+
+        /// Drops the backlogs of users with no live session until a quarter of `limit`
+        /// is free; if every user is live, the largest backlogs go too.
+        mutating func evict(below limit: Int) {
+            let target = limit - limit / 4
+            for (user, backlog) in backlogs where subscribers[user] == nil {
+                drop(user, backlog)
+                if kept <= target { return }
+            }
+            for (user, backlog) in backlogs.sorted(by: { $0.value.count > $1.value.count }) {
+                drop(user, backlog)
+                if kept <= target { return }
+            }
+        }
+
+        private mutating func drop(_ user: UserID, _ backlog: Backlog) {
+            kept -= backlog.count
+            evictedThrough = max(evictedThrough, backlog.events.last?.position ?? 0)
+            backlogs[user] = nil
+        }
     }
 
     public let epoch: String
     private let backlogCapacity: Int
+    private let totalBacklog: Int
     private let state = Mutex(State())
 
-    /// - Parameter backlog: how many recent events to keep per user for resuming.
-    public init(backlog: Int = 1024) {
+    /// - Parameters:
+    ///   - backlog: how many recent events to keep per user for resuming.
+    ///   - totalBacklog: how many to keep for all users together.
+    public init(backlog: Int = 1024, totalBacklog: Int = 2_000_000) {
         self.epoch = UUID().uuidString.lowercased().prefix(8).description
         self.backlogCapacity = max(1, backlog)
+        self.totalBacklog = max(self.backlogCapacity, totalBacklog)
     }
 
     public var position: UInt64 { state.withLock { $0.position } }
+
+    /// Entries in all backlogs together.
+    public var backlogSize: Int { state.withLock { $0.kept } }
 
     public func subscribe(
         _ user: UserID, tokenHash: Data?, after: EventPosition?, deliver: @escaping @Sendable (PositionedEvent) -> Void
@@ -133,10 +170,13 @@ public final class InProcessEventBus: EventBus {
                 if after.epoch != epoch {
                     complete = false
                 } else if let backlog = state.backlogs[user] {
-                    complete = backlog.droppedThrough <= after.position
+                    let maybeEvicted = after.position < backlog.since && state.evictedThrough > after.position
+                    complete = backlog.droppedThrough <= after.position && !maybeEvicted
                     for event in backlog.after(after.position) where tokenHash == nil || event.originToken != tokenHash {
                         deliver(event)
                     }
+                } else {
+                    complete = state.evictedThrough <= after.position
                 }
             }
             state.subscribers[user, default: [:]][id] = deliver
@@ -161,10 +201,15 @@ public final class InProcessEventBus: EventBus {
             state.position += 1
             let published = PositionedEvent(event: event, position: state.position, originToken: origin?.tokenHash)
             for user in users {
-                if kept { state.backlogs[user, default: Backlog()].append(published, capacity: capacity) }
+                if kept {
+                    let before = state.backlogs[user]?.count ?? 0
+                    state.backlogs[user, default: Backlog(since: state.position - 1)].append(published, capacity: capacity)
+                    state.kept += (state.backlogs[user]?.count ?? 0) - before
+                }
                 guard let subscribers = state.subscribers[user] else { continue }
                 for (id, deliver) in subscribers where id != origin?.subscription { deliver(published) }
             }
+            if state.kept > totalBacklog { state.evict(below: totalBacklog) }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 import Synchronization
 
@@ -6,16 +7,17 @@ import Synchronization
 final class SessionRegistry: Sendable {
     struct LiveSession: Sendable {
         var viewing: ChatID?
-        var revoke: @Sendable () -> Void
+        var tokenHash: Data
+        var revoke: @Sendable (ParleyError) -> Void
     }
 
     private let sessions = Mutex([UserID: [Int: LiveSession]]())
 
     /// Registers a session; true when the user just came online.
-    func connect(_ user: UserID, session: Int, revoke: @escaping @Sendable () -> Void) -> Bool {
+    func connect(_ user: UserID, session: Int, tokenHash: Data, revoke: @escaping @Sendable (ParleyError) -> Void) -> Bool {
         sessions.withLock { sessions in
             let wasOnline = !(sessions[user]?.isEmpty ?? true)
-            sessions[user, default: [:]][session] = LiveSession(viewing: nil, revoke: revoke)
+            sessions[user, default: [:]][session] = LiveSession(viewing: nil, tokenHash: tokenHash, revoke: revoke)
             return !wasOnline
         }
     }
@@ -54,10 +56,11 @@ final class SessionRegistry: Sendable {
         sessions.withLock { $0[user]?.values.compactMap(\.viewing).first }
     }
 
-    /// The revoke actions of the user's sessions other than `session`.
-    func otherSessions(of user: UserID, than session: Int) -> [@Sendable () -> Void] {
+    /// The revoke actions of the user's sessions other than `session`; with `token`,
+    /// only those signed in with that token.
+    func otherSessions(of user: UserID, than session: Int, token: Data? = nil) -> [@Sendable (ParleyError) -> Void] {
         sessions.withLock { sessions in
-            (sessions[user] ?? [:]).filter { $0.key != session }.map(\.value.revoke)
+            (sessions[user] ?? [:]).filter { $0.key != session && (token == nil || $0.value.tokenHash == token) }.map(\.value.revoke)
         }
     }
 }

@@ -11,10 +11,16 @@ extension ChatEngine {
 
     /// The user of a live session, or `invalid_token`.
     func user(tokenHash: Data) async throws -> User {
-        guard let id = try await store.sessionUser(tokenHash: tokenHash, now: now), let user = try await store.user(id: id) else {
+        try await session(tokenHash: tokenHash).user
+    }
+
+    /// The user of a live session and when the session expires, or `invalid_token`.
+    func session(tokenHash: Data) async throws -> (user: User, expiresAt: Date) {
+        guard let (id, expiresAt) = try await store.sessionUser(tokenHash: tokenHash, now: now), let user = try await store.user(id: id)
+        else {
             throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again")
         }
-        return user
+        return (user, expiresAt)
     }
 
     /// Starts an upload by `user`. With `kind`, a file of the other kind is refused;

@@ -10,6 +10,11 @@ extension EngineSession {
         let chosenHandle = try registration.handle.map { handle throws(ParleyError) in try Limits.userHandle(handle) }
         let displayName = try Limits.displayName(
             registration.displayName ?? chosenHandle ?? Limits.handle(fromEmail: email))
+        if let throttle = engine.throttle {
+            let key = "register " + address
+            try throttle.check(key, limit: throttle.limits.registrationsPerAddress, now: engine.now, what: "new accounts from your address")
+            throttle.record(key, now: engine.now)
+        }
         let hash = await engine.hasher.hash(registration.password)
         let user = try await createAccount(
             email: email, handle: chosenHandle, displayName: displayName, passwordHash: hash, isBot: registration.isBot)
@@ -54,10 +59,18 @@ extension EngineSession {
         try requireSignedOut()
         let trimmed = login.trimmingCharacters(in: .whitespaces)
         let key: Login = trimmed.contains("@") && !trimmed.hasPrefix("@") ? .email(trimmed.lowercased()) : .handle(trimmed.hasPrefix("@") ? String(trimmed.dropFirst()) : trimmed)
+        let (accountKey, addressKey) = ("account \(key)", "address " + address)
+        if let throttle = engine.throttle {
+            try throttle.check(accountKey, limit: throttle.limits.failuresPerAccount, now: engine.now, what: "failed sign-ins to this account")
+            try throttle.check(addressKey, limit: throttle.limits.failuresPerAddress, now: engine.now, what: "failed sign-ins from your address")
+        }
         let found = try await store.credentials(for: key)
         guard await engine.hasher.verify(password, hash: found?.passwordHash), let user = found?.user else {
+            engine.throttle?.record(accountKey, now: engine.now)
+            engine.throttle?.record(addressKey, now: engine.now)
             throw ParleyError(.badCredentials, "wrong login or password")
         }
+        engine.throttle?.forget(accountKey)
         return try await signedIn(as: user)
     }
 
@@ -71,16 +84,20 @@ extension EngineSession {
     public func resume(token: String, after: EventPosition?) async throws -> (signedIn: SignedIn, complete: Bool) {
         try requireSignedOut()
         let hash = SecretToken.hash(token)
-        let user = try await engine.user(tokenHash: hash)
-        let complete = await attach(user, tokenHash: hash, after: after)
-        let signedIn = SignedIn(user: user, token: token, expiresAt: engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds))
+        let (user, expiresAt) = try await engine.session(tokenHash: hash)
+        let complete = await attach(user, tokenHash: hash, expiresAt: expiresAt, after: after)
+        let signedIn = SignedIn(user: user, token: token, expiresAt: expiresAt)
         return (signedIn, complete)
     }
 
     public func signOut() async throws {
         let user = try requireAccount()
         let (tokenHash, subscription) = state.withLock { ($0.tokenHash, $0.subscription) }
-        if let tokenHash { try await store.deleteSession(tokenHash: tokenHash) }
+        if let tokenHash {
+            try await store.deleteSession(tokenHash: tokenHash)
+            let signedOut = ParleyError(.invalidToken, "this session was signed out")
+            for revoke in engine.registry.otherSessions(of: user.id, than: number, token: tokenHash) { revoke(signedOut) }
+        }
         await detach(user: user, subscription: subscription)
     }
 
@@ -92,7 +109,8 @@ extension EngineSession {
         try Limits.password(new)
         try await store.setPasswordHash(await engine.hasher.hash(new), of: user.id)
         try await store.deleteSessions(of: user.id, except: state.withLock { $0.tokenHash })
-        for revoke in engine.registry.otherSessions(of: user.id, than: number) { revoke() }
+        let changed = ParleyError(.invalidToken, "the password was changed; sign in again")
+        for revoke in engine.registry.otherSessions(of: user.id, than: number) { revoke(changed) }
     }
 
     public func me() async throws -> User {
@@ -108,11 +126,17 @@ extension EngineSession {
         return updated
     }
 
+    /// Long enough for any email address, which is matched only when given whole.
+    static let maxUserQueryLength = 254
+
     public func searchUsers(_ query: String, limit: Int, offset: Int) async throws -> [User] {
         _ = try requireUser()
         let limit = try Limits.pageSize(limit)
         guard offset >= 0 else { throw ParleyError(.invalidArgument, "the offset cannot be negative") }
         var prefix = query.trimmingCharacters(in: .whitespaces)
+        guard prefix.count <= Self.maxUserQueryLength, !prefix.unicodeScalars.contains(where: Limits.isControl) else {
+            throw ParleyError(.invalidArgument, "a user search is at most \(Self.maxUserQueryLength) characters without control characters")
+        }
         if prefix.hasPrefix("@") { prefix.removeFirst() }
         return try await store.searchUsers(prefix: prefix, limit: limit, offset: offset).map(\.publicProfile)
     }
@@ -137,13 +161,13 @@ extension EngineSession {
         let hash = SecretToken.hash(token)
         let expiresAt = engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds)
         try await store.createSession(tokenHash: hash, user: user.id, expiresAt: expiresAt)
-        await attach(user, tokenHash: hash, after: nil)
+        await attach(user, tokenHash: hash, expiresAt: expiresAt, after: nil)
         return SignedIn(user: user, token: token, expiresAt: expiresAt)
     }
 
     /// Signs this connection in: subscribes to the user's events and makes them online.
     @discardableResult
-    private func attach(_ user: User, tokenHash: Data, after: EventPosition?) async -> Bool {
+    private func attach(_ user: User, tokenHash: Data, expiresAt: Date, after: EventPosition?) async -> Bool {
         let deliver: @Sendable (PositionedEvent) -> Void
         if let sink {
             deliver = sink
@@ -155,11 +179,15 @@ extension EngineSession {
         state.withLock { state in
             state.user = user
             state.tokenHash = tokenHash
+            state.expiresAt = expiresAt
             state.subscription = subscription
         }
-        let cameOnline = engine.registry.connect(user.id, session: number) { [weak self] in
+        let cameOnline = engine.registry.connect(user.id, session: number, tokenHash: tokenHash) { [weak self] reason in
             guard let self else { return }
-            Task { await self.detach(user: user, subscription: subscription) }
+            Task {
+                await self.detach(user: user, subscription: subscription)
+                self.ended?(reason)
+            }
         }
         if cameOnline { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
         return complete

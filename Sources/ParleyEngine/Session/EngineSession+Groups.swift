@@ -90,6 +90,9 @@ extension EngineSession {
         let user = try await requireManager(chat).user
         if let maxUses, maxUses < 1 { throw ParleyError(.invalidArgument, "an invite needs at least one use") }
         if let expiresIn, expiresIn <= .zero { throw ParleyError(.invalidArgument, "an expiry must be in the future") }
+        if let expiresIn, expiresIn > Limits.maxDuration {
+            throw ParleyError(.invalidArgument, "an invite expires within \(Int64(Limits.maxDuration.seconds / 86_400)) days")
+        }
         let invite = Invite(
             code: SecretToken.inviteCode(), chatID: chat, createdBy: user.id,
             expiresAt: expiresIn.map { engine.now.addingTimeInterval($0.seconds) }, usesLeft: maxUses, revoked: false)

@@ -49,6 +49,11 @@ extension EngineSession {
     public func setAvatar(_ media: String?) async throws -> User {
         let user = try requireUser()
         if let media {
+            // Only one's own upload: an image seen in a private chat must not become
+            // public by being made an avatar, which everyone may download.
+            guard MediaInfo.isValidID(media), try await store.hasUploaded(media: media, user: user.id) else {
+                throw ParleyError(.unknownMedia, "an avatar is an image you uploaded yourself")
+            }
             guard try await engine.openMedia(media, for: user).media.kind == .image else {
                 throw ParleyError(.mediaMismatch, "an avatar is an image, not a video")
             }

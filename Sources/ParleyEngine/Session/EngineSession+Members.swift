@@ -77,13 +77,26 @@ extension EngineSession {
         if let chat { _ = try await requireMember(chat) }
         let previous = engine.registry.setViewing(chat, user: user.id, session: number)
         guard previous != chat else { return }
-        let event = ChatEvent.presenceChanged(PresenceChange(user: user.ref, online: true, viewing: chat))
-        var audience = Set<UserID>()
-        for id in [previous, chat].compactMap({ $0 }) {
-            audience.formUnion(try await engine.directory.entry(id)?.roles.keys.map { $0 } ?? [])
+        // Members of the chat now viewed learn it; members of the chat left only learn
+        // that the user no longer views it, never where they went.
+        var viewers = try await memberIDs(of: chat)
+        var leftBehind = try await memberIDs(of: previous)
+        leftBehind.subtract(viewers)
+        viewers.remove(user.id)
+        leftBehind.remove(user.id)
+        if !viewers.isEmpty {
+            let event = ChatEvent.presenceChanged(PresenceChange(user: user.ref, online: true, viewing: chat))
+            await engine.bus.publish(event, to: Array(viewers), except: origin)
         }
-        audience.remove(user.id)
-        await engine.bus.publish(event, to: Array(audience), except: origin)
+        if !leftBehind.isEmpty {
+            let event = ChatEvent.presenceChanged(PresenceChange(user: user.ref, online: true, viewing: nil))
+            await engine.bus.publish(event, to: Array(leftBehind), except: origin)
+        }
+    }
+
+    private func memberIDs(of chat: ChatID?) async throws -> Set<UserID> {
+        guard let chat, let entry = try await engine.directory.entry(chat) else { return [] }
+        return Set(entry.roles.keys)
     }
 
     public func online(in chat: ChatID) async throws -> [PresenceEntry] {

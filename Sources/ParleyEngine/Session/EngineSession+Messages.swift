@@ -96,10 +96,15 @@ extension EngineSession {
         return try await store.history(chat: chat, after: cleared, before: before, limit: limit)
     }
 
+    static let maxSearchLength = 200
+
     public func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message] {
         let user = try requireUser()
         if let chat { _ = try await requireMember(chat) }
         let limit = try Limits.pageSize(limit)
+        guard words.count <= Self.maxSearchLength, !words.unicodeScalars.contains(where: Limits.isControl) else {
+            throw ParleyError(.invalidArgument, "search words are at most \(Self.maxSearchLength) characters without control characters")
+        }
         let terms = words.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation && $0 != "'" })
         guard !terms.isEmpty else { throw ParleyError(.invalidArgument, "search needs at least one word") }
         // Each word becomes a quoted FTS5 string, so no word is read as query syntax.

@@ -10,6 +10,7 @@ public final class EngineSession: ChatService {
     struct State {
         var user: User?
         var tokenHash: Data?
+        var expiresAt: Date?
         var subscription: SubscriptionID?
         var closed = false
     }
@@ -22,12 +23,19 @@ public final class EngineSession: ChatService {
     let continuation: AsyncStream<ChatEvent>.Continuation
     /// Where a server's socket takes the events, with their positions for resuming.
     let sink: (@Sendable (PositionedEvent) -> Void)?
+    /// Told when the session's token is revoked elsewhere (signed out on another
+    /// connection, password changed): a server closes the socket.
+    let ended: (@Sendable (ParleyError) -> Void)?
     /// Where the client connects from, for the code-sending rate limit ("local" when
     /// embedded).
     let address: String
 
-    init(engine: ChatEngine, number: Int, address: String, sink: (@Sendable (PositionedEvent) -> Void)? = nil) {
+    init(
+        engine: ChatEngine, number: Int, address: String, sink: (@Sendable (PositionedEvent) -> Void)? = nil,
+        ended: (@Sendable (ParleyError) -> Void)? = nil
+    ) {
         self.address = address
+        self.ended = ended
         self.engine = engine
         self.number = number
         self.sink = sink
@@ -47,6 +55,8 @@ public final class EngineSession: ChatService {
 
     var store: any ChatStore { engine.store }
     var subscription: SubscriptionID? { state.withLock { $0.subscription } }
+    /// When the signed-in session's token expires (nil when signed out).
+    public var expiresAt: Date? { state.withLock { $0.expiresAt } }
     /// This session as the cause of an event.
     var origin: EventOrigin { state.withLock { EventOrigin(subscription: $0.subscription, tokenHash: $0.tokenHash) } }
 
@@ -124,6 +134,7 @@ public final class EngineSession: ChatService {
             if state.user?.id == user.id {
                 state.user = nil
                 state.tokenHash = nil
+                state.expiresAt = nil
                 state.subscription = nil
             }
         }

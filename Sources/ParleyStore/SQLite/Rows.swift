@@ -61,5 +61,13 @@ enum Rows {
 
 extension Date {
     /// Milliseconds since 1970, as stored in the database.
-    var storedMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    /// Milliseconds since 1970, saturated at Int64's range (and 0 for NaN), so no date
+    /// can trap when it is stored.
+    var storedMilliseconds: Int64 {
+        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
+        guard !milliseconds.isNaN else { return 0 }
+        if milliseconds >= 9.2e18 { return .max }
+        if milliseconds <= -9.2e18 { return .min }
+        return Int64(milliseconds)
+    }
 }

@@ -46,6 +46,14 @@ extension SQLiteChatStore {
         }
     }
 
+    public func hasUploaded(media id: String, user: UserID) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM media_upload WHERE media_id = ? AND user_id = ?)",
+                arguments: [id, user.rawValue]) ?? false
+        }
+    }
+
     public func setAvatar(_ media: String?, of user: UserID) async throws -> User {
         try await pool.write { db in
             try db.execute(sql: "UPDATE user SET avatar = ? WHERE id = ?", arguments: [media, user.rawValue])

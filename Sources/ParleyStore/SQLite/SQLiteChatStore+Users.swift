@@ -111,10 +111,10 @@ extension SQLiteChatStore {
                 sql: """
                     SELECT \(Rows.userColumns) FROM user u
                     WHERE u.handle LIKE ?1 ESCAPE '\\' OR u.display_name LIKE ?1 ESCAPE '\\'
-                       OR u.display_name LIKE '% ' || ?1 ESCAPE '\\' OR u.email LIKE ?1 ESCAPE '\\'
+                       OR u.display_name LIKE '% ' || ?1 ESCAPE '\\' OR u.email = lower(?4)
                     ORDER BY u.handle LIMIT ?2 OFFSET ?3
                     """,
-                arguments: [pattern, limit, offset]
+                arguments: [pattern, limit, offset, prefix]
             ).map { Rows.user($0) }
         }
     }
@@ -137,12 +137,22 @@ extension SQLiteChatStore {
         }
     }
 
-    public func sessionUser(tokenHash: Data, now: Date) async throws -> UserID? {
+    public func sessionUser(tokenHash: Data, now: Date) async throws -> (user: UserID, expiresAt: Date)? {
         try await pool.read { db in
-            try Int64.fetchOne(
-                db, sql: "SELECT user_id FROM session WHERE token_hash = ? AND expires_at > ?",
+            try Row.fetchOne(
+                db, sql: "SELECT user_id, expires_at FROM session WHERE token_hash = ? AND expires_at > ?",
                 arguments: [tokenHash, now.storedMilliseconds]
-            ).map { UserID($0) }
+            ).map { (UserID($0[0]), Rows.date($0[1] as Int64)) }
+        }
+    }
+
+    public func purgeExpired(now: Date) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [now.storedMilliseconds])
+            var purged = db.changesCount
+            try db.execute(sql: "DELETE FROM phone_code WHERE expires_at <= ?", arguments: [now.storedMilliseconds])
+            purged += db.changesCount
+            return purged
         }
     }
 

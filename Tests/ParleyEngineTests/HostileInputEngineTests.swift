@@ -1,0 +1,168 @@
+import Foundation
+import ParleyCore
+@testable import ParleyEngine
+import ParleyTesting
+import Testing
+
+/// The engine's rules against callers who probe, guess and flood.
+@Suite struct HostileInputEngineTests {
+    static let limits = SignInLimits(failuresPerAccount: 3, failuresPerAddress: 5, registrationsPerAddress: 2, window: .seconds(600))
+
+    @Test func passwordGuessesAreLimitedPerAccountThenForgivenAfterTheWindow() async throws {
+        let world = try TestWorld { $0.signInLimits = Self.limits }
+        _ = try await world.engine.connect(address: "10.0.0.9").register(
+            Registration(email: "alice@example.com", password: TestWorld.password(of: "alice"), handle: "alice"))
+        for address in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] {
+            await expectError(.badCredentials) { try await world.engine.connect(address: address).signIn(login: "@alice", password: "guess-guess") }
+        }
+        // The account has had its three failures: even the right password waits, and
+        // the refused call signs nobody in.
+        let refused = world.engine.connect(address: "10.0.0.4")
+        await expectError(.rateLimited) { try await refused.signIn(login: "@alice", password: TestWorld.password(of: "alice")) }
+        await expectError(.notSignedIn) { try await refused.me() }
+        // Other accounts are not held up.
+        _ = try await world.signUp("bob")
+        _ = try await world.engine.connect(address: "10.0.0.4").signIn(login: "@bob", password: TestWorld.password(of: "bob"))
+        world.clock.advance(by: .seconds(601))
+        _ = try await world.engine.connect(address: "10.0.0.4").signIn(login: "alice@example.com", password: TestWorld.password(of: "alice"))
+    }
+
+    /// A sign-in to an account that does not exist checks a decoy hash of the same cost,
+    /// so the time it takes does not tell which accounts exist.
+    @Test func theDecoyHashCostsWhatARealHashCosts() async throws {
+        for cost: UInt8 in [4, 6] {
+            let hasher = PasswordHasher(cost: cost)
+            let real = await hasher.hash("correct horse")
+            #expect(hasher.decoyHash().prefix(7) == real.prefix(7), "\(hasher.decoyHash().prefix(7)) vs \(real.prefix(7))")
+            #expect(real.hasPrefix(String(format: "$2b$%02d$", cost)))
+        }
+    }
+
+    @Test func passwordGuessesAreLimitedPerAddressAcrossAccounts() async throws {
+        var limits = Self.limits
+        limits.registrationsPerAddress = 0
+        let world = try TestWorld { $0.signInLimits = limits }
+        for name in ["ann", "ben", "cat"] { _ = try await world.signUp(name) }
+        let guesses = ["@ann", "@ben", "@cat", "nobody@example.com", "@ghost"]
+        for login in guesses {
+            await expectError(.badCredentials) { try await world.engine.connect(address: "10.9.9.9").signIn(login: login, password: "wrong-password") }
+        }
+        await expectError(.rateLimited) {
+            try await world.engine.connect(address: "10.9.9.9").signIn(login: "@ann", password: TestWorld.password(of: "ann"))
+        }
+        _ = try await world.engine.connect(address: "10.1.1.1").signIn(login: "@ann", password: TestWorld.password(of: "ann"))
+    }
+
+    @Test func registrationsAreLimitedPerAddressAndARefusalCreatesNoAccount() async throws {
+        let world = try TestWorld { $0.signInLimits = Self.limits }
+        for name in ["one", "two"] {
+            _ = try await world.engine.connect(address: "10.2.2.2").register(
+                Registration(email: "\(name)@example.com", password: "long-enough", handle: name))
+        }
+        await expectError(.rateLimited) {
+            try await world.engine.connect(address: "10.2.2.2").register(Registration(email: "three@example.com", password: "long-enough", handle: "three"))
+        }
+        let witness = try await world.engine.connect(address: "10.3.3.3").register(
+            Registration(email: "witness@example.com", password: "long-enough", handle: "witness"))
+        let session = world.engine.connect()
+        _ = try await session.resume(token: witness.token)
+        #expect(try await session.searchUsers("", limit: 10, offset: 0).map(\.handle) == ["one", "two", "witness"])
+    }
+
+    @Test func searchWordsWithControlCharactersOrPastTheLimitAreInvalid() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        await expectError(.invalidArgument) { try await alice.search("deploy\u{0}", in: nil, limit: 10) }
+        await expectError(.invalidArgument) { try await alice.search(String(repeating: "deploy ", count: 100), in: nil, limit: 10) }
+        #expect(try await alice.search("deploy", in: nil, limit: 10).isEmpty)
+    }
+
+    @Test func anAvatarIsOnlyAnImageOneUploadedOneself() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let file = world.folder.appendingPathComponent("private.png")
+        try SampleMedia.png(width: 3, height: 3) { _, _ in [1, 2, 3, 255] }.write(to: file)
+        let media = try await bob.uploadMedia(from: file, kind: .image, for: .user(try await alice.me().id), progress: nil)
+        _ = try await bob.sendMedia(to: .user(try await alice.me().id), media: media.id, caption: "just for you", clientID: nil)
+        // Alice may see it, but making it her avatar would show it to everyone.
+        await expectError(.unknownMedia) { try await alice.setAvatar(media.id) }
+        await expectError(.unknownMedia) { try await alice.setAvatar("not an id") }
+        #expect(try await alice.me().avatar == nil)
+        #expect(try await bob.setAvatar(media.id).avatar == media.id)
+    }
+
+    @Test func aViewingChangeIsToldOnlyToMembersOfTheChatViewed() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let carol = try await world.signUp("carol")
+        let open = try await alice.createGroup(handle: "open", title: nil, isPublic: true)
+        let secret = try await alice.createGroup(handle: "secret", title: nil, isPublic: false)
+        _ = try await bob.joinGroup(handle: "open")
+        try await alice.invite(user: try await carol.me().id, to: secret.id)
+        let bobEvents = EventRecorder(bob)
+        let carolEvents = EventRecorder(carol)
+        try await alice.setViewing(open.id)
+        try await alice.setViewing(secret.id)
+        // A message after the change: once bob has it, he has had every event before it.
+        _ = try await alice.sendMessage(to: .chat(open.id), text: "barrier", clientID: nil)
+        _ = await bobEvents.messages(count: 1)
+        let bobSaw = bobEvents.events.compactMap { if case .presenceChanged(let change) = $0 { change.viewing } else { nil } }
+        #expect(bobSaw == [open.id], "bob learns alice left #open, not where she went")
+        let bobLeft = bobEvents.events.contains { if case .presenceChanged(let change) = $0 { change.viewing == nil && change.online } else { false } }
+        #expect(bobLeft)
+        #expect(await carolEvents.first { if case .presenceChanged(let change) = $0 { change.viewing == secret.id } else { false } } != nil)
+    }
+
+    @Test func expiredSessionsAndCodesArePurged() async throws {
+        let world = try TestWorld { $0.sessionLifetime = .seconds(60) }
+        let alice = try await world.engine.connect().register(
+            Registration(email: "alice@example.com", password: TestWorld.password(of: "alice"), handle: "alice"))
+        #expect(try await world.engine.purgeExpired() == 0)
+        world.clock.advance(by: .seconds(61))
+        #expect(try await world.engine.purgeExpired() == 1)
+        await expectError(.invalidToken) { try await world.engine.connect().resume(token: alice.token) }
+    }
+
+    @Test func backlogsForResumingAreBoundedInTotalAndOfflineUsersGoFirst() async throws {
+        let bus = InProcessEventBus(backlog: 100, totalBacklog: 150)
+        let (live, offline) = (UserID(1), UserID(2))
+        _ = bus.subscribe(live, tokenHash: nil, after: nil) { _ in }
+        for number in 1...100 { await bus.publish(.chatDeleted(ChatDeleted(chatID: ChatID(Int64(number)))), to: [live, offline], except: nil) }
+        #expect(bus.backlogSize <= 150)
+        let start = EventPosition(epoch: bus.epoch, position: 0)
+        let replayed = Shared(0)
+        let resumedLive = bus.subscribe(live, tokenHash: nil, after: start) { _ in replayed.withLock { $0 += 1 } }
+        #expect(resumedLive.complete, "the live user's backlog was kept whole")
+        #expect(replayed.withLock { $0 } == 100)
+        let resumedOffline = bus.subscribe(offline, tokenHash: nil, after: start) { _ in }
+        #expect(!resumedOffline.complete, "the offline user's backlog went, and the resume says so")
+        // Someone who was never sent anything and resumes from the latest position misses nothing.
+        let current = EventPosition(epoch: bus.epoch, position: bus.position)
+        #expect(bus.subscribe(UserID(3), tokenHash: nil, after: current) { _ in }.complete)
+    }
+
+    @Test func theChatDirectoryKeepsAtMostItsCapacity() async throws {
+        let world = try TestWorld { $0.cachedChats = 4 }
+        let alice = try await world.signUp("alice")
+        for number in 1...12 {
+            let group = try await alice.createGroup(handle: "room\(number)", title: nil, isPublic: true)
+            #expect(try await alice.sendMessage(to: .chat(group.id), text: "hi \(number)", clientID: nil).seq == 1)
+        }
+        #expect(world.engine.cachedChatCount <= 4)
+        #expect(try await alice.chats().count == 12)
+    }
+}
+
+/// A value shared with an escaping closure.
+final class Shared<Value: Sendable>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
