@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ParleyCore
 import ParleyEngine
 import ParleyProtocol
@@ -8,29 +9,37 @@ import ParleyProtocol
 struct Dispatcher: Sendable {
     let session: EngineSession
     let epoch: String
+    let logger: Logger
     private let encoder = Wire.encoder()
-    private let decoder = Wire.decoder()
+    private let decoder = RequestDecoder()
 
-    init(session: EngineSession, epoch: String) {
+    init(session: EngineSession, epoch: String, logger: Logger) {
         self.session = session
         self.epoch = epoch
+        self.logger = logger
     }
 
-    /// The op a frame names, or the error reply to send instead. `id` is nil when the
-    /// frame is not a request at all.
+    /// The op a frame names, or the error reply to send instead.
     func head(of frame: Data) -> Result<(id: Int64, op: Op), Rejection> {
-        guard let head = try? decoder.decode(RequestHead.self, from: frame) else {
-            let id = (try? JSONSerialization.jsonObject(with: frame) as? [String: Any])?["id"] as? Int64
-            return .failure(Rejection(id: id, error: ParleyError(.badFrame, "a request is a JSON object with a numeric id and an op")))
-        }
-        guard let op = Op(rawValue: head.op) else {
-            return .failure(Rejection(id: head.id, error: ParleyError(.unknownOp, "unknown op \"\(head.op)\"")))
-        }
-        return .success((head.id, op))
+        decoder.head(of: frame)
     }
 
     func failure(_ id: Int64?, _ error: ParleyError) -> Data {
-        (try? encoder.encode(Reply<Empty>.failure(id, error))) ?? Data(#"{"ok":false}"#.utf8)
+        (try? encoder.encode(Reply<Empty>.failure(id, redacted(error)))) ?? Data(#"{"ok":false}"#.utf8)
+    }
+
+    /// An internal error's detail (a database message, a path) goes to the log only;
+    /// the client gets a reference to quote.
+    private func redacted(_ error: ParleyError) -> ParleyError {
+        guard error.code == .internalError else { return error }
+        return Self.internalError(logged: error.message, logger: logger)
+    }
+
+    /// `internal` with a fresh reference, the detail logged under it.
+    static func internalError(logged detail: String, logger: Logger) -> ParleyError {
+        let reference = String(UInt32.random(in: .min ... .max), radix: 16)
+        logger.error("internal error \(reference): \(detail)")
+        return ParleyError(.internalError, "the server failed to do this (reference \(reference))")
     }
 
     /// Performs `op` and returns the reply frame, whether it succeeded, and the user
@@ -150,7 +159,7 @@ struct Dispatcher: Sendable {
         } catch let error as ParleyError {
             return (failure(id, error), false, nil)
         } catch {
-            return (failure(id, ParleyError(.internalError, "\(error)")), false, nil)
+            return (failure(id, ParleyError(.internalError, String(describing: error))), false, nil)
         }
         return (reply, true, signedIn)
     }
@@ -159,42 +168,11 @@ struct Dispatcher: Sendable {
     private func call<A: Codable & Sendable, R: Codable & Sendable>(
         _ id: Int64, _ frame: Data, _ body: (A) async throws -> R
     ) async throws -> Data {
-        let args: A
-        do {
-            if let given = try decoder.decode(ArgsEnvelope<A>.self, from: frame).args {
-                args = given
-            } else if let empty = Empty() as? A {
-                args = empty
-            } else {
-                throw ParleyError(.invalidArgument, "this op needs args")
-            }
-        } catch let error as DecodingError {
-            throw ParleyError(.invalidArgument, "bad args: \(Self.describe(error))")
-        }
+        let args = try decoder.arguments(A.self, from: frame)
         let result = try await body(args)
         if let writable = result as? any WireWritable {
             return Data(WireWriter.reply(id, writable))
         }
         return try encoder.encode(Reply.success(id, result))
     }
-
-    static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, _): "missing \(key.stringValue)"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
-        @unknown default: "\(error)"
-        }
-    }
-}
-
-/// The arguments of a request, absent when the op takes none.
-private struct ArgsEnvelope<Args: Decodable>: Decodable {
-    var args: Args?
-}
-
-/// A frame refused before any op ran.
-struct Rejection: Error {
-    var id: Int64?
-    var error: ParleyError
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import ParleyCore
 import ParleyEngine
 import ParleyProtocol
@@ -80,16 +81,18 @@ extension ParleyServer {
 
     /// Turns a refusal into its status and JSON body.
     private func answer(_ body: () async throws -> Response) async -> Response {
-        let error: ParleyError
+        let refusal: ParleyError
         do {
             return try await body()
-        } catch let refusal as ParleyError {
-            error = refusal
+        } catch let error as ParleyError {
+            refusal = error.code == .internalError ? Dispatcher.internalError(logged: error.message, logger: logger) : error
+        } catch let error as HTTPParserError {
+            // The body broke off or was malformed (a bad chunk): the client's fault.
+            refusal = ParleyError(.invalidArgument, "the request body is malformed: \(error)")
         } catch {
-            logger.warning("media request failed: \(error)")
-            return Self.refusal(ParleyError(.internalError, "the request failed"))
+            refusal = Dispatcher.internalError(logged: "media request failed: \(error)", logger: logger)
         }
-        return Self.refusal(error)
+        return Self.refusal(refusal)
     }
 
     private static func refusal(_ error: ParleyError) -> Response {

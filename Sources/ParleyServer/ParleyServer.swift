@@ -36,6 +36,18 @@ public final class ParleyServer: Sendable {
         /// stream each write carries several, at the cost of at most this much delay;
         /// an event after a quiet spell goes out at once.
         public var eventWriteInterval: Duration = .milliseconds(1)
+        /// A connection that has not finished its HTTP request head (or WebSocket
+        /// upgrade) by then is closed; an HTTP connection idle this long between
+        /// requests too.
+        public var handshakeTimeout: Duration = .seconds(5)
+        /// Open connections at most (WebSocket and HTTP); past it a new one is answered
+        /// 503 and closed.
+        public var maxConnections = 10_000
+        /// Event bytes a socket may leave unread before it is closed with 4008 (its
+        /// user resumes from their position when they reconnect).
+        public var maxUnwrittenBytes = 4 << 20
+        /// How often expired sessions and codes are purged and unused uploads swept.
+        public var upkeepInterval: Duration = .seconds(600)
 
         public init(host: String = "127.0.0.1", port: Int = 7878) {
             self.host = host
@@ -50,11 +62,41 @@ public final class ParleyServer: Sendable {
     private let socketsPerUser = Mutex([UserID: Int]())
     let sockets = SocketRegistry()
     private let eventWriters = Mutex([ObjectIdentifier: EventWriter]())
+    /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
+    let openConnections = Atomic<Int>(0)
 
     public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.server")) {
         self.engine = engine
+        var configuration = configuration
+        // Past the open-file limit, accept fails and /healthz, the database and media
+        // files fail with it: the cap keeps descriptors back for them.
+        let descriptors = Self.openFileLimit()
+        if configuration.maxConnections > descriptors - Self.reservedDescriptors {
+            configuration.maxConnections = max(1, descriptors - Self.reservedDescriptors)
+            logger.warning(
+                "at most \(configuration.maxConnections) connections: the open-file limit is \(descriptors) (raise it with ulimit -n)")
+        }
         self.configuration = configuration
         self.logger = logger
+    }
+
+    /// Descriptors kept for the database, media files, logs and `/healthz`.
+    static let reservedDescriptors = 64
+
+    /// The process's soft limit on open files.
+    static func openFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return Int.max / 2 }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Raises the soft limit on open files to the hard one (what `parley serve` does at
+    /// start, so the connection cap, not the default 1,024, decides).
+    public static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// The Hummingbird application; run it with `runService()` (stops on SIGINT/SIGTERM)
@@ -69,13 +111,13 @@ public final class ParleyServer: Sendable {
         }
         addMediaRoutes(to: router)
         router.get(RouterPath(ServerChannel.socketPath)) { _, _ in
-            Response(status: .init(code: 426, reasonPhrase: "Upgrade Required"), headers: [.upgrade: "websocket"])
+            Response(status: .init(code: 426, reasonPhrase: "Upgrade Required"), headers: [.upgrade: "websocket", .secWebSocketVersion: "13"])
         }
         return Application(
             router: router,
             server: HTTPServerBuilder { responder in ServerChannel(responder: responder, server: self) },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
-            services: [sockets],
+            services: [sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, logger: logger)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -6,6 +7,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
+import Synchronization
 
 /// One accepted connection: HTTP/1.1 for health, metrics and media, or a WebSocket
 /// when it asks to upgrade on `/v1/ws`.
@@ -31,8 +33,17 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
     let server: ParleyServer
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
-            let server = server
+        let server = server
+        let open = server.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
+        channel.closeFuture.whenComplete { _ in server.openConnections.wrappingSubtract(1, ordering: .relaxed) }
+        guard open <= server.configuration.maxConnections else {
+            server.metrics.refusedConnections.increment()
+            let refusal = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+            channel.writeAndFlush(ByteBuffer(string: refusal)).whenComplete { _ in channel.close(promise: nil) }
+            return channel.eventLoop.makeSucceededFuture(
+                Value(upgrade: channel.eventLoop.makeFailedFuture(ConnectionRefused()), channel: channel))
+        }
+        return channel.eventLoop.makeCompletedFuture {
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: server.configuration.maxFrameSize,
                 shouldUpgrade: { channel, head in
@@ -42,6 +53,7 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         let maxSize = server.configuration.maxFrameSize
+                        try channel.pipeline.syncOperations.addHandler(FrameRules())
                         try channel.pipeline.syncOperations.addHandler(
                             NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: maxSize))
@@ -53,17 +65,30 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ParserErrorCloser())
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
+                        try channel.pipeline.syncOperations.addHandler(
+                            HTTPConnectionStateHandler(idleTimeout: server.configuration.handshakeTimeout, logger: logger))
                         return .http(
                             try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
                     }
                 })
             var pipeline = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgrades)
             pipeline.enablePipelining = false  // NIOAsyncChannel serves one request at a time
-            pipeline.enableErrorHandling = false  // Hummingbird answers bad requests
+            // A request the parser refuses (garbage, an HTTP/2 preface, an oversized
+            // header, conflicting lengths) is answered 400 and closed.
+            pipeline.enableErrorHandling = true
             pipeline.enableResponseHeaderValidation = false  // HTTPTypes validates them
             let upgrade = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
+            // A malformed upgrade is answered before the upgrader sees it (see `UpgradeCheck`).
+            let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Upgrade>.self)
+            try channel.pipeline.syncOperations.addHandler(UpgradeCheck(), position: .before(upgradeHandler))
+            // Until the first request head is read, the connection has `handshakeTimeout`.
+            let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(server.configuration.handshakeTimeout)) {
+                server.metrics.handshakeTimeouts.increment()
+                channel.close(promise: nil)
+            }
+            upgrade.whenComplete { _ in deadline.cancel() }
             return Value(upgrade: upgrade, channel: channel)
         }
     }
@@ -77,5 +102,82 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
         } catch {
             logger.debug("connection ended before its first request: \(error)")
         }
+    }
+}
+
+/// Past `maxConnections`.
+struct ConnectionRefused: Error {}
+
+/// Looks at the first request head before the upgrader does. An upgrade to WebSocket
+/// that cannot succeed (another path, no key, a version other than 13) is answered
+/// here, 400 or 426, and the connection closed: NIO's upgrader, refusing it, would hand
+/// the plain-HTTP side a request without its head (apple/swift-nio#2632) and the client
+/// would get no answer. Any other head passes, and the check leaves the pipeline.
+final class UpgradeCheck: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var refused = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        guard case .head(let head) = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        if let (status, headers, reason) = Self.refusal(of: head) {
+            refused = true
+            var response = HTTPHeaders(headers)
+            response.add(name: "Connection", value: "close")
+            response.add(name: "Content-Length", value: String(reason.utf8.count))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: response))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reason)))), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    /// An HTTP parser error before the first head was answered 400 by NIO's error
+    /// handler; the connection ends with it.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError { context.close(promise: nil) }
+        context.fireErrorCaught(error)
+    }
+
+    static func refusal(of head: HTTPRequestHead) -> (HTTPResponseStatus, [(String, String)], String)? {
+        guard head.headers["upgrade"].contains(where: { $0.lowercased() == "websocket" }) else { return nil }
+        let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+        guard path == ServerChannel.socketPath else {
+            return (.notFound, [], "WebSocket connections go to \(ServerChannel.socketPath)\n")
+        }
+        let versions = head.headers["sec-websocket-version"]
+        guard versions == ["13"] else {
+            return (.upgradeRequired, [("Sec-WebSocket-Version", "13")], "only WebSocket version 13 is spoken here\n")
+        }
+        let keys = head.headers["sec-websocket-key"]
+        guard keys.count == 1, let key = keys.first, Data(base64Encoded: key)?.count == 16 else {
+            return (.badRequest, [], "a WebSocket upgrade needs one Sec-WebSocket-Key of 16 bytes in base64\n")
+        }
+        guard head.method == .GET else { return (.badRequest, [], "a WebSocket upgrade is a GET\n") }
+        let connection = head.headers["connection"].flatMap { $0.split(separator: ",") }
+        guard connection.contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() == "upgrade" }) else {
+            return (.badRequest, [], "a WebSocket upgrade needs Connection: Upgrade\n")
+        }
+        return nil
+    }
+}
+
+/// Ends a plain-HTTP connection whose request the parser refused (a malformed chunk),
+/// after NIO's error handler has answered it.
+final class ParserErrorCloser: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError { context.close(promise: nil) }
+        context.fireErrorCaught(error)
     }
 }

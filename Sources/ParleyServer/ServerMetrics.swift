@@ -15,6 +15,12 @@ final class ServerMetrics: Sendable {
     let rejected: CoreMetrics.Counter
     let uploads: CoreMetrics.Counter
     let downloads: CoreMetrics.Counter
+    /// Sockets closed because they did not read their events.
+    let slowClosed: CoreMetrics.Counter
+    /// Connections refused because the server had `maxConnections` open.
+    let refusedConnections: CoreMetrics.Counter
+    /// Connections closed before they finished their HTTP request or upgrade.
+    let handshakeTimeouts: CoreMetrics.Counter
     private let latency: Mutex<[Op: CoreMetrics.Timer]>
     private let factory: PrometheusMetricsFactory
 
@@ -27,6 +33,9 @@ final class ServerMetrics: Sendable {
         rejected = CoreMetrics.Counter(label: "parley_requests_rejected_total", factory: factory)
         uploads = CoreMetrics.Counter(label: "parley_media_uploads_total", factory: factory)
         downloads = CoreMetrics.Counter(label: "parley_media_downloads_total", factory: factory)
+        slowClosed = CoreMetrics.Counter(label: "parley_slow_sockets_closed_total", factory: factory)
+        refusedConnections = CoreMetrics.Counter(label: "parley_connections_refused_total", factory: factory)
+        handshakeTimeouts = CoreMetrics.Counter(label: "parley_handshake_timeouts_total", factory: factory)
         latency = Mutex([:])
     }
 

@@ -32,6 +32,12 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var closing = false
     private var timers: [Scheduled<Void>] = []
     private var pinger: RepeatedTask?
+    /// Event frames held back while the channel is not writable (the client reads
+    /// slower than events come), and their size.
+    private var unwritten = CircularBuffer<ByteBuffer>()
+    private var unwrittenBytes = 0
+    /// When the session's token expires, and the timer that closes the socket then.
+    private var expiry: (at: Date, timer: Scheduled<Void>)?
 
     init(server: ParleyServer) {
         self.server = server
@@ -48,10 +54,12 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         if frameWriter == nil { context.close(promise: nil) }
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let (writer, id) = (server.eventWriter(for: context.eventLoop), ObjectIdentifier(self))
-        let session = server.engine.connect(address: channel.remoteAddress?.ipAddress ?? "unknown") { event in
-            writer.add(event.encoded(ParleyServer.frame(of:)).bytes, to: this, id: id)
-        }
-        dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch)
+        let eventLoop = context.eventLoop
+        let session = server.engine.connect(
+            address: channel.remoteAddress?.ipAddress ?? "unknown",
+            deliver: { event in writer.add(event.encoded(ParleyServer.frame(of:)).bytes, to: this, id: id) },
+            ended: { reason in eventLoop.execute { this.value.sendClose(Self.sessionEnded, reason: reason.message) } })
+        dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch, logger: server.logger)
         server.metrics.connections.increment()
         server.sockets.add(channel)
 
@@ -74,19 +82,51 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         frameWriter = nil
     }
 
-    /// Writes `frames` (finished event frames, in order) and flushes once.
+    /// The close code of a socket whose session was signed out, revoked or expired.
+    static let sessionEnded = WebSocketErrorCode.unknown(4001)
+    /// The close code of a socket that does not read its events.
+    static let tooSlow = WebSocketErrorCode.unknown(4008)
+
+    /// Writes `frames` (finished event frames, in order) and flushes once; while the
+    /// channel is not writable they wait here instead, up to `maxUnwrittenBytes`.
     fileprivate func writeEvents(_ frames: [ByteBuffer]) {
-        guard let frameWriter, !closing else { return }
+        guard let frameWriter, let context, !closing else { return }
+        guard context.channel.isWritable, unwritten.isEmpty else {
+            for frame in frames {
+                unwritten.append(frame)
+                unwrittenBytes += frame.readableBytes
+            }
+            if unwrittenBytes > server.configuration.maxUnwrittenBytes {
+                server.metrics.slowClosed.increment()
+                unwritten.removeAll()
+                unwrittenBytes = 0
+                sendClose(Self.tooSlow, reason: "events are not being read; reconnect and resume")
+            }
+            return
+        }
         for frame in frames { frameWriter.write(NIOAny(frame), promise: nil) }
         frameWriter.flush()
         server.metrics.delivered.increment(by: Int64(frames.count))
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, !unwritten.isEmpty {
+            let frames = Array(unwritten)
+            unwritten.removeAll()
+            unwrittenBytes = 0
+            writeEvents(frames)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         pinger?.cancel()
         for timer in timers { timer.cancel() }
         timers = []
+        expiry?.timer.cancel()
+        expiry = nil
         waiting.removeAll()
+        unwritten.removeAll()
         if let session = dispatcher?.session {
             let (server, user, channel) = (server, user, context.channel)
             Task {
@@ -116,7 +156,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             if closing {
                 context.close(promise: nil)
             } else {
-                // Echo the client's code, then close.
+                // Echo the client's code (`FrameRules` checked it may be sent), then close.
                 closing = true
                 var data = frame.unmaskedData
                 let code = data.readWebSocketErrorCode() ?? .normalClosure
@@ -138,9 +178,16 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is NIOWebSocketFrameAggregator.Error {
-            // A message in fragments larger than a frame may be.
-            sendClose(.messageTooLarge, reason: nil)
+        if let error = error as? NIOWebSocketFrameAggregator.Error {
+            switch error {
+            case .accumulatedFrameSizeIsTooLarge, .tooManyFragments:
+                // A message in fragments larger than a frame may be.
+                sendClose(.messageTooLarge, reason: nil)
+            default:
+                // A continuation with nothing to continue, or a new message before the
+                // last one's final fragment.
+                sendClose(.protocolError, reason: "fragments out of order")
+            }
         } else {
             context.close(promise: nil)
         }
@@ -168,10 +215,27 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let context else { return }
         let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: reply.frame))
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        watchExpiry(context: context)
         if reply.close {
             sendClose(.policyViolation, reason: "too many sockets for this user")
         }
         answerNext()
+    }
+
+    /// Closes the socket when its session's token expires (checked after each reply,
+    /// since sign-in, resume and sign-out change it).
+    private func watchExpiry(context: ChannelHandlerContext) {
+        let expiresAt = dispatcher?.session.expiresAt
+        guard expiresAt != expiry?.at else { return }
+        expiry?.timer.cancel()
+        expiry = nil
+        guard let expiresAt else { return }
+        let seconds = min(max(expiresAt.timeIntervalSinceNow, 0), Limits.maxDuration.seconds)
+        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let timer = context.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
+            this.value.sendClose(Self.sessionEnded, reason: "the session expired; sign in again")
+        }
+        expiry = (expiresAt, timer)
     }
 
     private func ping() {
@@ -185,15 +249,22 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())), promise: nil)
     }
 
-    /// Sends a close frame; the socket closes when the client answers, or after `within`.
+    /// Sends a close frame; the socket closes when the client answers, or `within` after
+    /// the frame has gone out: a slow reader still has events ahead of it. One that
+    /// never reads them is closed after `Self.closeLimit` all the same.
     private func sendClose(_ code: WebSocketErrorCode, reason: String?, within: TimeAmount = .seconds(2)) {
         guard let context, !closing else { return }
         closing = true
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: reason, allocator: context.channel.allocator))
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
         let channel = context.channel
-        timers.append(context.eventLoop.scheduleTask(in: within) { channel.close(promise: nil) })
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
+            channel.eventLoop.scheduleTask(in: within) { channel.close(promise: nil) }
+        }
+        timers.append(context.eventLoop.scheduleTask(in: Self.closeLimit) { channel.close(promise: nil) })
     }
+
+    /// The longest a socket waits, after its close frame, for a client to read it.
+    static let closeLimit = TimeAmount.seconds(30)
 
     private static func closeData(_ code: WebSocketErrorCode, reason: String?, allocator: ByteBufferAllocator) -> ByteBuffer {
         var data = allocator.buffer(capacity: 2 + (reason?.utf8.count ?? 0))

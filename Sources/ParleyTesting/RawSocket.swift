@@ -3,11 +3,14 @@ import Foundation
 /// A client that completes the WebSocket handshake and then writes frames byte by byte:
 /// one that goes silent without closing (no pong, no close frame, like a phone that
 /// lost its network), or one that sends a request in fragments.
-public final class SilentSocket {
+/// Used from one thread at a time; the descriptor never changes.
+public final class SilentSocket: @unchecked Sendable {
     private let fd: Int32
 
-    public init(port: Int) throws {
-        fd = try connectToLocalhost(port: port)
+    /// `receiveBuffer` shrinks the kernel's receive buffer before connecting, so a
+    /// client that stops reading fills up after a few KiB instead of megabytes.
+    public init(port: Int, receiveBuffer: Int32? = nil) throws {
+        fd = try connectToLocalhost(port: port, receiveBuffer: receiveBuffer)
         let handshake = """
             GET /v1/ws HTTP/1.1\r
             Host: 127.0.0.1:\(port)\r
@@ -45,14 +48,22 @@ public final class SilentSocket {
         }
     }
 
-    private static func frame(opcode: UInt8, fin: Bool, payload: [UInt8]) -> [UInt8] {
-        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+    /// Sends any frame, including ones RFC 6455 forbids a client: `rsv` is the three
+    /// reserved bits (0–7), `masked: false` leaves the payload bare.
+    public func sendFrame(opcode: UInt8, fin: Bool = true, rsv: UInt8 = 0, masked: Bool = true, payload: [UInt8]) throws {
+        try write(Self.frame(opcode: opcode, fin: fin, rsv: rsv, masked: masked, payload: payload))
+    }
+
+    private static func frame(opcode: UInt8, fin: Bool, rsv: UInt8 = 0, masked: Bool = true, payload: [UInt8]) -> [UInt8] {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 7) << 4 | opcode]
+        let maskBit: UInt8 = masked ? 0x80 : 0
         if payload.count < 126 {
-            frame.append(0x80 | UInt8(payload.count))
+            frame.append(maskBit | UInt8(payload.count))
         } else {
-            frame.append(0x80 | 126)
+            frame.append(maskBit | 126)
             frame += [UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
         }
+        guard masked else { return frame + payload }
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
@@ -226,9 +237,41 @@ public struct RawHTTP {
     }
 }
 
+/// Sends `bytes` on a new connection and reads until the server closes it; returns what
+/// it answered and whether it closed within `timeout` (a guard against a hang).
+public func rawExchange(port: Int, _ bytes: [UInt8], timeout: Duration = .seconds(30)) throws -> (answer: String, closed: Bool) {
+    let fd = try connectToLocalhost(port: port)
+    defer { close(fd) }
+    var sent = 0
+    while sent < bytes.count {
+        let count = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+        if count <= 0 { break }  // the server may refuse before reading it all
+        sent += count
+    }
+    return readUntilClosed(fd, timeout: timeout)
+}
+
+/// Reads from `fd` until the peer closes it or `timeout` passes.
+public func readUntilClosed(_ fd: Int32, timeout: Duration) -> (answer: String, closed: Bool) {
+    let deadline = ContinuousClock.now + timeout
+    var answer: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while ContinuousClock.now < deadline {
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 200) > 0 else { continue }
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count <= 0 { return (String(decoding: answer, as: UTF8.self), true) }
+        answer += buffer[..<count]
+    }
+    return (String(decoding: answer, as: UTF8.self), false)
+}
+
 /// A TCP connection to 127.0.0.1:`port`; the caller closes the descriptor.
-func connectToLocalhost(port: Int) throws -> Int32 {
+public func connectToLocalhost(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    if var size = receiveBuffer {
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -10,6 +10,7 @@ enum DataFolderEngine {
     /// `lock` is the lock file's descriptor, for `FolderLock.announce`.
     static func open(
         folder: URL, as holder: FolderLock.Holder, durability: SQLiteChatStore.Durability = .normal, backlog: Int = 1024,
+        totalBacklog: Int = 2_000_000,
         configure: (inout ChatEngine.Configuration) throws -> Void
     ) throws -> (engine: ChatEngine, store: SQLiteChatStore, lock: Int32) {
         let lock = try FolderLock.hold(folder, as: holder)
@@ -20,7 +21,7 @@ enum DataFolderEngine {
         }
         try configure(&configuration)
         let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
-        let engine = ChatEngine(store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog), configuration: configuration)
+        let engine = ChatEngine(store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog, totalBacklog: totalBacklog), configuration: configuration)
         Task.detached { try? await engine.sweepMedia() }
         return (engine, store, lock)
     }

@@ -19,6 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
     @ParentCommand var parent: Parley
     @Option(help: "Seconds without a pong before a socket counts as gone.") var pingTimeout = 15.0
     @Option(help: "Seconds a new socket has to sign in.") var signInTimeout = 10.0
+    @Option(help: "Seconds a new connection has to finish its HTTP request or WebSocket upgrade.") var handshakeTimeout = 5.0
     @Option(help: "Requests per second per socket, bursts of twice that (0: no limit).") var rateLimit = 500
     @Option(help: "Sockets one user may hold open at once.") var maxSocketsPerUser = 32
     @Option(help: "Events kept per user for clients that reconnect.") var backlog = 1024
@@ -29,8 +30,30 @@ struct ServeCommand: AsyncParsableCommand {
             "Send phone sign-in codes with this program, run without a shell: {phone} and {code} are replaced.",
             valueName: "PROGRAM ARGS")) var smsCommand: String?
     @OptionGroup var identity: IdentityOptions
+    @Option(help: "Failed password sign-ins to one account per 15 minutes (5 times as many per client address).")
+    var maxFailedSignIns = 10
+    @Option(help: "Accounts one client address may register per 15 minutes (0: no limit).") var maxRegistrations = 20
+    @Option(help: "Open connections at most; past it new ones are answered 503 (lowered to fit the open-file limit).")
+    var maxConnections = 10_000
+    @Option(help: "Events kept for resuming across all users.") var totalBacklog = 2_000_000
+    @Option(help: "Chats whose members are cached in memory.") var cachedChats = 50_000
+    @Option(help: "KiB of events a socket may leave unread before it is closed (code 4008).") var maxUnreadKib = 4096
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
+
+    func validate() throws {
+        for (name, seconds) in [("--ping-timeout", pingTimeout), ("--sign-in-timeout", signInTimeout), ("--handshake-timeout", handshakeTimeout)] {
+            guard (try? Limits.duration(seconds: seconds)) != nil, seconds >= 0.1 else {
+                throw ValidationError("\(name) takes 0.1 seconds to 10 years")
+            }
+        }
+        guard maxFailedSignIns > 0, maxRegistrations >= 0 else {
+            throw ValidationError("--max-failed-sign-ins is at least 1 and --max-registrations at least 0")
+        }
+        guard maxConnections >= 1, totalBacklog >= 1, cachedChats >= 2, (64...1 << 22).contains(maxUnreadKib) else {
+            throw ValidationError("--max-connections and --total-backlog are at least 1, --cached-chats 2, --max-unread-kib 64 to 4194304")
+        }
+    }
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
@@ -40,10 +63,12 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "parley.server")
+        ParleyServer.raiseOpenFileLimit()
         let folder = try ShellOptions.folder(data ?? parent.global.data)
         guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
         let (engine, store, lock) = try DataFolderEngine.open(
-            folder: folder, as: .server, durability: syncFull ? .full : .normal, backlog: backlog
+            folder: folder, as: .server, durability: syncFull ? .full : .normal, backlog: backlog,
+            totalBacklog: totalBacklog
         ) {
             if let smsCommand {
                 $0.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
@@ -51,14 +76,21 @@ struct ServeCommand: AsyncParsableCommand {
                 $0.codeSender = DevelopmentCodeSender { line in logger.notice("\(line)") }
             }
             $0.identityProvider = try identity.provider()
+            $0.cachedChats = cachedChats
+            $0.signInLimits = SignInLimits(
+                failuresPerAccount: maxFailedSignIns, failuresPerAddress: maxFailedSignIns * 5,
+                registrationsPerAddress: maxRegistrations)
             $0.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
         }
 
         var configuration = ParleyServer.Configuration(host: host, port: port)
         configuration.pingTimeout = .milliseconds(Int64(pingTimeout * 1000))
         configuration.signInTimeout = .milliseconds(Int64(signInTimeout * 1000))
+        configuration.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
         configuration.requestsPerSecond = rateLimit
         configuration.maxSocketsPerUser = maxSocketsPerUser
+        configuration.maxConnections = maxConnections
+        configuration.maxUnwrittenBytes = maxUnreadKib * 1024
         let server = ParleyServer(engine: engine, configuration: configuration, logger: logger)
         let host = host
         let app = server.application { port in

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTesting
 import Testing
 
 /// Runs the built `parley` binary on a script in a temporary data folder.
@@ -41,28 +42,8 @@ struct ParleyBinary {
 
     /// Starts `parley serve` on a free port over `data`; returns it once it listens.
     static func startServer(data: URL, arguments: [String] = []) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--data", data.path, "--log-level", "warning"] + arguments
-        var env = ProcessInfo.processInfo.environment
-        env["PARLEY_BCRYPT_COST"] = "4"
-        process.environment = env
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        // The first line says where it listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let start = text.range(of: "ws://"), let end = text[start.lowerBound...].firstIndex(of: " ") else {
-            process.terminate()
-            throw ServerStartFailure(output: text)
-        }
-        return (process, String(text[start.lowerBound..<end]))
+        let server = try ServeProcess.start(data: data, arguments: arguments)
+        return (server.process, server.url)
     }
 
     /// A second `parley serve` over a data folder an earlier one used.
@@ -76,21 +57,10 @@ struct ParleyBinary {
         return data.appendingPathComponent("servers/\(host)_\(port)")
     }
 
-    struct ServerStartFailure: Error {
-        var output: String
-    }
-
     /// The package's folder: scripts run from it, as `plugins/…` paths expect.
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static var executable: URL {
-        // The test bundle sits in the build folder next to the executables.
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidate = bundle.appendingPathComponent("parley")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/parley")
-    }
+    static var executable: URL { ServeProcess.executable }
 
     /// Feeds `script` on stdin (or runs `arguments` alone) and waits for the exit.
     func run(_ script: String = "", arguments: [String] = [], environment: [String: String] = [:], useData: Bool = true) throws -> Result {

@@ -1,0 +1,25 @@
+import Logging
+import ParleyEngine
+import ServiceLifecycle
+
+/// The server's periodic chores: expired sessions and sign-in codes are deleted, and
+/// uploads that no message or avatar took up are swept. Runs once at start, then every
+/// `interval`, until the server stops.
+struct Upkeep: Service {
+    let engine: ChatEngine
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let sessions = try await engine.purgeExpired()
+                let media = try await engine.sweepMedia()
+                if sessions + media > 0 { logger.info("upkeep: purged \(sessions) expired sessions and codes, \(media) unused uploads") }
+            } catch {
+                logger.warning("upkeep failed: \(error)")
+            }
+            guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { return }
+        }
+    }
+}

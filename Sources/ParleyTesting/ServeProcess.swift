@@ -1,0 +1,66 @@
+import Foundation
+
+/// The real `parley serve`, run as a process for tests through the binary: started on
+/// a port over a data folder, stopped with a signal or killed.
+public struct ServeProcess {
+    public let process: Process
+    /// Where it listens, `ws://127.0.0.1:PORT/v1/ws`.
+    public let url: String
+    public let port: Int
+
+    public struct StartFailure: Error {
+        public var output: String
+    }
+
+    /// The `parley` binary beside the test bundle in the build folder.
+    public static var executable: URL {
+        let candidate = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("parley")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/parley")
+    }
+
+    /// Starts it and returns once it listens (its first line on stdout says where).
+    /// Throws `StartFailure` when it does not come up, say because `port` is taken.
+    public static func start(data: URL, port: Int = 0, arguments: [String] = [], logLevel: String = "warning") throws -> ServeProcess {
+        let process = Process()
+        process.executableURL = executable
+        // Deadlines meant for strangers are long here, so a busy machine cannot trip
+        // them for a test's well-behaved clients; `arguments` may set them shorter.
+        let patient = ["--handshake-timeout", "120", "--sign-in-timeout", "120"]
+        process.arguments = ["serve", "--port", String(port), "--data", data.path, "--log-level", logLevel] + patient + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["PARLEY_BCRYPT_COST"] = "4"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let start = text.range(of: "ws://"), let end = text[start.lowerBound...].firstIndex(of: " "),
+            let listening = URL(string: String(text[start.lowerBound..<end])), let bound = listening.port
+        else {
+            process.terminate()
+            process.waitUntilExit()
+            throw StartFailure(output: text)
+        }
+        return ServeProcess(process: process, url: listening.absoluteString, port: bound)
+    }
+
+    /// SIGKILL: no goodbye, no cleanup, as a crash would end it.
+    public func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then waits for it to exit.
+    public func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+import ParleyClient
+import ParleyCore
+import ParleyTesting
+import Testing
+
+/// Resident memory of this process, in bytes.
+func residentBytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+}
+
+/// What the server does when a client stops reading, keeps a session too long, or
+/// meets an internal failure.
+@Suite(.timeLimit(.minutes(3))) struct ServerLimitsTests {
+    @Test func aClientThatStopsReadingIsClosedWhileTheOthersKeepReceivingAndItResumesWithoutLoss() async throws {
+        let server = try await TestServer.start { $0.maxUnwrittenBytes = 256 * 1024 }
+        let (alice, _, _) = try await client(server, "alice")
+        let (bob, bobLog, _) = try await client(server, "bob")
+        let (_, _, stalledIn) = try await client(server, "stalled")
+        let group = try await alice.createGroup(handle: "flood", title: nil, isPublic: true)
+        _ = try await bob.joinGroup(handle: "flood")
+
+        // A socket of the stalled user, signed in, that never reads after its reply.
+        let port = server.port
+        let token = stalledIn.token
+        let socket = try await offPool { () -> SilentSocket in
+            let socket = try SilentSocket(port: port, receiveBuffer: 4096)
+            try socket.sendText(#"{"id":1,"op":"resume","args":{"token":"\#(token)"}}"#)
+            _ = socket.readText()
+            try socket.sendText(#"{"id":2,"op":"join_group","args":{"handle":"flood"}}"#)
+            _ = socket.readText()
+            return socket
+        }
+        let signIn = try await TestSocket(port: server.port)
+        let reply = try await signIn.request(#"{"id":1,"op":"sign_in","args":{"login":"@stalled","password":"password-stalled"}}"#)
+        let result = try #require(reply?["result"] as? [String: Any])
+        let (epoch, position) = (try #require(result["epoch"] as? String), try #require(result["position"] as? Int))
+        let resumeToken = try #require(result["token"] as? String)
+        await signIn.close()
+
+        // 1,000 messages of 4,000 characters: 4 MB of events for the stalled socket.
+        let before = residentBytes()
+        let text = String(repeating: "x", count: 3990)
+        for number in 1...1000 { _ = try await alice.sendMessage(to: .chat(group.id), text: "\(number) \(text)", clientID: nil) }
+        let code = try await offPool { socket.readCloseCode() }
+        #expect(code == 4008)
+        let grown = residentBytes() - before
+        // Unbounded, the events queued for the socket alone would be 4 MB and more.
+        #expect(grown < 64 << 20, "resident memory grew \(grown >> 20) MiB")
+        #expect(await bobLog.wait { _ in bobLog.messages.count == 1000 }, "bob got \(bobLog.messages.count)")
+
+        // The stalled user reconnects and resumes from before the flood: all of it, once.
+        let again = try await TestSocket(port: server.port)
+        let resume = #"{"id":1,"op":"resume","args":{"token":"\#(resumeToken)","after":{"epoch":"\#(epoch)","position":\#(position)}}}"#
+        var replayed: [[String: Any]] = []
+        let resumed = try await again.request(resume, events: &replayed)
+        #expect((resumed?["result"] as? [String: Any])?["complete"] as? Bool == true)
+        // One more message: the socket's events come in order, so once it is here every
+        // replayed event is too, and nothing else can follow them.
+        _ = try await alice.sendMessage(to: .chat(group.id), text: "1001 barrier", clientID: nil)
+        while let frame = await again.next(timeout: .seconds(60)) {
+            if frame["event"] != nil { replayed.append(frame) }
+            if ((frame["data"] as? [String: Any])?["message"] as? [String: Any])?["text"] as? String == "1001 barrier" { break }
+        }
+        let numbers = replayed.compactMap { frame -> Int? in
+            guard let text = ((frame["data"] as? [String: Any])?["message"] as? [String: Any])?["text"] as? String else { return nil }
+            return Int(text.prefix { $0 != " " })
+        }
+        #expect(numbers == Array(1...1001))
+        #expect(try httpGet(port: server.port, path: "/metrics").contains("parley_slow_sockets_closed_total 1"))
+        await again.close()
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
+
+    @Test func aSocketEndsWhenItsTokenIsSignedOutElsewhereOrExpires() async throws {
+        let server = try await TestServer.start(engine: { $0.sessionLifetime = .seconds(4) })
+        let (alice, _, aliceIn) = try await client(server, "alice")
+        // A second socket on the same token: signing out on the first ends it.
+        let second = try await TestSocket(port: server.port)
+        #expect(try await second.request(#"{"id":1,"op":"resume","args":{"token":"\#(aliceIn.token)"}}"#)?["ok"] as? Bool == true)
+        try await alice.signOut()
+        #expect(await second.closed()?.closeCode == .unknown(4001))
+
+        // A fresh sign-in lives for four seconds, then its socket is closed.
+        let third = try await TestSocket(port: server.port)
+        let signIn = try await third.request(#"{"id":1,"op":"sign_in","args":{"login":"@alice","password":"password-alice"}}"#)
+        #expect(signIn?["ok"] as? Bool == true)
+        #expect(await third.closed()?.closeCode == .unknown(4001))
+        await alice.close()
+        await server.stop()
+    }
+
+    @Test func anInternalErrorReachesTheClientAsAReferenceWithoutItsDetail() async throws {
+        let server = try await TestServer.start()
+        let (alice, _, _) = try await client(server, "alice")
+        let group = try await alice.createGroup(handle: "broken", title: nil, isPublic: true)
+        // Break the database under the server: invites now fail inside SQLite.
+        let queue = try DatabaseQueue(path: server.databasePath)
+        try await queue.write { try $0.execute(sql: "DROP TABLE invite") }
+        do {
+            _ = try await alice.createInvite(chat: group.id, maxUses: nil, expiresIn: nil)
+            Issue.record("creating an invite without its table succeeded")
+        } catch let error as ParleyError {
+            #expect(error.code == .internalError)
+            #expect(error.message.contains("reference "), "\(error.message)")
+            #expect(!error.message.contains("invite") && !error.message.lowercased().contains("sqlite"), "\(error.message)")
+        }
+        #expect(try await alice.sendMessage(to: .chat(group.id), text: "still fine", clientID: nil).seq == 1)
+        await alice.close()
+        await server.stop()
+    }
+}
