@@ -149,14 +149,15 @@ public actor Shell {
         if trimmed.isEmpty && hereDocument == nil { return .proceed }
         do {
             guard let (name, rest) = Self.split(trimmed) else {
-                var input = CommandInput(Self.plainText(trimmed), tokenizer: Tokenizer(), hereDocument: hereDocument)
+                var input = CommandInput(Self.plainText(trimmed), tokenizer: tokenizer, hereDocument: hereDocument)
                 try await sendText(to: nil, input.text())
                 return .proceed
             }
             guard let command = CommandTable.command(named: String(name)) else {
                 if try await invokePluginCommand(String(name), arguments: String(rest)) { return .proceed }
                 let hint = CommandTable.suggestion(for: String(name)).map { " (did you mean /\($0)?)" } ?? "; /help lists them"
-                throw ParleyError(.unknownCommand, "unknown command /\(name)\(hint)")
+                let shown = name.count > 40 ? name.prefix(40) + "…" : name
+                throw ParleyError(.unknownCommand, "unknown command /\(shown)\(hint)")
             }
             var input = CommandInput(String(rest), tokenizer: tokenizer, hereDocument: hereDocument)
             return try await run(command, &input)

@@ -90,8 +90,13 @@ public enum CommandTable {
 
     public static var allNames: [String] { all.flatMap { [$0.name] + $0.aliases.filter { $0.count > 1 && $0 != "?" } } }
 
+    private static let longestName = all.map(\.name.utf8.count).max() ?? 0
+
     /// The closest command name, for "did you mean".
     static func suggestion(for name: String) -> String? {
+        // Within two edits of a command name, so never longer than the longest by more:
+        // a huge name costs nothing to refuse.
+        guard name.utf8.count <= longestName + 2 else { return nil }
         let lowered = name.lowercased()
         if let prefixed = all.first(where: { $0.name.hasPrefix(lowered) && !lowered.isEmpty }) { return prefixed.name }
         return all.map { ($0.name, distance($0.name, lowered)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0

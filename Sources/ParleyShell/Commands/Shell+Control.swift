@@ -71,17 +71,3 @@ extension Shell {
         try await Task.sleep(for: DurationText.parse(text))
     }
 }
-
-/// Durations as people write them: `500ms`, `30s`, `30m`, `2h`, `7d`, or plain seconds.
-enum DurationText {
-    static func parse(_ text: String) throws(ParleyError) -> Duration {
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            if let value = Double(text.dropLast(suffix.count)), value >= 0 {
-                return .milliseconds(Int64((value * scale * 1000).rounded()))
-            }
-        }
-        if let seconds = Double(text), seconds >= 0 { return .milliseconds(Int64((seconds * 1000).rounded())) }
-        throw ParleyError(.usage, "'\(text)' is not a duration (like 500ms, 30s, 30m, 2h, 7d)")
-    }
-}

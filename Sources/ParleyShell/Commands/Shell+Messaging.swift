@@ -36,7 +36,7 @@ extension Shell {
     /// The target word and text of a line for which `sendsText` is true.
     private func sendParts(of line: String) throws(ParleyError) -> (target: String?, text: String) {
         guard let (name, rest) = Self.split(line) else {
-            var input = CommandInput(Self.plainText(line), tokenizer: Tokenizer())
+            var input = CommandInput(Self.plainText(line), tokenizer: tokenizer)
             return (nil, try input.text())
         }
         var input = CommandInput(String(rest), tokenizer: tokenizer)
@@ -209,14 +209,11 @@ extension Shell {
         do { regex = try NSRegularExpression(pattern: pattern) } catch {
             throw ParleyError(.usage, "'\(pattern)' is not a regular expression")
         }
-        let seconds = try options.values["timeout"].map { text -> Double in
-            guard let seconds = Double(text), seconds >= 0 else { throw ParleyError(.usage, "--timeout takes seconds") }
-            return seconds
-        } ?? 10
+        let timeout = try options.values["timeout"].map { text throws(ParleyError) in try DurationText.parse(text) } ?? .seconds(10)
         let chatID = target?.chat?.id
         let peerID = target?.peer?.id
         let matcher = RegexBox(regex)
-        let found = await inbox.wait(timeout: .milliseconds(Int(seconds * 1000))) { event in
+        let found = await inbox.wait(timeout: timeout) { event in
             if let chatID, event.chat.id != chatID { return false }
             if chatID == nil, let peerID, !event.chat.participants.contains(where: { $0.id == peerID }) { return false }
             return matcher.matches(event.message.text)

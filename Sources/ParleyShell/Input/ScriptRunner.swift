@@ -28,30 +28,59 @@ public struct ScriptRunner: Sendable {
         var status: Int32 = 0
         var lineNumber = 0
         var held: String?
-        func nextLine(ifReady: Bool) -> String? {
+        var heldError: ParleyError?
+        func nextLine(ifReady: Bool) throws(ParleyError) -> String? {
             if let line = held {
                 held = nil
                 return line
             }
-            guard let line = ifReady ? lines.nextIfReady() : lines.next() else { return nil }
-            lineNumber += 1
-            return line
+            if let error = heldError {
+                heldError = nil
+                lineNumber += 1
+                throw error
+            }
+            do {
+                guard let line = ifReady ? try lines.nextIfReady() : try lines.next() else { return nil }
+                lineNumber += 1
+                return line
+            } catch {
+                lineNumber += 1
+                throw error
+            }
         }
         func fail(_ error: ParleyError, at line: Int) -> Bool {
             output.error(error, location: "\(name):\(line)")
             status = 1
             return keepGoing
         }
-        script: while let raw = nextLine(ifReady: false) {
+        script: while true {
+            let raw: String
+            do {
+                guard let line = try nextLine(ifReady: false) else { break }
+                raw = line
+            } catch {
+                if !fail(error, at: lineNumber) { break }
+                continue
+            }
             let startLine = lineNumber
             let line = raw.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") { continue }
-            if Shell.sendsText(line) && Self.hereDocumentStart(line) == nil {
+            if Shell.sendsText(line) && HereDocument.start(of: line) == nil {
                 var batch = [(number: startLine, line: line)]
-                while batch.count < Self.batchLimit, let raw = nextLine(ifReady: true) {
+                while batch.count < Self.batchLimit {
+                    let raw: String
+                    do {
+                        guard let line = try nextLine(ifReady: true) else { break }
+                        raw = line
+                    } catch {
+                        // Reported in order, after the batch read so far.
+                        heldError = error
+                        lineNumber -= 1
+                        break
+                    }
                     let next = raw.trimmingSpaces()
                     if next.isEmpty || next.hasPrefix("#") { continue }
-                    guard Shell.sendsText(next) && Self.hereDocumentStart(next) == nil else {
+                    guard Shell.sendsText(next) && HereDocument.start(of: next) == nil else {
                         held = raw
                         break
                     }
@@ -70,10 +99,10 @@ public struct ScriptRunner: Sendable {
             do {
                 var command = line
                 var hereDocument: String?
-                if let (head, terminator) = Self.hereDocumentStart(line) {
+                if let (head, terminator) = HereDocument.start(of: line) {
                     var body: [String] = []
                     var closed = false
-                    while let next = nextLine(ifReady: false) {
+                    while let next = try nextLine(ifReady: false) {
                         if next.trimmingSpaces() == terminator {
                             closed = true
                             break
@@ -91,90 +120,5 @@ public struct ScriptRunner: Sendable {
         }
         output.flush()
         return status
-    }
-
-    /// `/send #g <<EOF` → (`/send #g`, `EOF`).
-    static func hereDocumentStart(_ line: String) -> (String, String)? {
-        let bytes = line.utf8
-        guard let last = bytes.indices.last(where: { $0 > bytes.startIndex && bytes[$0] == 0x3C && bytes[bytes.index(before: $0)] == 0x3C })
-        else { return nil }
-        let terminator = line[bytes.index(after: last)...].trimmingSpaces()
-        guard !terminator.isEmpty, terminator.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
-        return (line[..<bytes.index(before: last)].trimmingSpaces(), terminator)
-    }
-}
-
-/// Lines of a file or of standard input, read as they come: a command runs before a
-/// line not yet written is waited for, so a script can be fed from a pipe that waits on
-/// the output. `nextIfReady` takes a line only if it can be had without waiting.
-public struct LineReader {
-    private let descriptor: Int32
-    private var buffer: [UInt8] = []
-    /// Where the unread bytes in `buffer` start.
-    private var start = 0
-    private var atEnd = false
-    /// Runs before a read that may wait (to flush output a feeding program waits for).
-    public var beforeWaiting: (() -> Void)?
-
-    public init(descriptor: Int32) {
-        self.descriptor = descriptor
-    }
-
-    /// The next line, waiting for it if need be; nil at the end of the input.
-    public mutating func next() -> String? {
-        while true {
-            if let line = takeLine() { return line }
-            if atEnd { return takeRest() }
-            beforeWaiting?()
-            fill()
-        }
-    }
-
-    /// The next line if it is already read or can be read without waiting.
-    public mutating func nextIfReady() -> String? {
-        if let line = takeLine() { return line }
-        if atEnd { return takeRest() }
-        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&ready, 1, 0) > 0 else { return nil }
-        fill()
-        return takeLine() ?? (atEnd ? takeRest() : nil)
-    }
-
-    private mutating func takeLine() -> String? {
-        guard let newline = buffer[start...].firstIndex(of: 10) else { return nil }
-        var end = newline
-        if end > start && buffer[end - 1] == 13 { end -= 1 }
-        let line = text(start..<end)
-        start = newline + 1
-        return line
-    }
-
-    /// The last line when the input does not end with a newline.
-    private mutating func takeRest() -> String? {
-        guard start < buffer.count else { return nil }
-        let line = text(start..<buffer.count)
-        start = buffer.count
-        return line
-    }
-
-    private func text(_ range: Range<Int>) -> String {
-        buffer.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
-    }
-
-    /// Reads what is there (waiting if nothing is), keeping the unread part.
-    private mutating func fill() {
-        if start > 0 {
-            buffer.removeSubrange(..<start)
-            start = 0
-        }
-        let chunk = 1 << 16
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
-        var count: Int
-        repeat {
-            count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, chunk) }
-        } while count < 0 && errno == EINTR
-        buffer.removeLast(chunk - max(count, 0))
-        if count <= 0 { atEnd = true }
     }
 }

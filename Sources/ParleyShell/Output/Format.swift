@@ -104,7 +104,7 @@ public enum Format {
 
     /// `[image PNG 640×480 12.3 KiB]`, `[video MP4 98.2 MiB]`.
     public static func media(_ media: MediaInfo) -> String {
-        var parts = [media.kind.rawValue, media.typeName]
+        var parts = [media.kind.rawValue, Sanitizer.line(media.typeName)]
         if let width = media.width, let height = media.height { parts.append("\(width)×\(height)") }
         parts.append(byteCount(media.size))
         return "[" + parts.joined(separator: " ") + "]"

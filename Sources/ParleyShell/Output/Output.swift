@@ -61,7 +61,8 @@ public final class Output: Sendable {
             write(jsonLine(fields, data: Optional<Int>.none))
         }
         let prefix = location.map { "\($0): " } ?? ""
-        let line = "\(prefix)error: \(error.code): \(Sanitizer.line(error.message))"
+        // Both parts may come from a server: neither reaches the terminal unsanitized.
+        let line = "\(prefix)error: \(Sanitizer.line(error.code.rawValue)): \(Sanitizer.line(error.message))"
         if location != nil || !isJSON { writeError(paint(line, .red)) }
     }
 
