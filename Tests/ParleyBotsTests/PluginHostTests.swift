@@ -31,10 +31,13 @@ struct PluginHostTests {
         let group = try await bots.group("room", bots: ["watcher"])
         _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "one", clientID: nil)
         #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "seen: one" } })
-        try await Task.sleep(for: .milliseconds(500))
+        // The bot takes events in order: once it has answered "two", it has been handed
+        // everything before it, its own reply to "one" included if it were to see it.
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "two", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "seen: two" } })
         let seen = bots.recorded(record).filter { $0["type"] == .string("message") }.compactMap { $0["message"]?["text"]?.string }
-        #expect(seen == ["one"], "the bot saw only alice's message, not its own reply")
-        #expect(try await bots.messages(in: group.id).filter { $0.text.hasPrefix("seen:") }.count == 1)
+        #expect(seen == ["one", "two"], "the bot saw only alice's messages, not its own replies")
+        #expect(try await bots.messages(in: group.id).filter { $0.text.hasPrefix("seen:") }.count == 2)
         await bots.shutdown()
     }
 
@@ -46,9 +49,14 @@ struct PluginHostTests {
         let group = try await bots.group("room", bots: ["echo1", "echo2"])
         _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "ping", clientID: nil)
         #expect(try await eventually { try await bots.messages(in: group.id).count >= 3 })
-        try await Task.sleep(for: .seconds(1))
+        // Each bot takes events in order: once both have answered a later message, an
+        // answer to the other bot's echo would have come before.
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "later", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: group.id).filter { $0.text == "echo: later" }.count == 2 })
         let texts = try await bots.messages(in: group.id).map(\.text)
-        #expect(texts.sorted() == ["echo: ping", "echo: ping", "ping"], "each bot answered alice once and ignored the other bot")
+        #expect(
+            texts.sorted() == ["echo: later", "echo: later", "echo: ping", "echo: ping", "later", "ping"],
+            "each bot answered alice once and ignored the other bot")
         await bots.shutdown()
     }
 
@@ -156,9 +164,10 @@ struct PluginHostTests {
         _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "b", clientID: nil)
         let (_, record) = try await bots.load("counter", as: "counter")
         #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "count 2" } }, "the count was kept")
-        try await Task.sleep(for: .milliseconds(300))
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "c", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "count 3" } })
         let handed = bots.recorded(record).filter { $0["type"] == .string("message") }.compactMap { $0["message"]?["text"]?.string }
-        #expect(handed == ["b"], "after a restart the bot gets what it missed, not what it already handled")
+        #expect(handed == ["b", "c"], "after a restart the bot gets what it missed, not what it already handled")
         await bots.shutdown()
     }
 
@@ -207,8 +216,9 @@ struct PluginHostTests {
         #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "welcome, Bob!" } })
         _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "hi", clientID: nil)
         #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "heard hi" } })
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try await bots.messages(in: group.id).filter { $0.text.hasPrefix("heard") }.count == 1, "it did not answer itself")
+        _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "again", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "heard again" } })
+        #expect(try await bots.messages(in: group.id).filter { $0.text.hasPrefix("heard") }.count == 2, "it did not answer itself")
         await bots.shutdown()
     }
 }

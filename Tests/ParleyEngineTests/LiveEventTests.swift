@@ -18,8 +18,13 @@ import Testing
         _ = try await alice.sendMessage(to: .chat(group.id), text: "hello all", clientID: nil)
         let isHello: (ChatEvent) -> Bool = { if case .message(let e) = $0 { e.message.text == "hello all" } else { false } }
         for recorder in recorders[0..<3] { #expect(await recorder.count(1, where: isHello) == 1) }
-        // Give a wrong delivery time to show up before checking there was none.
-        try await Task.sleep(for: .milliseconds(100))
+        // Later messages to each recorder: a user's events come in order, so once one
+        // has its barrier, a wrong delivery of "hello all" would already be there.
+        _ = try await aliceLaptop.sendMessage(to: .chat(group.id), text: "barrier", clientID: nil)  // bob, bobPhone, alice
+        _ = try await bob.sendMessage(to: .chat(group.id), text: "barrier", clientID: nil)  // aliceLaptop
+        _ = try await alice.sendMessage(to: .user(try await outsider.me().id), text: "barrier", clientID: nil)  // outsider
+        let isBarrier: (ChatEvent) -> Bool = { if case .message(let e) = $0 { e.message.text == "barrier" } else { false } }
+        for recorder in recorders { #expect(await recorder.count(1, where: isBarrier) >= 1) }
         for recorder in recorders[0..<3] { #expect(recorder.events.filter(isHello).count == 1) }
         #expect(recorders[3].events.filter(isHello).isEmpty)  // the sending session has the result
         #expect(recorders[4].events.filter(isHello).isEmpty)

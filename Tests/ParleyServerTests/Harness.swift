@@ -32,6 +32,11 @@ final class TestServer: Sendable {
         let blobs = try FileBlobStore(folder: URL(fileURLWithPath: path + "-media"))
         let engine = ChatEngine(store: store, blobs: blobs, configuration: engineConfiguration)
         var configuration = ParleyServer.Configuration(host: "127.0.0.1", port: port)
+        // The clients of a test are well-behaved: no deadline meant for strangers may cut
+        // them off on a busy machine. Tests of those deadlines set their own.
+        configuration.handshakeTimeout = .seconds(120)
+        configuration.signInTimeout = .seconds(120)
+        configuration.pingTimeout = .seconds(120)
         configure(&configuration)
         var logger = Logger(label: "test.server")
         logger.logLevel = .critical

@@ -8,7 +8,7 @@ import Testing
     @Test func phoneSignInWorksThroughTheServer() async throws {
         let codes = CapturedCodes()
         let server = try await TestServer.start(engine: { $0.codeSender = codes })
-        let client = RemoteChatService(url: server.url, folder: nil)
+        let client = RemoteChatService(url: server.url, folder: nil, connectTimeout: .seconds(120))
         let request = try await client.requestCode(phone: "+15557654321")
         #expect(request.phone == "+15557654321")
         await expectError(.rateLimited) { try await client.requestCode(phone: "+15557654321") }
