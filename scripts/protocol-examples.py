@@ -116,7 +116,7 @@ def main():
         alice.drain(); bob.drain()
         show("who am I", "alice", alice.call("me"))
         show("change the display name", "alice", alice.call("update_profile", {"display_name": "Alice Liddell"}))
-        show("the user directory, by handle, name or email prefix", "alice", alice.call("search_users", {"query": "bo", "limit": 10, "offset": 0}))
+        show("the user directory, by handle or name prefix (an email only whole)", "alice", alice.call("search_users", {"query": "bo", "limit": 10, "offset": 0}))
         exchange = alice.call("user", {"handle": "@bob"})
         bob_id = exchange[1]["result"]["id"]
         show("look up one user", "alice", exchange)
