@@ -2,7 +2,9 @@ import Foundation
 
 /// The real `parley serve`, run as a process for tests through the binary: started on
 /// a port over a data folder, stopped with a signal or killed.
-public struct ServeProcess {
+/// Sendable so tests can wait on it off the cooperative pool; `Process` is used from
+/// one thread at a time.
+public struct ServeProcess: @unchecked Sendable {
     public let process: Process
     /// Where it listens, `ws://127.0.0.1:PORT/v1/ws`.
     public let url: String

@@ -51,7 +51,8 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
             body: body)
         #expect(response.status == 400)
         #expect(response.text.contains("truncated_media"), "\(response.text)")
-        #expect(try httpGet(port: server.port, path: "/healthz") == "ok\n")
+        let fetched = try await RawHTTP.request(port: server.port, method: "GET", path: "/healthz").text
+        #expect(fetched == "ok\n")
         _ = try await alice.createGroup(handle: "alive", title: nil, isPublic: true)
         await alice.close()
         await server.stop()
@@ -89,7 +90,8 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
             #expect(answer.hasPrefix(status), "\(name): \(answer.prefix(80))")
             #expect(closed, "\(name) left the connection open")
         }
-        #expect(try httpGet(port: server.port, path: "/healthz") == "ok\n")
+        let fetched = try await RawHTTP.request(port: server.port, method: "GET", path: "/healthz").text
+        #expect(fetched == "ok\n")
         await server.stop()
     }
 
@@ -114,7 +116,8 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
         let closedAll = try await offPool { (silent + half).allSatisfy { readUntilClosed($0, timeout: .seconds(60)).closed } }
         #expect(closedAll)
         for fd in silent + half { close(fd) }
-        #expect(try httpGet(port: server.port, path: "/metrics").contains("parley_handshake_timeouts_total 2200"))
+        let fetched = try await RawHTTP.request(port: server.port, method: "GET", path: "/metrics").text
+        #expect(fetched.contains("parley_handshake_timeouts_total 2200"))
         await alice.close()
         await server.stop()
     }

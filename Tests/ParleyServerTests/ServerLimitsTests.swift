@@ -70,7 +70,8 @@ func residentBytes() -> Int {
             return Int(text.prefix { $0 != " " })
         }
         #expect(numbers == Array(1...1001))
-        #expect(try httpGet(port: server.port, path: "/metrics").contains("parley_slow_sockets_closed_total 1"))
+        let fetched = try await RawHTTP.request(port: server.port, method: "GET", path: "/metrics").text
+        #expect(fetched.contains("parley_slow_sockets_closed_total 1"))
         await again.close()
         await alice.close()
         await bob.close()
