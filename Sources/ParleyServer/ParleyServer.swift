@@ -64,6 +64,19 @@ public final class ParleyServer: Sendable {
     private let eventWriters = Mutex([ObjectIdentifier: EventWriter]())
     /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
     let openConnections = Atomic<Int>(0)
+    /// Event bytes sockets hold back while their channels are not writable.
+    let heldEventBytes = Atomic<Int>(0)
+
+    /// Bytes on their way out of the WebSockets now: events held back for slow readers
+    /// and what the channels have buffered. Bounded by `maxUnwrittenBytes` and the
+    /// channels' write buffers per socket, however slowly clients read.
+    public func pendingOutboundBytes() async -> Int {
+        var total = heldEventBytes.load(ordering: .relaxed)
+        for channel in sockets.channels {
+            total += (try? await channel.getOption(ChannelOptions.bufferedWritableBytes).get()) ?? 0
+        }
+        return total
+    }
 
     public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.server")) {
         self.engine = engine

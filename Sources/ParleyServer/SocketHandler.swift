@@ -92,14 +92,16 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     fileprivate func writeEvents(_ frames: [ByteBuffer]) {
         guard let frameWriter, let context, !closing else { return }
         guard context.channel.isWritable, unwritten.isEmpty else {
+            var added = 0
             for frame in frames {
                 unwritten.append(frame)
-                unwrittenBytes += frame.readableBytes
+                added += frame.readableBytes
             }
+            unwrittenBytes += added
+            server.heldEventBytes.add(added, ordering: .relaxed)
             if unwrittenBytes > server.configuration.maxUnwrittenBytes {
                 server.metrics.slowClosed.increment()
-                unwritten.removeAll()
-                unwrittenBytes = 0
+                dropUnwritten()
                 sendClose(Self.tooSlow, reason: "events are not being read; reconnect and resume")
             }
             return
@@ -112,8 +114,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable, !unwritten.isEmpty {
             let frames = Array(unwritten)
-            unwritten.removeAll()
-            unwrittenBytes = 0
+            dropUnwritten()
             writeEvents(frames)
         }
         context.fireChannelWritabilityChanged()
@@ -126,7 +127,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         expiry?.timer.cancel()
         expiry = nil
         waiting.removeAll()
-        unwritten.removeAll()
+        dropUnwritten()
         if let session = dispatcher?.session {
             let (server, user, channel) = (server, user, context.channel)
             Task {
@@ -220,6 +221,12 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             sendClose(.policyViolation, reason: "too many sockets for this user")
         }
         answerNext()
+    }
+
+    private func dropUnwritten() {
+        server.heldEventBytes.subtract(unwrittenBytes, ordering: .relaxed)
+        unwritten.removeAll()
+        unwrittenBytes = 0
     }
 
     /// Closes the socket when its session's token expires (checked after each reply,
@@ -336,6 +343,8 @@ final class SocketRegistry: Service, Sendable {
         var drained: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
+
+    var channels: [any Channel] { state.withLock { Array($0.channels.values) } }
 
     func add(_ channel: any Channel) {
         state.withLock { $0.channels[ObjectIdentifier(channel)] = channel }

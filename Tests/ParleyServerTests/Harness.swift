@@ -17,11 +17,13 @@ final class TestServer: Sendable {
     private let store: SQLiteChatStore
     private let task: Task<Void, any Error>
     private let services: ServiceGroup
+    /// The server itself, for what only it can tell (bytes waiting to go out).
+    let server: ParleyServer
 
     var url: String { "ws://127.0.0.1:\(port)" }
 
     static func start(
-        database: String? = nil, port: Int = 0, _ configure: (inout ParleyServer.Configuration) -> Void = { _ in },
+        database: String? = nil, port: Int = 0, backlog: Int = 1024, _ configure: (inout ParleyServer.Configuration) -> Void = { _ in },
         engine configureEngine: (inout ChatEngine.Configuration) -> Void = { _ in }
     ) async throws -> TestServer {
         let path = database ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString).sqlite").path
@@ -30,7 +32,8 @@ final class TestServer: Sendable {
         engineConfiguration.bcryptCost = 4
         configureEngine(&engineConfiguration)
         let blobs = try FileBlobStore(folder: URL(fileURLWithPath: path + "-media"))
-        let engine = ChatEngine(store: store, blobs: blobs, configuration: engineConfiguration)
+        let engine = ChatEngine(
+            store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog), configuration: engineConfiguration)
         var configuration = ParleyServer.Configuration(host: "127.0.0.1", port: port)
         // The clients of a test are well-behaved: no deadline meant for strangers may cut
         // them off on a busy machine. Tests of those deadlines set their own.
@@ -55,10 +58,13 @@ final class TestServer: Sendable {
             try? store.close()
             throw ServerDidNotStart(port: port, reason: "\(await task.result)")
         }
-        return TestServer(port: bound, databasePath: path, store: store, task: task, services: services)
+        return TestServer(port: bound, databasePath: path, store: store, task: task, services: services, server: server)
     }
 
-    private init(port: Int, databasePath: String, store: SQLiteChatStore, task: Task<Void, any Error>, services: ServiceGroup) {
+    private init(
+        port: Int, databasePath: String, store: SQLiteChatStore, task: Task<Void, any Error>, services: ServiceGroup, server: ParleyServer
+    ) {
+        self.server = server
         self.services = services
         self.port = port
         self.databasePath = databasePath
