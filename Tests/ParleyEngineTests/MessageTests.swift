@@ -110,5 +110,10 @@ import Testing
         #expect(try await eve.search("concurrency", in: nil, limit: 10).isEmpty)
         await expectError(.notMember) { try await eve.search("concurrency", in: swift.id, limit: 10) }
         await expectError(.invalidArgument) { try await alice.search("  ", in: nil, limit: 10) }
+        // The last word is a prefix, and so is any word ending in *.
+        #expect(try await alice.search("concurr", in: swift.id, limit: 10).count == 2)
+        #expect(try await alice.search("act* concurrency", in: nil, limit: 10).map(\.text) == ["actors make concurrency safe"])
+        #expect(try await alice.search("act concurrency", in: nil, limit: 10).isEmpty, "only the last word and starred ones are prefixes")
+        await expectError(.invalidArgument) { try await alice.search("* **", in: nil, limit: 10) }
     }
 }

@@ -105,10 +105,18 @@ extension EngineSession {
         guard words.count <= Self.maxSearchLength, !words.unicodeScalars.contains(where: Limits.isControl) else {
             throw ParleyError(.invalidArgument, "search words are at most \(Self.maxSearchLength) characters without control characters")
         }
-        let terms = words.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation && $0 != "'" })
+        // A word ending in `*` is a prefix (`depl*` finds "deployment"), and so is the
+        // last word, which people type as they think of it.
+        var terms: [(word: Substring, prefix: Bool)] = []
+        for token in words.split(whereSeparator: \.isWhitespace) {
+            let parts = token.split(whereSeparator: { $0.isPunctuation && $0 != "'" || $0.isSymbol })
+            terms += parts.enumerated().map { ($0.element, token.hasSuffix("*") && $0.offset == parts.count - 1) }
+        }
         guard !terms.isEmpty else { throw ParleyError(.invalidArgument, "search needs at least one word") }
+        terms[terms.count - 1].prefix = true
         // Each word becomes a quoted FTS5 string, so no word is read as query syntax.
-        let query = terms.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
+        let query = terms.map { "\"" + $0.word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + ($0.prefix ? "*" : "") }
+            .joined(separator: " ")
         return try await store.search(ftsQuery: query, user: user.id, chat: chat, limit: limit)
     }
 
