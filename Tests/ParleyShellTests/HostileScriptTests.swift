@@ -52,6 +52,24 @@ import Testing
         #expect(set.lines.last?.hasSuffix("hello world") == true, "\(set.stdout)")
     }
 
+    @Test func theDataFolderAndItsFilesAreTheOwnersAlone() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run(aliceAndBob + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        func mode(_ name: String) throws -> Int {
+            let attributes = try FileManager.default.attributesOfItem(atPath: parley.data.appendingPathComponent(name).path)
+            return (attributes[.posixPermissions] as? Int ?? 0) & 0o777
+        }
+        #expect(try mode("") == 0o700)
+        for file in ["parley.sqlite", "parley.sqlite-wal", "parley.sqlite-shm"] where FileManager.default.fileExists(
+            atPath: parley.data.appendingPathComponent(file).path)
+        {
+            #expect(try mode(file) == 0o600, "\(file)")
+        }
+        #expect(try mode("parley.sqlite") == 0o600)
+    }
+
     @Test func aServersErrorTextReachesTheTerminalSanitized() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }

@@ -34,6 +34,10 @@ public final class SQLiteChatStore: ChatStore {
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
+        // Created readable by its owner only; SQLite gives the log and shared-memory
+        // files the database's permissions.
+        let created = Foundation.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if created >= 0 { Foundation.close(created) }
         let checkpointer = Checkpointer(path: path, configuration: configuration)
         self.checkpointer = checkpointer
         var poolConfiguration = configuration
