@@ -157,12 +157,22 @@ struct Dispatcher: Sendable {
             case .ping: reply = try await call(id, frame) { (_: Empty) in Empty() }
             }
         } catch let error as ParleyError {
+            if Self.accountOps.contains(op) || error.code == .rateLimited {
+                logger.info("\(op.rawValue) refused: \(error.code)", metadata: ["address": "\(session.address)"])
+            }
             return (failure(id, error), false, nil)
         } catch {
             return (failure(id, ParleyError(.internalError, String(describing: error))), false, nil)
         }
+        if let signedIn {
+            let what = op == .register ? "signed up" : op == .resume ? "resumed" : "signed in"
+            logger.info("\(what) @\(signedIn.handle)", metadata: ["user": "\(signedIn.id)", "address": "\(session.address)"])
+        }
         return (reply, true, signedIn)
     }
+
+    /// Ops whose refusals an operator wants to see (guessing, sign-up floods).
+    private static let accountOps: Set<Op> = [.register, .signIn, .signInCode, .signInToken, .requestCode, .resume, .changePassword]
 
     /// Decodes the arguments as `A`, runs `body`, encodes its result as a reply.
     private func call<A: Codable & Sendable, R: Codable & Sendable>(

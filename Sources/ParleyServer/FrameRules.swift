@@ -18,6 +18,7 @@ final class FrameRules: ChannelInboundHandler, RemovableChannelHandler {
         let frame = unwrapInboundIn(data)
         if let (code, reason) = Self.violation(in: frame) {
             broken = true
+            context.fireUserInboundEventTriggered(FrameRuleBroken(reason: "\(UInt16(webSocketErrorCode: code)): \(reason)"))
             var payload = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
             payload.write(webSocketErrorCode: code)
             payload.writeString(reason)
@@ -27,6 +28,11 @@ final class FrameRules: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         context.fireChannelRead(data)
+    }
+
+    /// Told down the pipeline when a frame broke a rule, so the socket can log why it ends.
+    struct FrameRuleBroken {
+        var reason: String
     }
 
     /// The close code and reason a frame earns, or nil when it keeps the rules.

@@ -43,9 +43,11 @@ public final class ParleyServer: Sendable {
         /// Open connections at most (WebSocket and HTTP); past it a new one is answered
         /// 503 and closed.
         public var maxConnections = 10_000
-        /// Event bytes a socket may leave unread before it is closed with 4008 (its
-        /// user resumes from their position when they reconnect).
+        /// Event bytes a socket may leave unread: past them, a socket that reads none
+        /// for `slowReaderTimeout` is closed with 4008 (its user resumes from their
+        /// position when they reconnect); past 16 times as many (64 MiB at least), at once.
         public var maxUnwrittenBytes = 4 << 20
+        public var slowReaderTimeout: Duration = .seconds(10)
         /// How often expired sessions and codes are purged and unused uploads swept.
         public var upkeepInterval: Duration = .seconds(600)
 
@@ -67,11 +69,11 @@ public final class ParleyServer: Sendable {
     /// Event bytes sockets hold back while their channels are not writable.
     let heldEventBytes = Atomic<Int>(0)
 
-    /// Bytes on their way out of the WebSockets now: events held back for slow readers
-    /// and what the channels have buffered. Bounded by `maxUnwrittenBytes` and the
-    /// channels' write buffers per socket, however slowly clients read.
-    public func pendingOutboundBytes() async -> Int {
-        var total = heldEventBytes.load(ordering: .relaxed)
+    /// Bytes the WebSockets' channels have buffered for writing now: each stops taking
+    /// events at its high-water mark, however slowly its client reads, and the events
+    /// past it wait as references (`heldEventBytes`).
+    public func channelBufferedBytes() async -> Int {
+        var total = 0
         for channel in sockets.channels {
             total += (try? await channel.getOption(ChannelOptions.bufferedWritableBytes).get()) ?? 0
         }
@@ -91,6 +93,24 @@ public final class ParleyServer: Sendable {
         }
         self.configuration = configuration
         self.logger = logger
+    }
+
+    /// What a failure to start means for the person who ran the server, or nil when
+    /// there is nothing to add to the error itself.
+    public static func startFailure(_ error: any Error, host: String, port: Int) -> ParleyError? {
+        guard let failure = error as? IOError else { return nil }
+        switch failure.errnoCode {
+        case EADDRINUSE:
+            return ParleyError(
+                .unavailable,
+                "\(host):\(port) is already in use (another parley serve, or another program?): stop it, or choose another --port (0 picks a free one)")
+        case EACCES:
+            return ParleyError(.unavailable, "\(host):\(port) needs privileges this user lacks: choose a --port above 1023")
+        case EADDRNOTAVAIL:
+            return ParleyError(.unavailable, "\(host) is not an address of this machine: choose another --host")
+        default:
+            return nil
+        }
     }
 
     /// Descriptors kept for the database, media files, logs and `/healthz`.

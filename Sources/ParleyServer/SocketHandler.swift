@@ -36,8 +36,15 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// slower than events come), and their size.
     private var unwritten = CircularBuffer<ByteBuffer>()
     private var unwrittenBytes = 0
+    /// When the client last took events off the channel, and the timer that closes a
+    /// socket that stopped doing so.
+    private var lastDrained = NIODeadline.now()
+    private var stallCheck: Scheduled<Void>?
     /// When the session's token expires, and the timer that closes the socket then.
     private var expiry: (at: Date, timer: Scheduled<Void>)?
+    /// Why the socket ended, for the log.
+    private var endReason = "connection dropped"
+    private var address = "unknown"
 
     init(server: ParleyServer) {
         self.server = server
@@ -55,8 +62,10 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let (writer, id) = (server.eventWriter(for: context.eventLoop), ObjectIdentifier(self))
         let eventLoop = context.eventLoop
+        address = channel.remoteAddress?.ipAddress ?? "unknown"
+        server.logger.info("connection opened", metadata: ["address": "\(address)"])
         let session = server.engine.connect(
-            address: channel.remoteAddress?.ipAddress ?? "unknown",
+            address: address,
             deliver: { event in writer.add(event.encoded(ParleyServer.frame(of:)).bytes, to: this, id: id) },
             ended: { reason in eventLoop.execute { this.value.sendClose(Self.sessionEnded, reason: reason.message) } })
         dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch, logger: server.logger)
@@ -87,37 +96,84 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The close code of a socket that does not read its events.
     static let tooSlow = WebSocketErrorCode.unknown(4008)
 
-    /// Writes `frames` (finished event frames, in order) and flushes once; while the
-    /// channel is not writable they wait here instead, up to `maxUnwrittenBytes`.
+    /// Writes `frames` (finished event frames, in order) while the channel is writable
+    /// and flushes once; the rest wait here until the client has read what went before
+    /// (see `checkHeld`).
     fileprivate func writeEvents(_ frames: [ByteBuffer]) {
         guard let frameWriter, let context, !closing else { return }
-        guard context.channel.isWritable, unwritten.isEmpty else {
-            var added = 0
-            for frame in frames {
+        var written = 0
+        var held = 0
+        for frame in frames {
+            if unwritten.isEmpty, context.channel.isWritable {
+                frameWriter.write(NIOAny(frame), promise: nil)
+                written += 1
+            } else {
                 unwritten.append(frame)
-                added += frame.readableBytes
+                held += frame.readableBytes
             }
-            unwrittenBytes += added
-            server.heldEventBytes.add(added, ordering: .relaxed)
-            if unwrittenBytes > server.configuration.maxUnwrittenBytes {
-                server.metrics.slowClosed.increment()
-                dropUnwritten()
-                sendClose(Self.tooSlow, reason: "events are not being read; reconnect and resume")
-            }
-            return
         }
-        for frame in frames { frameWriter.write(NIOAny(frame), promise: nil) }
-        frameWriter.flush()
-        server.metrics.delivered.increment(by: Int64(frames.count))
+        if held > 0 {
+            unwrittenBytes += held
+            server.heldEventBytes.add(held, ordering: .relaxed)
+        }
+        if written > 0 { delivered(written, by: frameWriter) }
+        checkHeld()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, !unwritten.isEmpty {
-            let frames = Array(unwritten)
-            dropUnwritten()
-            writeEvents(frames)
+        if context.channel.isWritable, let frameWriter, !closing {
+            lastDrained = .now()
+            var written = 0
+            var released = 0
+            while context.channel.isWritable, let frame = unwritten.popFirst() {
+                frameWriter.write(NIOAny(frame), promise: nil)
+                written += 1
+                released += frame.readableBytes
+            }
+            unwrittenBytes -= released
+            server.heldEventBytes.subtract(released, ordering: .relaxed)
+            if written > 0 { delivered(written, by: frameWriter) }
         }
         context.fireChannelWritabilityChanged()
+    }
+
+    private func delivered(_ count: Int, by frameWriter: ChannelHandlerContext) {
+        frameWriter.flush()
+        lastDrained = .now()
+        server.metrics.delivered.increment(by: Int64(count))
+    }
+
+    /// A socket whose held events pass `maxUnwrittenBytes` and that reads none of them
+    /// for `slowReaderTimeout` is closed with 4008; so is one past `hardUnwrittenLimit`
+    /// at once. A client that keeps reading, however far behind (a resume of a long
+    /// backlog), is left to catch up. Held frames are the same buffers the bus and the
+    /// other sockets hold, so what a held event costs is a reference.
+    private func checkHeld() {
+        guard let context, !closing else { return }
+        let soft = server.configuration.maxUnwrittenBytes
+        if unwrittenBytes > Self.hardUnwrittenLimit(soft) {
+            closeTooSlow()
+        } else if unwrittenBytes > soft, stallCheck == nil {
+            let timeout = TimeAmount(server.configuration.slowReaderTimeout)
+            let this = NIOLoopBound(self, eventLoop: context.eventLoop)
+            stallCheck = context.eventLoop.scheduleTask(deadline: lastDrained + timeout) {
+                let handler = this.value
+                handler.stallCheck = nil
+                if handler.unwrittenBytes > soft, NIODeadline.now() - handler.lastDrained >= timeout {
+                    handler.closeTooSlow()
+                } else {
+                    handler.checkHeld()
+                }
+            }
+        }
+    }
+
+    static func hardUnwrittenLimit(_ soft: Int) -> Int { max(soft &* 16, 64 << 20) }
+
+    private func closeTooSlow() {
+        server.metrics.slowClosed.increment()
+        dropUnwritten()
+        sendClose(Self.tooSlow, reason: "events are not being read; reconnect and resume")
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -126,8 +182,12 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         timers = []
         expiry?.timer.cancel()
         expiry = nil
+        stallCheck?.cancel()
+        stallCheck = nil
         waiting.removeAll()
         dropUnwritten()
+        let signedIn = user.value.withLock { $0 }.map { "\($0)" } ?? "none"
+        server.logger.info("connection closed: \(endReason)", metadata: ["address": "\(address)", "user": "\(signedIn)"])
         if let session = dispatcher?.session {
             let (server, user, channel) = (server, user, context.channel)
             Task {
@@ -161,6 +221,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 closing = true
                 var data = frame.unmaskedData
                 let code = data.readWebSocketErrorCode() ?? .normalClosure
+                endReason = "closed by the client (\(UInt16(webSocketErrorCode: code)))"
                 let echo = WebSocketFrame(fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: nil, allocator: context.channel.allocator))
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(echo)).whenComplete { _ in channel.close(promise: nil) }
@@ -171,7 +232,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ServerStopping {
+        if let broken = event as? FrameRules.FrameRuleBroken {
+            endReason = "closed by the server (\(broken.reason))"
+        } else if event is ServerStopping {
             sendClose(.goingAway, reason: "server shutting down", within: .seconds(1))
         } else {
             context.fireUserInboundEventTriggered(event)
@@ -249,6 +312,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let context, !closing else { return }
         guard heardSincePing else {
             // Silent for a whole ping interval: gone without saying goodbye.
+            endReason = "no answer to pings"
             context.close(promise: nil)
             return
         }
@@ -262,6 +326,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func sendClose(_ code: WebSocketErrorCode, reason: String?, within: TimeAmount = .seconds(2)) {
         guard let context, !closing else { return }
         closing = true
+        endReason = "closed by the server (\(UInt16(webSocketErrorCode: code))\(reason.map { ": " + $0 } ?? ""))"
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: reason, allocator: context.channel.allocator))
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in

@@ -24,7 +24,10 @@ public struct ServeProcess: @unchecked Sendable {
 
     /// Starts it and returns once it listens (its first line on stdout says where).
     /// Throws `StartFailure` when it does not come up, say because `port` is taken.
-    public static func start(data: URL, port: Int = 0, arguments: [String] = [], logLevel: String = "warning") throws -> ServeProcess {
+    /// With `log`, its standard error (the log) goes to that file.
+    public static func start(
+        data: URL, port: Int = 0, arguments: [String] = [], logLevel: String = "warning", log: URL? = nil
+    ) throws -> ServeProcess {
         let process = Process()
         process.executableURL = executable
         // Deadlines meant for strangers are long here, so a busy machine cannot trip
@@ -36,6 +39,10 @@ public struct ServeProcess: @unchecked Sendable {
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
+        if let log {
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+        }
         try process.run()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {

@@ -37,7 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
     var maxConnections = 10_000
     @Option(help: "Events kept for resuming across all users.") var totalBacklog = 2_000_000
     @Option(help: "Chats whose members are cached in memory.") var cachedChats = 50_000
-    @Option(help: "KiB of events a socket may leave unread before it is closed (code 4008).") var maxUnreadKib = 4096
+    @Option(help: "KiB of events a socket may leave unread: past them, 10 s without reading closes it (code 4008).")
+    var maxUnreadKib = 4096
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
@@ -104,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await app.runService()
         } catch {
             try? store.close()
-            throw error
+            throw ParleyServer.startFailure(error, host: host, port: port) ?? error
         }
         try store.close()
         logger.info("stopped; database closed")

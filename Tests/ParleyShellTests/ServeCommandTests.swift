@@ -53,4 +53,44 @@ import Testing
         again.terminate()
         again.waitUntilExit()
     }
+
+    /// A port in use is named, with what to do about it, instead of a bind errno.
+    @Test(.timeLimit(.minutes(1))) func aBusyPortIsNamedWithWhatToDo() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
+        let other = try ParleyBinary()
+        defer { other.remove() }
+        let refused = try other.run(
+            arguments: ["serve", "--port", String(port), "--data", other.data.appendingPathComponent("elsewhere").path], useData: false)
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.contains("unavailable: 127.0.0.1:\(port) is already in use (another parley serve, or another program?)"),
+            "\(refused.stderr)")
+        #expect(!refused.stderr.contains("errno"))
+    }
+
+    /// An operator sees sign-ups, sign-ins, refusals and connections in the log, with
+    /// addresses and reasons, and never a password.
+    @Test(.timeLimit(.minutes(1))) func theLogShowsAccountsAndConnectionsWithoutSecrets() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let log = parley.data.appendingPathComponent("serve.log")
+        try FileManager.default.createDirectory(at: parley.data, withIntermediateDirectories: true)
+        let server = try ServeProcess.start(data: parley.data.appendingPathComponent("server-data"), logLevel: "info", log: log)
+        let script = """
+            /register ann@example.com --handle ann --password secret-ann-1
+            /logout
+            /login @ann --password wrong-password-9
+            """
+        let result = try parley.run(script + "\n", arguments: ["--server", server.url, "--keep-going"])
+        #expect(result.status == 1, "the wrong password fails")
+        server.stop()
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(text.contains("signed up @ann"), "\(text)")
+        #expect(text.contains("sign_in refused: bad_credentials"), "\(text)")
+        #expect(text.contains("connection opened") && text.contains("connection closed: "), "\(text)")
+        #expect(text.contains("address=127.0.0.1"), "\(text)")
+        #expect(!text.contains("secret-ann-1") && !text.contains("wrong-password-9"))
+    }
 }

@@ -28,7 +28,7 @@ public final class EngineSession: ChatService {
     let ended: (@Sendable (ParleyError) -> Void)?
     /// Where the client connects from, for the code-sending rate limit ("local" when
     /// embedded).
-    let address: String
+    public let address: String
 
     init(
         engine: ChatEngine, number: Int, address: String, sink: (@Sendable (PositionedEvent) -> Void)? = nil,
