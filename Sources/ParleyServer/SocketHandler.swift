@@ -3,7 +3,6 @@ import NIOCore
 import NIOWebSocket
 import ParleyCore
 import ParleyEngine
-import ServiceLifecycle
 import Synchronization
 
 /// One WebSocket after the upgrade, on its channel's event loop: requests in order, one
@@ -99,7 +98,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Writes `frames` (finished event frames, in order) while the channel is writable
     /// and flushes once; the rest wait here until the client has read what went before
     /// (see `checkHeld`).
-    fileprivate func writeEvents(_ frames: [ByteBuffer]) {
+    func writeEvents(_ frames: [ByteBuffer]) {
         guard let frameWriter, let context, !closing else { return }
         var written = 0
         var held = 0
@@ -343,101 +342,5 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         data.write(webSocketErrorCode: code)
         if let reason { data.writeString(String(reason.prefix(120))) }
         return data
-    }
-}
-
-/// The events on their way to the sockets of one event loop. The first event queued
-/// since the last run schedules one task on the loop, which writes every socket's
-/// events, each socket's in one flush: a message to a group of 50 costs a task per
-/// event loop, not one per member, and the event bus (which delivers under its lock) is
-/// held no longer than it takes to queue. Runs are at least `interval` apart, so under a
-/// steady stream of events each socket write carries several (at 2,000 messages/s to a
-/// group of 50, the socket writes were most of the server's CPU).
-final class EventWriter: Sendable {
-    private struct Pending {
-        /// Each socket's frames, in the order they came; keyed by the socket's handler.
-        var sockets: [ObjectIdentifier: (socket: NIOLoopBound<SocketHandler>, frames: [ByteBuffer])] = [:]
-        var scheduled = false
-        var lastRun = NIODeadline.distantPast
-    }
-
-    private let eventLoop: any EventLoop
-    private let interval: TimeAmount
-    private let pending = Mutex(Pending())
-
-    init(eventLoop: any EventLoop, interval: TimeAmount) {
-        self.eventLoop = eventLoop
-        self.interval = interval
-    }
-
-    /// Queues `frame` for `socket` (whose handler is `id`).
-    func add(_ frame: ByteBuffer, to socket: NIOLoopBound<SocketHandler>, id: ObjectIdentifier) {
-        let schedule: NIODeadline? = pending.withLock { pending in
-            pending.sockets[id, default: (socket, [])].frames.append(frame)
-            guard !pending.scheduled else { return nil }
-            pending.scheduled = true
-            return pending.lastRun + interval
-        }
-        guard let schedule else { return }
-        if schedule <= .now() {
-            eventLoop.execute { self.run() }
-        } else {
-            eventLoop.scheduleTask(deadline: schedule) { self.run() }
-        }
-    }
-
-    private func run() {
-        let sockets = pending.withLock { pending in
-            pending.scheduled = false
-            pending.lastRun = .now()
-            defer { pending.sockets = [:] }
-            return pending.sockets
-        }
-        for (socket, frames) in sockets.values { socket.value.writeEvents(frames) }
-    }
-}
-
-/// Told to every socket when the server stops.
-struct ServerStopping: Sendable {}
-
-/// The live sockets, so stopping the server can close each with a close frame and wait
-/// until their sessions have ended (before the database closes).
-final class SocketRegistry: Service, Sendable {
-    private struct State {
-        var channels: [ObjectIdentifier: any Channel] = [:]
-        var drained: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state = Mutex(State())
-
-    var channels: [any Channel] { state.withLock { Array($0.channels.values) } }
-
-    func add(_ channel: any Channel) {
-        state.withLock { $0.channels[ObjectIdentifier(channel)] = channel }
-    }
-
-    func remove(_ channel: any Channel) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.channels[ObjectIdentifier(channel)] = nil
-            guard state.channels.isEmpty else { return [] }
-            defer { state.drained = [] }
-            return state.drained
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Waits for the server to stop, then closes every socket and waits until all have ended.
-    func run() async throws {
-        guard (try? await gracefulShutdown()) != nil else { return }
-        for channel in state.withLock({ Array($0.channels.values) }) {
-            channel.pipeline.fireUserInboundEventTriggered(ServerStopping())
-        }
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.channels.isEmpty { return true }
-                state.drained.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
     }
 }

@@ -154,15 +154,3 @@ import Testing
         #expect(try await alice.chats().count == 12)
     }
 }
-
-/// A value shared with an escaping closure.
-final class Shared<Value: Sendable>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}

@@ -7,6 +7,7 @@ import ParleyCore
 import ParleyEngine
 import ParleyServer
 import ParleyStore
+import ParleyTesting
 import Synchronization
 import WSClient
 
@@ -203,14 +204,5 @@ final class TestSocket: Sendable {
     func close() async {
         try? await outbound.withLock { $0 }?.close(.normalClosure, reason: nil)
         _ = try? await task.value
-    }
-}
-
-/// A lock around a value that closures and tasks can share.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try mutex.withLock { try body(&$0) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTesting
 import Testing
 
 @Suite struct ScriptTests {
@@ -203,12 +204,17 @@ import Testing
 
         let alice = try ParleyBinary()
         defer { alice.remove() }
+        // Alice says it until the waiting script has heard it: a message sent before
+        // `/wait` began would not count, and no sleep can tell when that is.
+        let heard = Shared(false)
         let sender = Thread {
-            Thread.sleep(forTimeInterval: 1)
-            _ = try? alice.run("/login @alice --password secret-alice\n/send #swift build is green\n", arguments: ["--server", server])
+            while !heard.withLock({ $0 }) {
+                _ = try? alice.run("/login @alice --password secret-alice\n/send #swift build is green\n", arguments: ["--server", server])
+            }
         }
         sender.start()
         let waited = try parley.run("/wait --timeout 20 #swift green\n/history #swift 1\n")
+        heard.withLock { $0 = true }
         #expect(waited.status == 0, "\(waited.stderr)")
         #expect(waited.lines.first?.contains("<alice> build is green") == true)
         #expect(waited.lines.last?.contains("<alice> build is green") == true)

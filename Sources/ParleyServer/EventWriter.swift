@@ -1,0 +1,53 @@
+import NIOCore
+import Synchronization
+
+/// The events on their way to the sockets of one event loop. The first event queued
+/// since the last run schedules one task on the loop, which writes every socket's
+/// events, each socket's in one flush: a message to a group of 50 costs a task per
+/// event loop, not one per member, and the event bus (which delivers under its lock) is
+/// held no longer than it takes to queue. Runs are at least `interval` apart, so under a
+/// steady stream of events each socket write carries several (at 2,000 messages/s to a
+/// group of 50, the socket writes were most of the server's CPU).
+final class EventWriter: Sendable {
+    private struct Pending {
+        /// Each socket's frames, in the order they came; keyed by the socket's handler.
+        var sockets: [ObjectIdentifier: (socket: NIOLoopBound<SocketHandler>, frames: [ByteBuffer])] = [:]
+        var scheduled = false
+        var lastRun = NIODeadline.distantPast
+    }
+
+    private let eventLoop: any EventLoop
+    private let interval: TimeAmount
+    private let pending = Mutex(Pending())
+
+    init(eventLoop: any EventLoop, interval: TimeAmount) {
+        self.eventLoop = eventLoop
+        self.interval = interval
+    }
+
+    /// Queues `frame` for `socket` (whose handler is `id`).
+    func add(_ frame: ByteBuffer, to socket: NIOLoopBound<SocketHandler>, id: ObjectIdentifier) {
+        let schedule: NIODeadline? = pending.withLock { pending in
+            pending.sockets[id, default: (socket, [])].frames.append(frame)
+            guard !pending.scheduled else { return nil }
+            pending.scheduled = true
+            return pending.lastRun + interval
+        }
+        guard let schedule else { return }
+        if schedule <= .now() {
+            eventLoop.execute { self.run() }
+        } else {
+            eventLoop.scheduleTask(deadline: schedule) { self.run() }
+        }
+    }
+
+    private func run() {
+        let sockets = pending.withLock { pending in
+            pending.scheduled = false
+            pending.lastRun = .now()
+            defer { pending.sockets = [:] }
+            return pending.sockets
+        }
+        for (socket, frames) in sockets.values { socket.value.writeEvents(frames) }
+    }
+}
