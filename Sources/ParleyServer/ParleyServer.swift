@@ -66,12 +66,10 @@ public final class ParleyServer: Sendable {
     private let eventWriters = Mutex([ObjectIdentifier: EventWriter]())
     /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
     let openConnections = Atomic<Int>(0)
-    /// Event bytes sockets hold back while their channels are not writable.
-    let heldEventBytes = Atomic<Int>(0)
 
     /// Bytes the WebSockets' channels have buffered for writing now: each stops taking
     /// events at its high-water mark, however slowly its client reads, and the events
-    /// past it wait as references (`heldEventBytes`).
+    /// past it wait in the socket as references to frames the bus holds anyway.
     public func channelBufferedBytes() async -> Int {
         var total = 0
         for channel in sockets.channels {
@@ -156,19 +154,20 @@ public final class ParleyServer: Sendable {
         )
     }
 
-    /// Answers one request frame: the reply frame, and whether the socket must close.
+    /// Answers one request frame: the reply frame, whether the socket must close, and
+    /// whether the socket's session changed (signed in, resumed or signed out).
     func handle(
         _ frame: Data, dispatcher: Dispatcher, limiter: TokenBucket, user: SocketUser
-    ) async -> (frame: Data, close: Bool) {
+    ) async -> (frame: Data, close: Bool, sessionChanged: Bool) {
         let started = ContinuousClock.now
         switch dispatcher.head(of: frame) {
         case .failure(let failure):
             metrics.rejected.increment()
-            return (dispatcher.failure(failure.id, failure.error), false)
+            return (dispatcher.failure(failure.id, failure.error), false, false)
         case .success(let (id, op)):
             guard limiter.allow() else {
                 metrics.rejected.increment()
-                return (dispatcher.failure(id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false)
+                return (dispatcher.failure(id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false, false)
             }
             let (reply, ok, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
             metrics.record(op: op, since: started)
@@ -181,12 +180,12 @@ public final class ParleyServer: Sendable {
                 guard claim(signedIn.id) else {
                     await dispatcher.session.close()
                     let error = ParleyError(.tooManySockets, "at most \(configuration.maxSocketsPerUser) connections per user")
-                    return (dispatcher.failure(id, error), true)
+                    return (dispatcher.failure(id, error), true, false)
                 }
                 if let previous = user.value.withLock({ $0 }) { release(previous) }
                 user.value.withLock { $0 = signedIn.id }
             }
-            return (reply, false)
+            return (reply, false, op == .signOut || signedIn != nil)
         }
     }
 

@@ -46,13 +46,14 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
         return channel.eventLoop.makeCompletedFuture {
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: server.configuration.maxFrameSize,
-                shouldUpgrade: { channel, head in
-                    let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-                    return channel.eventLoop.makeSucceededFuture(path == Self.socketPath ? HTTPHeaders() : nil)
-                },
+                // `UpgradeCheck` has answered upgrades to any other path already.
+                shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         let maxSize = server.configuration.maxFrameSize
+                        // No HTTP parser is left to fail, and frames need not pass it.
+                        try channel.pipeline.syncOperations.removeHandler(
+                            context: channel.pipeline.syncOperations.context(handlerType: ParserErrorCloser.self), promise: nil)
                         try channel.pipeline.syncOperations.addHandler(FrameRules())
                         try channel.pipeline.syncOperations.addHandler(
                             NIOWebSocketFrameAggregator(
@@ -65,7 +66,6 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ParserErrorCloser())
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try channel.pipeline.syncOperations.addHandler(
                             HTTPConnectionStateHandler(idleTimeout: server.configuration.handshakeTimeout, logger: logger))
@@ -82,6 +82,7 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
             let upgrade = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
             // A malformed upgrade is answered before the upgrader sees it (see `UpgradeCheck`).
             let upgradeHandler = try channel.pipeline.syncOperations.handler(type: NIOTypedHTTPServerUpgradeHandler<Upgrade>.self)
+            try channel.pipeline.syncOperations.addHandler(ParserErrorCloser(), position: .before(upgradeHandler))
             try channel.pipeline.syncOperations.addHandler(UpgradeCheck(), position: .before(upgradeHandler))
             // Until the first request head is read, the connection has `handshakeTimeout`.
             let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(server.configuration.handshakeTimeout)) {
@@ -141,13 +142,6 @@ final class UpgradeCheck: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    /// An HTTP parser error before the first head was answered 400 by NIO's error
-    /// handler; the connection ends with it.
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is HTTPParserError { context.close(promise: nil) }
-        context.fireErrorCaught(error)
-    }
-
     static func refusal(of head: HTTPRequestHead) -> (HTTPResponseStatus, [(String, String)], String)? {
         guard head.headers["upgrade"].contains(where: { $0.lowercased() == "websocket" }) else { return nil }
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
@@ -171,8 +165,9 @@ final class UpgradeCheck: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Ends a plain-HTTP connection whose request the parser refused (a malformed chunk),
-/// after NIO's error handler has answered it.
+/// Ends a connection whose request the HTTP parser refused (garbage before the first
+/// head, a malformed chunk after it), once NIO's error handler has answered it 400. It
+/// leaves the pipeline when the connection becomes a WebSocket.
 final class ParserErrorCloser: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 

@@ -111,10 +111,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 held += frame.readableBytes
             }
         }
-        if held > 0 {
-            unwrittenBytes += held
-            server.heldEventBytes.add(held, ordering: .relaxed)
-        }
+        unwrittenBytes += held
         if written > 0 { delivered(written, by: frameWriter) }
         checkHeld()
     }
@@ -130,7 +127,6 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 released += frame.readableBytes
             }
             unwrittenBytes -= released
-            server.heldEventBytes.subtract(released, ordering: .relaxed)
             if written > 0 { delivered(written, by: frameWriter) }
         }
         context.fireChannelWritabilityChanged()
@@ -274,11 +270,11 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func answered(_ reply: (frame: Data, close: Bool)) {
+    private func answered(_ reply: (frame: Data, close: Bool, sessionChanged: Bool)) {
         guard let context else { return }
         let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: reply.frame))
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
-        watchExpiry(context: context)
+        if reply.sessionChanged { watchExpiry(context: context) }
         if reply.close {
             sendClose(.policyViolation, reason: "too many sockets for this user")
         }
@@ -286,13 +282,12 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func dropUnwritten() {
-        server.heldEventBytes.subtract(unwrittenBytes, ordering: .relaxed)
         unwritten.removeAll()
         unwrittenBytes = 0
     }
 
-    /// Closes the socket when its session's token expires (checked after each reply,
-    /// since sign-in, resume and sign-out change it).
+    /// Closes the socket when its session's token expires (checked after a reply that
+    /// signed in, resumed or signed out).
     private func watchExpiry(context: ChannelHandlerContext) {
         let expiresAt = dispatcher?.session.expiresAt
         guard expiresAt != expiry?.at else { return }
