@@ -85,9 +85,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         var configuration = ParleyServer.Configuration(host: host, port: port)
-        configuration.pingTimeout = .milliseconds(Int64(pingTimeout * 1000))
-        configuration.signInTimeout = .milliseconds(Int64(signInTimeout * 1000))
-        configuration.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
+        // `validate` has checked each with the same bound.
+        configuration.pingTimeout = try Limits.duration(seconds: pingTimeout)
+        configuration.signInTimeout = try Limits.duration(seconds: signInTimeout)
+        configuration.handshakeTimeout = try Limits.duration(seconds: handshakeTimeout)
         configuration.requestsPerSecond = rateLimit
         configuration.maxSocketsPerUser = maxSocketsPerUser
         configuration.maxConnections = maxConnections

@@ -15,7 +15,8 @@ public enum Limits {
     /// The longest duration taken from outside (an invite's expiry, a wait, a sleep):
     /// about ten years. Anything longer is a mistake or an attack, and converting it to
     /// stored milliseconds would overflow.
-    public static let maxDuration: Duration = .seconds(10 * 366 * 86_400)
+    public static let maxDuration: Duration = .seconds(maxDurationDays * 86_400)
+    public static let maxDurationDays: Int64 = 10 * 366
 
     /// Trims and checks a message text: 1–4,000 characters, no control characters
     /// other than newline and tab.
@@ -137,7 +138,7 @@ public enum Limits {
     /// at most `maxDuration`.
     public static func duration(seconds: Double) throws(ParleyError) -> Duration {
         guard seconds.isFinite, seconds >= 0, seconds <= maxDuration.seconds else {
-            throw ParleyError(.invalidArgument, "a duration is 0 to \(Int64(maxDuration.seconds / 86_400)) days")
+            throw ParleyError(.invalidArgument, "a duration is 0 to \(maxDurationDays) days")
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }

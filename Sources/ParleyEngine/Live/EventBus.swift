@@ -82,8 +82,13 @@ public final class InProcessEventBus: EventBus {
         /// The newest position that was dropped to keep the backlog bounded.
         var droppedThrough: UInt64 = 0
 
-        mutating func append(_ event: PositionedEvent, capacity: Int) {
+        /// Appends `event`, dropping the oldest at `capacity`; returns how much the
+        /// backlog grew (1, or 0 when one was dropped).
+        @discardableResult
+        mutating func append(_ event: PositionedEvent, capacity: Int) -> Int {
+            var grew = 1
             if events.count - start >= capacity {
+                grew = 0
                 droppedThrough = events[start].position
                 start += 1
                 if start >= capacity {
@@ -92,6 +97,7 @@ public final class InProcessEventBus: EventBus {
                 }
             }
             events.append(event)
+            return grew
         }
 
         func after(_ position: UInt64) -> ArraySlice<PositionedEvent> {
@@ -202,9 +208,7 @@ public final class InProcessEventBus: EventBus {
             let published = PositionedEvent(event: event, position: state.position, originToken: origin?.tokenHash)
             for user in users {
                 if kept {
-                    let before = state.backlogs[user]?.count ?? 0
-                    state.backlogs[user, default: Backlog(since: state.position - 1)].append(published, capacity: capacity)
-                    state.kept += (state.backlogs[user]?.count ?? 0) - before
+                    state.kept += state.backlogs[user, default: Backlog(since: state.position - 1)].append(published, capacity: capacity)
                 }
                 guard let subscribers = state.subscribers[user] else { continue }
                 for (id, deliver) in subscribers where id != origin?.subscription { deliver(published) }

@@ -91,7 +91,7 @@ extension EngineSession {
         if let maxUses, maxUses < 1 { throw ParleyError(.invalidArgument, "an invite needs at least one use") }
         if let expiresIn, expiresIn <= .zero { throw ParleyError(.invalidArgument, "an expiry must be in the future") }
         if let expiresIn, expiresIn > Limits.maxDuration {
-            throw ParleyError(.invalidArgument, "an invite expires within \(Int64(Limits.maxDuration.seconds / 86_400)) days")
+            throw ParleyError(.invalidArgument, "an invite expires within \(Limits.maxDurationDays) days")
         }
         let invite = Invite(
             code: SecretToken.inviteCode(), chatID: chat, createdBy: user.id,

@@ -13,7 +13,7 @@ enum DurationText {
 
     private static func bounded(_ seconds: Double, _ text: String) throws(ParleyError) -> Duration {
         do { return try Limits.duration(seconds: seconds) } catch {
-            throw ParleyError(.usage, "'\(text)' is too long: a duration is at most \(Int64(Limits.maxDuration.seconds / 86_400))d")
+            throw ParleyError(.usage, "'\(text)' is too long: a duration is at most \(Limits.maxDurationDays)d")
         }
     }
 }
