@@ -24,6 +24,20 @@ public struct BotLimits: Sendable {
     public var helloWait: Duration = .seconds(1)
     /// Between SIGTERM and SIGKILL when a plugin is stopped.
     public var stopGrace: Duration = .seconds(2)
+    /// Lines past the rate limit that wait their turn; past this many, a line is dropped
+    /// and the plugin told.
+    public var actionBacklog = 100
+    /// The loop guard: after this many messages in a row from other plugins and bots in
+    /// a chat, with no person speaking between, a plugin hears no more of them there
+    /// until a person speaks. Two plugins answering each other stop within
+    /// `2 × (automatedRun + 1)` messages.
+    public var automatedRun = 5
+    /// Before a plugin is handed a message from another chat than the last one, the host
+    /// waits for its answer to the last: until it has written a line and then been quiet
+    /// for `replyQuiet`, or for `replyWait` if it writes nothing. So a `reply` without a
+    /// `chat` goes to the chat it answers. A plugin's `"reply_wait": false` turns this off.
+    public var replyWait: Duration = .seconds(2)
+    public var replyQuiet: Duration = .milliseconds(300)
 
     public init() {}
 }

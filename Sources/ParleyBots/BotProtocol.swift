@@ -11,18 +11,28 @@ public struct BotHello: Hashable, Sendable {
     public var name: String?
     /// The events it wants; nil means the defaults (`message`, `member_joined`, `member_left`).
     public var events: Set<String>?
-    /// Whether it wants messages sent by other bots.
+    /// Whether it wants messages sent by bots and by other plugins.
     public var botMessages: Bool
     public var commands: [BotCommand]
+    /// Whether the host waits for its answer before handing it a message from another
+    /// chat (`BotLimits.replyWait`). A plugin that always names the chat, or never
+    /// replies, turns it off and gets its events without waiting.
+    public var replyWait: Bool
+    /// What the host could not take from the hello (unknown events, bad commands); the
+    /// rest of it applies, and the plugin is told these in a `bad_hello` error.
+    public var problems: [String] = []
 
     public static let defaultEvents: Set<String> = ["message", "member_joined", "member_left"]
     public static let knownEvents: Set<String> = ["message", "member_joined", "member_left", "presence"]
 
-    public init(name: String? = nil, events: Set<String>? = nil, botMessages: Bool = false, commands: [BotCommand] = []) {
+    public init(
+        name: String? = nil, events: Set<String>? = nil, botMessages: Bool = false, commands: [BotCommand] = [], replyWait: Bool = true
+    ) {
         self.name = name
         self.events = events
         self.botMessages = botMessages
         self.commands = commands
+        self.replyWait = replyWait
     }
 
     public var wantedEvents: Set<String> { events ?? Self.defaultEvents }
@@ -55,6 +65,9 @@ public struct BotCommandCall: Hashable, Sendable, Codable {
 public enum BotEvent: Hashable, Sendable {
     case ready(bot: User, name: String)
     case message(MessageEvent)
+    /// A message sent while the bot was away, handed over when it starts: a `message`
+    /// with `"catch_up": true`, so a bot can tell old commands from new.
+    case missed(MessageEvent)
     case memberJoined(MemberChange)
     case memberLeft(MemberChange)
     case presence(PresenceChange)
@@ -68,7 +81,7 @@ public enum BotEvent: Hashable, Sendable {
     public var type: String {
         switch self {
         case .ready: "ready"
-        case .message: "message"
+        case .message, .missed: "message"
         case .memberJoined: "member_joined"
         case .memberLeft: "member_left"
         case .presence: "presence"
@@ -94,6 +107,7 @@ public enum BotEvent: Hashable, Sendable {
         // Chat events, the bulk of the traffic, are encoded once, straight from the model.
         switch self {
         case .message(let event): return Self.line(type, event)
+        case .missed(let event): return Self.line(type, CatchUp(event: event))
         case .memberJoined(let change), .memberLeft(let change): return Self.line(type, change)
         case .presence(let change): return Self.line(type, change)
         case .command(let call): return Self.line(type, call)
@@ -106,7 +120,7 @@ public enum BotEvent: Hashable, Sendable {
             object["protocol"] = .number(Double(botProtocolVersion))
             object["name"] = .string(name)
             object["bot"] = JSONValue(wire: bot.ref)
-        case .message, .memberJoined, .memberLeft, .presence, .command:
+        case .message, .missed, .memberJoined, .memberLeft, .presence, .command:
             break
         case .result(let ref, let data):
             object.merge(data) { $1 }
@@ -128,6 +142,17 @@ extension BotEvent {
     /// `{"type": TYPE, …the payload's own fields}` in the wire's format.
     private static func line(_ type: String, _ payload: some Encodable) -> Data {
         (try? wireEncoder.encode(Typed(type: type, payload: payload))) ?? Data("{\"type\":\"\(type)\"}".utf8)
+    }
+
+    private struct CatchUp: Encodable {
+        let event: MessageEvent
+        private enum Key: String, CodingKey { case catchUp }
+
+        func encode(to encoder: any Encoder) throws {
+            try event.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(true, forKey: .catchUp)
+        }
     }
 
     private struct Typed<Payload: Encodable>: Encodable {
@@ -201,18 +226,24 @@ enum PluginAction: Sendable {
         case "hello":
             var hello = BotHello()
             hello.name = object["name"]?.string
+            // What can be used is; the rest is reported back (`BotHello.problems`).
             if case .array(let events)? = object["events"] {
                 let names = Set(events.compactMap(\.string))
-                if let unknown = names.subtracting(BotHello.knownEvents).first {
-                    return fail("unknown event \"\(unknown)\" (known: \(BotHello.knownEvents.sorted().joined(separator: ", ")))")
+                let unknown = names.subtracting(BotHello.knownEvents)
+                if !unknown.isEmpty {
+                    hello.problems.append(
+                        "unknown event\(unknown.count == 1 ? "" : "s") \(unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", ")) "
+                            + "(known: \(BotHello.knownEvents.sorted().joined(separator: ", ")))")
                 }
-                hello.events = names
+                hello.events = names.intersection(BotHello.knownEvents)
             }
             if case .bool(let wants)? = object["bot_messages"] { hello.botMessages = wants }
+            if case .bool(let wait)? = object["reply_wait"] { hello.replyWait = wait }
             if case .array(let commands)? = object["commands"] {
                 for command in commands {
                     guard let name = command["name"]?.string, Self.isCommandName(name) else {
-                        return fail("a command needs a \"name\" of lowercase letters, digits and '-'")
+                        hello.problems.append("a command needs a \"name\" of lowercase letters, digits and '-' (up to 32)")
+                        continue
                     }
                     hello.commands.append(BotCommand(name: name, usage: command["usage"]?.string, help: command["help"]?.string))
                 }
@@ -227,8 +258,10 @@ enum PluginAction: Sendable {
             guard let text = object["text"]?.string else { return fail("reply needs \"text\"") }
             var chat: ChatID?
             if let given = object["chat"] ?? object["chat_id"] {
-                guard case .number(let number) = given else { return fail("\"chat\" is a chat id (a number)") }
-                chat = ChatID(Int64(number))
+                guard case .number(let number) = given, let id = Int64(exactly: number) else {
+                    return fail("\"chat\" is a chat id (a whole number)")
+                }
+                chat = ChatID(id)
             }
             return .success(.reply(chat: chat, text: text, ref: ref))
         case "command":
@@ -248,7 +281,7 @@ enum PluginAction: Sendable {
     private static func address(_ value: JSONValue) -> String? {
         switch value {
         case .string(let text): text
-        case .number(let number): String(Int64(number))
+        case .number(let number): Int64(exactly: number).map(String.init)
         default: nil
         }
     }
@@ -269,5 +302,9 @@ extension ErrorCode {
     /// A plugin was slower than its events; the oldest were dropped.
     public static let eventsDropped = ErrorCode("events_dropped")
     public static let pluginFailed = ErrorCode("plugin_failed")
+    /// Parts of a plugin's hello the host could not use; the rest applies.
+    public static let badHello = ErrorCode("bad_hello")
+    /// The loop guard stopped handing a plugin messages from other plugins in a chat.
+    public static let botLoop = ErrorCode("bot_loop")
     public static let unknownPlugin = ErrorCode("unknown_plugin")
 }

@@ -38,6 +38,15 @@ actor LoadedPlugin {
     private var recentRestarts: [ContinuousClock.Instant] = []
     private var stderrTail: [String] = []
     private var lastMessageChat: ChatID?
+    /// When the last message event was handed over, and the plugin's last line came.
+    private var handedAt: ContinuousClock.Instant?
+    private var lastLineAt: ContinuousClock.Instant?
+    /// Lines waiting their turn under the rate limit, in order, and how many of them count.
+    private var outgoing: [PluginAction] = []
+    private var outgoingLimited = 0
+    private var draining = false
+    /// Per chat, messages in a row from other plugins and bots (the loop guard).
+    private var automatedRun: [Int64: Int] = [:]
     private var cursors: [Int64: Int64]
     private var tasks: [Task<Void, Never>] = []
     private var stopping = false
@@ -109,10 +118,8 @@ actor LoadedPlugin {
     private func accept(_ event: ChatEvent) {
         guard let botEvent = BotEvent(event), hello.wantedEvents.contains(botEvent.type) else { return }
         switch botEvent {
-        case .message(let message):
-            let sender = message.message.sender
-            if sender.id == me.id || (sender.isBot && !hello.botMessages) { return }
-            if message.message.seq <= cursors[message.chat.id.rawValue, default: 0] { return }
+        case .message(let message), .missed(let message):
+            guard hears(message) else { return }
         case .memberJoined(let change), .memberLeft(let change):
             if change.user.id == me.id { return }
         case .presence(let change):
@@ -126,6 +133,32 @@ actor LoadedPlugin {
         queue.push(event)
     }
 
+    /// Whether the bot hears a message: not its own user's, not one it had before, and
+    /// one from a plugin or bot only if it asked for those and the loop guard lets it.
+    private func hears(_ event: MessageEvent) -> Bool {
+        let message = event.message
+        let chat = event.chat.id.rawValue
+        if message.seq <= cursors[chat, default: 0] { return false }
+        let automated = message.sender.isBot || message.via != nil
+        if !automated { automatedRun[chat] = nil }
+        if message.sender.id == me.id { return false }
+        guard automated else { return true }
+        guard hello.botMessages else { return false }
+        let run = automatedRun[chat, default: 0] + 1
+        automatedRun[chat] = run
+        if run == limits.automatedRun + 1 {
+            queue.push(
+                .error(
+                    ref: nil,
+                    ParleyError(
+                        .botLoop,
+                        "\(limits.automatedRun) messages in a row from plugins or bots in this chat: "
+                            + "you hear no more of them here until a person speaks"),
+                    details: ["chat": JSONValue(wire: event.chat)]))
+        }
+        return run <= limits.automatedRun
+    }
+
     /// Messages that arrived while the bot was away, in chats it has seen before.
     private func catchUp() async {
         guard hello.wantedEvents.contains("message"), !cursors.isEmpty, let summaries = try? await service.chats() else { return }
@@ -134,7 +167,8 @@ actor LoadedPlugin {
                 let missed = try? await service.history(chat: summary.chat.id, limit: 100, before: nil)
             else { continue }
             for message in missed where message.seq > cursor {
-                accept(.message(MessageEvent(chat: summary.chat, message: message)))
+                let event = MessageEvent(chat: summary.chat, message: message)
+                if hears(event) { queue.push(.missed(event)) }
             }
         }
     }
@@ -146,20 +180,32 @@ actor LoadedPlugin {
                 dropped += lost
                 await deliver(.error(ref: nil, ParleyError(.eventsDropped, "\(lost) events dropped: the bot fell behind"), details: ["count": .number(Double(lost))]))
             }
+            if case .message(let message) = event { await waitForAnswer(before: message.chat.id) }
+            if case .missed(let message) = event { await waitForAnswer(before: message.chat.id) }
             await deliver(event)
+        }
+    }
+
+    /// Holds a message from another chat until the plugin has answered the last one it
+    /// was handed (`BotLimits.replyWait`), so that a reply without a chat goes where the
+    /// plugin means it to.
+    private func waitForAnswer(before chat: ChatID) async {
+        guard case .process = driver, hello.replyWait, let last = lastMessageChat, last != chat, let handedAt else { return }
+        while !stopping {
+            let now = ContinuousClock.now
+            if let lastLineAt, lastLineAt > handedAt {
+                if now - lastLineAt >= limits.replyQuiet { return }
+            } else if now - handedAt >= limits.replyWait {
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
     private func deliver(_ event: BotEvent) async {
         // Noted before the bot has it, so a reply it sends at once knows its chat.
-        if case .message(let message) = event {
-            lastMessageChat = message.chat.id
-            let chat = message.chat.id.rawValue
-            if message.message.seq > cursors[chat, default: 0] {
-                cursors[chat] = message.message.seq
-                try? runtime.state.advance(bot: name, chat: chat, to: message.message.seq)
-            }
-        }
+        if case .message(let message) = event { noteHanded(message) }
+        if case .missed(let message) = event { noteHanded(message) }
         eventsIn += 1
         switch driver {
         case .swift(let bot):
@@ -174,10 +220,22 @@ actor LoadedPlugin {
         }
     }
 
+    private func noteHanded(_ message: MessageEvent) {
+        handedAt = .now
+        lastMessageChat = message.chat.id
+        let chat = message.chat.id.rawValue
+        if message.message.seq > cursors[chat, default: 0] {
+            cursors[chat] = message.message.seq
+            try? runtime.state.advance(bot: name, chat: chat, to: message.message.seq)
+        }
+    }
+
     // MARK: Actions out
 
-    /// A line from the plugin's stdout.
-    private func received(_ line: String) async {
+    /// A line from the plugin's stdout. Its actions run in order, at the rate limit;
+    /// a reply without a chat takes the chat of the last message handed over now, when
+    /// the line is read, not when its turn comes.
+    private func received(_ line: String) {
         actionsOut += 1
         switch PluginAction.parse(line) {
         case .failure(let problem):
@@ -185,7 +243,31 @@ actor LoadedPlugin {
             queue.push(.error(ref: problem.ref, problem.error, details: ["line": .string(shown)]))
         case .success(.hello(let declared)):
             apply(declared)
-        case .success(let action):
+        case .success(var action):
+            lastLineAt = .now
+            if case .reply(nil, let text, let ref) = action, let lastMessageChat { action = .reply(chat: lastMessageChat, text: text, ref: ref) }
+            if action.isLimited {
+                guard outgoingLimited < limits.actionBacklog else {
+                    let error = ParleyError(
+                        .rateLimited,
+                        "\(limits.actionBacklog) lines already wait their turn (\(limits.actionsPerSecond) a second); this one was dropped")
+                    queue.push(.error(ref: action.ref, error, details: [:]))
+                    return
+                }
+                outgoingLimited += 1
+            }
+            outgoing.append(action)
+            if !draining {
+                draining = true
+                Task { await self.drain() }
+            }
+        }
+    }
+
+    /// Runs the waiting lines in order.
+    private func drain() async {
+        while !stopping, !outgoing.isEmpty {
+            let action = outgoing.removeFirst()
             do {
                 let outcome = try await perform(action)
                 if action.ref != nil || { if case .stateGet = action { return true } else { return false } }() {
@@ -194,19 +276,28 @@ actor LoadedPlugin {
             } catch {
                 queue.push(.error(ref: action.ref, ParleyError(error), details: [:]))
             }
+            if action.isLimited { outgoingLimited -= 1 }
         }
+        draining = false
     }
 
     private func apply(_ declared: BotHello) {
         hello = declared
         host.declared.set(name, declared.commands)
+        if !declared.problems.isEmpty {
+            queue.push(
+                .error(
+                    ref: nil, ParleyError(.badHello, "the rest of the hello applies, but: " + declared.problems.joined(separator: "; ")),
+                    details: ["problems": .array(declared.problems.map(JSONValue.string))]))
+            runtime.log(name, "hello: " + declared.problems.joined(separator: "; "))
+        }
     }
 
-    /// Runs one action as the bot's user, under the rate limit.
+    /// Runs one action as the bot's user, paced by the rate limit.
     func perform(_ action: PluginAction) async throws -> ActionOutcome {
-        if action.isLimited && !limiter.allow() {
-            throw ParleyError(
-                .rateLimited, "more than \(limits.actionsPerSecond) actions a second (burst \(limits.burst)); this one was dropped")
+        if action.isLimited {
+            let wait = limiter.take()
+            if wait > .zero { try await Task.sleep(for: wait) }
         }
         switch action {
         case .hello(let declared):
@@ -214,12 +305,12 @@ actor LoadedPlugin {
             return ActionOutcome(data: [:])
         case .send(let address, let text, _):
             let recipient = try await resolve(address)
-            return sent(try await service.sendMessage(to: recipient, text: text, clientID: UUID().uuidString))
+            return sent(try await service.sendMessage(to: recipient, text: text, clientID: UUID().uuidString, via: via))
         case .reply(let chat, let text, _):
             guard let chat = chat ?? lastMessageChat else {
                 throw ParleyError(.invalidArgument, "nothing to reply to yet: give \"chat\", or use send")
             }
-            return sent(try await service.sendMessage(to: .chat(chat), text: text, clientID: UUID().uuidString))
+            return sent(try await service.sendMessage(to: .chat(chat), text: text, clientID: UUID().uuidString, via: via))
         case .command(let line, _):
             guard let commander else { throw ParleyError(.unavailable, "this host runs no slash commands") }
             return ActionOutcome(data: try await commander.run(line))
@@ -235,6 +326,10 @@ actor LoadedPlugin {
             return ActionOutcome(data: ["key": .string(key)])
         }
     }
+
+    /// A plugin acting as its user marks what it sends as a plugin's; a bot account's
+    /// messages are known by the account.
+    private var via: String? { me.isBot ? nil : String(name.prefix(Limits.maxViaLength)) }
 
     private func sent(_ message: Message) -> ActionOutcome {
         ActionOutcome(data: ["message": JSONValue(wire: message)], message: message)

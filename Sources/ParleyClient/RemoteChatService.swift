@@ -98,8 +98,8 @@ public final class RemoteChatService: ChatService {
 
     public func user(handle: String) async throws -> User { try await link.call(.user, Args.Handle(handle: handle)) }
 
-    public func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message {
-        try await link.send(Args.Send(to: recipient, text: text, clientID: clientID ?? UUID().uuidString.lowercased()))
+    public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?) async throws -> Message {
+        try await link.send(Args.Send(to: recipient, text: text, clientID: clientID ?? UUID().uuidString.lowercased(), via: via))
     }
 
     public func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message] {

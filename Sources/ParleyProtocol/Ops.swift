@@ -141,7 +141,9 @@ public enum Args {
         public var text: String
         public var media: String?
         public var clientID: String?
-        public init(to recipient: Recipient, text: String, media: String? = nil, clientID: String?) {
+        /// The plugin sending for its user, if one is.
+        public var via: String?
+        public init(to recipient: Recipient, text: String, media: String? = nil, clientID: String?, via: String? = nil) {
             switch recipient {
             case .chat(let id): chat = id
             case .user(let id): user = id
@@ -149,6 +151,7 @@ public enum Args {
             self.text = text
             self.media = media
             self.clientID = clientID
+            self.via = via
         }
         public func recipient() throws -> Recipient {
             switch (chat, user) {

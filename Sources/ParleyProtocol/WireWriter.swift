@@ -220,6 +220,7 @@ extension Message: WireWritable {
             writer.field("media", media)
             writer.field("sent_at", sentAt)
             writer.field("client_id", clientID)
+            if let via { writer.field("via", via) }
         }
     }
 }

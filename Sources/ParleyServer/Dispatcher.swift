@@ -106,7 +106,7 @@ struct Dispatcher: Sendable {
                     if let media = args.media {
                         return try await session.sendMedia(to: try args.recipient(), media: media, caption: args.text, clientID: args.clientID)
                     }
-                    return try await session.sendMessage(to: try args.recipient(), text: args.text, clientID: args.clientID)
+                    return try await session.sendMessage(to: try args.recipient(), text: args.text, clientID: args.clientID, via: args.via)
                 }
             case .history:
                 reply = try await call(id, frame) { (args: Args.History) in

@@ -166,15 +166,20 @@ public struct NewMessage: Sendable, Hashable {
     public var text: String
     public var media: MediaInfo?
     public var clientID: String?
+    public var via: String?
     public var sentAt: Date
 
-    public init(chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: MediaInfo? = nil, clientID: String?, sentAt: Date) {
+    public init(
+        chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: MediaInfo? = nil, clientID: String?, via: String? = nil,
+        sentAt: Date
+    ) {
         self.chatID = chatID
         self.sender = sender
         self.kind = kind
         self.text = text
         self.media = media
         self.clientID = clientID
+        self.via = via
         self.sentAt = sentAt
     }
 }

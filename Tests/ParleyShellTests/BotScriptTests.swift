@@ -64,6 +64,64 @@ struct BotScriptTests {
         #expect(result.stderr.contains("unknown_command: unknown command /shout"), "gone with its plugin")
     }
 
+    /// Two plugins acting as their users (bob's and carol's, loaded in their own shells
+    /// without --as) in one group, each answering every message it hears. By default
+    /// neither hears the other: alice's ping gets two answers. When both ask for
+    /// plugins' messages, the loop guard stops them: each hears five of the other's
+    /// answers, then no more, so the group holds exactly 12 answers.
+    @Test(arguments: [false, true]) func twoPluginsActingAsTheirUsersDoNotLoop(askForPluginMessages: Bool) throws {
+        let server = try ParleyBinary(mode: .server)
+        defer { server.remove() }
+        let setup = try server.run(
+            """
+            /register alice@example.com --handle alice --password secret-alice
+            /create #loop
+            /logout
+            """)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        var shells: [(ParleyBinary, ParleyBinary.Conversation)] = []
+        defer {
+            for (binary, shell) in shells {
+                shell.finish()
+                binary.remove()
+            }
+        }
+        for name in ["bob", "carol"] {
+            let binary = ParleyBinary(clientOf: server)
+            let shell = try binary.converse()
+            shells.append((binary, shell))
+            shell.send("/register \(name)@example.com --handle \(name) --password secret-\(name)")
+            shell.send("/join #loop")
+            shell.send("/plugin load \(Self.testBot) --name pong-\(name) answer /dev/null \(askForPluginMessages ? "bots" : "people")")
+            #expect(try shell.waitForLine(containing: "Loaded plugin pong-\(name)") != nil)
+        }
+        // Each plugin takes its events in order and its lines run in order, so once
+        // both have answered something later, everything they were going to say to
+        // the group has been said.
+        let later =
+            askForPluginMessages
+            ? "/wait --timeout 600 ^tripped\n/wait --timeout 600 ^tripped"
+            : "/send @bob sync\n/send @carol sync\n/wait --timeout 600 ^pong.*: sync\n/wait --timeout 600 ^pong.*: sync"
+        let alice = try server.run(
+            """
+            /login alice@example.com --password secret-alice
+            /send #loop ping
+            \(later)
+            /history #loop 100
+            """)
+        #expect(alice.status == 0, "\(alice.stderr)")
+        let answers = alice.lines.filter { $0.contains(" via pong-") && $0.contains("#loop") }
+        if askForPluginMessages {
+            #expect(alice.lines.contains { $0.contains("<bob via pong-bob> tripped pong-bob") })
+            #expect(alice.lines.contains { $0.contains("<carol via pong-carol> tripped pong-carol") })
+            #expect(answers.count == 12, "\(answers.joined(separator: "\n"))")
+        } else {
+            #expect(answers.count == 2, "\(answers.joined(separator: "\n"))")
+            #expect(answers.contains { $0.contains("<bob via pong-bob> pong from pong-bob: ping") })
+            #expect(answers.contains { $0.contains("<carol via pong-carol> pong from pong-carol: ping") })
+        }
+    }
+
     /// A plugin that never reads its events costs the shell nothing: 600 sends go
     /// through and the plugin's oldest events are dropped, with a count.
     @Test func aPluginThatNeverReadsDoesNotDelayTheShell() throws {

@@ -33,6 +33,13 @@ struct ParleyBinary {
         (server, serverURL) = try Self.startServer(data: data.appendingPathComponent("server-data"), arguments: serverArguments)
     }
 
+    /// Another user's shell, with a data folder of its own, against the same server.
+    init(clientOf other: ParleyBinary) {
+        data = FileManager.default.temporaryDirectory.appendingPathComponent("parley-shell-\(UUID().uuidString)")
+        server = nil
+        serverURL = other.serverURL
+    }
+
     /// The embedded shell over a folder the test already has (a server's, say).
     init(folder: URL) {
         data = folder
@@ -138,9 +145,9 @@ extension ParleyBinary {
         }
 
         /// The next output line containing `text`, or nil if the shell ends first. The
-        /// timeout (30 s) only guards against a hang.
+        /// timeout (5 minutes) only guards against a hang.
         func waitForLine(containing text: String) throws -> String? {
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(300)
             while Date() < deadline {
                 while let newline = pending.firstIndex(of: "\n") {
                     let line = String(pending[..<newline])

@@ -19,10 +19,13 @@ public struct Message: Hashable, Codable, Sendable {
     public var media: MediaInfo?
     public var sentAt: Date
     public var clientID: String?
+    /// The plugin that sent it for its user (nil: the user did). Plugins do not hear
+    /// each other's messages unless they ask to, which keeps two of them from looping.
+    public var via: String?
 
     public init(
         id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
-        media: MediaInfo?, sentAt: Date, clientID: String?
+        media: MediaInfo?, sentAt: Date, clientID: String?, via: String? = nil
     ) {
         self.id = id
         self.chatID = chatID
@@ -33,6 +36,7 @@ public struct Message: Hashable, Codable, Sendable {
         self.media = media
         self.sentAt = sentAt
         self.clientID = clientID
+        self.via = via
     }
 }
 
@@ -63,11 +67,13 @@ public struct OutgoingText: Hashable, Sendable {
     public var recipient: Recipient
     public var text: String
     public var clientID: String?
+    public var via: String?
 
-    public init(to recipient: Recipient, text: String, clientID: String? = nil) {
+    public init(to recipient: Recipient, text: String, clientID: String? = nil, via: String? = nil) {
         self.recipient = recipient
         self.text = text
         self.clientID = clientID
+        self.via = via
     }
 }
 

@@ -46,8 +46,9 @@ public protocol ChatService: AnyObject, Sendable {
     // Messages
     /// Stores a message and returns it once committed. Sending to a user creates the
     /// direct chat on the first message. The same `clientID` from the same user returns
-    /// the original message instead of storing a second one.
-    func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message
+    /// the original message instead of storing a second one. `via` names the plugin
+    /// sending it for the user, if one is (`Message.via`).
+    func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?) async throws -> Message
     /// Sends texts in order, as that many `sendMessage` calls would, and stops at the
     /// first that fails. The engine commits a batch in one transaction.
     func sendMessages(_ batch: [OutgoingText]) async -> SentBatch
@@ -114,12 +115,17 @@ public protocol ChatService: AnyObject, Sendable {
 }
 
 extension ChatService {
+    /// A message the user sends themself.
+    public func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message {
+        try await sendMessage(to: recipient, text: text, clientID: clientID, via: nil)
+    }
+
     /// One `sendMessage` after another.
     public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
         var sent: [Message] = []
         for item in batch {
             do {
-                sent.append(try await sendMessage(to: item.recipient, text: item.text, clientID: item.clientID))
+                sent.append(try await sendMessage(to: item.recipient, text: item.text, clientID: item.clientID, via: item.via))
             } catch {
                 return SentBatch(sent: sent, failure: ParleyError(error))
             }

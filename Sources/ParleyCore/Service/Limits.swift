@@ -151,6 +151,17 @@ public enum Limits {
         return id
     }
 
+    public static let maxViaLength = 64
+
+    /// The name of the plugin a message is sent through: 1–64 printable bytes.
+    public static func via(_ name: String?) throws(ParleyError) -> String? {
+        guard let name else { return nil }
+        guard !name.isEmpty, name.utf8.count <= maxViaLength, !name.unicodeScalars.contains(where: isControl) else {
+            throw ParleyError(.invalidArgument, "a plugin name (via) is 1–\(maxViaLength) printable bytes")
+        }
+        return name
+    }
+
     /// C0, DEL and C1 control characters.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)

@@ -34,4 +34,16 @@ public final class TokenBucket: Sendable {
             return true
         }
     }
+
+    /// Takes a token even when none is left, and returns how long to wait before using
+    /// it: zero while the burst lasts, then one `perSecond`th of a second apart.
+    public func take() -> Duration {
+        guard perSecond > 0 else { return .zero }
+        return bucket.withLock { bucket in
+            let now = ContinuousClock.now
+            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated).seconds * perSecond) - 1
+            bucket.updated = now
+            return bucket.tokens >= 0 ? .zero : .seconds(-bucket.tokens / perSecond)
+        }
+    }
 }

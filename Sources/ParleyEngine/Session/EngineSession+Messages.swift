@@ -3,13 +3,14 @@ import ParleyCore
 import ParleyStore
 
 extension EngineSession {
-    public func sendMessage(to recipient: Recipient, text: String, clientID: String?) async throws -> Message {
+    public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?) async throws -> Message {
         let user = try requireUser()
         let text = try Limits.messageText(text)
         let clientID = try Limits.clientID(clientID)
+        let via = try Limits.via(via)
         return try await deliver(
             to: recipient, as: user,
-            NewMessage(chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, sentAt: engine.now))
+            NewMessage(chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now))
     }
 
     /// Checks each text and its chat in order, then stores all that passed in one
@@ -24,6 +25,7 @@ extension EngineSession {
             for item in batch {
                 let text = try Limits.messageText(item.text)
                 let clientID = try Limits.clientID(item.clientID)
+                let via = try Limits.via(item.via)
                 let chat: ChatID
                 if let known = chats[item.recipient] {
                     chat = known
@@ -32,7 +34,7 @@ extension EngineSession {
                     chats[item.recipient] = chat
                 }
                 prepared.append(
-                    NewMessage(chatID: chat, sender: user.ref, kind: .text, text: text, clientID: clientID, sentAt: engine.now))
+                    NewMessage(chatID: chat, sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now))
             }
         } catch {
             failure = ParleyError(error)

@@ -45,7 +45,9 @@ public enum Format {
     public static func message(_ message: Message, in chat: Chat, me: UserID?, colour: Bool = false) -> String {
         let time = "[\(self.time(message.sentAt))]"
         let place = label(chat, me: me)
-        let nick = "<\(Sanitizer.line(message.sender.handle))\(message.sender.isBot ? "*" : "")>"
+        // `*` marks a bot account; `via NAME` a plugin sending for its user.
+        let via = message.via.map { " via " + Sanitizer.line($0) } ?? ""
+        let nick = "<\(Sanitizer.line(message.sender.handle))\(message.sender.isBot ? "*" : "")\(via)>"
         let prefix = "\(time) \(place) \(nick) "
         var text = Sanitizer.message(message.text)
         if let media = message.media { text = self.media(media) + (text.isEmpty ? "" : " " + text) }

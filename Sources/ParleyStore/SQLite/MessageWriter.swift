@@ -104,12 +104,12 @@ final class MessageWriter: Sendable {
             let inserted = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id)
-                        SELECT ?1, last_seq + 1, ?2, ?3, ?4, ?5, ?6, ?7 FROM chat
+                        INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via)
+                        SELECT ?1, last_seq + 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM chat
                         WHERE id = ?1 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2)
                         RETURNING id, seq
                         """),
-                arguments: [chat, sender, message.kind.rawValue, message.text, media, sentAt, message.clientID])
+                arguments: [chat, sender, message.kind.rawValue, message.text, media, sentAt, message.clientID, message.via])
         else {
             let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
             return .failure(
@@ -130,7 +130,7 @@ final class MessageWriter: Sendable {
             .execute(arguments: [seq, sentAt, chat, sender])
         let stored = Message(
             id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind,
-            text: message.text, media: message.media, sentAt: Rows.date(sentAt), clientID: message.clientID)
+            text: message.text, media: message.media, sentAt: Rows.date(sentAt), clientID: message.clientID, via: message.via)
         return .success((stored, true))
     }
 }

@@ -14,14 +14,14 @@ enum Rows {
 
     /// `m.*` message columns followed by the sender's handle, name and bot flag.
     static let messageColumns =
-        "m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot"
+        "m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via"
 
     static func message(_ row: Row, from index: Int = 0) -> Message {
         let sender = UserRef(id: UserID(row[index + 3]), handle: row[index + 9], displayName: row[index + 10], isBot: row[index + 11])
         return Message(
             id: MessageID(row[index]), chatID: ChatID(row[index + 1]), seq: row[index + 2], sender: sender,
             kind: MessageKind(rawValue: row[index + 4]) ?? .text, text: row[index + 5], media: MediaColumn.decode(row[index + 6]),
-            sentAt: date(row[index + 7]), clientID: row[index + 8])
+            sentAt: date(row[index + 7]), clientID: row[index + 8], via: row[index + 12])
     }
 
     static let chatColumns = "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at"

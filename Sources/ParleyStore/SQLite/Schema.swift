@@ -186,6 +186,10 @@ enum Schema {
                 WHERE last_message_id IS NOT NULL;
                 """)
         }
+        // The plugin that sent a message for its user, so other plugins can tell.
+        migrator.registerMigration("v10") { db in
+            try db.execute(sql: "ALTER TABLE message ADD COLUMN via TEXT")
+        }
         return migrator
     }
 }

@@ -2,7 +2,10 @@
 """A plugin for the host's tests: testbot.py MODE RECORD [ARG].
 
 Every line the host writes is appended to RECORD (one JSON object per line).
-Modes: record, spam N, junk, crash, sleeper, forker, counter, commands, nohello.
+Modes: record, spam N, junk, crash, sleeper, forker, counter, commands, nohello,
+answer people|bots (answers every message it hears in its chat, naming the chat;
+"bots" also asks for plugins' and bots' messages; tells @alice when the loop guard
+trips), slow (answers each message after a pause, without naming the chat).
 """
 import json
 import os
@@ -40,6 +43,8 @@ if mode == "forker":
 
 if mode == "commands":
     out({"type": "hello", "commands": [{"name": "shout", "usage": "/shout TEXT", "help": "shout in the current chat"}]})
+elif mode == "answer":
+    out({"type": "hello", "name": mode, "events": ["message"], "bot_messages": argument == "bots"})
 elif mode != "nohello":
     out({"type": "hello", "name": mode, "events": ["message", "member_joined", "member_left"]})
 
@@ -54,11 +59,19 @@ for line in sys.stdin:
         out({"type": "send", "ref": 7})
     if kind == "command" and mode == "commands":
         out({"type": "send", "to": str(event["chat"]["id"]), "text": event["arguments"].upper() + "!"})
+    if kind == "error" and event.get("code") == "bot_loop" and mode == "answer":
+        out({"type": "send", "to": "@alice", "text": "tripped " + os.environ.get("PARLEY_BOT_NAME", "?")})
     if kind != "message":
         continue
     text = event["message"]["text"]
     chat = event["chat"]["id"]
     if mode in ("record", "nohello"):
+        out({"type": "reply", "text": "seen: " + text})
+    elif mode == "answer":
+        name = os.environ.get("PARLEY_BOT_NAME", "?")
+        out({"type": "reply", "chat": chat, "text": "pong from %s: %s" % (name, text)})
+    elif mode == "slow":
+        time.sleep(0.3)
         out({"type": "reply", "text": "seen: " + text})
     elif mode == "spam" and not spammed:
         spammed = True
