@@ -4,9 +4,19 @@ import ParleyCore
 import ParleyProtocol
 import WSClient
 
+/// What happened to a connection that was up: it was lost, or it is back. `complete`
+/// is false when messages from the time away may be missing from the events (the
+/// server no longer kept them and they could not all be fetched).
+public enum ConnectionChange: Sendable, Equatable {
+    case lost
+    case back(complete: Bool)
+}
+
 /// The connection to a server: connects on demand, matches replies to requests, passes
 /// events on in order and once, and after a lost connection reconnects, resumes the
-/// session from the last event position and sends what waited in the outbox.
+/// session from the last event position and sends what waited in the outbox. When the
+/// server no longer has the events missed (it restarted), the messages among them are
+/// fetched from the chats and passed on as events.
 actor Link {
     enum State {
         case idle
@@ -20,6 +30,9 @@ actor Link {
     struct Settings: Sendable {
         var url: String
         var connectTimeout: Duration = .seconds(5)
+        /// How long a request waits after a connection that was up is lost (a send is
+        /// queued after that); nil: as long as for a first connection.
+        var reconnectWait: Duration?
         var outboxURL: URL?
     }
 
@@ -27,7 +40,7 @@ actor Link {
     private let events: AsyncStream<ChatEvent>.Continuation
     private let onAcknowledged: @Sendable (Message) -> Void
     private let onRejected: @Sendable (String, ParleyError) -> Void
-    private let onGap: @Sendable () -> Void
+    private let onChange: @Sendable (ConnectionChange) -> Void
     private let logger = Logger(label: "parley.client")
     private let encoder = Wire.encoder()
     private let decoder = Wire.decoder()
@@ -48,12 +61,23 @@ actor Link {
     private var epoch: String?
     private var position: UInt64 = 0
 
+    /// A connection that was up was lost and is not back yet: requests wait only
+    /// `reconnectWait`, so a shell's prompt does not stall.
+    private var reconnecting = false
+    /// The last message seen in each chat, for fetching what a restarted server no
+    /// longer has; and live events held while that is fetched.
+    private var lastSeqs: [ChatID: Int64] = [:]
+    private var recovering = false
+    private var held: [ChatEvent] = []
+    private var replayed: [ChatID: Int64] = [:]
+    static let replayLimit = 200
+
     init(
         settings: Settings, events: AsyncStream<ChatEvent>.Continuation,
         onAcknowledged: @escaping @Sendable (Message) -> Void, onRejected: @escaping @Sendable (String, ParleyError) -> Void,
-        onGap: @escaping @Sendable () -> Void
+        onChange: @escaping @Sendable (ConnectionChange) -> Void
     ) {
-        self.onGap = onGap
+        self.onChange = onChange
         self.settings = settings
         self.events = events
         self.onAcknowledged = onAcknowledged
@@ -110,6 +134,44 @@ actor Link {
         } else if fresh {
             position = max(position, session.position)
         }
+        Task { await self.learnLastSeqs() }
+    }
+
+    /// Where each chat stood at sign-in, so a later gap can be filled.
+    private func learnLastSeqs() async {
+        guard let summaries: [ChatSummary] = try? await call(.chats, Empty()) else { return }
+        for summary in summaries {
+            guard let seq = summary.lastMessage?.seq else { continue }
+            lastSeqs[summary.chat.id] = max(lastSeqs[summary.chat.id] ?? 0, seq)
+        }
+    }
+
+    /// After a resume the server could not complete: passes on the messages missed in
+    /// each chat, oldest chat first, up to `replayLimit` a chat. Returns whether that
+    /// was all of them.
+    private func replayMissed() async -> Bool {
+        guard let summaries: [ChatSummary] = try? await exchange(.chats, Empty()) else { return false }
+        var whole = true
+        for summary in summaries.sorted(by: { $0.lastActivity < $1.lastActivity }) {
+            guard let last = summary.lastMessage?.seq else { continue }
+            let known = lastSeqs[summary.chat.id] ?? 0
+            guard last > known else { continue }
+            let missed = last - known
+            if missed > Self.replayLimit { whole = false }
+            guard
+                let messages: [Message] = try? await exchange(
+                    .history, Args.History(chat: summary.chat.id, limit: Int(min(missed, Int64(Self.replayLimit))), before: last + 1))
+            else {
+                whole = false
+                continue
+            }
+            for message in messages where message.seq > known {
+                events.yield(.message(MessageEvent(chat: summary.chat, message: message)))
+            }
+            lastSeqs[summary.chat.id] = last
+            replayed[summary.chat.id] = last
+        }
+        return whole
     }
 
     func signedOut() {
@@ -136,6 +198,7 @@ actor Link {
         do {
             let message: Message = try await exchange(.send, entry)
             outbox.remove(clientID: entry.clientID)
+            saw(message)
             return message
         } catch let error as ParleyError where error.code == .unavailable {
             throw ParleyError(.pending, "the connection dropped: the message is queued and will be sent when it is back")
@@ -151,6 +214,7 @@ actor Link {
             do {
                 let message: Message = try await exchange(.send, entry)
                 outbox.remove(clientID: entry.clientID)
+                saw(message)
                 onAcknowledged(message)
             } catch let error as ParleyError where error.code == .unavailable || error.code == .notSignedIn {
                 return
@@ -173,9 +237,11 @@ actor Link {
         case .idle: start()
         case .connecting, .handshaking: break
         }
+        let wait = reconnecting ? settings.reconnectWait ?? settings.connectTimeout : settings.connectTimeout
+        if wait <= .zero { throw ParleyError(.unavailable, "not connected to \(settings.url); reconnecting") }
         let waiter = UUID()
-        let timeout = Task { [settings] in
-            try? await Task.sleep(for: settings.connectTimeout)
+        let timeout = Task {
+            try? await Task.sleep(for: wait)
             self.expire(waiter)
         }
         defer { timeout.cancel() }
@@ -238,26 +304,64 @@ actor Link {
     /// After connecting: resume the session (missed events come first), send the outbox,
     /// then let waiting requests through.
     private func handshake() async {
+        var complete = true
         if let token {
             let after = epoch.map { EventPosition(epoch: $0, position: position) }
             do {
+                recovering = true
+                defer { recovering = false }
                 let session: SessionResult = try await exchange(.resume, Args.Resume(token: token, after: after))
-                signedIn(session, fresh: false)
-                if !session.complete { onGap() }
+                if epoch != session.epoch {
+                    epoch = session.epoch
+                    position = 0
+                }
+                complete = session.complete
+                if !session.complete { complete = await replayMissed() }
+                releaseHeld()
             } catch let error as ParleyError where error.code == .invalidToken {
                 self.token = nil
             } catch {
+                releaseHeld()
                 return
             }
         }
         await flushOutbox()
         guard state == .handshaking else { return }
         state = .ready
+        if reconnecting {
+            reconnecting = false
+            onChange(.back(complete: complete))
+        }
         for waiter in readyWaiters.values { waiter.resume() }
         readyWaiters.removeAll()
     }
 
+    /// Passes on the live events that came while missed messages were fetched, less
+    /// the messages that were among them.
+    private func releaseHeld() {
+        let waiting = held
+        held = []
+        for event in waiting {
+            if case .message(let message) = event, message.message.seq <= replayed[message.chat.id] ?? 0 { continue }
+            pass(event)
+        }
+        replayed = [:]
+    }
+
+    private func pass(_ event: ChatEvent) {
+        if case .message(let message) = event { saw(message.message) }
+        events.yield(event)
+    }
+
+    private func saw(_ message: Message) {
+        lastSeqs[message.chatID] = max(lastSeqs[message.chatID] ?? 0, message.seq)
+    }
+
     private func disconnected() {
+        if state == .ready {
+            reconnecting = true
+            onChange(.lost)
+        }
         outbound = nil
         generation += 1
         for continuation in pending.values { continuation.resume(throwing: Self.unavailable) }
@@ -272,7 +376,7 @@ actor Link {
             // Positions only grow: anything at or before the last one was delivered already.
             guard event.pos > position else { return }
             position = event.pos
-            events.yield(event.event)
+            if recovering { held.append(event.event) } else { pass(event.event) }
         case .reply(let id?):
             if let continuation = pending.removeValue(forKey: id) {
                 continuation.resume(returning: frame)

@@ -19,19 +19,21 @@ public final class RemoteChatService: ChatService {
     ///   - folder: where the outbox is kept (nil: in memory only).
     ///   - onAcknowledged: called for each queued message once the server has it.
     ///   - onRejected: called with the client id and error of a queued message the server refused.
-    ///   - onGap: called after a reconnect when some missed events were no longer kept by
-    ///     the server (it restarted, or the client was away too long).
+    ///   - reconnectWait: how long a request waits for the connection once one that was
+    ///     up is lost (nil: `connectTimeout`); a send is queued after that.
+    ///   - onChange: called when a connection that was up is lost, and when it is back
+    ///     (with whether every message missed meanwhile was passed on).
     public init(
-        url: String, folder: URL?, connectTimeout: Duration = .seconds(5),
+        url: String, folder: URL?, connectTimeout: Duration = .seconds(5), reconnectWait: Duration? = nil,
         onAcknowledged: @escaping @Sendable (Message) -> Void = { _ in },
         onRejected: @escaping @Sendable (String, ParleyError) -> Void = { _, _ in },
-        onGap: @escaping @Sendable () -> Void = {}
+        onChange: @escaping @Sendable (ConnectionChange) -> Void = { _ in }
     ) {
         let (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
         self.events = events
         let settings = Link.Settings(
-            url: Self.socketURL(url), connectTimeout: connectTimeout, outboxURL: folder?.appendingPathComponent("outbox.json"))
-        link = Link(settings: settings, events: continuation, onAcknowledged: onAcknowledged, onRejected: onRejected, onGap: onGap)
+            url: Self.socketURL(url), connectTimeout: connectTimeout, reconnectWait: reconnectWait, outboxURL: folder?.appendingPathComponent("outbox.json"))
+        link = Link(settings: settings, events: continuation, onAcknowledged: onAcknowledged, onRejected: onRejected, onChange: onChange)
     }
 
     /// `ws://host:port` → `ws://host:port/v1/ws`.

@@ -87,7 +87,12 @@ struct ShellLauncher {
 
     /// A client of the server at `url`; its session and outbox live in a folder of
     /// their own under the data folder, one per server (and one per bot under it).
-    static func remote(url: String, dataFolder: URL, announce: @escaping @Sendable (String) -> Void) throws -> ServiceLink {
+    /// `announce` hears about this client's connection; `announceBots`, when given,
+    /// about each bot's.
+    static func remote(
+        url: String, dataFolder: URL, announce: @escaping @Sendable (String) -> Void,
+        announceBots: (@Sendable (String) -> Void)? = nil
+    ) throws -> ServiceLink {
         let socketURL = RemoteChatService.socketURL(url)
         guard let parsed = URL(string: socketURL), let host = parsed.host, ["ws", "wss"].contains(parsed.scheme ?? "") else {
             throw ParleyError(.invalidArgument, "not a server address: \(url) (expected ws://HOST:PORT)")
@@ -96,16 +101,29 @@ struct ShellLauncher {
         let folder = dataFolder.appendingPathComponent("servers").appendingPathComponent(String(name))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let service = RemoteChatService(
-            url: socketURL, folder: folder,
+            url: socketURL, folder: folder, reconnectWait: .zero,
             onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },
             onRejected: { _, error in announce("[not sent] \(error.code): \(Sanitizer.line(error.message))") },
-            onGap: { announce("[reconnected] some messages from while you were away may not be shown; /chats and /history have them") })
+            onChange: { announce(describe($0, server: socketURL, queued: true)) })
         let another: @Sendable (String) async throws -> any ChatService = { name in
             let botFolder = folder.appendingPathComponent("bots").appendingPathComponent(name)
             try FileManager.default.createDirectory(at: botFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            return RemoteChatService(url: socketURL, folder: botFolder)
+            return RemoteChatService(
+                url: socketURL, folder: botFolder, onChange: { change in announceBots?("[\(name)] " + describe(change, server: socketURL, queued: false)) })
         }
         return ServiceLink(service: service, folder: folder, description: "client of \(socketURL)", another: another)
+    }
+
+    /// The line a connection change is announced with.
+    static func describe(_ change: ConnectionChange, server: String, queued: Bool) -> String {
+        switch change {
+        case .lost:
+            "[connection lost] \(server) cannot be reached; reconnecting" + (queued ? " (what you send meanwhile is queued)" : "")
+        case .back(complete: true):
+            "[connection back] \(server)"
+        case .back(complete: false):
+            "[connection back] \(server); some messages from while you were away may not be shown: /chats and /history have them"
+        }
     }
 
     private func interact(_ shell: Shell, output: Output, folder: URL, editorBox: EditorBox) async -> Int32 {

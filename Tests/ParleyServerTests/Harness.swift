@@ -121,7 +121,7 @@ final class EventLog: Sendable {
 
     /// Waits until `condition` holds for the events so far (or fails after `timeout`,
     /// which only guards against a hang).
-    func wait(_ timeout: Duration = .seconds(10), until condition: ([ChatEvent]) -> Bool) async -> Bool {
+    func wait(_ timeout: Duration = .seconds(120), until condition: ([ChatEvent]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(all) { return true }

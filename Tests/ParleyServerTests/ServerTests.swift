@@ -135,18 +135,33 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let acknowledged = EventBox<Message>()
-        let gaps = EventBox<Int>()
+        let changes = EventBox<ConnectionChange>()
         let alice = RemoteChatService(
-            url: server.url, folder: folder, connectTimeout: .milliseconds(300), onAcknowledged: { acknowledged.append($0) },
-            onGap: { gaps.append(1) })
+            url: server.url, folder: folder, connectTimeout: .seconds(120), reconnectWait: .zero, onAcknowledged: { acknowledged.append($0) },
+            onChange: { changes.append($0) })
+        let heard = EventRecorder(alice)
         _ = try await alice.register(Registration(email: "alice@example.com", password: "password-alice", handle: "alice"))
         let group = try await alice.createGroup(handle: "later", title: nil, isPublic: true)
         let port = server.port
         let database = server.databasePath
         await server.stop()
 
-        await #expect(throws: ParleyError.self) { _ = try await alice.sendMessage(to: .chat(group.id), text: "while down", clientID: nil) }
+        #expect(await EventBox<ConnectionChange>.wait { changes.count == 1 })
+        #expect(changes.all == [.lost])
+        // Refused at once, not after the connect timeout: the prompt does not stall.
+        let error = await #expect(throws: ParleyError.self) {
+            _ = try await alice.sendMessage(to: .chat(group.id), text: "while down", clientID: nil)
+        }
+        #expect(error?.code == .pending)
         #expect(await alice.queued().map(\.text) == ["while down"])
+        // Bob writes to the group through another server on the same database while
+        // alice's is down: the restarted server will not have that event for her.
+        let aside = try await TestServer.start(database: database)
+        let (bob, _, _) = try await client(aside, "bob")
+        _ = try await bob.joinGroup(handle: "later")
+        _ = try await bob.sendMessage(to: .chat(group.id), text: "while you were away", clientID: nil)
+        await bob.close()
+        await aside.stop()
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("outbox.json").path))
 
         // The old listening socket may take a moment to go.
@@ -163,11 +178,18 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         let restarted = try #require(restartedServer, "\(String(describing: lastError))")
         let landed = await EventBox<Int>.wait { acknowledged.count == 1 }
         #expect(landed)
-        #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["while down"])
-        #expect(try restarted.storedMessages() == 1)
+        let texts = try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text)
+        #expect(texts == ["while you were away", "while down"])
+        #expect(try restarted.storedMessages() == 2)
         #expect(await alice.queued().isEmpty)
-        // The restarted server numbers events anew: the client is told it may have missed some.
-        #expect(gaps.count == 1)
+        // The restarted server numbers events anew and kept none: the client fetched the
+        // message it missed from the chat, so nothing is missing.
+        #expect(await EventBox<ConnectionChange>.wait { changes.count == 2 })
+        #expect(changes.all == [.lost, .back(complete: true)])
+        let missed = await heard.first(timeout: .seconds(120)) { event in
+            if case .message(let message) = event { message.message.text == "while you were away" } else { false }
+        }
+        #expect(missed != nil)
         await alice.close()
         await restarted.stop()
     }
@@ -278,8 +300,9 @@ final class EventBox<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var count: Int { values.withLock { $0.count } }
+    var all: [Value] { values.withLock { $0 } }
 
-    static func wait(_ timeout: Duration = .seconds(10), until condition: () -> Bool) async -> Bool {
+    static func wait(_ timeout: Duration = .seconds(120), until condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
