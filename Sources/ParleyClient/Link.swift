@@ -70,6 +70,9 @@ actor Link {
     private var recovering = false
     private var held: [ChatEvent] = []
     private var replayed: [ChatID: Int64] = [:]
+    /// The chat the user is viewing, told again after a resume: a restarted server
+    /// would not know it.
+    private var viewing: ChatID?
     static let replayLimit = 200
 
     init(
@@ -176,6 +179,11 @@ actor Link {
 
     func signedOut() {
         token = nil
+        viewing = nil
+    }
+
+    func viewing(_ chat: ChatID?) {
+        viewing = chat
     }
 
     /// The token to send with media requests, or `not_signed_in`.
@@ -316,6 +324,7 @@ actor Link {
                     position = 0
                 }
                 complete = session.complete
+                if let viewing { let _: Empty? = try? await exchange(.setViewing, Args.Viewing(chat: viewing)) }
                 if !session.complete { complete = await replayMissed() }
                 releaseHeld()
             } catch let error as ParleyError where error.code == .invalidToken {

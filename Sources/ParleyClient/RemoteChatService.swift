@@ -173,6 +173,7 @@ public final class RemoteChatService: ChatService {
 
     public func setViewing(_ chat: ChatID?) async throws {
         let _: Empty = try await link.call(.setViewing, Args.Viewing(chat: chat))
+        await link.viewing(chat)
     }
 
     public func online(in chat: ChatID) async throws -> [PresenceEntry] { try await link.call(.online, Args.Chat(chat: chat)) }

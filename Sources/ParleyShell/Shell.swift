@@ -61,7 +61,11 @@ public actor Shell {
     let inbox = Inbox()
     public nonisolated let completions = CompletionCache()
     var me: User?
-    var current: ChatTarget?
+    /// The chat lines go to. An interactive shell keeps it in the data folder and opens
+    /// in it again next time.
+    var current: ChatTarget? {
+        didSet { if settings.interactive { CurrentChatFile(folder: settings.dataFolder).save(current?.label, for: me) } }
+    }
     /// The number the last `/login +PHONE` sent a code to, for `/code`.
     var pendingPhone: String?
     /// Called for each live event, e.g. to print it above the prompt.
@@ -89,7 +93,12 @@ public actor Shell {
                 await self?.deliver(event)
             }
         }
+        // Read before signing back in, which starts with no current chat.
+        let saved = settings.interactive ? CurrentChatFile(folder: settings.dataFolder).load() : nil
         await resumeSaved()
+        if let saved, let me, saved.user == me.id, let target = try? await target(saved.label) {
+            try? await makeCurrent(target)
+        }
     }
 
     /// Signs back in with the saved token; forgets it only when the service refuses it.
@@ -130,10 +139,22 @@ public actor Shell {
     private func deliver(_ event: ChatEvent) async {
         refreshCompletions(after: event)
         eventSink?(event, me?.id)
+        // A message shown in the chat the user is looking at on a terminal has been
+        // read; a script marks what it has read with /read.
+        if settings.interactive, case .message(let data) = event, data.message.sender.id != me?.id, isCurrent(data.chat) {
+            _ = try? await service.markRead(chat: data.chat.id, upTo: data.message.seq)
+        }
         if settings.preview, case .message(let data) = event, let media = data.message.media {
             let lines = await previewLines(media)
             if !lines.isEmpty { settings.announce?(lines.joined(separator: "\n")) }
         }
+    }
+
+    private func isCurrent(_ chat: Chat) -> Bool {
+        guard let current else { return false }
+        if let shown = current.chat { return shown.id == chat.id }
+        guard let peer = current.peer, chat.kind == .direct else { return false }
+        return chat.participants.contains { $0.id == peer.id }
     }
 
     /// `parley> ` signed out; `alice #swift> ` or `alice @bob> ` after.

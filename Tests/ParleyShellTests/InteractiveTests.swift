@@ -62,7 +62,7 @@ struct TmuxSession {
     }
 
     /// Waits until the screen satisfies `condition` (the timeout only guards against a hang).
-    func waitFor(_ description: String, timeout: Double = 10, _ condition: (String) -> Bool) throws -> String {
+    func waitFor(_ description: String, timeout: Double = 120, _ condition: (String) -> Bool) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {

@@ -35,9 +35,14 @@ struct ParleyBinary {
 
     /// Another user's shell, with a data folder of its own, against the same server.
     init(clientOf other: ParleyBinary) {
+        self.init(serverURL: other.serverURL)
+    }
+
+    /// A shell with a data folder of its own against the server at `serverURL`.
+    init(serverURL: String?) {
         data = FileManager.default.temporaryDirectory.appendingPathComponent("parley-shell-\(UUID().uuidString)")
         server = nil
-        serverURL = other.serverURL
+        self.serverURL = serverURL
     }
 
     /// The embedded shell over a folder the test already has (a server's, say).
@@ -144,15 +149,20 @@ extension ParleyBinary {
             input.write(Data((line + "\n").utf8))
         }
 
-        /// The next output line containing `text`, or nil if the shell ends first. The
-        /// timeout (5 minutes) only guards against a hang.
-        func waitForLine(containing text: String) throws -> String? {
+        /// The next output line containing `text` (any line for ""), or nil if the shell ends first. The
+        /// timeout (5 minutes) only guards against a hang. With `unfinished`, a line
+        /// still being written (a prompt) counts too.
+        func waitForLine(containing text: String, unfinished: Bool = false) throws -> String? {
             let deadline = Date().addingTimeInterval(300)
             while Date() < deadline {
                 while let newline = pending.firstIndex(of: "\n") {
                     let line = String(pending[..<newline])
                     pending = String(pending[pending.index(after: newline)...])
-                    if line.contains(text) { return line }
+                    if text.isEmpty || line.contains(text) { return line }
+                }
+                if unfinished, pending.contains(text) {
+                    defer { pending = "" }
+                    return pending
                 }
                 var ready = pollfd(fd: output.fileDescriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&ready, 1, 100) >= 0 else { return nil }

@@ -1,0 +1,153 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+extension ParleyBinary.Conversation {
+    /// `/online #G`'s count, asked until it is `count` (each answer is awaited before
+    /// asking again, so this waits on the server, not on a clock).
+    func waitUntilOnline(_ group: String, count: Int) throws -> Bool {
+        for _ in 0..<3000 {
+            send("/online \(group)")
+            guard let line = try waitForLine(containing: "\(group): ") else { return false }
+            if line.contains("\(group): \(count) online") { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return false
+    }
+
+    /// Asks `command` until an answer line contains `text`; each answer's last line
+    /// contains `end`.
+    func waitUntil(_ command: String, answers text: String, end: String) throws -> Bool {
+        for _ in 0..<3000 {
+            send(command)
+            send("/whoami")
+            var seen = false
+            while let line = try waitForLine(containing: "") {
+                if line.contains(text) { seen = true }
+                if line.contains(end) { break }
+            }
+            if seen { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return false
+    }
+}
+
+/// Presence when a client stops answering, and what an interactive shell keeps
+/// across a restart of itself or of the server.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct PresenceTests {
+    static let pingTimeout = 6.0
+
+    /// A server with alice and bob in #room, bob's shell folder beside it, and alice's
+    /// script shell signed in.
+    static func room() throws -> (server: ParleyBinary, bob: ParleyBinary, alice: ParleyBinary.Conversation) {
+        let server = try ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", String(pingTimeout)])
+        let setup = try server.run("/register alice@example.com --handle alice --password secret-alice\n/create #room\n")
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let bob = ParleyBinary(clientOf: server)
+        let joined = try bob.run("/register bob@example.com --handle bob --password secret-bob\n/join #room\n")
+        #expect(joined.status == 0, "\(joined.stderr)")
+        let alice = try server.converse()
+        return (server, bob, alice)
+    }
+
+    /// bob's shell stops answering (SIGSTOP) while alice watches #room: he is shown
+    /// offline, through the server's pings, whether his shell was interactive on a
+    /// terminal or reading a script from a pipe.
+    @Test(arguments: [true, false]) func aStoppedShellIsShownOfflineWithinThePingTimeout(onATerminal: Bool) throws {
+        let (server, bob, alice) = try Self.room()
+        defer {
+            alice.finish()
+            bob.remove()
+            server.remove()
+        }
+        let pid: Int32
+        var terminal: TmuxSession?
+        var piped: ParleyBinary.Conversation?
+        if onATerminal {
+            // The shell runs under sh, not as tmux's own child: tmux continues a pane's
+            // process as soon as it stops, sh does not.
+            let session = TmuxSession()
+            terminal = session
+            try session.start(
+                "sh -c 'PARLEY_BCRYPT_COST=4 NO_COLOR=1 \(ParleyBinary.executable.path) --data \(bob.data.path) --server \(server.serverURL!); true'")
+            _ = try session.waitFor("bob>")
+            try session.type("/switch #room", "Enter")
+            _ = try session.waitFor("bob #room>")
+            let shell = try #require(Int32(try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+            pid = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
+        } else {
+            let shell = try bob.converse()
+            piped = shell
+            shell.send("/switch #room")
+            #expect(try shell.waitForLine(containing: "Now in #room") != nil)
+            pid = shell.process.processIdentifier
+        }
+        defer {
+            kill(pid, SIGCONT)
+            terminal?.stop()
+            piped?.finish()
+        }
+        #expect(try alice.waitUntilOnline("#room", count: 2))
+        kill(pid, SIGSTOP)
+        let stopped = Date()
+        #expect(try alice.waitUntilOnline("#room", count: 1), "bob went offline")
+        let took = Date().timeIntervalSince(stopped)
+        // Reported, not asserted: a figure for the notes, not a speed check.
+        print("stopped \(onATerminal ? "terminal" : "script") shell shown offline after \(String(format: "%.1f", took)) s (ping timeout \(Self.pingTimeout) s)")
+    }
+
+    /// bob's interactive shell: what it shows in the chat he looks at is read; it says
+    /// when the server goes and comes back, and he is still "(here)" after; quit and
+    /// started again, it opens in the same chat.
+    @Test func anInteractiveShellKeepsItsChatAcrossRestartsAndReadsWhatItShows() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-presence-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The server comes back on the same port, so it takes one below the kernel's
+        // ephemeral range, where no other test's socket can take it meanwhile.
+        var started: ServeProcess?
+        for _ in 0..<50 where started == nil {
+            started = try? ServeProcess.start(data: folder.appendingPathComponent("server"), port: Int.random(in: 20_000..<32_000))
+        }
+        var server = try #require(started)
+        defer { server.stop() }
+        let alice = ParleyBinary(serverURL: server.url)
+        let bob = ParleyBinary(serverURL: server.url)
+        defer {
+            alice.remove()
+            bob.remove()
+        }
+        #expect(try alice.run("/register alice@example.com --handle alice --password secret-alice\n/create #room\n").status == 0)
+        #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob\n/join #room\n").status == 0)
+        let command = "PARLEY_BCRYPT_COST=4 NO_COLOR=1 \(ParleyBinary.executable.path) --data \(bob.data.path) --server \(server.url)"
+        var terminal = TmuxSession()
+        defer { terminal.stop() }
+        try terminal.start(command)
+        _ = try terminal.waitFor("bob>")
+        try terminal.type("/switch #room", "Enter")
+        _ = try terminal.waitFor("bob #room>")
+
+        let watcher = try alice.converse()
+        defer { watcher.finish() }
+        watcher.send("/send #room are you there?")
+        _ = try terminal.waitFor("are you there?")
+        #expect(try watcher.waitUntil("/seen #room", answers: "seen by @bob", end: "@alice"), "shown to bob, so read")
+
+        // The server restarts: bob's shell says so, and he is viewing #room again after.
+        server.stop()
+        _ = try terminal.waitFor("[connection lost]")
+        server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
+        _ = try terminal.waitFor("[connection back]")
+        #expect(try watcher.waitUntil("/online #room", answers: "@bob (here)", end: "@alice alice"))
+
+        // Quit and start again: the shell opens in #room.
+        try terminal.type("C-d")
+        _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
+        terminal.stop()
+        terminal = TmuxSession()
+        try terminal.start(command)
+        _ = try terminal.waitFor("bob #room>")
+    }
+}
