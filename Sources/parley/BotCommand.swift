@@ -39,7 +39,7 @@ struct BotCommand: AsyncParsableCommand {
         let link: ServiceLink
         var store: SQLiteChatStore?
         if let server {
-            link = try ShellLauncher.remote(url: server, dataFolder: folder, announce: log)
+            link = try ShellLauncher.remote(url: server, dataFolder: folder, announce: log, announceBots: log)
         } else {
             let opened = try ShellLauncher.embedded(folder: folder)
             (link, store) = (opened.link, opened.store)
@@ -49,21 +49,40 @@ struct BotCommand: AsyncParsableCommand {
             notify: log)
         let host = BotHost(runtime: runtime)
         let stop = SignalWaiter(signals: [SIGTERM, SIGINT])
-        var failure: (any Error)?
-        for path in plugins {
-            do {
-                let info = try await host.load(path: path, arguments: [], as: handle, name: nil)
-                log("loaded \(info.name) (pid \(info.pid.map(String.init) ?? "-")) as @\(info.user)")
-            } catch {
-                log("error: \((error as? ParleyError)?.description ?? "\(error)")")
-                failure = error
-                break
+        // A server that is not up yet is waited for; a signal ends the wait.
+        let plugins = plugins
+        let handle = handle
+        let waitForServer = server != nil
+        let loading = Task { () -> (any Error)? in
+            for path in plugins {
+                var delay: Duration = .seconds(1)
+                while true {
+                    do {
+                        let info = try await host.load(path: path, arguments: [], as: handle, name: nil)
+                        log("loaded \(info.name) (pid \(info.pid.map(String.init) ?? "-")) as @\(info.user)")
+                        break
+                    } catch let error as ParleyError where error.code == .unavailable && waitForServer {
+                        log("\(error.message); retrying in \(Int(delay.components.seconds)) s")
+                        try? await Task.sleep(for: delay)
+                        if Task.isCancelled { return error }
+                        delay = min(delay * 2, .seconds(30))
+                    } catch {
+                        log("error: \((error as? ParleyError)?.description ?? "\(error)")")
+                        return error
+                    }
+                }
             }
+            return nil
         }
-        if failure == nil {
+        let stopper = Task {
             let signal = await stop.wait()
             log("signal \(signal): stopping plugins")
+            loading.cancel()
         }
+        // A load that fails ends the bot at once; otherwise it runs until a signal.
+        var failure = await loading.value
+        if loading.isCancelled { failure = nil }
+        if failure == nil { await stopper.value }
         await host.shutdown()
         await link.service.close()
         try? runtime.state.close()

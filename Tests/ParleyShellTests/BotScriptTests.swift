@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTesting
 import Testing
 
 /// Bot plugins driven through the real binary: the demo script, declared commands, a
@@ -150,6 +151,48 @@ struct BotScriptTests {
 
     /// `parley bot` beside a server: answers in a group, then stops on SIGTERM with its
     /// plugin, exit status 0.
+    /// `parley bot` started before its server waits for it, saying so; it logs when
+    /// the server goes away and when it is back; SIGTERM still ends it cleanly.
+    @Test func parleyBotWaitsForItsServerAndLogsItComingAndGoing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bot-wait-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A port below the kernel's ephemeral range, free now, for a server started later.
+        var port = 0
+        for _ in 0..<50 where port == 0 {
+            let candidate = Int.random(in: 20_000..<32_000)
+            if let probe = try? ServeProcess.start(data: folder.appendingPathComponent("probe"), port: candidate) {
+                probe.stop()
+                port = candidate
+            }
+        }
+        #expect(port != 0)
+        let bot = Process()
+        bot.executableURL = ParleyBinary.executable
+        bot.arguments = ["bot", "plugins/echo.py", "--as", "@echo", "--server", "ws://127.0.0.1:\(port)", "--data", folder.appendingPathComponent("bot").path]
+        bot.currentDirectoryURL = ParleyBinary.repository
+        var environment = ProcessInfo.processInfo.environment
+        environment["PARLEY_BCRYPT_COST"] = "4"
+        bot.environment = environment
+        let errors = Pipe()
+        bot.standardError = errors
+        bot.standardOutput = FileHandle.nullDevice
+        let input = Pipe()
+        bot.standardInput = input
+        try bot.run()
+        let log = ParleyBinary.Conversation(process: bot, input: input.fileHandleForWriting, output: errors.fileHandleForReading)
+        #expect(try log.waitForLine(containing: "retrying in") != nil, "no server yet")
+        var server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
+        #expect(try log.waitForLine(containing: "loaded echo") != nil)
+        server.stop()
+        #expect(try log.waitForLine(containing: "[echo] [connection lost]") != nil)
+        server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
+        defer { server.stop() }
+        #expect(try log.waitForLine(containing: "[echo] [connection back]") != nil)
+        kill(bot.processIdentifier, SIGTERM)
+        bot.waitUntilExit()
+        #expect(bot.terminationStatus == 0)
+    }
+
     @Test func parleyBotServesAGroupAndStopsOnSigterm() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
@@ -177,7 +220,7 @@ struct BotScriptTests {
             /create #room
             /invite @echo #room
             /send #room anyone there?
-            /wait --timeout 10 #room echo: anyone there\\?
+            /wait --timeout 600 #room echo: anyone there\\?
             """)
         #expect(result.status == 0, "\(result.stderr)")
         kill(bot.processIdentifier, SIGTERM)
