@@ -4,14 +4,16 @@
 # No hello line: it gets the default events (message, member_joined, member_left).
 while IFS= read -r event; do
     case "$event" in
+        *'"catch_up":true'*) continue ;;  # sent while the bot was away: too late to answer
         *'"type":"message"'*) ;;
         *) continue ;;
     esac
-    # The message's text (good enough for short commands; use a JSON parser for more).
+    # The message's text and chat (good enough for short commands; use a JSON parser for more).
     text=$(printf '%s\n' "$event" | sed -n 's/.*"text":"\([^"]*\)".*/\1/p')
+    chat=$(printf '%s\n' "$event" | sed -n 's/.*"chat_id":\([0-9]*\).*/\1/p')
     case "$text" in
-        '!ping') echo '{"type":"reply","text":"pong"}' ;;
-        '!date') printf '{"type":"reply","text":"%s"}\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" ;;
-        '!help') echo '{"type":"reply","text":"I answer !ping and !date"}' ;;
+        '!ping') echo "{\"type\":\"reply\",\"chat\":$chat,\"text\":\"pong\"}" ;;
+        '!date') printf '{"type":"reply","chat":%s,"text":"%s"}\n' "$chat" "$(date -u '+%Y-%m-%d %H:%M UTC')" ;;
+        '!help') echo "{\"type\":\"reply\",\"chat\":$chat,\"text\":\"I answer !ping and !date\"}" ;;
     esac
 done

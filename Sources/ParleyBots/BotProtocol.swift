@@ -23,7 +23,10 @@ public struct BotHello: Hashable, Sendable {
     public var problems: [String] = []
 
     public static let defaultEvents: Set<String> = ["message", "member_joined", "member_left"]
-    public static let knownEvents: Set<String> = ["message", "member_joined", "member_left", "presence"]
+    /// The server's names for the same events (docs/protocol.md), so there is one vocabulary.
+    public static let knownEvents: Set<String> = ["message", "member_joined", "member_left", "presence_changed"]
+    /// Earlier names, still understood in a hello.
+    static let formerNames = ["presence": "presence_changed"]
 
     public init(
         name: String? = nil, events: Set<String>? = nil, botMessages: Bool = false, commands: [BotCommand] = [], replyWait: Bool = true
@@ -84,7 +87,7 @@ public enum BotEvent: Hashable, Sendable {
         case .message, .missed: "message"
         case .memberJoined: "member_joined"
         case .memberLeft: "member_left"
-        case .presence: "presence"
+        case .presence: "presence_changed"
         case .command: "command"
         case .result: "result"
         case .error: "error"
@@ -228,7 +231,7 @@ enum PluginAction: Sendable {
             hello.name = object["name"]?.string
             // What can be used is; the rest is reported back (`BotHello.problems`).
             if case .array(let events)? = object["events"] {
-                let names = Set(events.compactMap(\.string))
+                let names = Set(events.compactMap(\.string).map { BotHello.formerNames[$0] ?? $0 })
                 let unknown = names.subtracting(BotHello.knownEvents)
                 if !unknown.isEmpty {
                     hello.problems.append(

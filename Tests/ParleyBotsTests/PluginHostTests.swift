@@ -193,6 +193,39 @@ struct PluginHostTests {
         await bots.shutdown()
     }
 
+    /// The sh and Perl bots of docs/plugins.md, copied from the page as written, answer
+    /// in the chat they are asked in; the page shows the files in plugins/ unchanged.
+    @Test func theDocumentedShAndPerlBotsWorkAsWritten() async throws {
+        let page = try String(contentsOf: BotWorld.repository.appendingPathComponent("docs/plugins.md"), encoding: .utf8)
+        func block(_ language: String) throws -> String {
+            let start = try #require(page.range(of: "```\(language)\n"))
+            let end = try #require(page.range(of: "```", range: start.upperBound..<page.endIndex))
+            return String(page[start.upperBound..<end.lowerBound])
+        }
+        let bots = try await BotWorld()
+        for (language, file, handle) in [("sh", "ping.sh", "pinger"), ("perl", "roll.pl", "roller")] {
+            let text = try block(language)
+            let shipped = try String(contentsOf: BotWorld.repository.appendingPathComponent("plugins/\(file)"), encoding: .utf8)
+            #expect(text == shipped, "docs/plugins.md shows plugins/\(file) as it is")
+            let script = bots.folder.appendingPathComponent(file)
+            try text.write(to: script, atomically: true, encoding: .utf8)
+            chmod(script.path, 0o755)
+            _ = try await bots.host.load(path: script.path, arguments: [], as: handle, name: nil)
+        }
+        let first = try await bots.group("first", bots: ["pinger", "roller"])
+        let second = try await bots.group("second", bots: ["pinger", "roller"])
+        _ = try await bots.alice.sendMessage(to: .chat(first.id), text: "!ping", clientID: nil)
+        _ = try await bots.alice.sendMessage(to: .chat(second.id), text: "!roll", clientID: nil)
+        _ = try await bots.alice.sendMessage(to: .chat(second.id), text: "!help", clientID: nil)
+        #expect(try await eventually { try await bots.messages(in: second.id).filter { $0.sender.isBot }.count >= 3 })
+        #expect(try await eventually { try await bots.messages(in: first.id).contains { $0.text == "pong" } })
+        let answers = try await bots.messages(in: second.id).filter { $0.sender.isBot }.map(\.text)
+        #expect(answers.contains { $0.wholeMatch(of: /rolled [1-6]/) != nil }, "\(answers)")
+        #expect(answers.contains("I answer !ping and !date") && answers.contains("I answer !roll"))
+        #expect(try await bots.messages(in: first.id).map(\.text) == ["!ping", "pong"])
+        await bots.shutdown()
+    }
+
     /// A reply without a chat goes to the chat of the message it answers, even when a
     /// message from another chat arrives while the plugin works on it.
     @Test func aReplyWithoutAChatGoesToTheChatItAnswers() async throws {
@@ -216,7 +249,7 @@ struct PluginHostTests {
         let bots = try await BotWorld()
         let script = bots.folder.appendingPathComponent("partial.sh")
         let record = bots.folder.appendingPathComponent("partial.jsonl")
-        let hello = #"{"type":"hello","events":["message","presence_changed"],"commands":[{"name":"ok"},{"name":"Not OK"}]}"#
+        let hello = #"{"type":"hello","events":["message","typing"],"commands":[{"name":"ok"},{"name":"Not OK"}]}"#
         try "#!/bin/sh\necho '\(hello)'\ncat > '\(record.path)'\n".write(to: script, atomically: true, encoding: .utf8)
         chmod(script.path, 0o755)
         _ = try await bots.host.load(path: script.path, arguments: [], as: "partial", name: nil)
@@ -224,7 +257,7 @@ struct PluginHostTests {
         _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "still heard", clientID: nil)
         #expect(await eventually { bots.recorded(record).contains { $0["message"]?["text"] == .string("still heard") } })
         let complaint = try #require(bots.recorded(record).first { $0["code"] == .string("bad_hello") })
-        #expect(complaint["message"]?.string?.contains("\"presence_changed\"") == true)
+        #expect(complaint["message"]?.string?.contains("\"typing\"") == true)
         #expect(complaint["problems"].map { if case .array(let items) = $0 { items.count } else { 0 } } == 2)
         #expect(await bots.host.list().first?.commands == ["ok"])
         await bots.shutdown()
