@@ -111,7 +111,7 @@ import Testing
             name: "makeOwner", expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
         ) { s, f in try await s.setRole(.owner, for: f.extra, in: f.group) },
         Verb(
-            name: "group", expected: [.nonMember: .deny(.unknownGroup), .member: .allow, .admin: .allow, .owner: .allow]
+            name: "group", expected: [.nonMember: .deny(.privateGroup), .member: .allow, .admin: .allow, .owner: .allow]
         ) { s, _ in _ = try await s.group(handle: "vault") },
         Verb(
             name: "joinGroup",

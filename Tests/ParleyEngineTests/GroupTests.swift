@@ -33,7 +33,7 @@ import Testing
         await expectError(.alreadyMember) { try await bob.joinGroup(handle: "open") }
         await expectError(.privateGroup) { try await bob.joinGroup(handle: "closed") }
         await expectError(.unknownGroup) { try await bob.joinGroup(handle: "nowhere") }
-        await expectError(.unknownGroup) { try await bob.group(handle: "closed") }
+        await expectError(.privateGroup) { try await bob.group(handle: "closed") }
         #expect(try await bob.groups().map(\.handle) == ["open"])
     }
 

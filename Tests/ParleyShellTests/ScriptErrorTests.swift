@@ -21,12 +21,30 @@ import Testing
         #expect(result.stdout.isEmpty)  // the line after the error did not run
     }
 
+    /// A taken handle and a taken email are told apart, embedded and through a server.
+    @Test(arguments: ParleyBinary.Mode.allCases) func aTakenHandleIsNotReportedAsATakenEmail(mode: ParleyBinary.Mode) throws {
+        let parley = try ParleyBinary(mode: mode)
+        defer { parley.remove() }
+        let result = try parley.run(
+            """
+            /register alice@example.com --handle alice --password secret-alice
+            /logout
+            /register carol@example.com --handle Alice --password secret-carol
+            /register alice@example.com --handle carol --password secret-carol
+            """, arguments: ["--keep-going"])
+        #expect(result.stderr.contains("-:3: error: handle_taken: "), "\(result.stderr)")
+        #expect(result.stderr.contains("-:4: error: email_taken: "), "\(result.stderr)")
+    }
+
     @Test(arguments: ParleyBinary.Mode.allCases) func membershipAndUserErrors(mode: ParleyBinary.Mode) throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
         _ = try parley.run(aliceAndBob + "\n/logout\n/login @alice --password secret-alice\n/create #secret Hidden --private\n/logout\n/login @bob --password secret-bob\n")
         let cases = [
-            ("/send #secret hi", "unknown_group"),
+            // The same answer /join gives: the group exists, but not for bob.
+            ("/send #secret hi", "private_group"),
+            ("/members #secret", "private_group"),
+            ("/join #secret", "private_group"),
             ("/msg @nobody hello", "unknown_user"),
             ("/history #swift", "not_member"),
             ("/members #swift", "not_member"),

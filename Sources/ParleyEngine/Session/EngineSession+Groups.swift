@@ -18,7 +18,10 @@ extension EngineSession {
             throw ParleyError(.unknownGroup, "no group #\(bare)")
         }
         let isMember = try await engine.directory.entry(chat.id)?.roles[user.id] != nil
-        guard chat.isPublic || isMember else { throw ParleyError(.unknownGroup, "no group #\(bare)") }
+        // The same answer as /join gives: the group exists, but not for this user.
+        guard chat.isPublic || isMember else {
+            throw ParleyError(.privateGroup, "#\(bare) is private and you are not in it: join it with an invite code")
+        }
         return chat
     }
 
