@@ -110,7 +110,7 @@ public enum BotEvent: Hashable, Sendable {
         // Chat events, the bulk of the traffic, are encoded once, straight from the model.
         switch self {
         case .message(let event): return Self.line(type, event)
-        case .missed(let event): return Self.line(type, CatchUp(event: event))
+        case .missed(let event): return Self.line(type, event, catchUp: true)
         case .memberJoined(let change), .memberLeft(let change): return Self.line(type, change)
         case .presence(let change): return Self.line(type, change)
         case .command(let call): return Self.line(type, call)
@@ -142,32 +142,24 @@ public enum BotEvent: Hashable, Sendable {
 extension BotEvent {
     private static let wireEncoder = Wire.encoder()
 
-    /// `{"type": TYPE, …the payload's own fields}` in the wire's format.
-    private static func line(_ type: String, _ payload: some Encodable) -> Data {
-        (try? wireEncoder.encode(Typed(type: type, payload: payload))) ?? Data("{\"type\":\"\(type)\"}".utf8)
-    }
-
-    private struct CatchUp: Encodable {
-        let event: MessageEvent
-        private enum Key: String, CodingKey { case catchUp }
-
-        func encode(to encoder: any Encoder) throws {
-            try event.encode(to: encoder)
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(true, forKey: .catchUp)
-        }
+    /// `{"type": TYPE, …the payload's own fields}` in the wire's format, with
+    /// `"catch_up": true` for a message handed over late.
+    private static func line(_ type: String, _ payload: some Encodable, catchUp: Bool = false) -> Data {
+        (try? wireEncoder.encode(Typed(type: type, catchUp: catchUp, payload: payload))) ?? Data("{\"type\":\"\(type)\"}".utf8)
     }
 
     private struct Typed<Payload: Encodable>: Encodable {
         let type: String
+        let catchUp: Bool
         let payload: Payload
 
-        private enum Key: String, CodingKey { case type }
+        private enum Key: String, CodingKey { case type, catchUp }
 
         func encode(to encoder: any Encoder) throws {
             try payload.encode(to: encoder)
             var container = encoder.container(keyedBy: Key.self)
             try container.encode(type, forKey: .type)
+            if catchUp { try container.encode(true, forKey: .catchUp) }
         }
     }
 }

@@ -166,20 +166,8 @@ struct BotScriptTests {
             }
         }
         #expect(port != 0)
-        let bot = Process()
-        bot.executableURL = ParleyBinary.executable
-        bot.arguments = ["bot", "plugins/echo.py", "--as", "@echo", "--server", "ws://127.0.0.1:\(port)", "--data", folder.appendingPathComponent("bot").path]
-        bot.currentDirectoryURL = ParleyBinary.repository
-        var environment = ProcessInfo.processInfo.environment
-        environment["PARLEY_BCRYPT_COST"] = "4"
-        bot.environment = environment
-        let errors = Pipe()
-        bot.standardError = errors
-        bot.standardOutput = FileHandle.nullDevice
-        let input = Pipe()
-        bot.standardInput = input
-        try bot.run()
-        let log = ParleyBinary.Conversation(process: bot, input: input.fileHandleForWriting, output: errors.fileHandleForReading)
+        let (bot, errors) = try Self.echoBot(server: "ws://127.0.0.1:\(port)", data: folder.appendingPathComponent("bot"))
+        let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors.fileHandleForReading)
         #expect(try log.waitForLine(containing: "retrying in") != nil, "no server yet")
         var server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
         #expect(try log.waitForLine(containing: "loaded echo") != nil)
@@ -193,12 +181,11 @@ struct BotScriptTests {
         #expect(bot.terminationStatus == 0)
     }
 
-    @Test func parleyBotServesAGroupAndStopsOnSigterm() throws {
-        let parley = try ParleyBinary(mode: .server)
-        defer { parley.remove() }
+    /// `parley bot plugins/echo.py --as @echo` against `server`, its log on a pipe.
+    static func echoBot(server: String, data: URL) throws -> (Process, Pipe) {
         let bot = Process()
         bot.executableURL = ParleyBinary.executable
-        bot.arguments = ["bot", "plugins/echo.py", "--as", "@echo", "--server", parley.serverURL!, "--data", parley.data.appendingPathComponent("bot").path]
+        bot.arguments = ["bot", "plugins/echo.py", "--as", "@echo", "--server", server, "--data", data.path]
         bot.currentDirectoryURL = ParleyBinary.repository
         var environment = ProcessInfo.processInfo.environment
         environment["PARLEY_BCRYPT_COST"] = "4"
@@ -207,6 +194,13 @@ struct BotScriptTests {
         bot.standardError = errors
         bot.standardOutput = FileHandle.nullDevice
         try bot.run()
+        return (bot, errors)
+    }
+
+    @Test func parleyBotServesAGroupAndStopsOnSigterm() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let (bot, errors) = try Self.echoBot(server: parley.serverURL!, data: parley.data.appendingPathComponent("bot"))
         var log = ""
         while !log.contains("loaded echo") {
             let chunk = errors.fileHandleForReading.availableData
