@@ -158,12 +158,14 @@ actor Link {
         for summary in summaries.sorted(by: { $0.lastActivity < $1.lastActivity }) {
             guard let last = summary.lastMessage?.seq else { continue }
             let known = lastSeqs[summary.chat.id] ?? 0
-            guard last > known else { continue }
-            let missed = last - known
-            if missed > Self.replayLimit { whole = false }
+            guard last > known, last < Int64.max else { continue }
+            // Numbers from the server are checked like any others: no overflow traps here.
+            let (missed, overflow) = last.subtractingReportingOverflow(known)
+            if overflow || missed > Self.replayLimit { whole = false }
+            let count = overflow ? Self.replayLimit : Int(min(missed, Int64(Self.replayLimit)))
             guard
                 let messages: [Message] = try? await exchange(
-                    .history, Args.History(chat: summary.chat.id, limit: Int(min(missed, Int64(Self.replayLimit))), before: last + 1))
+                    .history, Args.History(chat: summary.chat.id, limit: count, before: last + 1))
             else {
                 whole = false
                 continue
@@ -329,6 +331,7 @@ actor Link {
                 releaseHeld()
             } catch let error as ParleyError where error.code == .invalidToken {
                 self.token = nil
+                releaseHeld()
             } catch {
                 releaseHeld()
                 return
