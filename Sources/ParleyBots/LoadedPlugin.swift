@@ -19,39 +19,40 @@ actor LoadedPlugin {
         case stopped
     }
 
+    // Members without `private` are used by the actions half in LoadedPlugin+Actions.swift.
     let name: String
     let driver: Driver
     let service: any ChatService
     let me: User
     let runtime: BotRuntime
-    private let host: BotHost
-    private let commander: (any BotCommander)?
-    private let queue: EventQueue
-    private let limiter: TokenBucket
-    private var hello = BotHello()
+    let host: BotHost
+    let commander: (any BotCommander)?
+    let queue: EventQueue
+    let limiter: TokenBucket
+    var hello = BotHello()
     private var process: PluginProcess?
     private var status = Status.running
     private var eventsIn = 0
-    private var actionsOut = 0
+    var actionsOut = 0
     private var dropped = 0
     private var restarts = 0
     private var recentRestarts: [ContinuousClock.Instant] = []
     private var stderrTail: [String] = []
-    private var lastMessageChat: ChatID?
+    var lastMessageChat: ChatID?
     /// When the last message event was handed over, and the plugin's last line came.
     private var handedAt: ContinuousClock.Instant?
-    private var lastLineAt: ContinuousClock.Instant?
+    var lastLineAt: ContinuousClock.Instant?
     /// Lines waiting their turn under the rate limit, in order, and how many of them count.
-    private var outgoing: [PluginAction] = []
-    private var outgoingLimited = 0
-    private var draining = false
+    var outgoing: [PluginAction] = []
+    var outgoingLimited = 0
+    var draining = false
     /// Per chat, messages in a row from other plugins and bots (the loop guard).
     private var automatedRun: [Int64: Int] = [:]
     private var cursors: [Int64: Int64]
     private var tasks: [Task<Void, Never>] = []
-    private var stopping = false
+    var stopping = false
 
-    private let limits: BotLimits
+    let limits: BotLimits
 
     private init(name: String, driver: Driver, service: any ChatService, me: User, limits: BotLimits, host: BotHost) throws {
         self.name = name
@@ -228,121 +229,6 @@ actor LoadedPlugin {
             cursors[chat] = message.message.seq
             try? runtime.state.advance(bot: name, chat: chat, to: message.message.seq)
         }
-    }
-
-    // MARK: Actions out
-
-    /// A line from the plugin's stdout. Its actions run in order, at the rate limit;
-    /// a reply without a chat takes the chat of the last message handed over now, when
-    /// the line is read, not when its turn comes.
-    private func received(_ line: String) {
-        actionsOut += 1
-        switch PluginAction.parse(line) {
-        case .failure(let problem):
-            let shown = line.count > 200 ? String(line.prefix(200)) + "…" : line
-            queue.push(.error(ref: problem.ref, problem.error, details: ["line": .string(shown)]))
-        case .success(.hello(let declared)):
-            apply(declared)
-        case .success(var action):
-            lastLineAt = .now
-            if case .reply(nil, let text, let ref) = action, let lastMessageChat { action = .reply(chat: lastMessageChat, text: text, ref: ref) }
-            if action.isLimited {
-                guard outgoingLimited < limits.actionBacklog else {
-                    let error = ParleyError(
-                        .rateLimited,
-                        "\(limits.actionBacklog) lines already wait their turn (\(limits.actionsPerSecond) a second); this one was dropped")
-                    queue.push(.error(ref: action.ref, error, details: [:]))
-                    return
-                }
-                outgoingLimited += 1
-            }
-            outgoing.append(action)
-            if !draining {
-                draining = true
-                Task { await self.drain() }
-            }
-        }
-    }
-
-    /// Runs the waiting lines in order.
-    private func drain() async {
-        while !stopping, !outgoing.isEmpty {
-            let action = outgoing.removeFirst()
-            do {
-                let outcome = try await perform(action)
-                if action.ref != nil || { if case .stateGet = action { return true } else { return false } }() {
-                    queue.push(.result(ref: action.ref, data: outcome.data))
-                }
-            } catch {
-                queue.push(.error(ref: action.ref, ParleyError(error), details: [:]))
-            }
-            if action.isLimited { outgoingLimited -= 1 }
-        }
-        draining = false
-    }
-
-    private func apply(_ declared: BotHello) {
-        hello = declared
-        host.declared.set(name, declared.commands)
-        if !declared.problems.isEmpty {
-            queue.push(
-                .error(
-                    ref: nil, ParleyError(.badHello, "the rest of the hello applies, but: " + declared.problems.joined(separator: "; ")),
-                    details: ["problems": .array(declared.problems.map(JSONValue.string))]))
-            runtime.log(name, "hello: " + declared.problems.joined(separator: "; "))
-        }
-    }
-
-    /// Runs one action as the bot's user, paced by the rate limit.
-    func perform(_ action: PluginAction) async throws -> ActionOutcome {
-        if action.isLimited {
-            let wait = limiter.take()
-            if wait > .zero { try await Task.sleep(for: wait) }
-        }
-        switch action {
-        case .hello(let declared):
-            apply(declared)
-            return ActionOutcome(data: [:])
-        case .send(let address, let text, _):
-            let recipient = try await resolve(address)
-            return sent(try await service.sendMessage(to: recipient, text: text, clientID: UUID().uuidString, via: via))
-        case .reply(let chat, let text, _):
-            guard let chat = chat ?? lastMessageChat else {
-                throw ParleyError(.invalidArgument, "nothing to reply to yet: give \"chat\", or use send")
-            }
-            return sent(try await service.sendMessage(to: .chat(chat), text: text, clientID: UUID().uuidString, via: via))
-        case .command(let line, _):
-            guard let commander else { throw ParleyError(.unavailable, "this host runs no slash commands") }
-            return ActionOutcome(data: try await commander.run(line))
-        case .stateGet(let key, _):
-            let stored = try runtime.state.value(bot: name, key: key)
-            return ActionOutcome(data: ["key": .string(key), "value": try stored.map(JSONValue.parse) ?? .null])
-        case .stateSet(let key, let value, _):
-            let data = value == .null ? nil : value.jsonData
-            if let data, data.count > BotStateStore.maxValueBytes {
-                throw ParleyError(.invalidArgument, "a state value is at most \(BotStateStore.maxValueBytes) bytes of JSON")
-            }
-            try runtime.state.set(bot: name, key: key, value: data)
-            return ActionOutcome(data: ["key": .string(key)])
-        }
-    }
-
-    /// A plugin acting as its user marks what it sends as a plugin's; a bot account's
-    /// messages are known by the account.
-    private var via: String? { me.isBot ? nil : String(name.prefix(Limits.maxViaLength)) }
-
-    private func sent(_ message: Message) -> ActionOutcome {
-        ActionOutcome(data: ["message": JSONValue(wire: message)], message: message)
-    }
-
-    /// `#group`, `@user` or a chat id.
-    private func resolve(_ address: String) async throws -> Recipient {
-        if address.hasPrefix("#") { return .chat(try await service.group(handle: address).id) }
-        if address.hasPrefix("@") { return .user(try await service.user(handle: address).id) }
-        guard let id = Int64(address) else {
-            throw ParleyError(.invalidArgument, "'\(address)' is not #group, @user or a chat id")
-        }
-        return .chat(ChatID(id))
     }
 
     // MARK: The process

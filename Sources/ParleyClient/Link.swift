@@ -64,16 +64,11 @@ actor Link {
     /// A connection that was up was lost and is not back yet: requests wait only
     /// `reconnectWait`, so a shell's prompt does not stall.
     private var reconnecting = false
-    /// The last message seen in each chat, for fetching what a restarted server no
-    /// longer has; and live events held while that is fetched.
-    private var lastSeqs: [ChatID: Int64] = [:]
-    private var recovering = false
-    private var held: [ChatEvent] = []
-    private var replayed: [ChatID: Int64] = [:]
+    /// For fetching what a restarted server no longer has.
+    private var missed = MissedMessages()
     /// The chat the user is viewing, told again after a resume: a restarted server
     /// would not know it.
     private var viewing: ChatID?
-    static let replayLimit = 200
 
     init(
         settings: Settings, events: AsyncStream<ChatEvent>.Continuation,
@@ -131,50 +126,48 @@ actor Link {
     /// are on their way).
     func signedIn(_ session: SessionResult, fresh: Bool) {
         token = session.token
-        if epoch != session.epoch {
-            epoch = session.epoch
-            position = fresh ? session.position : 0
-        } else if fresh {
-            position = max(position, session.position)
+        adopt(epoch: session.epoch, position: fresh ? session.position : nil)
+        Task { await self.learnWhereChatsStand() }
+    }
+
+    /// A new epoch (a restarted server) starts the feed anew: at `position` for a fresh
+    /// sign-in, from the start for a resume (nil). In the same epoch a fresh sign-in
+    /// only moves it forward.
+    private func adopt(epoch new: String, position start: UInt64?) {
+        if epoch != new {
+            epoch = new
+            position = start ?? 0
+        } else if let start {
+            position = max(position, start)
         }
-        Task { await self.learnLastSeqs() }
     }
 
     /// Where each chat stood at sign-in, so a later gap can be filled.
-    private func learnLastSeqs() async {
+    private func learnWhereChatsStand() async {
         guard let summaries: [ChatSummary] = try? await call(.chats, Empty()) else { return }
-        for summary in summaries {
-            guard let seq = summary.lastMessage?.seq else { continue }
-            lastSeqs[summary.chat.id] = max(lastSeqs[summary.chat.id] ?? 0, seq)
-        }
+        missed.learn(summaries)
     }
 
     /// After a resume the server could not complete: passes on the messages missed in
-    /// each chat, oldest chat first, up to `replayLimit` a chat. Returns whether that
-    /// was all of them.
-    private func replayMissed() async -> Bool {
+    /// each chat, oldest chat first, up to `MissedMessages.limit` a chat. Returns
+    /// whether that was all of them.
+    private func fetchMissed() async -> Bool {
         guard let summaries: [ChatSummary] = try? await exchange(.chats, Empty()) else { return false }
         var whole = true
         for summary in summaries.sorted(by: { $0.lastActivity < $1.lastActivity }) {
-            guard let last = summary.lastMessage?.seq else { continue }
-            let known = lastSeqs[summary.chat.id] ?? 0
-            guard last > known, last < Int64.max else { continue }
-            // Numbers from the server are checked like any others: no overflow traps here.
-            let (missed, overflow) = last.subtractingReportingOverflow(known)
-            if overflow || missed > Self.replayLimit { whole = false }
-            let count = overflow ? Self.replayLimit : Int(min(missed, Int64(Self.replayLimit)))
+            guard let last = summary.lastMessage?.seq, let gap = missed.gap(in: summary.chat.id, upTo: last) else { continue }
             guard
                 let messages: [Message] = try? await exchange(
-                    .history, Args.History(chat: summary.chat.id, limit: count, before: last + 1))
+                    .history, Args.History(chat: summary.chat.id, limit: gap.count, before: last + 1))
             else {
                 whole = false
                 continue
             }
-            for message in messages where message.seq > known {
+            whole = whole && gap.whole
+            for message in messages where message.seq > gap.known {
                 events.yield(.message(MessageEvent(chat: summary.chat, message: message)))
             }
-            lastSeqs[summary.chat.id] = last
-            replayed[summary.chat.id] = last
+            missed.filled(summary.chat.id, through: last)
         }
         return whole
     }
@@ -208,7 +201,7 @@ actor Link {
         do {
             let message: Message = try await exchange(.send, entry)
             outbox.remove(clientID: entry.clientID)
-            saw(message)
+            missed.saw(message)
             return message
         } catch let error as ParleyError where error.code == .unavailable {
             throw ParleyError(.pending, "the connection dropped: the message is queued and will be sent when it is back")
@@ -224,7 +217,7 @@ actor Link {
             do {
                 let message: Message = try await exchange(.send, entry)
                 outbox.remove(clientID: entry.clientID)
-                saw(message)
+                missed.saw(message)
                 onAcknowledged(message)
             } catch let error as ParleyError where error.code == .unavailable || error.code == .notSignedIn {
                 return
@@ -317,23 +310,18 @@ actor Link {
         var complete = true
         if let token {
             let after = epoch.map { EventPosition(epoch: $0, position: position) }
+            // Live events wait while missed messages are fetched, so none comes twice.
+            missed.startHolding()
+            defer { for event in missed.release() { pass(event) } }
             do {
-                recovering = true
-                defer { recovering = false }
                 let session: SessionResult = try await exchange(.resume, Args.Resume(token: token, after: after))
-                if epoch != session.epoch {
-                    epoch = session.epoch
-                    position = 0
-                }
+                adopt(epoch: session.epoch, position: nil)
                 complete = session.complete
                 if let viewing { let _: Empty? = try? await exchange(.setViewing, Args.Viewing(chat: viewing)) }
-                if !session.complete { complete = await replayMissed() }
-                releaseHeld()
+                if !session.complete { complete = await fetchMissed() }
             } catch let error as ParleyError where error.code == .invalidToken {
                 self.token = nil
-                releaseHeld()
             } catch {
-                releaseHeld()
                 return
             }
         }
@@ -348,25 +336,9 @@ actor Link {
         readyWaiters.removeAll()
     }
 
-    /// Passes on the live events that came while missed messages were fetched, less
-    /// the messages that were among them.
-    private func releaseHeld() {
-        let waiting = held
-        held = []
-        for event in waiting {
-            if case .message(let message) = event, message.message.seq <= replayed[message.chat.id] ?? 0 { continue }
-            pass(event)
-        }
-        replayed = [:]
-    }
-
     private func pass(_ event: ChatEvent) {
-        if case .message(let message) = event { saw(message.message) }
+        if case .message(let message) = event { missed.saw(message.message) }
         events.yield(event)
-    }
-
-    private func saw(_ message: Message) {
-        lastSeqs[message.chatID] = max(lastSeqs[message.chatID] ?? 0, message.seq)
     }
 
     private func disconnected() {
@@ -388,7 +360,7 @@ actor Link {
             // Positions only grow: anything at or before the last one was delivered already.
             guard event.pos > position else { return }
             position = event.pos
-            if recovering { held.append(event.event) } else { pass(event.event) }
+            if !missed.hold(event.event) { pass(event.event) }
         case .reply(let id?):
             if let continuation = pending.removeValue(forKey: id) {
                 continuation.resume(returning: frame)
