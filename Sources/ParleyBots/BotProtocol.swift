@@ -80,6 +80,14 @@ public enum BotEvent: Hashable, Sendable {
     /// An action failed, a line could not be read, or events were dropped.
     case error(ref: JSONValue?, ParleyError, details: [String: JSONValue])
 
+    /// The message of a `message` event, live or caught up.
+    public var message: MessageEvent? {
+        switch self {
+        case .message(let event), .missed(let event): event
+        default: nil
+        }
+    }
+
     /// The event's name on the wire and in a plugin's `events` list.
     public var type: String {
         switch self {

@@ -181,8 +181,7 @@ actor LoadedPlugin {
                 dropped += lost
                 await deliver(.error(ref: nil, ParleyError(.eventsDropped, "\(lost) events dropped: the bot fell behind"), details: ["count": .number(Double(lost))]))
             }
-            if case .message(let message) = event { await waitForAnswer(before: message.chat.id) }
-            if case .missed(let message) = event { await waitForAnswer(before: message.chat.id) }
+            if let message = event.message { await waitForAnswer(before: message.chat.id) }
             await deliver(event)
         }
     }
@@ -205,8 +204,7 @@ actor LoadedPlugin {
 
     private func deliver(_ event: BotEvent) async {
         // Noted before the bot has it, so a reply it sends at once knows its chat.
-        if case .message(let message) = event { noteHanded(message) }
-        if case .missed(let message) = event { noteHanded(message) }
+        if let message = event.message { noteHanded(message) }
         eventsIn += 1
         switch driver {
         case .swift(let bot):

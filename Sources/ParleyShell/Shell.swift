@@ -140,9 +140,11 @@ public actor Shell {
         refreshCompletions(after: event)
         eventSink?(event, me?.id)
         // A message shown in the chat the user is looking at on a terminal has been
-        // read; a script marks what it has read with /read.
+        // read; a script marks what it has read with /read. Not awaited: the next
+        // event is shown without waiting for the server (markers never move back).
         if settings.interactive, case .message(let data) = event, data.message.sender.id != me?.id, isCurrent(data.chat) {
-            _ = try? await service.markRead(chat: data.chat.id, upTo: data.message.seq)
+            let service = service
+            Task { _ = try? await service.markRead(chat: data.chat.id, upTo: data.message.seq) }
         }
         if settings.preview, case .message(let data) = event, let media = data.message.media {
             let lines = await previewLines(media)
