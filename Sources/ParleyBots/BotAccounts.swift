@@ -1,38 +1,51 @@
 import Foundation
 import ParleyCore
 
-/// Bot accounts a data folder owns: `bots/HANDLE.json` (mode 0600) keeps the address,
-/// a generated password and the latest token. The first use of a handle registers the
-/// account, marked as a bot.
+/// Bot accounts a data folder holds the keys of: `bots/HANDLE.json` (mode 0600) keeps
+/// the handle, a generated password and the latest token. The first use of a handle
+/// makes the account through the signed-in user, who then owns it.
 struct BotAccounts {
     let folder: URL
 
     private struct Credentials: Codable {
-        var email: String
+        /// How the bot signs in: `@handle` (or, for accounts made before bots had
+        /// owners, their generated email address).
+        var login: String
         var password: String
         var token: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case login = "email", password, token
+        }
     }
 
-    /// Signs `service` in as the bot `handle`, creating the account on first use.
-    func signIn(_ service: any ChatService, handle rawHandle: String) async throws -> SignedIn {
+    /// Signs `service` in as the bot `handle`, making the account through `owner` on
+    /// first use.
+    func signIn(_ service: any ChatService, handle rawHandle: String, owner: () async throws -> (any ChatService)?) async throws -> SignedIn {
         let handle = try Limits.userHandle(rawHandle)
         let file = folder.appendingPathComponent("\(handle).json")
         if var credentials = load(file) {
             if let token = credentials.token, let signedIn = try? await service.resume(token: token) { return signedIn }
-            let signedIn = try await service.signIn(login: credentials.email, password: credentials.password)
+            let signedIn = try await service.signIn(login: credentials.login, password: credentials.password)
             credentials.token = signedIn.token
             try save(credentials, to: file)
             return signedIn
         }
-        let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
-        var credentials = Credentials(email: "\(handle)@bots.parley.invalid", password: String(password.prefix(64)), token: nil)
-        let signedIn: SignedIn
-        do {
-            signedIn = try await service.register(
-                Registration(email: credentials.email, password: credentials.password, displayName: handle, handle: handle, isBot: true))
-        } catch let error as ParleyError where error.code == .handleTaken || error.code == .emailTaken {
-            throw ParleyError(error.code, "@\(handle) is taken by an account this data folder has no credentials for; choose another --as")
+        guard let owner = try await owner() else {
+            throw ParleyError(.notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
         }
+        let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
+        var credentials = Credentials(login: "@" + handle, password: String(password.prefix(Limits.maxPasswordBytes)), token: nil)
+        do {
+            _ = try await owner.createBot(NewBot(handle: handle, password: credentials.password))
+        } catch let error as ParleyError where error.code == .handleTaken {
+            throw ParleyError(error.code, "@\(handle) is taken by an account this data folder has no credentials for; choose another --as")
+        } catch let error as ParleyError where error.code == .notSignedIn {
+            throw ParleyError(.notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
+        }
+        // Saved before the first sign-in, so a failure there leaves the keys behind.
+        try save(credentials, to: file)
+        let signedIn = try await service.signIn(login: credentials.login, password: credentials.password)
         credentials.token = signedIn.token
         try save(credentials, to: file)
         return signedIn

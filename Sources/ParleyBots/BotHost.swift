@@ -49,6 +49,9 @@ public struct BotRuntime: Sendable {
     public var connect: @Sendable (_ name: String) async throws -> any ChatService
     /// The signed-in user's session token, for a plugin that acts as that user.
     public var userToken: @Sendable () async -> String?
+    /// The signed-in user's connection, which makes a bot account on first use of its
+    /// handle; the account then belongs to that user. Nil: no one is signed in here.
+    public var owner: @Sendable () async throws -> (any ChatService)? = { nil }
     /// Where bot accounts' credentials live.
     public var accountsFolder: URL
     public var state: BotStateStore

@@ -75,7 +75,7 @@ actor LoadedPlugin {
         do {
             let signedIn: SignedIn
             if let handle {
-                signedIn = try await BotAccounts(folder: runtime.accountsFolder).signIn(service, handle: handle)
+                signedIn = try await BotAccounts(folder: runtime.accountsFolder).signIn(service, handle: handle, owner: runtime.owner)
             } else {
                 guard let token = await runtime.userToken() else {
                     throw ParleyError(.notSignedIn, "sign in first, or give the bot its own account with --as @HANDLE")

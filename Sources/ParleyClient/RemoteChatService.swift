@@ -90,6 +90,20 @@ public final class RemoteChatService: ChatService {
 
     public func me() async throws -> User { try await link.call(.me, Empty()) }
 
+    public func createBot(_ bot: NewBot) async throws -> User { try await link.call(.createBot, Args.CreateBot(bot)) }
+
+    public func bots() async throws -> [User] { try await link.call(.bots, Empty()) }
+
+    public func createSignupCode(maxUses: Int?, expiresIn: Duration?) async throws -> SignupCode {
+        try await link.call(.createSignupCode, Args.CreateSignupCode(maxUses: maxUses, expiresIn: expiresIn))
+    }
+
+    public func signupCodes() async throws -> [SignupCode] { try await link.call(.signupCodes, Empty()) }
+
+    public func revokeSignupCode(_ code: String) async throws {
+        let _: Empty = try await link.call(.revokeSignupCode, Args.Code(code: code))
+    }
+
     public func updateProfile(displayName: String) async throws -> User {
         try await link.call(.updateProfile, Args.Profile(displayName: displayName))
     }

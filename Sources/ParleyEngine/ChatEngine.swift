@@ -36,6 +36,10 @@ public final class ChatEngine: Sendable {
         public var signInLimits: SignInLimits?
         /// Chats whose members are kept in memory at most.
         public var cachedChats = 50_000
+        /// Who may make an account (bots made by their owners aside).
+        public var registration = RegistrationMode.open
+        /// Handles of the server's admins, who make sign-up codes.
+        public var admins: Set<String> = []
 
         public init() {}
     }

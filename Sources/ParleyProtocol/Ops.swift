@@ -11,6 +11,8 @@ public enum Op: String, CaseIterable, Sendable {
     case createGroup = "create_group", group, joinGroup = "join_group", join, invite
     case createInvite = "create_invite", revokeInvite = "revoke_invite", leave, members, kick, setRole = "set_role", groups
     case setViewing = "set_viewing", online
+    case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"
+    case revokeSignupCode = "revoke_signup_code"
     case ping
 }
 
@@ -45,16 +47,42 @@ public enum Args {
         public var password: String
         public var displayName: String?
         public var handle: String?
+        public var code: String?
+        /// Bot accounts once registered themselves; now their owner makes them (`create_bot`).
         public var isBot: Bool?
         public init(_ registration: Registration) {
             email = registration.email
             password = registration.password
             displayName = registration.displayName
             handle = registration.handle
-            isBot = registration.isBot ? true : nil
+            code = registration.code
         }
-        public var registration: Registration {
-            Registration(email: email, password: password, displayName: displayName, handle: handle, isBot: isBot ?? false)
+        public func registration() throws(ParleyError) -> Registration {
+            guard isBot != true else {
+                throw ParleyError(.forbidden, "a bot account is made by the signed-in user who will own it: create_bot")
+            }
+            return Registration(email: email, password: password, displayName: displayName, handle: handle, code: code)
+        }
+    }
+
+    public struct CreateBot: Codable, Sendable {
+        public var handle: String
+        public var displayName: String?
+        public var password: String
+        public init(_ bot: NewBot) {
+            handle = bot.handle
+            displayName = bot.displayName
+            password = bot.password
+        }
+        public var bot: NewBot { NewBot(handle: handle, displayName: displayName, password: password) }
+    }
+
+    public struct CreateSignupCode: Codable, Sendable {
+        public var maxUses: Int?
+        public var expiresInSeconds: Int64?
+        public init(maxUses: Int?, expiresIn: Duration?) {
+            self.maxUses = maxUses
+            self.expiresInSeconds = expiresIn?.components.seconds
         }
     }
 

@@ -51,7 +51,7 @@ struct Dispatcher: Sendable {
             switch op {
             case .register:
                 reply = try await call(id, frame) { (args: Args.Register) in
-                    let result = SessionResult(signedIn: try await session.register(args.registration), epoch: epoch, position: session.engine.eventPosition, complete: true)
+                    let result = SessionResult(signedIn: try await session.register(try args.registration()), epoch: epoch, position: session.engine.eventPosition, complete: true)
                     signedIn = result.user
                     return result
                 }
@@ -92,6 +92,15 @@ struct Dispatcher: Sendable {
                     return Empty()
                 }
             case .me: reply = try await call(id, frame) { (_: Empty) in try await session.me() }
+            case .createBot: reply = try await call(id, frame) { (args: Args.CreateBot) in try await session.createBot(args.bot) }
+            case .bots: reply = try await call(id, frame) { (_: Empty) in try await session.bots() }
+            case .createSignupCode:
+                reply = try await call(id, frame) { (args: Args.CreateSignupCode) in
+                    try await session.createSignupCode(maxUses: args.maxUses, expiresIn: args.expiresInSeconds.map { .seconds($0) })
+                }
+            case .signupCodes: reply = try await call(id, frame) { (_: Empty) in try await session.signupCodes() }
+            case .revokeSignupCode:
+                reply = try await call(id, frame) { (args: Args.Code) in try await session.revokeSignupCode(args.code); return Empty() }
             case .updateProfile:
                 reply = try await call(id, frame) { (args: Args.Profile) in try await session.updateProfile(displayName: args.displayName) }
             case .setAvatar:

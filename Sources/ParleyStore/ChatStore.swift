@@ -108,6 +108,14 @@ public protocol ChatStore: Sendable {
     /// Checks the invite, uses it up by one and adds the member, atomically.
     func redeemInvite(code: String, user: UserID, now: Date) async throws -> InviteRedemption
     func revokeInvite(code: String) async throws
+
+    // Sign-up codes and bot owners
+    func createSignupCode(_ code: SignupCode) async throws
+    func signupCode(_ code: String) async throws -> SignupCode?
+    /// The codes not revoked, not expired at `now` and not used up, newest first.
+    func signupCodes(usableAt now: Date) async throws -> [SignupCode]
+    func revokeSignupCode(_ code: String) async throws
+    func bots(ownedBy owner: UserID) async throws -> [User]
 }
 
 public struct CodeRequestCounts: Sendable, Hashable {
@@ -145,11 +153,20 @@ public struct NewUser: Sendable, Hashable {
     public var createdAt: Date
     /// In E.164 form, for accounts that sign in by phone.
     public var phone: String?
+    /// The user a bot account belongs to.
+    public var owner: UserID?
+    /// A sign-up code the account uses up, in the same transaction: when the code has
+    /// no use left by then (or was revoked), nothing is created and `createUser` throws
+    /// `inviteUsedUp`. The engine checks the code's rules before.
+    public var signupCode: String?
 
     public init(
-        email: String?, handle: String, displayName: String, passwordHash: String?, isBot: Bool, createdAt: Date, phone: String? = nil
+        email: String?, handle: String, displayName: String, passwordHash: String?, isBot: Bool, createdAt: Date, phone: String? = nil,
+        owner: UserID? = nil, signupCode: String? = nil
     ) {
         self.phone = phone
+        self.owner = owner
+        self.signupCode = signupCode
         self.email = email
         self.handle = handle
         self.displayName = displayName

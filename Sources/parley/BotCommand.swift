@@ -44,9 +44,17 @@ struct BotCommand: AsyncParsableCommand {
             let opened = try ShellLauncher.embedded(folder: folder)
             (link, store) = (opened.link, opened.store)
         }
-        let runtime = try Shell.botRuntime(
+        var runtime = try Shell.botRuntime(
             folder: link.folder, connect: link.another, userToken: { nil }, log: { plugin, line in log("[\(plugin)] \(line)") },
             notify: log)
+        // A new bot account is made by the user signed in here (with `parley`), who owns it.
+        let owner = link.service
+        let ownerFolder = link.folder
+        runtime.owner = {
+            guard let token = Shell.savedSessionToken(folder: ownerFolder) else { return nil }
+            if (try? await owner.me()) == nil { _ = try await owner.resume(token: token) }
+            return owner
+        }
         let host = BotHost(runtime: runtime)
         let stop = SignalWaiter(signals: [SIGTERM, SIGINT])
         // A server that is not up yet is waited for; a signal ends the wait.

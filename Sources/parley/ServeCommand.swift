@@ -39,6 +39,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Chats whose members are cached in memory.") var cachedChats = 50_000
     @Option(help: "KiB of events a socket may leave unread: past them, 10 s without reading closes it (code 4008).")
     var maxUnreadKib = 4096
+    @Option(help: "Who may make an account: open (anyone), invite (with a sign-up code from an admin) or closed.")
+    var registration = RegistrationMode.open
+    @Option(
+        name: .customLong("admin"),
+        help: ArgumentHelp("A server admin, who makes sign-up codes (repeat for more).", valueName: "@HANDLE"))
+    var admins: [String] = []
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
@@ -51,9 +57,31 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxFailedSignIns > 0, maxRegistrations >= 0 else {
             throw ValidationError("--max-failed-sign-ins is at least 1 and --max-registrations at least 0")
         }
+        for admin in admins {
+            guard (try? Limits.userHandle(Self.bare(admin))) != nil else { throw ValidationError("--admin takes a user's @handle, not \(admin)") }
+        }
+        if registration == .invite && admins.isEmpty {
+            throw ValidationError("--registration invite needs at least one --admin @HANDLE to make sign-up codes")
+        }
         guard maxConnections >= 1, totalBacklog >= 1, cachedChats >= 2, (64...1 << 22).contains(maxUnreadKib) else {
             throw ValidationError("--max-connections and --total-backlog are at least 1, --cached-chats 2, --max-unread-kib 64 to 4194304")
         }
+    }
+
+    static func bare(_ handle: String) -> String { handle.hasPrefix("@") ? String(handle.dropFirst()) : handle }
+
+    /// Says in the log who may register, and in invite mode with no admin account yet,
+    /// the code the first admin registers with.
+    private func announceRegistration(engine: ChatEngine, logger: Logger) async throws {
+        let handles = admins.map(Self.bare)
+        switch registration {
+        case .open: logger.info("registration: open (anyone who reaches this server can make an account; see --registration)")
+        case .closed: logger.info("registration: closed (no new accounts; signed-in users may still make bot accounts)")
+        case .invite: logger.info("registration: by invitation (sign-up codes from \(handles.map { "@" + $0 }.joined(separator: ", ")))")
+        }
+        guard let code = try await engine.firstAdminCode(), let first = handles.first else { return }
+        let until = code.expiresAt.map { ", until \($0.formatted(.iso8601))" } ?? ""
+        logger.notice("no admin account yet: register with /register EMAIL --handle \(first) --code \(code.code) (one use\(until))")
     }
 
     func run() async throws {
@@ -82,7 +110,10 @@ struct ServeCommand: AsyncParsableCommand {
                 failuresPerAccount: maxFailedSignIns, failuresPerAddress: maxFailedSignIns * 5,
                 registrationsPerAddress: maxRegistrations)
             $0.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
+            $0.registration = registration
+            $0.admins = Set(admins.map(Self.bare))
         }
+        try await announceRegistration(engine: engine, logger: logger)
 
         var configuration = ParleyServer.Configuration(host: host, port: port)
         // `validate` has checked each with the same bound.
@@ -112,3 +143,5 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("stopped; database closed")
     }
 }
+
+extension RegistrationMode: ExpressibleByArgument {}

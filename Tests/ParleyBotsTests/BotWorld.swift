@@ -42,6 +42,9 @@ final class BotWorld: Sendable {
         limits.stopGrace = .seconds(1)
         configure(&limits)
         runtime.limits = limits
+        // Bot accounts are alice's: she makes them on first use of a handle.
+        let owner = alice
+        runtime.owner = { owner }
         host = BotHost(runtime: runtime)
         self.notes = notes
     }

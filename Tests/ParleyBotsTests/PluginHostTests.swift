@@ -13,6 +13,9 @@ struct PluginHostTests {
         let echo = BotWorld.repository.appendingPathComponent("plugins/echo.py").path
         let info = try await bots.host.load(path: echo, arguments: [], as: "echo", name: nil)
         #expect(info.name == "echo" && info.user == "echo")
+        let account = try await bots.alice.user(handle: "echo")
+        #expect(account.isBot && account.owner == "alice", "the account was made by the signed-in user, who owns it")
+        #expect(try await bots.alice.bots().map(\.handle) == ["echo"])
         let group = try await bots.group("room", bots: ["echo"])
         _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "hello there", clientID: nil)
         let reply = await bots.aliceEvents.first {

@@ -182,4 +182,40 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
         await socket.close()
         await server.stop()
     }
+
+    /// A client that registers itself as a bot, or feeds the sign-up and bot ops junk,
+    /// gets an error code and makes nothing.
+    @Test func selfMadeBotsAndBadCodeRequestsAreRefused() async throws {
+        let server = try await TestServer.start(engine: { $0.admins = ["alice"] })
+        let socket = try await TestSocket(port: server.port)
+        func code(_ reply: [String: Any]?) -> String? { (reply?["error"] as? [String: Any])?["code"] as? String }
+        let selfMade = try await socket.request(
+            #"{"id":1,"op":"register","args":{"email":"b@example.com","password":"password-bot","handle":"sneaky","is_bot":true}}"#)
+        #expect(code(selfMade) == "forbidden", "\(selfMade ?? [:])")
+        #expect(code(try await socket.request(#"{"id":2,"op":"create_bot","args":{"handle":"x","password":"password-x"}}"#)) == "not_signed_in")
+        _ = try await socket.request(#"{"id":3,"op":"register","args":{"email":"a@example.com","password":"password-alice","handle":"alice"}}"#)
+        let cases: [(String, String)] = [
+            (#"{"id":4,"op":"create_signup_code","args":{"max_uses":0}}"#, "invalid_argument"),
+            (#"{"id":5,"op":"create_signup_code","args":{"max_uses":9223372036854775807}}"#, "invalid_argument"),
+            (#"{"id":6,"op":"create_signup_code","args":{"expires_in_seconds":-1}}"#, "invalid_argument"),
+            (#"{"id":7,"op":"create_signup_code","args":{"expires_in_seconds":9223372036854775807}}"#, "invalid_argument"),
+            (#"{"id":8,"op":"create_signup_code","args":{"max_uses":1e99}}"#, "invalid_argument"),
+            (#"{"id":9,"op":"revoke_signup_code","args":{"code":"\#(String(repeating: "z", count: 5000))"}}"#, "invalid_invite"),
+            (#"{"id":10,"op":"create_bot","args":{"handle":"\#(String(repeating: "b", count: 5000))","password":"password-b"}}"#, "invalid_handle"),
+            (#"{"id":11,"op":"create_bot","args":{"handle":"okbot","password":""}}"#, "invalid_password"),
+            (#"{"id":12,"op":"create_bot","args":{"handle":"okbot"}}"#, "invalid_argument"),
+        ]
+        for (request, expected) in cases {
+            let reply = try await socket.request(request)
+            #expect(code(reply) == expected, "\(request.prefix(80)): \(reply ?? [:])")
+        }
+        let codes = try await socket.request(#"{"id":13,"op":"signup_codes"}"#)
+        #expect((codes?["result"] as? [Any])?.isEmpty == true, "\(codes ?? [:])")
+        let bots = try await socket.request(#"{"id":14,"op":"bots"}"#)
+        #expect((bots?["result"] as? [Any])?.isEmpty == true, "\(bots ?? [:])")
+        let sneaky = try await socket.request(#"{"id":15,"op":"user","args":{"handle":"sneaky"}}"#)
+        #expect(code(sneaky) == "unknown_user")
+        await socket.close()
+        await server.stop()
+    }
 }

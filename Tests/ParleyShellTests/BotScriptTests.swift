@@ -166,10 +166,18 @@ struct BotScriptTests {
             }
         }
         #expect(port != 0)
-        let (bot, errors) = try Self.echoBot(server: "ws://127.0.0.1:\(port)", data: folder.appendingPathComponent("bot"))
+        // The bot account is made on first use by the user signed in in the bot's folder.
+        let url = "ws://127.0.0.1:\(port)/v1/ws"
+        var server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
+        let owner = ParleyBinary(serverURL: url)
+        defer { owner.remove() }
+        let signUp = try owner.run("/register alice@example.com --handle alice --password secret-alice")
+        #expect(signUp.status == 0, "\(signUp.stderr)")
+        server.stop()
+        let (bot, errors) = try Self.echoBot(server: url, data: owner.data)
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors.fileHandleForReading)
         #expect(try log.waitForLine(containing: "retrying in") != nil, "no server yet")
-        var server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
+        server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
         #expect(try log.waitForLine(containing: "loaded echo") != nil)
         server.stop()
         #expect(try log.waitForLine(containing: "[echo] [connection lost]") != nil)
@@ -200,7 +208,9 @@ struct BotScriptTests {
     @Test func parleyBotServesAGroupAndStopsOnSigterm() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
-        let (bot, errors) = try Self.echoBot(server: parley.serverURL!, data: parley.data.appendingPathComponent("bot"))
+        let signUp = try parley.run("/register alice@example.com --handle alice --password secret-alice")
+        #expect(signUp.status == 0, "\(signUp.stderr)")
+        let (bot, errors) = try Self.echoBot(server: parley.serverURL!, data: parley.data)
         var log = ""
         while !log.contains("loaded echo") {
             let chunk = errors.fileHandleForReading.availableData
@@ -210,13 +220,14 @@ struct BotScriptTests {
         let pid = try #require(log.firstMatch(of: /loaded echo \(pid (\d+)\)/).flatMap { Int32($0.1) }, "\(log)")
         let result = try parley.run(
             """
-            /register alice@example.com --handle alice --password secret-alice
+            /whois @echo
             /create #room
             /invite @echo #room
             /send #room anyone there?
             /wait --timeout 600 #room echo: anyone there\\?
             """)
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.first?.hasPrefix("@echo echo [bot of @alice] — joined ") == true, "alice owns the bot she made: \(result.lines)")
         kill(bot.processIdentifier, SIGTERM)
         bot.waitUntilExit()
         #expect(bot.terminationStatus == 0)

@@ -24,10 +24,13 @@ public struct User: Hashable, Codable, Sendable {
     public var isBot: Bool
     public var avatar: String?
     public var createdAt: Date
+    /// The handle of the user who made this bot account (nil for people, and for bots
+    /// made before bots had owners).
+    public var owner: String?
 
     public init(
         id: UserID, handle: String, displayName: String, email: String?, isBot: Bool,
-        avatar: String?, createdAt: Date
+        avatar: String?, createdAt: Date, owner: String? = nil
     ) {
         self.id = id
         self.handle = handle
@@ -36,6 +39,7 @@ public struct User: Hashable, Codable, Sendable {
         self.isBot = isBot
         self.avatar = avatar
         self.createdAt = createdAt
+        self.owner = owner
     }
 
     public var ref: UserRef { UserRef(id: id, handle: handle, displayName: displayName, isBot: isBot) }
@@ -77,19 +81,34 @@ public struct CodeRequest: Hashable, Codable, Sendable {
     }
 }
 
-/// The fields of a new account. `handle` is derived from the email when nil.
+/// The fields of a new account. `handle` is derived from the email when nil. `code`
+/// is a sign-up code, which a server that registers by invitation asks for.
 public struct Registration: Hashable, Codable, Sendable {
     public var email: String
     public var password: String
     public var displayName: String?
     public var handle: String?
-    public var isBot: Bool
+    public var code: String?
 
-    public init(email: String, password: String, displayName: String? = nil, handle: String? = nil, isBot: Bool = false) {
+    public init(email: String, password: String, displayName: String? = nil, handle: String? = nil, code: String? = nil) {
         self.email = email
         self.password = password
         self.displayName = displayName
         self.handle = handle
-        self.isBot = isBot
+        self.code = code
+    }
+}
+
+/// A bot account a signed-in user makes, which then belongs to them. It signs in with
+/// its handle and `password`.
+public struct NewBot: Hashable, Codable, Sendable {
+    public var handle: String
+    public var displayName: String?
+    public var password: String
+
+    public init(handle: String, displayName: String? = nil, password: String) {
+        self.handle = handle
+        self.displayName = displayName
+        self.password = password
     }
 }

@@ -151,6 +151,22 @@ public enum Limits {
         return id
     }
 
+    /// Bot accounts one user may own.
+    public static let maxBotsPerOwner = 20
+    public static let maxInviteUses = 1_000_000
+
+    /// Checks the limits of an invite or a sign-up code: 1 to a million uses, an expiry
+    /// in the future and within `maxDurationDays`.
+    public static func invitation(maxUses: Int?, expiresIn: Duration?) throws(ParleyError) {
+        if let maxUses, !(1...maxInviteUses).contains(maxUses) {
+            throw ParleyError(.invalidArgument, "an invite or code has 1 to \(maxInviteUses) uses")
+        }
+        if let expiresIn, expiresIn <= .zero { throw ParleyError(.invalidArgument, "an expiry must be in the future") }
+        if let expiresIn, expiresIn > maxDuration {
+            throw ParleyError(.invalidArgument, "an invite or code expires within \(maxDurationDays) days")
+        }
+    }
+
     public static let maxViaLength = 64
 
     /// The name of the plugin a message is sent through: 1–64 printable bytes.

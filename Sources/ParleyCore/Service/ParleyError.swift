@@ -28,6 +28,10 @@ extension ErrorCode {
     public static let invalidCode = ErrorCode("invalid_code")
     public static let codeExpired = ErrorCode("code_expired")
     public static let tooManyAttempts = ErrorCode("too_many_attempts")
+    /// The server takes no new accounts (`--registration closed`).
+    public static let registrationClosed = ErrorCode("registration_closed")
+    /// The server takes new accounts only with a sign-up code (`--registration invite`).
+    public static let codeRequired = ErrorCode("code_required")
     // External identity (OpenID Connect ID tokens)
     public static let invalidIDToken = ErrorCode("invalid_id_token")
     public static let unknownKey = ErrorCode("unknown_key")

@@ -15,20 +15,22 @@ extension EngineSession {
             try throttle.check(key, limit: throttle.limits.registrationsPerAddress, now: engine.now, what: "new accounts from your address")
             throttle.record(key, now: engine.now)
         }
+        let code = try await admitNewAccount(code: registration.code, how: "register")
         let hash = await engine.hasher.hash(registration.password)
         let user = try await createAccount(
-            email: email, handle: chosenHandle, displayName: displayName, passwordHash: hash, isBot: registration.isBot)
+            email: email, handle: chosenHandle, displayName: displayName, passwordHash: hash, signupCode: code)
         return try await startSession(for: user)
     }
 
-    /// Creates the account, deriving a free handle from the email when none was chosen.
-    func createAccount(email: String?, handle: String?, displayName: String, passwordHash: String?, isBot: Bool) async throws -> User {
-        if let handle {
-            return try await store.createUser(
-                NewUser(email: email, handle: handle, displayName: displayName, passwordHash: passwordHash, isBot: isBot, createdAt: engine.now))
-        }
+    /// Creates a person's account, deriving a free handle from the email when none was
+    /// chosen; `signupCode` is used up in the same transaction.
+    func createAccount(email: String?, handle: String?, displayName: String, passwordHash: String?, signupCode: String?) async throws -> User {
+        var account = NewUser(
+            email: email, handle: handle ?? "", displayName: displayName, passwordHash: passwordHash, isBot: false, createdAt: engine.now,
+            signupCode: signupCode)
+        if handle != nil { return try await store.createUser(account) }
         let base = Limits.handle(fromEmail: email ?? displayName.lowercased().replacingOccurrences(of: " ", with: "."))
-        let account = NewUser(email: email, handle: base, displayName: displayName, passwordHash: passwordHash, isBot: isBot, createdAt: engine.now)
+        account.handle = base
         guard let user = try await createUser(account, firstFreeOf: [base] + (2...50).map { "\(base)\($0)" }) else {
             throw ParleyError(.handleTaken, "no free handle near @\(base); choose one with --handle")
         }

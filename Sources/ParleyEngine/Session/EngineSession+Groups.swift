@@ -91,11 +91,7 @@ extension EngineSession {
 
     public func createInvite(chat: ChatID, maxUses: Int?, expiresIn: Duration?) async throws -> Invite {
         let user = try await requireManager(chat).user
-        if let maxUses, maxUses < 1 { throw ParleyError(.invalidArgument, "an invite needs at least one use") }
-        if let expiresIn, expiresIn <= .zero { throw ParleyError(.invalidArgument, "an expiry must be in the future") }
-        if let expiresIn, expiresIn > Limits.maxDuration {
-            throw ParleyError(.invalidArgument, "an invite expires within \(Limits.maxDurationDays) days")
-        }
+        try Limits.invitation(maxUses: maxUses, expiresIn: expiresIn)
         let invite = Invite(
             code: SecretToken.inviteCode(), chatID: chat, createdBy: user.id,
             expiresAt: expiresIn.map { engine.now.addingTimeInterval($0.seconds) }, usesLeft: maxUses, revoked: false)

@@ -17,10 +17,11 @@ extension EngineSession {
         if let verifiedEmail, let existing = try await store.credentials(for: .email(verifiedEmail))?.user {
             user = existing
         } else {
+            _ = try await admitNewAccount(code: nil, how: "register with an email address")
             let name = claims.name.flatMap { try? Limits.displayName($0) }
             user = try await createAccount(
                 email: verifiedEmail, handle: nil, displayName: name ?? Limits.handle(fromEmail: verifiedEmail ?? "user"), passwordHash: nil,
-                isBot: false)
+                signupCode: nil)
         }
         try await store.linkIdentity(issuer: provider.issuer, subject: subject, to: user.id, at: engine.now)
         // Two first sign-ins at once: the link that landed first wins, for both.

@@ -54,7 +54,10 @@ extension EngineSession {
             throw ParleyError(.tooManyAttempts, "too many wrong codes for \(phone): /login \(phone) sends a new one")
         }
         var user = try await store.user(phone: phone)
-        if user == nil { user = try await createPhoneAccount(phone) }
+        if user == nil {
+            _ = try await admitNewAccount(code: nil, how: "register with an email address")
+            user = try await createPhoneAccount(phone)
+        }
         guard let user else { throw ParleyError(.internalError, "no account for \(phone)") }
         return try await signedIn(as: user)
     }

@@ -10,8 +10,10 @@ public struct CommandSpec: Sendable {
 
 public enum CommandTable {
     public static let all: [CommandSpec] = [
-        CommandSpec(name: "register", usage: "/register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR]",
-            summary: "create an account and sign in (prompts for the password on a terminal)",
+        CommandSpec(
+            name: "register",
+            usage: "/register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR] [--code SIGNUP-CODE]",
+            summary: "create an account and sign in (prompts for the password on a terminal; --code where the server asks for one)",
             example: "/register alice@example.com --handle alice --name \"Alice Liddell\""),
         CommandSpec(name: "login", usage: "/login EMAIL|@HANDLE [--password P | --password-env VAR]  |  /login +PHONE  |  /login --id-token TOKEN",
             summary: "sign in with a password, a one-time code sent to a phone, or an OpenID Connect ID token",
@@ -75,6 +77,14 @@ public enum CommandTable {
             name: "plugin", aliases: ["plugins"],
             usage: "/plugin load PATH [--as @HANDLE] [--name NAME] [--rate N] [ARGS...]  |  /plugin list  |  /plugin unload NAME  |  /plugin reload NAME",
             summary: "run a bot plugin (as you, or as its own bot account with --as)", example: "/plugin load plugins/dice.py --as @dice"),
+        CommandSpec(
+            name: "bots", usage: "/bots  |  /bots new @H [--name \"Name\"] [--password P | --password-env VAR]",
+            summary: "list the bot accounts you own, or make one (for a bot program of your own; /plugin load --as makes one too)",
+            example: "/bots new @deploy --name \"Deploy Bot\""),
+        CommandSpec(
+            name: "signup-code", usage: "/signup-code [--uses N] [--expires 30m|2h|7d]  |  /signup-code --list  |  /signup-code --revoke CODE",
+            summary: "make, list or revoke codes to register with (server admins, when the server registers by invitation)",
+            example: "/signup-code --uses 1 --expires 7d"),
         CommandSpec(name: "status", usage: "/status", summary: "mode, data folder, user and current chat", example: "/status"),
         CommandSpec(name: "help", aliases: ["h", "?"], usage: "/help [CMD]", summary: "list commands, or show one", example: "/help invite"),
         CommandSpec(name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",

@@ -3,13 +3,16 @@ import ParleyCore
 
 extension Shell {
     func register(_ input: inout CommandInput) async throws {
-        let options = try input.options(values: ["handle", "name", "password", "password-env"])
+        let options = try input.options(values: ["handle", "name", "password", "password-env", "code"])
         guard options.positional.count == 1, let email = options.positional.first else {
-            throw ParleyError(.usage, "usage: /register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR]")
+            throw ParleyError(
+                .usage, "usage: /register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR] [--code SIGNUP-CODE]")
         }
         let password = try await password(options, confirmTwice: true)
         let signedIn = try await service.register(
-            Registration(email: email, password: password, displayName: options.values["name"], handle: options.values["handle"]))
+            Registration(
+                email: email, password: password, displayName: options.values["name"], handle: options.values["handle"],
+                code: options.values["code"]))
         await adopt(signedIn, save: true)
         output.result("register", ["Welcome, \(Format.profile(signedIn.user))"], json: signedIn.user)
     }
@@ -75,7 +78,7 @@ extension Shell {
     }
 
     /// The password from `--password`, `--password-env`, or a prompt without echo.
-    private func password(_ options: CommandInput.Options, confirmTwice: Bool) async throws -> String {
+    func password(_ options: CommandInput.Options, confirmTwice: Bool) async throws -> String {
         if let password = options.values["password"] { return password }
         if let variable = options.values["password-env"] {
             guard let value = ProcessInfo.processInfo.environment[variable] else {

@@ -79,6 +79,8 @@ extension Shell {
             log: settings.pluginLog ?? PluginLogFile(url: folder.appendingPathComponent("plugins.log")).append,
             notify: settings.announce ?? { output.note($0) })
         runtime.limits = settings.botLimits
+        let service = service
+        runtime.owner = { service }
         let host = BotHost(runtime: runtime)
         completions.add(pluginCommands: host.declared)
         bots = host
@@ -99,6 +101,11 @@ extension Shell {
             notify: notify)
         runtime.commander = { service, user in ShellCommander(service: service, user: user) }
         return runtime
+    }
+
+    /// The session token a shell saved in `folder`, if one is signed in there.
+    public static func savedSessionToken(folder: URL) -> String? {
+        SessionFile(folder: folder).load()
     }
 
     func stopPlugins() async {

@@ -41,6 +41,8 @@ extension Shell {
         case "status": try await status(&input)
         case "connect": try await connect(&input)
         case "plugin": try await plugin(&input)
+        case "bots": try await bots(&input)
+        case "signup-code": try await signupCode(&input)
         case "help": try help(&input)
         case "wait": try await wait(&input)
         case "sleep": try await sleep(&input)

@@ -115,7 +115,7 @@ public enum Format {
     public static func profile(_ user: User) -> String {
         var line = "@\(Sanitizer.line(user.handle)) \(Sanitizer.line(user.displayName))"
         if let email = user.email { line += " <\(Sanitizer.line(email))>" }
-        if user.isBot { line += " [bot]" }
+        if user.isBot { line += user.owner.map { " [bot of @\(Sanitizer.line($0))]" } ?? " [bot]" }
         if user.avatar != nil { line += " (has avatar)" }
         return line
     }

@@ -4,12 +4,15 @@ import ParleyCore
 
 /// Column lists and decoders shared by the queries, so every query reads rows the same way.
 enum Rows {
-    static let userColumns = "u.id, u.handle, u.display_name, u.email, u.is_bot, u.avatar, u.created_at"
+    /// A user's columns, the owner's handle last; `userColumnCount` of them.
+    static let userColumns =
+        "u.id, u.handle, u.display_name, u.email, u.is_bot, u.avatar, u.created_at, (SELECT o.handle FROM user o WHERE o.id = u.owner_id)"
+    static let userColumnCount = 8
 
     static func user(_ row: Row, from index: Int = 0) -> User {
         User(
             id: UserID(row[index]), handle: row[index + 1], displayName: row[index + 2], email: row[index + 3],
-            isBot: row[index + 4], avatar: row[index + 5], createdAt: date(row[index + 6]))
+            isBot: row[index + 4], avatar: row[index + 5], createdAt: date(row[index + 6]), owner: row[index + 7])
     }
 
     /// `m.*` message columns followed by the sender's handle, name and bot flag.

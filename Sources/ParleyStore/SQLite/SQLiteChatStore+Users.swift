@@ -6,19 +6,25 @@ extension SQLiteChatStore {
     public func createUser(_ user: NewUser) async throws -> User {
         do {
             return try await pool.write { db in
+                if let code = user.signupCode {
+                    try Self.useSignupCode(db, code)
+                }
                 try db.execute(
                     sql: """
-                        INSERT INTO user (handle, email, display_name, password_hash, is_bot, created_at, phone)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO user (handle, email, display_name, password_hash, is_bot, created_at, phone, owner_id)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         user.handle, user.email, user.displayName, user.passwordHash, user.isBot,
-                        user.createdAt.storedMilliseconds, user.phone,
+                        user.createdAt.storedMilliseconds, user.phone, user.owner?.rawValue,
                     ])
                 let id = UserID(db.lastInsertedRowID)
+                let owner = try user.owner.flatMap {
+                    try String.fetchOne(db, sql: "SELECT handle FROM user WHERE id = ?", arguments: [$0.rawValue])
+                }
                 return User(
                     id: id, handle: user.handle, displayName: user.displayName, email: user.email, isBot: user.isBot,
-                    avatar: nil, createdAt: Rows.date(user.createdAt.storedMilliseconds))
+                    avatar: nil, createdAt: Rows.date(user.createdAt.storedMilliseconds), owner: owner)
             }
         } catch let error as DatabaseError {
             throw Self.uniqueViolation(
@@ -63,7 +69,7 @@ extension SQLiteChatStore {
         return try await pool.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT \(Rows.userColumns), u.password_hash FROM user u WHERE u.\(column) = ?", arguments: [value]
-            ).map { (Rows.user($0), $0[7]) }
+            ).map { (Rows.user($0), $0[Rows.userColumnCount]) }
         }
     }
 

@@ -190,6 +190,21 @@ enum Schema {
         migrator.registerMigration("v10") { db in
             try db.execute(sql: "ALTER TABLE message ADD COLUMN via TEXT")
         }
+        migrator.registerMigration("v11") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE user ADD COLUMN owner_id INTEGER REFERENCES user(id);
+                    CREATE INDEX user_owner ON user(owner_id) WHERE owner_id IS NOT NULL;
+                    CREATE TABLE signup_code (
+                        code TEXT PRIMARY KEY,
+                        created_by INTEGER REFERENCES user(id),
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        uses_left INTEGER,
+                        revoked INTEGER NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+import ParleyCore
+
+extension Shell {
+    /// `/bots` lists the user's bot accounts; `/bots new @H` makes one.
+    func bots(_ input: inout CommandInput) async throws {
+        let usage = "usage: /bots  |  /bots new @H [--name \"Name\"] [--password P | --password-env VAR]"
+        let options = try input.options(values: ["name", "password", "password-env"])
+        _ = try requireMe()
+        guard let verb = options.positional.first else {
+            guard options.values.isEmpty else { throw ParleyError(.usage, usage) }
+            let bots = try await service.bots()
+            output.result("bots", bots.isEmpty ? ["You own no bot accounts"] : bots.map(Format.profile), json: bots)
+            return
+        }
+        guard verb == "new", options.positional.count == 2 else { throw ParleyError(.usage, usage) }
+        let handle = options.positional[1].hasPrefix("@") ? String(options.positional[1].dropFirst()) : options.positional[1]
+        let password = try await password(options, confirmTwice: true)
+        let bot = try await service.createBot(NewBot(handle: handle, displayName: options.values["name"], password: password))
+        completions.add(users: [bot.handle], groups: [])
+        output.result(
+            "bots", ["Made \(Format.profile(bot)); it signs in as @\(Sanitizer.line(bot.handle)) with that password"], json: bot)
+    }
+
+    /// `/signup-code`: codes to register with on a server that registers by invitation.
+    func signupCode(_ input: inout CommandInput) async throws {
+        let usage = "usage: /signup-code [--uses N] [--expires 30m|2h|7d]  |  /signup-code --list  |  /signup-code --revoke CODE"
+        let options = try input.options(values: ["uses", "expires", "revoke"], flags: ["list"])
+        guard options.positional.isEmpty else { throw ParleyError(.usage, usage) }
+        _ = try requireMe()
+        if let code = options.values["revoke"] {
+            guard options.values.count == 1, options.flags.isEmpty else { throw ParleyError(.usage, usage) }
+            try await service.revokeSignupCode(code)
+            output.result("signup-code", ["Revoked \(Sanitizer.line(code))"], json: ["code": code])
+        } else if options.flags.contains("list") {
+            guard options.values.isEmpty else { throw ParleyError(.usage, usage) }
+            let codes = try await service.signupCodes()
+            output.result("signup-code", codes.isEmpty ? ["No sign-up codes can be used now"] : codes.map(Self.describe), json: codes)
+        } else {
+            let expires = try options.values["expires"].map { try DurationText.parse($0) }
+            let code = try await service.createSignupCode(maxUses: try options.integer("uses"), expiresIn: expires)
+            output.result("signup-code", [Self.describe(code) + "  (/register EMAIL --code \(code.code))"], json: code)
+        }
+    }
+
+    private static func describe(_ code: SignupCode) -> String {
+        var details = [code.usesLeft.map { "\($0) use\($0 == 1 ? "" : "s") left" } ?? "any number of uses"]
+        if let expiry = code.expiresAt { details.append("expires \(Format.day(expiry)) \(Format.time(expiry))") }
+        return "\(Sanitizer.line(code.code)) (\(details.joined(separator: ", ")))"
+    }
+}
