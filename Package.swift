@@ -89,6 +89,7 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyStore",
             .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -117,6 +118,7 @@ var targets: [Target] = [
             "ParleyCore", "ParleyClient",
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         path: "Benchmarks/LoadTool",
         swiftSettings: swiftSettings
@@ -124,7 +126,11 @@ var targets: [Target] = [
     // A Swift bot on the Bot protocol: examples/SwiftBot/main.swift.
     .executableTarget(
         name: "parley-example-bot",
-        dependencies: ["ParleyCore", "ParleyBots", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyClient"],
+        dependencies: [
+            "ParleyCore", "ParleyBots", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyClient",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
         path: "examples/SwiftBot",
         swiftSettings: swiftSettings
     ),

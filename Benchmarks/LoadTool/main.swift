@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import ParleyClient
 import ParleyCore
@@ -8,37 +9,37 @@ import NIOPosix
 // parley-load: opens N clients of a Parley server across G groups and sends as fast as
 // acknowledged or at a fixed rate; reports acknowledged sends/s, delivered messages/s,
 // and delivery latency percentiles. With --idle, just holds N signed-in sessions open.
+// `parley-load --help` lists the options.
 //
 //   parley-load --url ws://127.0.0.1:7878 --clients 20 --groups 1 --senders 5 --seconds 10
 //   parley-load --url ws://127.0.0.1:7878 --clients 50 --senders 10 --rate 2000 --seconds 10
 //   parley-load --url ws://127.0.0.1:7878 --clients 10000 --idle 30
 
-struct Options {
-    var url = "ws://127.0.0.1:7878"
-    var clients = 20
-    var groups = 1
-    var senders = 5
-    var rate = 0.0
-    var seconds = 10.0
-    var idle: Double?
+struct LoadOptions: ParsableCommand, Sendable {
+    static let configuration = CommandConfiguration(
+        commandName: "parley-load",
+        abstract: "Load a Parley server: members in groups sending, as fast as acknowledged or at a fixed rate.",
+        discussion: """
+            Reports acknowledged sends/s, delivered messages/s and delivery latency percentiles on stdout; \
+            progress goes to stderr. Each run signs up its own users, so runs never collide.
+            """)
 
-    init(_ arguments: [String]) {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let flag = iterator.next() {
-            let value = iterator.next() ?? ""
-            switch flag {
-            case "--url": url = value
-            case "--clients": clients = Int(value) ?? clients
-            case "--groups": groups = Int(value) ?? groups
-            case "--senders": senders = Int(value) ?? senders
-            case "--rate": rate = Double(value) ?? rate
-            case "--seconds": seconds = Double(value) ?? seconds
-            case "--idle": idle = Double(value)
-            default:
-                FileHandle.standardError.write(Data("unknown option \(flag)\n".utf8))
-                exit(2)
-            }
+    @Option(help: "The server's WebSocket URL.") var url = "ws://127.0.0.1:7878"
+    @Option(help: "Members in all, each a signed-up user with one connection.") var clients = 20
+    @Option(help: "Groups; member i joins group i % GROUPS.") var groups = 1
+    @Option(help: "Members of each group that send.") var senders = 5
+    @Option(help: "Messages per second across all senders (0: each sends when its last send is acknowledged).") var rate = 0.0
+    @Option(help: "How long to measure, in seconds.") var seconds = 10.0
+    @Option(help: "Instead of sending, hold the sessions open this many seconds (for memory figures).") var idle: Double?
+
+    func validate() throws {
+        guard (1...100_000).contains(clients), (1...clients).contains(groups), senders >= 1 else {
+            throw ValidationError("--clients is 1 to 100000, --groups 1 to --clients, --senders at least 1")
         }
+        guard rate >= 0, rate.isFinite, seconds > 0, seconds <= 86_400, (idle ?? 1) > 0, (idle ?? 1) <= 86_400 else {
+            throw ValidationError("--rate is 0 or more, --seconds and --idle above 0 and at most a day")
+        }
+        guard URL(string: url)?.host != nil else { throw ValidationError("--url is ws://HOST:PORT") }
     }
 }
 
@@ -248,7 +249,7 @@ extension UInt8 {
     var wholeNumberValue: Int64? { (48...57).contains(self) ? Int64(self - 48) : nil }
 }
 
-let options = Options(CommandLine.arguments)
+let options = LoadOptions.parseOrExit()
 let epoch = ContinuousClock.now
 func microsNow() -> Int64 {
     let elapsed = ContinuousClock.now - epoch
