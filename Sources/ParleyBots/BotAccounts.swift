@@ -58,9 +58,6 @@ struct BotAccounts {
 
     private func save(_ credentials: Credentials, to file: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let data = try JSONEncoder().encode(credentials)
-        guard FileManager.default.createFile(atPath: file.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw ParleyError(.internalError, "cannot write \(file.path)")
-        }
+        try AtomicFile.replaceContents(of: file, with: try JSONEncoder().encode(credentials))
     }
 }

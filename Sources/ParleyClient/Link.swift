@@ -192,7 +192,7 @@ actor Link {
     /// Sends a message through the outbox: acknowledged now, or kept and sent after the
     /// reconnect (then it throws `pending`).
     func send(_ entry: Outbox.Entry) async throws -> Message {
-        outbox.add(entry)
+        try outbox.add(entry)
         do {
             try await ready()
         } catch {

@@ -21,26 +21,32 @@ struct Outbox: Sendable {
         }
     }
 
-    mutating func add(_ entry: Entry) {
+    /// Keeps `entry`; throws when it cannot be kept on disk, and then keeps nothing.
+    mutating func add(_ entry: Entry) throws(ParleyError) {
         entries.append(entry)
-        save()
+        do throws(ParleyError) {
+            try save()
+        } catch {
+            entries.removeLast()
+            throw ParleyError(.fileError, "cannot keep the message in the outbox: \(error.message)")
+        }
     }
 
+    /// Forgets the entry with `clientID`. Should the file keep it (the disk refused
+    /// the write), the next start sends it again, which the client id makes harmless.
     mutating func remove(clientID: String?) {
         let before = entries.count
         entries.removeAll { $0.clientID == clientID }
-        if entries.count != before { save() }
+        if entries.count != before { try? save() }
     }
 
-    private func save() {
+    private func save() throws(ParleyError) {
         guard let url else { return }
         if entries.isEmpty {
             try? FileManager.default.removeItem(at: url)
             return
         }
-        guard let data = try? JSONEncoder().encode(entries) else { return }
-        let temporary = url.appendingPathExtension("tmp")
-        _ = FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-        rename(temporary.path, url.path)
+        guard let data = try? JSONEncoder().encode(entries) else { throw ParleyError(.internalError, "cannot encode the outbox") }
+        try AtomicFile.replaceContents(of: url, with: data)
     }
 }

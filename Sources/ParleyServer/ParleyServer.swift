@@ -148,7 +148,7 @@ public final class ParleyServer: Sendable {
             router: router,
             server: HTTPServerBuilder { responder in ServerChannel(responder: responder, server: self) },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
-            services: [sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, logger: logger)],
+            services: [sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, metrics: metrics, logger: logger)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )

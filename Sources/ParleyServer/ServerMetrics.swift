@@ -21,6 +21,10 @@ final class ServerMetrics: Sendable {
     let refusedConnections: CoreMetrics.Counter
     /// Connections closed before they finished their HTTP request or upgrade.
     let handshakeTimeouts: CoreMetrics.Counter
+    /// Expired sessions and sign-in codes the upkeep deleted.
+    let purged: CoreMetrics.Counter
+    /// Uploads no message or avatar took up, which the upkeep deleted.
+    let swept: CoreMetrics.Counter
     private let latency: Mutex<[Op: CoreMetrics.Timer]>
     private let factory: PrometheusMetricsFactory
 
@@ -36,6 +40,8 @@ final class ServerMetrics: Sendable {
         slowClosed = CoreMetrics.Counter(label: "parley_slow_sockets_closed_total", factory: factory)
         refusedConnections = CoreMetrics.Counter(label: "parley_connections_refused_total", factory: factory)
         handshakeTimeouts = CoreMetrics.Counter(label: "parley_handshake_timeouts_total", factory: factory)
+        purged = CoreMetrics.Counter(label: "parley_expired_purged_total", factory: factory)
+        swept = CoreMetrics.Counter(label: "parley_unused_uploads_swept_total", factory: factory)
         latency = Mutex([:])
     }
 

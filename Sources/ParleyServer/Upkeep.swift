@@ -4,10 +4,11 @@ import ServiceLifecycle
 
 /// The server's periodic chores: expired sessions and sign-in codes are deleted, and
 /// uploads that no message or avatar took up are swept. Runs once at start, then every
-/// `interval`, until the server stops.
+/// `interval`, until the server stops; it is one of the server's services.
 struct Upkeep: Service {
     let engine: ChatEngine
     let interval: Duration
+    let metrics: ServerMetrics
     let logger: Logger
 
     func run() async throws {
@@ -15,11 +16,14 @@ struct Upkeep: Service {
             do {
                 let sessions = try await engine.purgeExpired()
                 let media = try await engine.sweepMedia()
+                metrics.purged.increment(by: Int64(sessions))
+                metrics.swept.increment(by: Int64(media))
                 if sessions + media > 0 { logger.info("upkeep: purged \(sessions) expired sessions and codes, \(media) unused uploads") }
             } catch {
                 logger.warning("upkeep failed: \(error)")
             }
-            guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { return }
+            guard (try? await cancelWhenGracefulShutdown({ try await Task.sleep(for: interval) })) != nil else { break }
         }
+        logger.info("upkeep stopped")
     }
 }

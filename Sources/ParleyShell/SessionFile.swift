@@ -14,12 +14,27 @@ struct SessionFile {
         return token.isEmpty ? nil : token
     }
 
-    func save(_ token: String) {
-        _ = FileManager.default.createFile(atPath: url.path, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600])
+    func save(_ token: String) throws(ParleyError) {
+        try AtomicFile.replaceContents(of: url, with: Data((token + "\n").utf8))
     }
 
     func remove() {
         try? FileManager.default.removeItem(at: url)
+    }
+}
+
+extension Shell {
+    /// Where a client of the server at `socketURL` keeps its session and outbox: a
+    /// folder per server under the data folder (`servers/HOST_PORT`, mode 0700).
+    public static func clientFolder(data: URL, server socketURL: String) throws -> URL {
+        guard let parsed = URL(string: socketURL), let host = parsed.host, ["ws", "wss"].contains(parsed.scheme ?? "") else {
+            throw ParleyError(.invalidArgument, "not a server address: \(socketURL) (expected ws://HOST:PORT)")
+        }
+        let defaultPort = parsed.scheme == "wss" ? 443 : 80
+        let name = "\(host)_\(parsed.port ?? defaultPort)".map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" ? $0 : "-" }
+        let folder = data.appendingPathComponent("servers").appendingPathComponent(String(name))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return folder
     }
 }
 
@@ -37,12 +52,11 @@ struct CurrentChatFile {
         return (UserID(id), words[1])
     }
 
-    func save(_ label: String?, for user: User?) {
+    func save(_ label: String?, for user: User?) throws(ParleyError) {
         guard let user, let label else {
             try? FileManager.default.removeItem(at: url)
             return
         }
-        _ = FileManager.default.createFile(
-            atPath: url.path, contents: Data("\(user.id.rawValue) \(label)\n".utf8), attributes: [.posixPermissions: 0o600])
+        try AtomicFile.replaceContents(of: url, with: Data("\(user.id.rawValue) \(label)\n".utf8))
     }
 }

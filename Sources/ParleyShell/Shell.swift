@@ -64,7 +64,14 @@ public actor Shell {
     /// The chat lines go to. An interactive shell keeps it in the data folder and opens
     /// in it again next time.
     var current: ChatTarget? {
-        didSet { if settings.interactive { CurrentChatFile(folder: settings.dataFolder).save(current?.label, for: me) } }
+        didSet {
+            guard settings.interactive else { return }
+            do {
+                try CurrentChatFile(folder: settings.dataFolder).save(current?.label, for: me)
+            } catch {
+                output.note("cannot remember the current chat for next time: \(error.message)")
+            }
+        }
     }
     /// The number the last `/login +PHONE` sent a code to, for `/code`.
     var pendingPhone: String?
@@ -207,7 +214,13 @@ public actor Shell {
     func adopt(_ signedIn: SignedIn, save: Bool) async {
         me = signedIn.user
         current = nil
-        if save { SessionFile(folder: settings.dataFolder).save(signedIn.token) }
+        if save {
+            do {
+                try SessionFile(folder: settings.dataFolder).save(signedIn.token)
+            } catch {
+                output.note("signed in, but the session could not be saved for next time: \(error.message)")
+            }
+        }
         await refreshCompletions()
     }
 

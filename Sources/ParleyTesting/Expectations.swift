@@ -15,3 +15,12 @@ public func expectError<T>(
     }
 }
 
+/// Polls until `condition` holds; the timeout only guards against a hang.
+public func eventually(timeout: Duration = .seconds(120), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}

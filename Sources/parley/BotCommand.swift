@@ -3,7 +3,9 @@ import Foundation
 import ParleyBots
 import ParleyCore
 import ParleyShell
+import Logging
 import ParleyStore
+import ServiceLifecycle
 
 /// `parley bot PATH... --as @HANDLE`: plugins without a shell, until SIGTERM or SIGINT.
 struct BotCommand: AsyncParsableCommand {
@@ -37,12 +39,12 @@ struct BotCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(Date().formatted(.iso8601)) \(line)\n".utf8))
         }
         let link: ServiceLink
-        var store: SQLiteChatStore?
+        let store: SQLiteChatStore?
         if let server {
             link = try ShellLauncher.remote(url: server, dataFolder: folder, announce: log, announceBots: log)
+            store = nil
         } else {
-            let opened = try ShellLauncher.embedded(folder: folder)
-            (link, store) = (opened.link, opened.store)
+            (link, store) = try ShellLauncher.embedded(folder: folder)
         }
         var runtime = try Shell.botRuntime(
             folder: link.folder, connect: link.another, userToken: { nil }, log: { plugin, line in log("[\(plugin)] \(line)") },
@@ -56,12 +58,12 @@ struct BotCommand: AsyncParsableCommand {
             return owner
         }
         let host = BotHost(runtime: runtime)
-        let stop = SignalWaiter(signals: [SIGTERM, SIGINT])
-        // A server that is not up yet is waited for; a signal ends the wait.
+        // One group: the plugins stop first, then the connection, the bot state and the
+        // database, on SIGTERM or SIGINT or when a plugin cannot be loaded.
         let plugins = plugins
         let handle = handle
         let waitForServer = server != nil
-        let loading = Task { () -> (any Error)? in
+        let loader = BotHostService(host: host) { host in
             for path in plugins {
                 var delay: Duration = .seconds(1)
                 while true {
@@ -71,30 +73,28 @@ struct BotCommand: AsyncParsableCommand {
                         break
                     } catch let error as ParleyError where error.code == .unavailable && waitForServer {
                         log("\(error.message); retrying in \(Int(delay.components.seconds)) s")
-                        try? await Task.sleep(for: delay)
-                        if Task.isCancelled { return error }
+                        try await Task.sleep(for: delay)
                         delay = min(delay * 2, .seconds(30))
-                    } catch {
-                        log("error: \((error as? ParleyError)?.description ?? "\(error)")")
-                        return error
                     }
                 }
             }
-            return nil
         }
-        let stopper = Task {
-            let signal = await stop.wait()
-            log("signal \(signal): stopping plugins")
-            loading.cancel()
+        var services: [any Service] = []
+        if let store { services.append(ClosingService("database") { try store.close() }) }
+        let state = runtime.state
+        services.append(ClosingService("bot state") { try state.close() })
+        services.append(ClosingService("connection") { await link.service.close() })
+        services.append(loader)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Logger(label: "parley.bot", factory: { _ in SwiftLogNoOpLogHandler() })))
+        do {
+            try await group.run()
+        } catch {
+            log("error: \((error as? ParleyError)?.description ?? "\(error)")")
+            throw ExitCode(1)
         }
-        // A load that fails ends the bot at once; otherwise it runs until a signal.
-        var failure = await loading.value
-        if loading.isCancelled { failure = nil }
-        if failure == nil { await stopper.value }
-        await host.shutdown()
-        await link.service.close()
-        try? runtime.state.close()
-        try? store?.close()
-        if failure != nil { throw ExitCode(1) }
+        log("stopped: plugins, then the connection\(store == nil ? "" : ", the bot state and the database")")
     }
 }

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParleyBots
 import ParleyCore
 import ParleyEngine
 import ParleyServer
 import ParleyStore
+import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -95,8 +97,8 @@ struct ServeCommand: AsyncParsableCommand {
         ParleyServer.raiseOpenFileLimit()
         let folder = try ShellOptions.folder(data ?? parent.global.data)
         guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
-        let (engine, store, lock) = try DataFolderEngine.open(
-            folder: folder, as: .server, durability: syncFull ? .full : .normal, backlog: backlog,
+        let (engine, store) = try DataFolderEngine.open(
+            folder: folder, access: .exclusive, durability: syncFull ? .full : .normal, backlog: backlog,
             totalBacklog: totalBacklog
         ) {
             if let smsCommand {
@@ -129,18 +131,24 @@ struct ServeCommand: AsyncParsableCommand {
         let app = server.application { port in
             // The first line on stdout says where to connect (tests and scripts read it).
             let url = "ws://\(host):\(port)/v1/ws"
-            FolderLock.announce(url: url, on: lock)
+            store.lock.announce(url: url)
             let line = "parley serve: listening on \(url) data \(folder.path)\n"
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
         }
+        // One group, stopped by SIGTERM or SIGINT: the server (sockets, then the upkeep)
+        // stops first, the database closes last.
+        let closer = ClosingService("database") {
+            try store.close()
+            logger.info("database closed")
+        }
+        let group = ServiceGroup(
+            configuration: .init(services: [closer, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await app.runService()
+            try await group.run()
         } catch {
-            try? store.close()
             throw ParleyServer.startFailure(error, host: host, port: port) ?? error
         }
-        try store.close()
-        logger.info("stopped; database closed")
+        logger.info("stopped")
     }
 }
 

@@ -75,10 +75,12 @@ struct ShellLauncher {
         folder: URL, showCode: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
         identity: IdentityProvider? = nil
     ) throws -> (link: ServiceLink, store: SQLiteChatStore) {
-        let (engine, store, _) = try DataFolderEngine.open(folder: folder, as: .embedded) {
+        let (engine, store) = try DataFolderEngine.open(folder: folder, access: .shared) {
             $0.codeSender = DevelopmentCodeSender(show: showCode)
             $0.identityProvider = identity
         }
+        // A server sweeps uploads no message took up in its upkeep; a shell, at start.
+        Task.detached { _ = try? await engine.sweepMedia() }
         let link = ServiceLink(
             service: engine.connect(), folder: folder, description: "embedded (SQLite in the data folder)",
             another: { _ in engine.connect() })
@@ -94,12 +96,7 @@ struct ShellLauncher {
         announceBots: (@Sendable (String) -> Void)? = nil
     ) throws -> ServiceLink {
         let socketURL = RemoteChatService.socketURL(url)
-        guard let parsed = URL(string: socketURL), let host = parsed.host, ["ws", "wss"].contains(parsed.scheme ?? "") else {
-            throw ParleyError(.invalidArgument, "not a server address: \(url) (expected ws://HOST:PORT)")
-        }
-        let name = "\(host)_\(parsed.port ?? 80)".map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" ? $0 : "-" }
-        let folder = dataFolder.appendingPathComponent("servers").appendingPathComponent(String(name))
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let folder = try Shell.clientFolder(data: dataFolder, server: socketURL)
         let service = RemoteChatService(
             url: socketURL, folder: folder, reconnectWait: .zero,
             onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },

@@ -91,16 +91,6 @@ final class BotWorld: Sendable {
     }
 }
 
-/// Polls until `condition` holds; the timeout only guards against a hang.
-func eventually(timeout: Duration = .seconds(120), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
 /// Whether a process with this pid is alive (a zombie waiting to be reaped is not).
 func processExists(_ pid: Int32) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

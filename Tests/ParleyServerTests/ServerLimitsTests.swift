@@ -111,6 +111,29 @@ import Testing
         await server.stop()
     }
 
+    /// The upkeep runs again and again, not only at start: a session that expires while
+    /// the server runs is deleted by a later pass, and `/metrics` counts it.
+    @Test func expiredSessionsArePurgedWhileTheServerRuns() async throws {
+        let clock = TestClock()
+        let server = try await TestServer.start({ $0.upkeepInterval = .milliseconds(100) }, engine: { $0.now = { clock.now } })
+        let (alice, _, _) = try await client(server, "alice")
+        await alice.close()
+        func purged() async throws -> Int? {
+            try await RawHTTP.request(port: server.port, method: "GET", path: "/metrics").text.split(separator: "\n")
+                .first { $0.hasPrefix("parley_expired_purged_total ") }
+                .flatMap { Int($0.split(separator: " ")[1]) }
+        }
+        // Passes go by with nothing to purge: wait for the counter to show one has run.
+        #expect(try await eventually { try await purged() == 0 })
+        clock.advance(by: .seconds(31 * 24 * 3600))
+        #expect(try await eventually { try await purged() == 1 }, "a later pass purged alice's expired session")
+        let again = try await TestSocket(port: server.port)
+        let reply = try await again.request(#"{"id":1,"op":"sign_in","args":{"login":"@alice","password":"password-alice"}}"#)
+        #expect(reply?["ok"] as? Bool == true, "the account stays; only the session went")
+        await again.close()
+        await server.stop()
+    }
+
     @Test func anInternalErrorReachesTheClientAsAReferenceWithoutItsDetail() async throws {
         let server = try await TestServer.start()
         let (alice, _, _) = try await client(server, "alice")

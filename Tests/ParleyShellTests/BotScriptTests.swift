@@ -189,11 +189,12 @@ struct BotScriptTests {
         #expect(bot.terminationStatus == 0)
     }
 
-    /// `parley bot plugins/echo.py --as @echo` against `server`, its log on a pipe.
-    static func echoBot(server: String, data: URL) throws -> (Process, Pipe) {
+    /// `parley bot plugins/echo.py --as @echo` against `server` (nil: the embedded
+    /// database in `data`), its log on a pipe.
+    static func echoBot(server: String?, data: URL) throws -> (Process, Pipe) {
         let bot = Process()
         bot.executableURL = ParleyBinary.executable
-        bot.arguments = ["bot", "plugins/echo.py", "--as", "@echo", "--server", server, "--data", data.path]
+        bot.arguments = ["bot", "plugins/echo.py", "--as", "@echo", "--data", data.path] + (server.map { ["--server", $0] } ?? [])
         bot.currentDirectoryURL = ParleyBinary.repository
         var environment = ProcessInfo.processInfo.environment
         environment["PARLEY_BCRYPT_COST"] = "4"
@@ -232,5 +233,27 @@ struct BotScriptTests {
         bot.waitUntilExit()
         #expect(bot.terminationStatus == 0)
         #expect(kill(pid, 0) != 0, "the plugin stopped with the bot")
+    }
+
+    /// `parley bot` on the embedded database is one group of services: SIGTERM stops
+    /// the plugin first and closes the database last, exits 0, and leaves the folder
+    /// free for a server.
+    @Test func parleyBotOnTheEmbeddedDatabaseStopsInOrder() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let signUp = try parley.run("/register alice@example.com --handle alice --password secret-alice")
+        #expect(signUp.status == 0, "\(signUp.stderr)")
+        let (bot, errors) = try Self.echoBot(server: nil, data: parley.data)
+        let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors.fileHandleForReading)
+        let loaded = try #require(try log.waitForLine(containing: "loaded echo"))
+        let pid = try #require(loaded.firstMatch(of: /pid (\d+)/).flatMap { Int32($0.1) })
+        kill(bot.processIdentifier, SIGTERM)
+        let stopped = try log.waitForLine(containing: "stopped:")
+        #expect(stopped?.hasSuffix("stopped: plugins, then the connection, the bot state and the database") == true, "\(stopped ?? "")")
+        bot.waitUntilExit()
+        #expect(bot.terminationStatus == 0)
+        #expect(kill(pid, 0) != 0, "the plugin stopped with the bot")
+        let server = try ServeProcess.start(data: parley.data)
+        server.stop()
     }
 }

@@ -17,6 +17,26 @@ import Testing
         #expect(status == 0)
     }
 
+    /// `parley serve` is one group of services: on SIGTERM the server and its upkeep
+    /// stop, then the database closes, and the process exits 0 with the folder free.
+    @Test(.timeLimit(.minutes(1))) func sigtermStopsTheServicesInOrder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-stop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("serve.log")
+        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), logLevel: "info", log: log)
+        let shell = ParleyBinary(serverURL: server.url)
+        defer { shell.remove() }
+        #expect(try shell.run("/register ann@example.com --handle ann --password pass-ann-1").status == 0)
+        server.stop()
+        #expect(server.process.terminationStatus == 0)
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        let order = ["upkeep stopped", "database closed", "[parley] stopped"].map { step in lines.firstIndex { $0.hasSuffix(step) } }
+        #expect(order.allSatisfy { $0 != nil } && order == order.sorted { ($0 ?? 0) < ($1 ?? 0) }, "\(lines.suffix(6))")
+        let again = try ServeProcess.start(data: folder.appendingPathComponent("data"))
+        again.stop()
+    }
+
     /// One folder, one server: a second `parley serve` on it, or an embedded shell beside
     /// it, would write the same database with live sessions of its own. Both are refused
     /// and leave the folder as it was; and a server is kept out while a shell has it open.

@@ -12,6 +12,8 @@ import ParleyCore
 import ParleyEngine
 import ParleyShell
 import ParleyStore
+import Logging
+import ServiceLifecycle
 
 struct TallyBot: Bot {
     var hello: BotHello {
@@ -49,24 +51,58 @@ func option(_ name: String) -> String? {
 
 guard let handle = option("--as"), !CommandLine.arguments.contains("--help") else {
     print("usage: parley-example-bot --as @HANDLE [--server ws://HOST:PORT] [--data DIR]")
+    print("The first run makes the bot account through the user signed in with parley in the same data folder.")
     exit(CommandLine.arguments.contains("--help") ? 0 : 64)
 }
 let folder = URL(fileURLWithPath: option("--data") ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-example-bot").path)
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 
-let connect: @Sendable (String) async throws -> any ChatService
-if let server = option("--server") {
-    let url = RemoteChatService.socketURL(server)
-    connect = { name in RemoteChatService(url: url, folder: folder.appendingPathComponent(name)) }
-} else {
-    let engine = ChatEngine(store: try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path))
-    connect = { _ in engine.connect() }
-}
 let log: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
-let runtime = try Shell.botRuntime(folder: folder, connect: connect, userToken: { nil }, log: { log("[\($0)] \($1)") }, notify: log)
-let host = BotHost(runtime: runtime)
-let info = try await host.load(bot: TallyBot(), as: handle)
-log("tally runs as @\(info.user); Ctrl-C stops it")
-let stop = SignalWaiter(signals: [SIGINT, SIGTERM])
-_ = await stop.wait()
-await host.shutdown()
+
+/// Runs the bot until Ctrl-C or SIGTERM, then closes what it used, in reverse order.
+func runBot(as handle: String, folder: URL) async throws {
+    // Where the bot's state lives, and the user who owns the bot: the data folder itself
+    // on the embedded database, or the folder `parley --server URL` keeps for that server.
+    let connect: @Sendable (String) async throws -> any ChatService
+    let clientFolder: URL
+    var services: [any Service] = []
+    if let server = option("--server") {
+        let url = RemoteChatService.socketURL(server)
+        clientFolder = try Shell.clientFolder(data: folder, server: url)
+        connect = { name in RemoteChatService(url: url, folder: clientFolder.appendingPathComponent("bots").appendingPathComponent(name)) }
+    } else {
+        let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
+        let engine = ChatEngine(store: store)
+        clientFolder = folder
+        connect = { _ in engine.connect() }
+        services.append(ClosingService("database") { try store.close() })
+    }
+    var runtime = try Shell.botRuntime(folder: clientFolder, connect: connect, userToken: { nil }, log: { log("[\($0)] \($1)") }, notify: log)
+    let owner = try await connect("owner")
+    runtime.owner = {
+        guard let token = Shell.savedSessionToken(folder: clientFolder) else { return nil }
+        if (try? await owner.me()) == nil { _ = try await owner.resume(token: token) }
+        return owner
+    }
+    let host = BotHost(runtime: runtime)
+    let state = runtime.state
+    services.append(ClosingService("bot state") { try state.close() })
+    services.append(ClosingService("owner's connection") { await owner.close() })
+    services.append(
+        BotHostService(host: host) { host in
+            let info = try await host.load(bot: TallyBot(), as: handle)
+            log("tally runs as @\(info.user); Ctrl-C stops it")
+        })
+    let group = ServiceGroup(
+        configuration: .init(
+            services: services, gracefulShutdownSignals: [.sigint, .sigterm],
+            logger: Logger(label: "tally", factory: { _ in SwiftLogNoOpLogHandler() })))
+    try await group.run()
+}
+
+do {
+    try await runBot(as: handle, folder: folder)
+} catch {
+    log("tally: \((error as? ParleyError)?.description ?? "\(error)")")
+    exit(1)
+}

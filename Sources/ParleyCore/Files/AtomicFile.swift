@@ -87,6 +87,15 @@ public final class AtomicFile {
         return true
     }
 
+    /// Puts `data` at `destination` (mode 0600) in one step: a temporary file beside it,
+    /// flushed to disk, renamed over the old one. Every small file Parley keeps (the
+    /// session, the outbox, bot credentials, the current chat) is written this way.
+    public static func replaceContents(of destination: URL, with data: some ContiguousBytes) throws(ParleyError) {
+        let file = try AtomicFile(temporaryIn: destination.deletingLastPathComponent())
+        try file.write(data)
+        try file.commit(to: destination, replace: true)
+    }
+
     /// Closes and removes the temporary file (nothing happens after a commit).
     public func discard() {
         if descriptor >= 0 {

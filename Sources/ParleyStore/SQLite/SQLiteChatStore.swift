@@ -26,8 +26,14 @@ public final class SQLiteChatStore: ChatStore {
     let writer: MessageWriter
     let indexer: SearchIndexer
     let checkpointer: Checkpointer
+    /// Held while the store is open: see `DatabaseLock`.
+    public let lock: DatabaseLock
 
-    public init(path: String, durability: Durability = .normal) throws {
+    /// Opens (or creates) the database at `path`, locked for `access`: a server opens
+    /// it `.exclusive`, anything else `.shared`; either fails with `unavailable` while
+    /// the other kind has it open.
+    public init(path: String, durability: Durability = .normal, access: DatabaseLock.Access = .shared) throws {
+        lock = try DatabaseLock(databasePath: path, access: access)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -49,8 +55,9 @@ public final class SQLiteChatStore: ChatStore {
         indexer.schedule(after: .milliseconds(0))
     }
 
-    /// Closes the database; later calls fail.
+    /// Closes the database and releases its lock; later calls fail.
     public func close() throws {
+        defer { lock.release() }
         try checkpointer.close()
         try pool.close()
     }
