@@ -23,6 +23,8 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+    .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
 ]
 
 var targets: [Target] = [
@@ -60,6 +62,8 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyEngine", "ParleyProtocol",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -77,9 +81,10 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyProtocol",
             .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ],
         swiftSettings: swiftSettings

@@ -29,6 +29,7 @@ actor Link {
 
     struct Settings: Sendable {
         var url: String
+        var trust = ServerTrust()
         var connectTimeout: Duration = .seconds(5)
         /// How long a request waits after a connection that was up is lost (a send is
         /// queued after that); nil: as long as for a first connection.
@@ -55,6 +56,13 @@ actor Link {
     private var readyWaiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
     private var runner: Task<Void, Never>?
     private(set) var outbox: Outbox
+
+    /// Why the last connection attempt failed, for the error requests get meanwhile.
+    private var lastFailure: String?
+    /// What is said when a connection attempt neither failed nor got a WebSocket.
+    private var silence: String {
+        "no WebSocket answered there" + (settings.url.hasPrefix("ws:") ? " (a server with TLS wants wss://)" : "")
+    }
 
     /// The signed-in session's token, for resuming after a reconnect.
     private var token: String?
@@ -252,7 +260,8 @@ actor Link {
     }
 
     private func expire(_ waiter: UUID) {
-        readyWaiters.removeValue(forKey: waiter)?.resume(throwing: ParleyError(.unavailable, "cannot reach \(settings.url)"))
+        readyWaiters.removeValue(forKey: waiter)?.resume(
+            throwing: ParleyError(.unavailable, "cannot reach \(settings.url): " + (lastFailure ?? silence)))
     }
 
     private func start() {
@@ -269,7 +278,8 @@ actor Link {
             do {
                 var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
                 configuration.autoPing = .disabled
-                let close = try await WebSocketClient.connect(url: settings.url, configuration: configuration, logger: logger) {
+                let tls = settings.url.hasPrefix("wss:") ? try settings.trust.configuration() : nil
+                let close = try await WebSocketClient.connect(url: settings.url, configuration: configuration, tlsConfiguration: tls, logger: logger) {
                     inbound, outbound, _ in
                     await self.connected(outbound)
                     let handshake = Task { await self.handshake() }
@@ -283,7 +293,9 @@ actor Link {
                 }
                 // A server that is going away is not asked again at once.
                 backoff = close?.closeCode == .goingAway ? .seconds(1) : .milliseconds(100)
+                if state == .connecting { lastFailure = silence }
             } catch {
+                lastFailure = (error as? ParleyError)?.message ?? ServerTrust.reason(error)
                 logger.debug("connection to \(settings.url) failed: \(error)")
             }
             disconnected()
@@ -299,6 +311,7 @@ actor Link {
     }
 
     private func connected(_ outbound: WebSocketOutboundWriter) {
+        lastFailure = nil
         generation += 1
         self.outbound = outbound
         state = .handshaking

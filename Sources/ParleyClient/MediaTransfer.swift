@@ -1,60 +1,53 @@
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import ParleyCore
 import ParleyProtocol
 
-/// Media uploads and downloads over plain HTTP/1.1 to a Parley server, streamed in
-/// both directions: a 200 MiB video never sits in memory, and a download is written to
-/// a temporary file that only takes the destination's name once complete.
+/// Media uploads and downloads to a Parley server over HTTP/1.1, or HTTPS beside a
+/// `wss://` socket, through AsyncHTTPClient. Both directions stream: a 200 MiB video
+/// never sits in memory, and a download is written to a temporary file that only takes
+/// the destination's name once complete. Connecting, and any wait for the server to
+/// read or answer, time out; what the server says besides a file is read up to a bound.
 struct MediaTransfer: Sendable {
-    let host: String
-    let port: Int
+    /// `http://host:port` or `https://host:port`.
+    let origin: String
+    let trust: ServerTrust
 
-    /// `ws://host:port/v1/ws` → host and port.
-    init(socketURL: String) throws {
-        guard let components = URLComponents(string: socketURL), let host = components.host else {
+    /// Time to connect (TLS included), and the longest the server may stay silent or
+    /// leave the upload unread.
+    static let connectTimeout: TimeAmount = .seconds(10)
+    static let idleTimeout: TimeAmount = .seconds(60)
+    /// A transfer that keeps moving may take this long in all.
+    static let wholeTransfer: TimeAmount = .hours(6)
+    /// The most read of a reply that is not a file (a `MediaInfo`, an error).
+    static let maxReplyBytes = 1 << 20
+
+    /// `ws://host:port/v1/ws` → `http://host:port`, `wss://…` → `https://…`.
+    init(socketURL: String, trust: ServerTrust) throws {
+        guard let components = URLComponents(string: socketURL), let host = components.host,
+            let scheme = components.scheme, scheme == "ws" || scheme == "wss"
+        else {
             throw ParleyError(.invalidArgument, "cannot read the server address \(socketURL)")
         }
-        guard components.scheme != "wss" else {
-            throw ParleyError(.unavailable, "media over wss:// is not supported yet; use a ws:// server address")
-        }
-        self.host = host
-        self.port = components.port ?? 80
+        let secure = scheme == "wss"
+        let port = components.port.map { ":\($0)" } ?? ""
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        origin = "\(secure ? "https" : "http")://\(bracketed)\(port)"
+        self.trust = trust
     }
-
-    private typealias Channel = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
 
     /// Sends the file as the body of a PUT and returns the server's `MediaInfo`.
     func upload(_ file: LocalFile, path: String, token: String, progress: TransferProgress?) async throws -> MediaInfo {
-        let reader = try LocalFile.Reader(file.url)
-        let channel = try await connect()
-        return try await channel.executeThenClose { inbound, outbound in
-            var head = HTTPRequestHead(version: .http1_1, method: .PUT, uri: path)
-            head.headers = headers(token: token)
-            head.headers.add(name: "Content-Length", value: String(file.size))
-            head.headers.add(name: "Content-Type", value: "application/octet-stream")
-            var sent: Int64 = 0
-            do {
-                try await outbound.write(.head(head))
-                while true {
-                    var buffer = channel.channel.allocator.buffer(capacity: 256 << 10)
-                    let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 256 << 10) { try reader.read(into: $0) }
-                    if count == 0 { break }
-                    try await outbound.write(.body(.byteBuffer(buffer)))
-                    sent += Int64(count)
-                    progress?(sent, file.size)
-                }
-                try await outbound.write(.end(nil))
-            } catch let error as ParleyError {
-                throw error
-            } catch {
-                // The server may have refused the upload part way (too large, wrong
-                // type) and closed: its answer, if it came, says why.
-            }
-            let (status, body) = try await Self.response(inbound)
-            guard status == 201 else { throw MediaHTTP.error(status: status, body: body) }
+        var request = HTTPClientRequest(url: origin + path)
+        request.method = .PUT
+        request.headers = headers(token: token)
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.body = .stream(FileChunks(file: file, progress: progress), length: .known(file.size))
+        return try await exchange(request) { response in
+            let body = try await Self.reply(response)
+            guard response.status.code == 201 else { throw MediaHTTP.error(status: Int(response.status.code), body: body) }
             do { return try Wire.decoder().decode(MediaInfo.self, from: body) } catch {
                 throw ParleyError(.internalError, "unreadable upload reply: \(error)")
             }
@@ -63,34 +56,22 @@ struct MediaTransfer: Sendable {
 
     /// Streams `path` into a temporary file next to `destination`, then puts it there.
     func download(path: String, token: String, to destination: URL, replace: Bool, progress: TransferProgress?) async throws {
-        let channel = try await connect()
-        try await channel.executeThenClose { inbound, outbound in
-            var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
-            head.headers = headers(token: token)
-            try await outbound.write(.head(head))
-            try await outbound.write(.end(nil))
-            var file: AtomicFile?
-            var status = 0
-            var expected: Int64 = 0
-            var errorBody = Data()
-            for try await part in inbound {
-                switch part {
-                case .head(let response):
-                    status = Int(response.status.code)
-                    expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0
-                    if status == 200 { file = try AtomicFile(temporaryIn: destination.deletingLastPathComponent()) }
-                case .body(let buffer):
-                    if let file {
-                        try buffer.withUnsafeReadableBytes { try file.write($0) }
-                        progress?(file.size, expected)
-                    } else {
-                        errorBody.append(contentsOf: buffer.readableBytesView)
-                    }
-                case .end:
-                    break
-                }
+        var request = HTTPClientRequest(url: origin + path)
+        request.headers = headers(token: token)
+        try await exchange(request) { response in
+            let status = Int(response.status.code)
+            guard status == 200 else { throw MediaHTTP.error(status: status, body: try await Self.reply(response)) }
+            guard let expected = response.headers.first(name: "Content-Length").flatMap({ Int64($0) }), expected >= 0 else {
+                throw ParleyError(.unavailable, "the server sent the file without its length")
             }
-            guard status == 200, let file else { throw MediaHTTP.error(status: status, body: errorBody) }
+            let file = try AtomicFile(temporaryIn: destination.deletingLastPathComponent())
+            for try await buffer in response.body {
+                guard file.size + Int64(buffer.readableBytes) <= expected else {
+                    throw ParleyError(.unavailable, "the server sent more than the \(expected) bytes it announced")
+                }
+                try buffer.withUnsafeReadableBytes { try file.write($0) }
+                progress?(file.size, expected)
+            }
             guard file.size == expected else {
                 throw ParleyError(.unavailable, "the download stopped after \(file.size) of \(expected) bytes")
             }
@@ -101,40 +82,76 @@ struct MediaTransfer: Sendable {
     }
 
     private func headers(token: String) -> HTTPHeaders {
-        ["Host": "\(host):\(port)", "Authorization": "Bearer \(token)", "Connection": "close", "User-Agent": "parley"]
+        ["Authorization": "Bearer \(token)", "User-Agent": "parley"]
     }
 
-    private func connect() async throws -> Channel {
+    /// Runs `request` on a client of its own and hands the response to `handle`; the
+    /// client is shut down either way.
+    private func exchange<T: Sendable>(_ request: HTTPClientRequest, _ handle: (HTTPClientResponse) async throws -> T) async throws -> T {
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: origin.hasPrefix("https:") ? try trust.configuration() : nil,
+            timeout: .init(connect: Self.connectTimeout, read: Self.idleTimeout))
+        configuration.timeout.write = Self.idleTimeout
+        configuration.httpVersion = .http1Only
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let result: Result<T, any Error>
         do {
-            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.seconds(5))
-                .connect(host: host, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        return try Channel(wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch {
-            throw ParleyError(.unavailable, "cannot reach \(host):\(port) for media: \(error)")
-        }
-    }
-
-    /// The status and body of the reply.
-    private static func response(_ inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>) async throws -> (Int, Data) {
-        var status = 0
-        var body = Data()
-        do {
-            for try await part in inbound {
-                switch part {
-                case .head(let head): status = Int(head.status.code)
-                case .body(let buffer): body.append(contentsOf: buffer.readableBytesView)
-                case .end: return (status, body)
-                }
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, timeout: Self.wholeTransfer)
+            } catch let error as ParleyError {
+                throw error
+            } catch {
+                throw ParleyError(.unavailable, "cannot reach \(origin) for media: \(ServerTrust.reason(error))")
             }
+            result = .success(try await handle(response))
         } catch {
-            if status == 0 { throw ParleyError(.unavailable, "the server closed the connection during the upload") }
+            result = .failure(error)
         }
-        guard status != 0 else { throw ParleyError(.unavailable, "the server closed the connection during the upload") }
-        return (status, body)
+        try? await client.shutdown()
+        return try result.get()
+    }
+
+    /// A reply that is not a file, read up to `maxReplyBytes`.
+    private static func reply(_ response: HTTPClientResponse) async throws -> Data {
+        do {
+            return Data(try await response.body.collect(upTo: maxReplyBytes).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw ParleyError(.unavailable, "the server's reply was larger than \(maxReplyBytes) bytes")
+        }
+    }
+}
+
+/// A file's bytes in 256 KiB chunks, read as the upload asks for them.
+private struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let file: LocalFile
+    let progress: TransferProgress?
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let reader: LocalFile.Reader?
+        let failure: ParleyError?
+        let total: Int64
+        let progress: TransferProgress?
+        var sent: Int64 = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            if let failure { throw failure }
+            guard let reader else { return nil }
+            var buffer = ByteBuffer()
+            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 256 << 10) { try reader.read(into: $0) }
+            guard count > 0 else { return nil }
+            sent += Int64(count)
+            progress?(sent, total)
+            return buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        do {
+            return AsyncIterator(reader: try LocalFile.Reader(file.url), failure: nil, total: file.size, progress: progress)
+        } catch {
+            return AsyncIterator(reader: nil, failure: ParleyError(error), total: file.size, progress: progress)
+        }
     }
 }

@@ -17,6 +17,7 @@ public final class RemoteChatService: ChatService {
     /// - Parameters:
     ///   - url: `ws://HOST:PORT` (the `/v1/ws` path is added when missing).
     ///   - folder: where the outbox is kept (nil: in memory only).
+    ///   - trust: how a `wss://` server's certificate is checked.
     ///   - onAcknowledged: called for each queued message once the server has it.
     ///   - onRejected: called with the client id and error of a queued message the server refused.
     ///   - reconnectWait: how long a request waits for the connection once one that was
@@ -24,7 +25,7 @@ public final class RemoteChatService: ChatService {
     ///   - onChange: called when a connection that was up is lost, and when it is back
     ///     (with whether every message missed meanwhile was passed on).
     public init(
-        url: String, folder: URL?, connectTimeout: Duration = .seconds(5), reconnectWait: Duration? = nil,
+        url: String, folder: URL?, trust: ServerTrust = ServerTrust(), connectTimeout: Duration = .seconds(5), reconnectWait: Duration? = nil,
         onAcknowledged: @escaping @Sendable (Message) -> Void = { _ in },
         onRejected: @escaping @Sendable (String, ParleyError) -> Void = { _, _ in },
         onChange: @escaping @Sendable (ConnectionChange) -> Void = { _ in }
@@ -32,7 +33,8 @@ public final class RemoteChatService: ChatService {
         let (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
         self.events = events
         let settings = Link.Settings(
-            url: Self.socketURL(url), connectTimeout: connectTimeout, reconnectWait: reconnectWait, outboxURL: folder?.appendingPathComponent("outbox.json"))
+            url: Self.socketURL(url), trust: trust, connectTimeout: connectTimeout, reconnectWait: reconnectWait,
+            outboxURL: folder?.appendingPathComponent("outbox.json"))
         link = Link(settings: settings, events: continuation, onAcknowledged: onAcknowledged, onRejected: onRejected, onChange: onChange)
     }
 
@@ -206,7 +208,7 @@ public final class RemoteChatService: ChatService {
         var path = URLComponents()
         path.path = MediaHTTP.uploadPath
         path.queryItems = query.isEmpty ? nil : query
-        let transfer = try MediaTransfer(socketURL: link.settings.url)
+        let transfer = try MediaTransfer(socketURL: link.settings.url, trust: link.settings.trust)
         return try await transfer.upload(source, path: path.string ?? MediaHTTP.uploadPath, token: try await link.requireToken(), progress: progress)
     }
 
@@ -218,7 +220,7 @@ public final class RemoteChatService: ChatService {
     public func downloadMedia(_ id: String, to file: URL, replace: Bool, progress: TransferProgress?) async throws -> Int64 {
         guard MediaInfo.isValidID(id) else { throw ParleyError(.unknownMedia, "'\(id)' is not a media id") }
         let target = try LocalFile.destination(file, replace: replace)
-        let transfer = try MediaTransfer(socketURL: link.settings.url)
+        let transfer = try MediaTransfer(socketURL: link.settings.url, trust: link.settings.trust)
         try await transfer.download(
             path: MediaHTTP.downloadPath(id), token: try await link.requireToken(), to: target, replace: replace, progress: progress)
         return try LocalFile(reading: target).size

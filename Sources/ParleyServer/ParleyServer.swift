@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import ServiceLifecycle
 import NIOCore
+import NIOSSL
 import NIOWebSocket
 import ParleyCore
 import ParleyEngine
@@ -50,11 +52,37 @@ public final class ParleyServer: Sendable {
         public var slowReaderTimeout: Duration = .seconds(10)
         /// How often expired sessions and codes are purged and unused uploads swept.
         public var upkeepInterval: Duration = .seconds(600)
+        /// With a certificate and key: `wss://` and `https://` on the same port, and
+        /// nothing in the clear.
+        public var tls: TLSConfiguration?
 
         public init(host: String = "127.0.0.1", port: Int = 7878) {
             self.host = host
             self.port = port
         }
+
+        /// Serves TLS with the certificate chain and private key in these PEM files.
+        public mutating func useTLS(certificateFile: String, keyFile: String) throws(ParleyError) {
+            let chain: [NIOSSLCertificate]
+            do {
+                chain = try NIOSSLCertificate.fromPEMFile(certificateFile)
+            } catch {
+                throw ParleyError(.fileError, "cannot read a PEM certificate from \(certificateFile): \(error)")
+            }
+            guard !chain.isEmpty else { throw ParleyError(.fileError, "\(certificateFile) holds no PEM certificate") }
+            let key: NIOSSLPrivateKey
+            do {
+                key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+            } catch {
+                throw ParleyError(.fileError, "cannot read a PEM private key from \(keyFile): \(error)")
+            }
+            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            tls.minimumTLSVersion = .tlsv12
+            self.tls = tls
+        }
+
+        /// `ws` or `wss`, as clients address the socket.
+        public var socketScheme: String { tls == nil ? "ws" : "wss" }
     }
 
     let engine: ChatEngine
@@ -146,7 +174,11 @@ public final class ParleyServer: Sendable {
         }
         return Application(
             router: router,
-            server: HTTPServerBuilder { responder in ServerChannel(responder: responder, server: self) },
+            server: HTTPServerBuilder { [tls = configuration.tls] responder in
+                let channel = ServerChannel(responder: responder, server: self)
+                guard let tls else { return channel }
+                return try TLSChannel(channel, tlsConfiguration: tls)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
             services: [sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, metrics: metrics, logger: logger)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },

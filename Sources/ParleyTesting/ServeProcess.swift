@@ -6,7 +6,7 @@ import Foundation
 /// one thread at a time.
 public struct ServeProcess: @unchecked Sendable {
     public let process: Process
-    /// Where it listens, `ws://127.0.0.1:PORT/v1/ws`.
+    /// Where it listens, `ws://127.0.0.1:PORT/v1/ws` (`wss://` with TLS).
     public let url: String
     public let port: Int
 
@@ -51,7 +51,7 @@ public struct ServeProcess: @unchecked Sendable {
             line += chunk
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let start = text.range(of: "ws://"), let end = text[start.lowerBound...].firstIndex(of: " "),
+        guard let start = text.range(of: "wss://") ?? text.range(of: "ws://"), let end = text[start.lowerBound...].firstIndex(of: " "),
             let listening = URL(string: String(text[start.lowerBound..<end])), let bound = listening.port
         else {
             process.terminate()

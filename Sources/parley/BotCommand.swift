@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyBots
+import ParleyClient
 import ParleyCore
 import ParleyShell
 import Logging
@@ -25,8 +26,11 @@ struct BotCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Data folder (default: $XDG_DATA_HOME/parley or ~/.local/share/parley).")
     var data: String?
 
-    @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT) instead of the embedded database.")
+    @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT, or wss://) instead of the embedded database.")
     var server: String?
+
+    @Option(name: .long, help: ArgumentHelp("Trust a wss:// server whose certificate this CA signed.", valueName: "PEM"))
+    var caFile: String?
 
     /// `parley --data D --server URL bot …` names them before the subcommand.
     @ParentCommand var parent: Parley
@@ -41,7 +45,9 @@ struct BotCommand: AsyncParsableCommand {
         let link: ServiceLink
         let store: SQLiteChatStore?
         if let server {
-            link = try ShellLauncher.remote(url: server, dataFolder: folder, announce: log, announceBots: log)
+            let trust = ServerTrust(caFile: caFile ?? parent.global.caFile)
+            if trust.caFile != nil { _ = try trust.configuration() }
+            link = try ShellLauncher.remote(url: server, dataFolder: folder, trust: trust, announce: log, announceBots: log)
             store = nil
         } else {
             (link, store) = try ShellLauncher.embedded(folder: folder)

@@ -30,8 +30,13 @@ struct ShellOptions: ParsableArguments {
     @Flag(name: .long, help: "In a script, go on after a failed command (exit status 1 at the end).")
     var keepGoing = false
 
-    @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT) instead of the embedded database.")
+    @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT, or wss:// for TLS) instead of the embedded database.")
     var server: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Trust a wss:// server whose certificate this CA (or self-signed certificate) signed, besides the system's.", valueName: "PEM"))
+    var caFile: String?
 
     @Option(name: .long, help: "Load a bot plugin at start (repeatable); as /plugin load PATH.")
     var plugin: [String] = []
@@ -48,6 +53,7 @@ struct ShellOptions: ParsableArguments {
         merged.json = json || outer.json
         merged.keepGoing = keepGoing || outer.keepGoing
         merged.server = server ?? outer.server
+        merged.caFile = caFile ?? outer.caFile
         merged.plugin = outer.plugin + plugin
         merged.noPreview = noPreview || outer.noPreview
         merged.identity = identity.merged(with: outer.identity)

@@ -47,6 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("admin"),
         help: ArgumentHelp("A server admin, who makes sign-up codes (repeat for more).", valueName: "@HANDLE"))
     var admins: [String] = []
+    @Option(help: ArgumentHelp("Serve wss:// and https:// with this certificate chain (PEM); needs --tls-key.", valueName: "PEM"))
+    var tlsCert: String?
+    @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
 
@@ -62,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         for admin in admins {
             guard (try? Limits.userHandle(Self.bare(admin))) != nil else { throw ValidationError("--admin takes a user's @handle, not \(admin)") }
         }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if registration == .invite && admins.isEmpty {
             throw ValidationError("--registration invite needs at least one --admin @HANDLE to make sign-up codes")
         }
@@ -126,11 +130,20 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxSocketsPerUser = maxSocketsPerUser
         configuration.maxConnections = maxConnections
         configuration.maxUnwrittenBytes = maxUnreadKib * 1024
+        if let tlsCert, let tlsKey {
+            do {
+                try configuration.useTLS(certificateFile: tlsCert, keyFile: tlsKey)
+            } catch {
+                try? store.close()
+                throw error
+            }
+        }
+        let scheme = configuration.socketScheme
         let server = ParleyServer(engine: engine, configuration: configuration, logger: logger)
         let host = host
         let app = server.application { port in
             // The first line on stdout says where to connect (tests and scripts read it).
-            let url = "ws://\(host):\(port)/v1/ws"
+            let url = "\(scheme)://\(host):\(port)/v1/ws"
             store.lock.announce(url: url)
             let line = "parley serve: listening on \(url) data \(folder.path)\n"
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }

@@ -26,14 +26,16 @@ struct ShellLauncher {
         let announce: @Sendable (String) -> Void = { line in
             if let editor = editorBox.editor { editor.show(line) } else { output.write(line) }
         }
+        let trust = ServerTrust(caFile: options.caFile)
+        if options.caFile != nil { _ = try trust.configuration() }
         let connect: @Sendable (String) async throws -> ServiceLink = { url in
-            try Self.remote(url: url, dataFolder: folder, announce: announce)
+            try Self.remote(url: url, dataFolder: folder, trust: trust, announce: announce)
         }
 
         let link: ServiceLink
         var store: SQLiteChatStore?
         if let server = options.server {
-            link = try Self.remote(url: server, dataFolder: folder, announce: announce)
+            link = try Self.remote(url: server, dataFolder: folder, trust: trust, announce: announce)
         } else {
             let opened = try Self.embedded(folder: folder, showCode: announce, identity: try options.identity.provider())
             store = opened.store
@@ -92,13 +94,13 @@ struct ShellLauncher {
     /// `announce` hears about this client's connection; `announceBots`, when given,
     /// about each bot's.
     static func remote(
-        url: String, dataFolder: URL, announce: @escaping @Sendable (String) -> Void,
+        url: String, dataFolder: URL, trust: ServerTrust, announce: @escaping @Sendable (String) -> Void,
         announceBots: (@Sendable (String) -> Void)? = nil
     ) throws -> ServiceLink {
         let socketURL = RemoteChatService.socketURL(url)
         let folder = try Shell.clientFolder(data: dataFolder, server: socketURL)
         let service = RemoteChatService(
-            url: socketURL, folder: folder, reconnectWait: .zero,
+            url: socketURL, folder: folder, trust: trust, reconnectWait: .zero,
             onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },
             onRejected: { _, error in announce("[not sent] \(error.code): \(Sanitizer.line(error.message))") },
             onChange: { announce(describe($0, server: socketURL, queued: true)) })
@@ -106,7 +108,7 @@ struct ShellLauncher {
             let botFolder = folder.appendingPathComponent("bots").appendingPathComponent(name)
             try FileManager.default.createDirectory(at: botFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return RemoteChatService(
-                url: socketURL, folder: botFolder, onChange: { change in announceBots?("[\(name)] " + describe(change, server: socketURL, queued: false)) })
+                url: socketURL, folder: botFolder, trust: trust, onChange: { change in announceBots?("[\(name)] " + describe(change, server: socketURL, queued: false)) })
         }
         return ServiceLink(service: service, folder: folder, description: "client of \(socketURL)", another: another)
     }

@@ -1,0 +1,74 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// `parley serve --tls-cert --tls-key` with a certificate the test makes: the shell
+/// signs in over `wss://` and moves an image over `https://` when it trusts the
+/// certificate (`--ca-file`), and is refused, saying why, when it does not.
+@Suite(.timeLimit(.minutes(5)))
+struct TLSScriptTests {
+    /// A self-signed certificate for `localhost`, made with the openssl command.
+    static func certificate(in folder: URL) throws -> (certificate: String, key: String) {
+        let (certificate, key) = (folder.appendingPathComponent("cert.pem").path, folder.appendingPathComponent("key.pem").path)
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0, "making a certificate needs the openssl command (Debian: apt-get install openssl)")
+        return (certificate, key)
+    }
+
+    @Test func aShellTrustingTheCertificateChatsAndSendsMediaOverTLSAndOneThatDoesNotIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (certificate, key) = try Self.certificate(in: folder)
+        let server = try ServeProcess.start(data: folder.appendingPathComponent("server"), arguments: ["--tls-cert", certificate, "--tls-key", key])
+        defer { server.stop() }
+        #expect(server.url.hasPrefix("wss://127.0.0.1:"), "\(server.url)")
+        // The certificate names localhost, and the shell checks the name.
+        let url = server.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+
+        let ann = ParleyBinary(serverURL: url)
+        defer { ann.remove() }
+        let png = SampleMedia.png(width: 6, height: 4) { x, y in [UInt8(x * 40), UInt8(y * 60), 200, 255] }
+        try FileManager.default.createDirectory(at: ann.data, withIntermediateDirectories: true)
+        let picture = ann.data.appendingPathComponent("picture.png")
+        try png.write(to: picture)
+        let saved = ann.data.appendingPathComponent("saved.png")
+        let trusted = try ann.run(
+            """
+            /register ann@example.com --handle ann --password secret-ann
+            /create #secure
+            /image #secure \(picture.path) over TLS
+            /save #secure 1 \(saved.path)
+            """, arguments: ["--ca-file", certificate])
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        #expect(trusted.lines.contains { $0.hasSuffix("<ann> [image PNG 6×4 \(png.count) B] over TLS") }, "\(trusted.lines)")
+        #expect(try Data(contentsOf: saved) == png, "the image came back over https:// byte for byte")
+
+        let bob = ParleyBinary(serverURL: url)
+        defer { bob.remove() }
+        let untrusted = try bob.run("/register bob@example.com --handle bob --password secret-bob")
+        #expect(untrusted.status == 1)
+        #expect(
+            untrusted.stderr.contains("error: unavailable: cannot reach \(url): the server's certificate is not trusted")
+                && untrusted.stderr.contains("--ca-file"), "\(untrusted.stderr)")
+        let plain = try ParleyBinary(serverURL: url.replacingOccurrences(of: "wss://", with: "ws://")).run("/register bob@example.com --password secret-bob")
+        #expect(plain.status == 1 && plain.stderr.contains("wss://"), "\(plain.stderr)")
+        let missing = try bob.run("/whoami", arguments: ["--ca-file", folder.appendingPathComponent("none.pem").path])
+        #expect(missing.status != 0 && missing.stderr.contains("--ca-file"), "\(missing.stderr)")
+    }
+
+    @Test func aCertificateNeedsItsKey() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let result = try parley.run(arguments: ["serve", "--port", "0", "--tls-cert", "/nonexistent/cert.pem"])
+        #expect(result.status != 0 && result.stderr.contains("--tls-cert and --tls-key go together"), "\(result.stderr)")
+    }
+}
