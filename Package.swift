@@ -124,6 +124,7 @@ var targets: [Target] = [
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ],
         path: "Benchmarks/LoadTool",
         swiftSettings: swiftSettings

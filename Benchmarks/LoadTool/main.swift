@@ -3,6 +3,7 @@ import Foundation
 import ParleyClient
 import ParleyCore
 import NIOCore
+import NIOSSL
 import Synchronization
 import NIOPosix
 
@@ -31,6 +32,8 @@ struct LoadOptions: ParsableCommand, Sendable {
     @Option(help: "Messages per second across all senders (0: each sends when its last send is acknowledged).") var rate = 0.0
     @Option(help: "How long to measure, in seconds.") var seconds = 10.0
     @Option(help: "Instead of sending, hold the sessions open this many seconds (for memory figures).") var idle: Double?
+    @Option(help: ArgumentHelp("For a wss:// URL: trust the server's certificate when this CA signed it.", valueName: "PEM"))
+    var caFile: String?
 
     func validate() throws {
         guard (1...100_000).contains(clients), (1...clients).contains(groups), senders >= 1 else {
@@ -39,7 +42,9 @@ struct LoadOptions: ParsableCommand, Sendable {
         guard rate >= 0, rate.isFinite, seconds > 0, seconds <= 86_400, (idle ?? 1) > 0, (idle ?? 1) <= 86_400 else {
             throw ValidationError("--rate is 0 or more, --seconds and --idle above 0 and at most a day")
         }
-        guard URL(string: url)?.host != nil else { throw ValidationError("--url is ws://HOST:PORT") }
+        guard let parsed = URL(string: url), parsed.host != nil, ["ws", "wss"].contains(parsed.scheme ?? "") else {
+            throw ValidationError("--url is ws://HOST:PORT or wss://HOST:PORT")
+        }
     }
 }
 
@@ -77,16 +82,18 @@ final class RawClient: Sendable {
     let acknowledgements: AsyncStream<Bool>
     private let nextID = Atomic<Int>(1)
 
-    init(url: String, token: String, tally: Tally) async throws {
+    init(url: String, token: String, trust: ServerTrust, tally: Tally) async throws {
         guard let address = URL(string: url), let host = address.host, let port = address.port else {
             throw ParleyError(.invalidArgument, "bad url \(url)")
         }
+        let tls = try address.scheme == "wss" ? NIOSSLContext(configuration: trust.configuration()) : nil
         let (acknowledgements, acks) = AsyncStream.makeStream(of: Bool.self)
         let (ready, signedIn) = AsyncStream.makeStream(of: Bool.self)
         self.acknowledgements = acknowledgements
         channel = try await ClientBootstrap(group: loadLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host)) }
                     try channel.pipeline.syncOperations.addHandler(
                         FrameScanner(tally: tally, onReady: { signedIn.yield(true) }, onAck: { acks.yield($0) }, onClose: {
                             signedIn.finish()
@@ -250,6 +257,7 @@ extension UInt8 {
 }
 
 let options = LoadOptions.parseOrExit()
+let trust = ServerTrust(caFile: options.caFile)
 let epoch = ContinuousClock.now
 func microsNow() -> Int64 {
     let elapsed = ContinuousClock.now - epoch
@@ -279,7 +287,7 @@ try await withThrowingTaskGroup(of: (Int, RemoteChatService, SignedIn).self) { g
         let index = next
         next += 1
         group.addTask {
-            let service = RemoteChatService(url: options.url, folder: nil, connectTimeout: .seconds(60))
+            let service = RemoteChatService(url: options.url, folder: nil, trust: trust, connectTimeout: .seconds(60))
             let signedIn = try await service.register(
                 Registration(email: "load-\(run)-\(index)@example.com", password: "load-password", handle: "l\(run)-\(index)"))
             return (index, service, signedIn)
@@ -319,7 +327,7 @@ for index in 0..<options.clients {
 // From here every member talks over a raw connection signed in with its token.
 for client in clients { await client.close() }
 var members: [RawClient] = []
-for user in users { members.append(try await RawClient(url: options.url, token: user.token, tally: tally)) }
+for user in users { members.append(try await RawClient(url: options.url, token: user.token, trust: trust, tally: tally)) }
 
 // Senders: the first `senders` members of each group.
 var senders: [(RawClient, ChatID)] = []
