@@ -97,6 +97,8 @@ public final class ChatEngine: Sendable {
     public var eventEpoch: String { bus.epoch }
     /// The position of the newest event published.
     public var eventPosition: UInt64 { bus.position }
+    /// Events kept for sessions that resume.
+    public var eventBacklogSize: Int { bus.backlogSize }
     /// Chats whose members are in memory now (at most `Configuration.cachedChats`).
     public var cachedChatCount: Int { directory.count }
 

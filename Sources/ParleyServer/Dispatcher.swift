@@ -42,9 +42,9 @@ struct Dispatcher: Sendable {
         return ParleyError(.internalError, "the server failed to do this (reference \(reference))")
     }
 
-    /// Performs `op` and returns the reply frame, whether it succeeded, and the user
-    /// when it signed the socket in.
-    func perform(_ op: Op, id: Int64, frame: Data) async -> (reply: Data, ok: Bool, signedIn: User?) {
+    /// Performs `op` and returns the reply frame, its error code if it failed, and the
+    /// user when it signed the socket in.
+    func perform(_ op: Op, id: Int64, frame: Data) async -> (reply: Data, error: ErrorCode?, signedIn: User?) {
         var signedIn: User?
         let reply: Data
         do {
@@ -169,15 +169,15 @@ struct Dispatcher: Sendable {
             if Self.accountOps.contains(op) || error.code == .rateLimited {
                 logger.info("\(op.rawValue) refused: \(error.code)", metadata: ["address": "\(session.address)"])
             }
-            return (failure(id, error), false, nil)
+            return (failure(id, error), error.code, nil)
         } catch {
-            return (failure(id, ParleyError(.internalError, String(describing: error))), false, nil)
+            return (failure(id, ParleyError(.internalError, String(describing: error))), .internalError, nil)
         }
         if let signedIn {
             let what = op == .register ? "signed up" : op == .resume ? "resumed" : "signed in"
             logger.info("\(what) @\(signedIn.handle)", metadata: ["user": "\(signedIn.id)", "address": "\(session.address)"])
         }
-        return (reply, true, signedIn)
+        return (reply, nil, signedIn)
     }
 
     /// Ops whose refusals an operator wants to see (guessing, sign-up floods).

@@ -12,23 +12,28 @@ final class EventWriter: Sendable {
     private struct Pending {
         /// Each socket's frames, in the order they came; keyed by the socket's handler.
         var sockets: [ObjectIdentifier: (socket: NIOLoopBound<SocketHandler>, frames: [ByteBuffer])] = [:]
+        /// When each event of this run was first queued (its publication), by position.
+        var published: [UInt64: ContinuousClock.Instant] = [:]
         var scheduled = false
         var lastRun = NIODeadline.distantPast
     }
 
     private let eventLoop: any EventLoop
     private let interval: TimeAmount
+    private let metrics: ServerMetrics
     private let pending = Mutex(Pending())
 
-    init(eventLoop: any EventLoop, interval: TimeAmount) {
+    init(eventLoop: any EventLoop, interval: TimeAmount, metrics: ServerMetrics) {
         self.eventLoop = eventLoop
         self.interval = interval
+        self.metrics = metrics
     }
 
-    /// Queues `frame` for `socket` (whose handler is `id`).
-    func add(_ frame: ByteBuffer, to socket: NIOLoopBound<SocketHandler>, id: ObjectIdentifier) {
+    /// Queues `frame`, the event at `position`, for `socket` (whose handler is `id`).
+    func add(_ frame: ByteBuffer, to socket: NIOLoopBound<SocketHandler>, id: ObjectIdentifier, position: UInt64) {
         let schedule: NIODeadline? = pending.withLock { pending in
             pending.sockets[id, default: (socket, [])].frames.append(frame)
+            if pending.published[position] == nil { pending.published[position] = .now }
             guard !pending.scheduled else { return nil }
             pending.scheduled = true
             return pending.lastRun + interval
@@ -42,12 +47,20 @@ final class EventWriter: Sendable {
     }
 
     private func run() {
-        let sockets = pending.withLock { pending in
+        let (sockets, published) = pending.withLock { pending in
             pending.scheduled = false
             pending.lastRun = .now()
-            defer { pending.sockets = [:] }
-            return pending.sockets
+            defer {
+                pending.sockets = [:]
+                pending.published = [:]
+            }
+            return (pending.sockets, pending.published)
         }
-        for (socket, frames) in sockets.values { socket.value.writeEvents(frames) }
+        for (socket, frames) in sockets.values {
+            metrics.queuedEvents.record(Double(frames.count))
+            socket.value.writeEvents(frames)
+        }
+        let written = ContinuousClock.now
+        for start in published.values { metrics.deliverySeconds.record(written - start) }
     }
 }

@@ -55,6 +55,8 @@ public final class ParleyServer: Sendable {
         /// With a certificate and key: `wss://` and `https://` on the same port, and
         /// nothing in the clear.
         public var tls: TLSConfiguration?
+        /// The SQLite file, whose size (and its log's) `/metrics` shows.
+        public var databasePath: String?
 
         public init(host: String = "127.0.0.1", port: Int = 7878) {
             self.host = host
@@ -163,10 +165,10 @@ public final class ParleyServer: Sendable {
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: ParleyRequestContext.self)
         router.get("/healthz") { _, _ in "ok\n" }
-        router.get("/metrics") { [metrics] _, _ in
+        router.get("/metrics") { [metrics, engine, database = configuration.databasePath] _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition(backlog: engine.eventBacklogSize, database: database))))
         }
         addMediaRoutes(to: router)
         router.get(RouterPath(ServerChannel.socketPath)) { _, _ in
@@ -186,6 +188,12 @@ public final class ParleyServer: Sendable {
         )
     }
 
+    /// Counts a committed batch of messages: how long the commit took and how many it held.
+    public func recordCommit(duration: Duration, messages: Int) {
+        metrics.commitSeconds.record(duration)
+        metrics.commitBatch.record(Double(messages))
+    }
+
     /// Answers one request frame: the reply frame, whether the socket must close, and
     /// whether the socket's session changed (signed in, resumed or signed out).
     func handle(
@@ -195,15 +203,17 @@ public final class ParleyServer: Sendable {
         switch dispatcher.head(of: frame) {
         case .failure(let failure):
             metrics.rejected.increment()
+            metrics.count(failure.error.code)
             return (dispatcher.failure(failure.id, failure.error), false, false)
         case .success(let (id, op)):
             guard limiter.allow() else {
                 metrics.rejected.increment()
+                metrics.count(.rateLimited)
                 return (dispatcher.failure(id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false, false)
             }
-            let (reply, ok, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
-            metrics.record(op: op, since: started)
-            if op == .send && ok { metrics.sent.increment() }
+            let (reply, error, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
+            metrics.record(op: op, since: started, error: error)
+            if op == .send && error == nil { metrics.sent.increment() }
             if op == .signOut, let previous = user.value.withLock({ $0 }) {
                 release(previous)
                 user.value.withLock { $0 = nil }
@@ -225,7 +235,7 @@ public final class ParleyServer: Sendable {
     func eventWriter(for eventLoop: any EventLoop) -> EventWriter {
         eventWriters.withLock { writers in
             if let writer = writers[ObjectIdentifier(eventLoop)] { return writer }
-            let writer = EventWriter(eventLoop: eventLoop, interval: TimeAmount(configuration.eventWriteInterval))
+            let writer = EventWriter(eventLoop: eventLoop, interval: TimeAmount(configuration.eventWriteInterval), metrics: metrics)
             writers[ObjectIdentifier(eventLoop)] = writer
             return writer
         }
@@ -235,7 +245,8 @@ public final class ParleyServer: Sendable {
         socketsPerUser.withLock { counts in
             guard counts[user, default: 0] < configuration.maxSocketsPerUser else { return false }
             counts[user, default: 0] += 1
-            metrics.sessions.increment()
+            metrics.signedInConnections.increment()
+            metrics.anonymousConnections.decrement()
             return true
         }
     }
@@ -244,7 +255,8 @@ public final class ParleyServer: Sendable {
         socketsPerUser.withLock { counts in
             counts[user, default: 1] -= 1
             if counts[user] == 0 { counts[user] = nil }
-            metrics.sessions.decrement()
+            metrics.signedInConnections.decrement()
+            metrics.anonymousConnections.increment()
         }
     }
 

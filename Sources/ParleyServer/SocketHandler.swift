@@ -65,10 +65,10 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         server.logger.info("connection opened", metadata: ["address": "\(address)"])
         let session = server.engine.connect(
             address: address,
-            deliver: { event in writer.add(event.encoded(ParleyServer.frame(of:)).bytes, to: this, id: id) },
+            deliver: { event in writer.add(event.encoded(ParleyServer.frame(of:)).bytes, to: this, id: id, position: event.position) },
             ended: { reason in eventLoop.execute { this.value.sendClose(Self.sessionEnded, reason: reason.message) } })
         dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch, logger: server.logger)
-        server.metrics.connections.increment()
+        server.metrics.anonymousConnections.increment()
         server.sockets.add(channel)
 
         let user = user
@@ -188,7 +188,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             Task {
                 await session.close()
                 if let id = user.value.withLock({ $0 }) { server.release(id) }
-                server.metrics.connections.decrement()
+                server.metrics.anonymousConnections.decrement()
                 server.sockets.remove(channel)
             }
         }

@@ -139,7 +139,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let scheme = configuration.socketScheme
+        configuration.databasePath = store.path
         let server = ParleyServer(engine: engine, configuration: configuration, logger: logger)
+        store.observeCommits { duration, messages in server.recordCommit(duration: duration, messages: messages) }
         let host = host
         let app = server.application { port in
             // The first line on stdout says where to connect (tests and scripts read it).

@@ -41,10 +41,12 @@ final class TestServer: Sendable {
         configuration.handshakeTimeout = .seconds(120)
         configuration.signInTimeout = .seconds(120)
         configuration.pingTimeout = .seconds(120)
+        configuration.databasePath = path
         configure(&configuration)
         var logger = Logger(label: "test.server")
         logger.logLevel = .critical
         let server = ParleyServer(engine: engine, configuration: configuration, logger: logger)
+        store.observeCommits { duration, messages in server.recordCommit(duration: duration, messages: messages) }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = server.application { port in continuation.yield(port) }
         // If the server cannot start (say the port is still taken), the stream ends and

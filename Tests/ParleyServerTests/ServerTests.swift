@@ -268,24 +268,6 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         await socket.close()
         await server.stop()
     }
-
-    @Test func healthAndMetrics() async throws {
-        let server = try await TestServer.start()
-        let (alice, _, _) = try await client(server, "alice")
-        _ = try await alice.createGroup(handle: "counted", title: nil, isPublic: true)
-        _ = try await alice.sendMessage(to: .chat(try await alice.group(handle: "counted").id), text: "one", clientID: nil)
-        // A refused send is not counted as sent.
-        await #expect(throws: ParleyError.self) { _ = try await alice.sendMessage(to: .chat(ChatID(999)), text: "nowhere", clientID: nil) }
-        let health = try await RawHTTP.request(port: server.port, method: "GET", path: "/healthz").text
-        #expect(health == "ok\n")
-        let metrics = try await RawHTTP.request(port: server.port, method: "GET", path: "/metrics").text
-        #expect(metrics.contains("parley_messages_sent_total 1"))
-        #expect(metrics.contains("parley_connections 1"))
-        // Both sends are timed, the refused one too.
-        #expect(metrics.contains(#"parley_request_duration_seconds_count{op="send"} 2"#))
-        await alice.close()
-        await server.stop()
-    }
 }
 
 extension EventLog {

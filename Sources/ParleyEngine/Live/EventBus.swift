@@ -56,6 +56,8 @@ public protocol EventBus: Sendable {
     var epoch: String { get }
     /// The position of the newest event published.
     var position: UInt64 { get }
+    /// Events kept for sessions that resume, across all users.
+    var backlogSize: Int { get }
     /// Subscribes a session of `user`. With `after`, first delivers the user's events
     /// after that position (minus those `tokenHash` caused); returns false in `complete`
     /// when some of them are no longer kept.

@@ -25,10 +25,16 @@ final class MessageWriter: Sendable {
     private let queue = DispatchQueue(label: "parley.message-writer")
     /// Runs after each committed batch (search indexing, checkpoints).
     private let afterCommit: @Sendable () -> Void
+    /// Hears how long each batch took to commit and how many messages it held.
+    private let observer = Mutex<(@Sendable (Duration, Int) -> Void)?>(nil)
 
     init(pool: DatabasePool, afterCommit: @escaping @Sendable () -> Void) {
         self.pool = pool
         self.afterCommit = afterCommit
+    }
+
+    func observe(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
+        observer.withLock { $0 = commit }
     }
 
     /// Stores `messages` in order, in one transaction with whatever else is waiting,
@@ -60,6 +66,7 @@ final class MessageWriter: Sendable {
     }
 
     private func write(_ batch: [Pending]) {
+        let started = ContinuousClock.now
         do {
             let outcomes = try pool.write { db in
                 try batch.map { pending -> Outcome in
@@ -72,6 +79,9 @@ final class MessageWriter: Sendable {
                     }
                     return (stored, nil)
                 }
+            }
+            if let observe = observer.withLock({ $0 }) {
+                observe(ContinuousClock.now - started, outcomes.reduce(0) { $0 + $1.stored.count })
             }
             for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
             afterCommit()

@@ -55,6 +55,15 @@ public final class SQLiteChatStore: ChatStore {
         indexer.schedule(after: .milliseconds(0))
     }
 
+    /// Hands `commit` the duration and message count of each committed batch of
+    /// messages (for a server's metrics); one observer at a time.
+    public func observeCommits(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
+        writer.observe(commit)
+    }
+
+    /// The database file, whose size (and its log's) a server reports.
+    public var path: String { pool.path }
+
     /// Closes the database and releases its lock; later calls fail.
     public func close() throws {
         defer { lock.release() }
