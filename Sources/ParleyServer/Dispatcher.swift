@@ -24,21 +24,30 @@ struct Dispatcher: Sendable {
         decoder.head(of: frame)
     }
 
-    func failure(_ id: Int64?, _ error: ParleyError) -> Data {
-        (try? encoder.encode(Reply<Empty>.failure(id, redacted(error)))) ?? Data(#"{"ok":false}"#.utf8)
+    func failure(_ id: Int64?, _ error: ParleyError, op: Op? = nil) -> Data {
+        (try? encoder.encode(Reply<Empty>.failure(id, redacted(error, op: op)))) ?? Data(#"{"ok":false}"#.utf8)
+    }
+
+    /// What a request's log lines carry: the op, the user (or `none`) and the address.
+    func metadata(_ op: Op?) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["user": "\(session.userID.map { String($0.rawValue) } ?? "none")", "address": "\(session.address)"]
+        if let op { metadata["op"] = "\(op.rawValue)" }
+        return metadata
     }
 
     /// An internal error's detail (a database message, a path) goes to the log only;
     /// the client gets a reference to quote.
-    private func redacted(_ error: ParleyError) -> ParleyError {
+    private func redacted(_ error: ParleyError, op: Op?) -> ParleyError {
         guard error.code == .internalError else { return error }
-        return Self.internalError(logged: error.message, logger: logger)
+        return Self.internalError(logged: error.message, logger: logger, metadata: metadata(op))
     }
 
     /// `internal` with a fresh reference, the detail logged under it.
-    static func internalError(logged detail: String, logger: Logger) -> ParleyError {
+    static func internalError(logged detail: String, logger: Logger, metadata: Logger.Metadata = [:]) -> ParleyError {
         let reference = String(UInt32.random(in: .min ... .max), radix: 16)
-        logger.error("internal error \(reference): \(detail)")
+        var metadata = metadata
+        metadata["reference"] = "\(reference)"
+        logger.error("internal error \(reference): \(detail)", metadata: metadata)
         return ParleyError(.internalError, "the server failed to do this (reference \(reference))")
     }
 
@@ -166,16 +175,21 @@ struct Dispatcher: Sendable {
             case .ping: reply = try await call(id, frame) { (_: Empty) in Empty() }
             }
         } catch let error as ParleyError {
+            var metadata = metadata(op)
+            metadata["code"] = "\(error.code)"
             if Self.accountOps.contains(op) || error.code == .rateLimited {
-                logger.info("\(op.rawValue) refused: \(error.code)", metadata: ["address": "\(session.address)"])
+                logger.info("\(op.rawValue) refused: \(error.code)", metadata: metadata)
+            } else {
+                logger.debug("request refused", metadata: metadata)
             }
-            return (failure(id, error), error.code, nil)
+            return (failure(id, error, op: op), error.code, nil)
         } catch {
-            return (failure(id, ParleyError(.internalError, String(describing: error))), .internalError, nil)
+            return (failure(id, ParleyError(.internalError, String(describing: error)), op: op), .internalError, nil)
         }
+        logger.debug("request", metadata: metadata(op))
         if let signedIn {
             let what = op == .register ? "signed up" : op == .resume ? "resumed" : "signed in"
-            logger.info("\(what) @\(signedIn.handle)", metadata: ["user": "\(signedIn.id)", "address": "\(session.address)"])
+            logger.info("\(what) @\(signedIn.handle)", metadata: metadata(op))
         }
         return (reply, nil, signedIn)
     }

@@ -5,7 +5,9 @@ import ServiceLifecycle
 /// The server's periodic chores: expired sessions and sign-in codes are deleted, and
 /// uploads that no message or avatar took up are swept. Runs once at start, then every
 /// `interval`, until the server stops; it is one of the server's services.
-struct Upkeep: Service {
+struct Upkeep: Service, CustomStringConvertible {
+    var description: String { "upkeep" }
+
     let engine: ChatEngine
     let interval: Duration
     let metrics: ServerMetrics

@@ -52,6 +52,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
+    @Option(help: "Log as text lines, or as one JSON object per line (json).") var logFormat = LogFormat.text
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
 
     func validate() throws {
         for (name, seconds) in [("--ping-timeout", pingTimeout), ("--sign-in-timeout", signInTimeout), ("--handshake-timeout", handshakeTimeout)] {
@@ -92,10 +97,16 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let format = logFormat
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            case .json:
+                return JSONLogHandler(label: label, logLevel: level)
+            }
         }
         let logger = Logger(label: "parley.server")
         ParleyServer.raiseOpenFileLimit()

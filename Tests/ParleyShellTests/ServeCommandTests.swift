@@ -37,6 +37,29 @@ import Testing
         again.stop()
     }
 
+    /// `--log-format json`: every line of the log is one JSON object, and a request's
+    /// line names its op, its user and, when refused, the error code.
+    @Test(.timeLimit(.minutes(1))) func jsonLogsNameTheOpTheUserAndTheCode() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-json-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("serve.log")
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("data"), arguments: ["--log-format", "json"], logLevel: "debug", log: log)
+        let shell = ParleyBinary(serverURL: server.url)
+        defer { shell.remove() }
+        let result = try shell.run("/register ann@example.com --handle ann --password pass-ann-1\n/send #nowhere hello")
+        #expect(result.stderr.contains("unknown_group"))
+        server.stop()
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        let records = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+        #expect(records.count == lines.count && !lines.isEmpty, "every line is a JSON object of strings")
+        #expect(records.allSatisfy { $0["time"]?.hasSuffix("Z") == true && $0["level"] != nil && $0["message"] != nil })
+        #expect(records.contains { $0["message"] == "signed up @ann" && $0["op"] == "register" && $0["user"] == "1" }, "\(records)")
+        #expect(records.contains { $0["op"] == "group" && $0["user"] == "1" && $0["code"] == "unknown_group" }, "\(records)")
+        #expect(!lines.contains { $0.contains("pass-ann-1") }, "no password in the log")
+    }
+
     /// One folder, one server: a second `parley serve` on it, or an embedded shell beside
     /// it, would write the same database with live sessions of its own. Both are refused
     /// and leave the folder as it was; and a server is kept out while a shell has it open.

@@ -57,6 +57,8 @@ public final class EngineSession: ChatService {
     var subscription: SubscriptionID? { state.withLock { $0.subscription } }
     /// When the signed-in session's token expires (nil when signed out).
     public var expiresAt: Date? { state.withLock { $0.expiresAt } }
+    /// The signed-in user's id, for logs.
+    public var userID: UserID? { state.withLock { $0.user?.id } }
     /// This session as the cause of an event.
     var origin: EventOrigin { state.withLock { EventOrigin(subscription: $0.subscription, tokenHash: $0.tokenHash) } }
 
