@@ -4,7 +4,11 @@ import PackageDescription
 import class Foundation.ProcessInfo
 
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
+    .enableUpcomingFeature("ExistentialAny"),
+    // An import says what a file uses: members need their module imported in the file,
+    // and only a `public import` lets a module's types into public declarations.
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 var dependencies: [Package.Dependency] = [
@@ -19,11 +23,11 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
 ]
 
@@ -62,6 +66,7 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyEngine", "ParleyProtocol",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -70,7 +75,6 @@ var targets: [Target] = [
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
@@ -81,6 +85,7 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyProtocol",
             .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
@@ -94,6 +99,7 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyStore",
             .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: swiftSettings
@@ -104,15 +110,17 @@ var targets: [Target] = [
     .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
     .target(
         name: "ParleyShell",
-        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
+        dependencies: ["ParleyCore", "ParleyStore", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
         swiftSettings: swiftSettings
     ),
     .executableTarget(
         name: "parley",
         dependencies: [
-            "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient",
+            "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyBots",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -136,6 +144,7 @@ var targets: [Target] = [
             "ParleyCore", "ParleyBots", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyClient",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
         path: "examples/SwiftBot",
         swiftSettings: swiftSettings
@@ -154,6 +163,7 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "JWTKit", package: "jwt-kit"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -163,6 +173,8 @@ var targets: [Target] = [
             "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyProtocol", "ParleyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "WSCore", package: "swift-websocket"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
@@ -170,13 +182,16 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "ParleyBotsTests",
-        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "ParleyShell", "ParleyTesting"],
+        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "ParleyTesting"],
         exclude: ["Plugins"],
         swiftSettings: swiftSettings
     ),
     .testTarget(
         name: "ParleyShellTests",
-        dependencies: ["ParleyCore", "ParleyShell", "ParleyTesting", "parley"],
+        dependencies: [
+            "ParleyCore", "ParleyEngine", "ParleyShell", "ParleyTesting", "parley",
+            .product(name: "JWTKit", package: "jwt-kit"),
+        ],
         swiftSettings: swiftSettings
     ),
 ]

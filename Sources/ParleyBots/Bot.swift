@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 
 /// A bot written in Swift, run in-process by a `BotHost` with the same guards as a
 /// plugin process: it never sees its own messages, its actions are rate limited, and

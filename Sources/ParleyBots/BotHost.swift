@@ -1,6 +1,6 @@
-import Foundation
-import ParleyCore
-import ParleyStore
+public import Foundation
+public import ParleyCore
+public import ParleyStore
 import Synchronization
 
 /// Runs slash commands as a bot's user (the shell provides one); the result is the

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Any JSON value: what a plugin stores with `state_set`, passes as `ref`, or gets back
 /// in a `result`.

@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import SystemPackage
 #endif
 
 /// One run of a plugin executable, in a process group of its own so that stopping it

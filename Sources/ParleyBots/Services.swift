@@ -1,4 +1,4 @@
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// A bot host run as a `Service`: it loads its plugins (`load`, which may wait and
 /// retry), runs them until the group shuts down, then stops every plugin. A load that

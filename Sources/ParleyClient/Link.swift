@@ -3,6 +3,8 @@ import Logging
 import ParleyCore
 import ParleyProtocol
 import WSClient
+import NIOCore
+import NIOWebSocket
 
 /// What happened to a connection that was up: it was lost, or it is back. `complete`
 /// is false when messages from the time away may be missing from the events (the

@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 import ParleyProtocol
 
 /// `ChatService` over a Parley server's WebSocket: what `parley --server URL` uses.

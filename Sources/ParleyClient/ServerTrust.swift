@@ -1,6 +1,6 @@
 import Foundation
-import NIOSSL
-import ParleyCore
+public import NIOSSL
+public import ParleyCore
 
 /// How a client checks a `wss://` or `https://` server: its certificate must chain to
 /// the system's trust store, or, with `caFile`, to the certificates in that PEM file (a

@@ -1,6 +1,6 @@
-import Foundation
-import ParleyCore
-import ParleyStore
+public import Foundation
+public import ParleyCore
+public import ParleyStore
 import Synchronization
 
 /// The one place where Parley's rules live. Each client connection gets its own

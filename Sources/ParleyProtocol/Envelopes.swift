@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 
 /// The first look at a request frame: `{"id": 7, "op": "send", "args": {...}}`.
 public struct RequestHead: Decodable, Sendable {

@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 
 /// The media routes beside the WebSocket (docs/protocol.md, "Media"):
 ///

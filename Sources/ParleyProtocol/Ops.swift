@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 
 /// Every request a client can make: one per `ChatService` verb, plus `ping`.
 /// docs/protocol.md shows each with an example exchange.

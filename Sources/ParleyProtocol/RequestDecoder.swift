@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 
 /// Reads a request frame in two steps: the head (`id` and `op`), so a frame that is
 /// no request at all is refused before any op runs, then the op's arguments as the

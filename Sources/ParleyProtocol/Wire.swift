@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How Parley's wire format turns values into JSON and back: snake_case keys
 /// (`chat_id`, `sent_at`), ISO 8601 dates with milliseconds.

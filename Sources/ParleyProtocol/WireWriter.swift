@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 
 /// The wire's JSON written by hand for the frames a server sends most: a message event
 /// to every member, the reply to a send, a page of history. `Wire.encoder()` takes

@@ -5,6 +5,7 @@ import NIOHTTP1
 import ParleyCore
 import ParleyEngine
 import ParleyProtocol
+import Prometheus
 
 /// `PUT /v1/media` and `GET /v1/media/ID` (see `MediaHTTP`). The body of an upload is
 /// streamed into the engine's `MediaUpload`, never held whole in memory.

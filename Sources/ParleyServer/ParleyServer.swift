@@ -1,16 +1,17 @@
 import Foundation
-import Hummingbird
+public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import Logging
+public import Logging
 import ServiceLifecycle
 import NIOCore
-import NIOSSL
+public import NIOSSL
 import NIOWebSocket
-import ParleyCore
-import ParleyEngine
+public import ParleyCore
+public import ParleyEngine
 import ParleyProtocol
 import Synchronization
+import Prometheus
 
 /// `parley serve`: one WebSocket route for every op and live event, media upload and
 /// download over HTTP, `/healthz`, and `/metrics` in Prometheus text format.

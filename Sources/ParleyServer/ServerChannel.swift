@@ -8,6 +8,7 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
 import Synchronization
+import Prometheus
 
 /// One accepted connection: HTTP/1.1 for health, metrics and media, or a WebSocket
 /// when it asks to upgrade on `/v1/ws`.

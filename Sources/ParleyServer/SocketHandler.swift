@@ -4,6 +4,8 @@ import NIOWebSocket
 import ParleyCore
 import ParleyEngine
 import Synchronization
+import Logging
+import Prometheus
 
 /// One WebSocket after the upgrade, on its channel's event loop: requests in order, one
 /// short task per request while it is answered; events written straight from the bus

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ParleyCore
 
 /// The saved session token in the data folder (mode 0600), so the next start signs

@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 
 /// Storage for everything the engine knows. It keeps data consistent (one direct chat
 /// per pair, gap-free sequence numbers, one message per client id) but decides nothing

@@ -1,4 +1,4 @@
-import ParleyEngine
+public import ParleyEngine
 import Synchronization
 
 /// A `CodeSender` that keeps the codes it is given, so a test can type them in.

@@ -1,4 +1,4 @@
-import ParleyCore
+public import ParleyCore
 import Synchronization
 
 /// Collects a connection's events in the background so a test can wait for one.

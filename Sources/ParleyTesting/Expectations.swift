@@ -1,5 +1,5 @@
-import ParleyCore
-import Testing
+public import ParleyCore
+public import Testing
 
 /// Expects `body` to fail with a `ParleyError` carrying `code`.
 public func expectError<T>(

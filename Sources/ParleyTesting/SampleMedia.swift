@@ -1,5 +1,5 @@
 import CJPEG
-import Foundation
+public import Foundation
 
 /// Small, well-formed media files made from scratch for tests and benchmarks: PNG and
 /// JPEG with real pixels (decodable), the others with a correct structure around

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The real `parley serve`, run as a process for tests through the binary: started on
 /// a port over a data folder, stopped with a signal or killed.

@@ -1,7 +1,7 @@
 import CryptoExtras
-import Foundation
+public import Foundation
 import JWTKit
-import ParleyEngine
+public import ParleyEngine
 
 /// An OpenID Connect provider made up inside a test: an RS256 key (`rsa-1`) and an
 /// ES256 key (`ec-1`) generated on the spot, their JWKS, and ID tokens signed with them.

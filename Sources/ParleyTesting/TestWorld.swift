@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import ParleyCore
-import ParleyEngine
-import ParleyStore
+public import ParleyEngine
+public import ParleyStore
 import Synchronization
 
 /// An engine on a fresh SQLite file in a temporary folder, with a clock tests can move

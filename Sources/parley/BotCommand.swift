@@ -7,6 +7,7 @@ import ParleyShell
 import Logging
 import ParleyStore
 import ServiceLifecycle
+import UnixSignals
 
 /// `parley bot PATH... --as @HANDLE`: plugins without a shell, until SIGTERM or SIGINT.
 struct BotCommand: AsyncParsableCommand {

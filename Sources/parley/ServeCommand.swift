@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import Logging
 import ParleyBots
@@ -7,6 +7,7 @@ import ParleyEngine
 import ParleyServer
 import ParleyStore
 import ServiceLifecycle
+import UnixSignals
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import ParleyCore
 import ParleyEngine
 import ParleyShell
 import ParleyStore
+import ArgumentParser
 
 /// Wires the shell to its service and its input: readline at a terminal, or a script.
 struct ShellLauncher {

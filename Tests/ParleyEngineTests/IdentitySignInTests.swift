@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyEngine
 import ParleyTesting
 import Testing
+import JWTKit
 
 @Suite struct IdentitySignInTests {
     static func world(_ idp: TestIdentityProvider) throws -> TestWorld {

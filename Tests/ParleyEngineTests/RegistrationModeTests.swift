@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyEngine
 import ParleyTesting
 import Testing
+import ParleyStore
 
 /// `--registration open|invite|closed`, sign-up codes made by server admins, and bot
 /// accounts made and owned by signed-in users.

@@ -10,6 +10,7 @@ import ParleyStore
 import ParleyTesting
 import Synchronization
 import WSClient
+import NIOWebSocket
 
 /// A real server on a free port (or a given one), over a real SQLite file.
 final class TestServer: Sendable {

@@ -3,6 +3,8 @@ import ParleyClient
 import ParleyCore
 import ParleyTesting
 import Testing
+import ParleyEngine
+import ParleyServer
 
 /// Runs blocking socket work on a thread of its own, so an in-process server keeps the
 /// cooperative pool's threads.

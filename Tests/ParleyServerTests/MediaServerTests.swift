@@ -3,6 +3,7 @@ import ParleyClient
 import ParleyCore
 import ParleyTesting
 import Testing
+import ParleyEngine
 
 /// Media through a real server on a free port: uploads and downloads over HTTP, sends
 /// over the WebSocket.

@@ -3,6 +3,7 @@ import ParleyClient
 import ParleyCore
 import ParleyTesting
 import Testing
+import ParleyEngine
 
 @Suite(.timeLimit(.minutes(1))) struct PhoneServerTests {
     @Test func phoneSignInWorksThroughTheServer() async throws {

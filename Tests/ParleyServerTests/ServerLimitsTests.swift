@@ -4,6 +4,10 @@ import ParleyClient
 import ParleyCore
 import ParleyTesting
 import Testing
+import NIOWebSocket
+import ParleyEngine
+import ParleyServer
+import WSCore
 
 /// What the server does when a client stops reading, keeps a session too long, or
 /// meets an internal failure.

@@ -4,6 +4,9 @@ import ParleyCore
 import Synchronization
 import ParleyTesting
 import Testing
+import NIOWebSocket
+import ParleyServer
+import WSCore
 
 /// A signed-up client of `server`, with its events collected.
 func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async throws -> (RemoteChatService, EventLog, SignedIn) {

@@ -14,6 +14,7 @@ import ParleyShell
 import ParleyStore
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 struct TallyBot: Bot {
     var hello: BotHello {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 public enum ChatKind: String, Codable, Sendable {
     case direct

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An invite link to a group. The code is random (128 bits or more) and can be
 /// limited in time and in uses, or revoked.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Who may make an account on a server. Bot accounts are made by signed-in users
 /// (`createBot`) whatever the mode, and belong to them.

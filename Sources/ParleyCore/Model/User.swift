@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A user as others see them: enough to print a name and address them.
 public struct UserRef: Hashable, Codable, Sendable {

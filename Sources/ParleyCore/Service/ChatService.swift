@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Everything one client connection can do, signed out or signed in.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Input rules shared by every client and enforced by the engine.
 public enum Limits {

@@ -1,5 +1,5 @@
 import Foundation
-import JWTKit
+public import JWTKit
 import ParleyCore
 
 /// The OpenID Connect provider whose ID tokens the engine accepts: its issuer, the

@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 import Synchronization
 
 /// Identifies one subscriber (one live session) on an `EventBus`.

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 
 /// Decides what a file is from its bytes, and refuses one that is cut short.
 ///

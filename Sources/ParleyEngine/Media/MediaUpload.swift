@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import ParleyCore
+public import ParleyCore
 import ParleyStore
 
 /// One upload on its way in: bytes are hashed and written to a temporary file as they

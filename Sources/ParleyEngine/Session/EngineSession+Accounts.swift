@@ -1,6 +1,7 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 import ParleyStore
+import Synchronization
 
 extension EngineSession {
     public func register(_ registration: Registration) async throws -> SignedIn {

@@ -1,6 +1,7 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 import ParleyStore
+import JWTKit
 
 extension EngineSession {
     public func signIn(idToken: String) async throws -> SignedIn {

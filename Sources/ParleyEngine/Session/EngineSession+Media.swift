@@ -1,6 +1,7 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 import ParleyStore
+import Synchronization
 
 extension EngineSession {
     public func uploadMedia(from file: URL, kind: MediaKind?, for recipient: Recipient?, progress: TransferProgress?) async throws

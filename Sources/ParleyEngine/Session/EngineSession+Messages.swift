@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 import ParleyStore
 
 extension EngineSession {

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import ParleyCore
+public import ParleyCore
 import ParleyStore
 
 extension EngineSession {

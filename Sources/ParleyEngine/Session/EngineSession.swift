@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 import ParleyStore
 import Synchronization
 

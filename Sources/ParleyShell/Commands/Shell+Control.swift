@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyBots
 
 extension Shell {
     func status(_ input: inout CommandInput) async throws {

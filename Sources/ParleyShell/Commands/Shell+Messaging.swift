@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 
 extension Shell {
     func msg(_ input: inout CommandInput) async throws {

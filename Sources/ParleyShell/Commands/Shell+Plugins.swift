@@ -1,6 +1,6 @@
-import Foundation
-import ParleyBots
-import ParleyCore
+public import Foundation
+public import ParleyBots
+public import ParleyCore
 import ParleyStore
 import Synchronization
 

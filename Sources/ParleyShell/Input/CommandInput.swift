@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 
 /// What follows a command's name, read the way the command needs it: word by word,
 /// with `--options`, or the rest as verbatim text.

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 
 /// Lines of a file or of standard input, read as they come: a command runs before a
 /// line not yet written is waited for, so a script can be fed from a pipe that waits on

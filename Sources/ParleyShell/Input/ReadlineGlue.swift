@@ -1,6 +1,7 @@
 @preconcurrency import CReadline
 import Foundation
 import Glibc
+import ParleyCore
 
 /// The C side of readline: its callbacks are plain C functions, so the state they
 /// share lives here, touched only from the line editor's thread (and the signal pipe).

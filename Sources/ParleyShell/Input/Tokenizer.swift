@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 
 /// Reads words from a command line: spaces separate, "double" and 'single' quotes
 /// group, a backslash escapes the next character. In scripts `$NAME` and `${NAME}` are

@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 
 /// Human renderings of messages, chats and events. Everything that came from another
 /// user goes through `Sanitizer` here, and only here.

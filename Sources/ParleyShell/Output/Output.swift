@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 import Synchronization
 
 /// Where the shell's results, errors and events go: human lines (coloured on a

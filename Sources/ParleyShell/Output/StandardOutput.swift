@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 /// Unbuffered writes to a file descriptor (stdio's `stdout` is global mutable state
 /// that Swift 6 will not let us touch from concurrent code).

@@ -1,7 +1,7 @@
 import CJPEG
 import CPNG
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 
 /// Decoded pixels, 8-bit RGBA, row by row.
 public struct PixelImage: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Foundation
-import ParleyCore
+public import Foundation
+public import ParleyCore
 
 /// Where media bytes live, named by the SHA-256 of their content, so the same content
 /// is kept once. Writes go through an `AtomicFile` from `makeTemporary()`, put in

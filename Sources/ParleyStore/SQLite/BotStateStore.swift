@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 
 /// What bot plugins keep between runs, in `bots.sqlite` in the data folder: small

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+public import ParleyCore
 import Synchronization
 
 /// Who may open a database: one server alone, or any number of embedded shells and

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import ParleyCore
+public import ParleyCore
 
 extension SQLiteChatStore {
     /// One query over the user's memberships: the chat with its copy of the last

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GRDB
-import ParleyCore
+public import ParleyCore
 
 extension SQLiteChatStore {
     public func recordMedia(_ media: MediaInfo, uploader: UserID, at time: Date) async throws {

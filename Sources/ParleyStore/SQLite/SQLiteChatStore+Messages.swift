@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GRDB
-import ParleyCore
+public import ParleyCore
 
 extension SQLiteChatStore {
     public func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GRDB
-import ParleyCore
+public import ParleyCore
 
 extension SQLiteChatStore {
     public func user(phone: String) async throws -> User? {

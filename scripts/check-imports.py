@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Checks that each target's imports and its declared dependencies in Package.swift
+match: a module imported without being declared builds only by luck (another target
+pulled it in), and a dependency never imported is dead weight. Run by .ci/run.
+
+    python3 scripts/check-imports.py        # exit status 1 and a line per mismatch
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+# Modules of the toolchain and the system, never declared.
+SYSTEM = {"Foundation", "FoundationEssentials", "Glibc", "Musl", "Darwin", "Dispatch", "Synchronization",
+          "Testing", "XCTest", "_Concurrency", "os", "Observation"}
+# Products whose modules have other names (product -> modules it brings).
+PRODUCT_MODULES = {"Metrics": {"Metrics", "CoreMetrics"}, "GRDBSQLite": {"GRDBSQLite", "SQLite3"}}
+# Dependencies that are there for the build, not for an import: the tests run the
+# `parley` binary, so they depend on it.
+BUILD_ONLY = {("ParleyShellTests", "parley")}
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+package = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=root, capture_output=True, text=True, check=True).stdout)
+import_line = re.compile(r"^\s*(?:@[\w(]+[^\n]*?\s+)?(?:public |package |internal |private |fileprivate )?import (?:(?:struct|class|enum|protocol|func|var|typealias) )?([A-Za-z_][A-Za-z0-9_]*)", re.M)
+
+problems = []
+for target in package["targets"]:
+    if target["type"] == "system":
+        continue
+    name = target["name"]
+    default = os.path.join("Tests" if target["type"] == "test" else "Sources", name)
+    folder = os.path.join(root, target.get("path") or default)
+    imported = set()
+    for directory, _, files in os.walk(folder):
+        for file in files:
+            if file.endswith(".swift"):
+                with open(os.path.join(directory, file), encoding="utf-8") as source:
+                    imported |= set(import_line.findall(source.read()))
+    declared = {}
+    for dependency in target["dependencies"]:
+        kind, value = next(iter(dependency.items()))
+        dep = value[0]
+        declared[dep] = PRODUCT_MODULES.get(dep, {dep})
+    provided = set().union(*declared.values()) if declared else set()
+    for module in sorted(imported - provided - SYSTEM - {name}):
+        problems.append(f"{name} imports {module} without declaring it in Package.swift")
+    for dep, modules in sorted(declared.items()):
+        if not modules & imported and (name, dep) not in BUILD_ONLY:
+            problems.append(f"{name} declares {dep} and never imports it")
+
+for problem in problems:
+    print(problem)
+sys.exit(1 if problems else 0)
