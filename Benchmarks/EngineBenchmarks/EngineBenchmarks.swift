@@ -153,7 +153,8 @@ func fillChat(_ chat: ChatID, author: UserID, count: Int64, databasePath: String
             try insert.execute(arguments: [chat.rawValue, seq, author.rawValue, "message number \(seq)", 1_800_000_000_000 + seq])
         }
         try db.execute(
-            sql: "UPDATE chat SET last_seq = ?, last_message_id = (SELECT max(id) FROM message) WHERE id = ?", arguments: [count, chat.rawValue])
+            sql: "UPDATE chat SET last_seq = ?, last_message_id = (SELECT max(id) FROM message) WHERE id = ?",
+            arguments: [count, chat.rawValue])
     }
     try queue.close()
 }

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
 import ParleyClient
 import ParleyCore
-import NIOCore
-import NIOSSL
 import Synchronization
-import NIOPosix
 
 // parley-load: opens N clients of a Parley server across G groups and sends as fast as
 // acknowledged or at a fixed rate; reports acknowledged sends/s, delivered messages/s,
@@ -58,7 +58,12 @@ final class Tally: Sendable {
     }
 
     private let state = Mutex(State())
-    func delivered(latency: Int64) { state.withLock { $0.delivered += 1; $0.latencies.append(latency) } }
+    func delivered(latency: Int64) {
+        state.withLock {
+            $0.delivered += 1
+            $0.latencies.append(latency)
+        }
+    }
     func acknowledged() { state.withLock { $0.acknowledged += 1 } }
     func failed(_ error: any Error) {
         let first = state.withLock { state in
@@ -95,15 +100,18 @@ final class RawClient: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host)) }
                     try channel.pipeline.syncOperations.addHandler(
-                        FrameScanner(tally: tally, onReady: { signedIn.yield(true) }, onAck: { acks.yield($0) }, onClose: {
-                            signedIn.finish()
-                            acks.finish()
-                        }))
+                        FrameScanner(
+                            tally: tally, onReady: { signedIn.yield(true) }, onAck: { acks.yield($0) },
+                            onClose: {
+                                signedIn.finish()
+                                acks.finish()
+                            }))
                 }
             }
             .connect(host: host, port: port).get()
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let upgrade = "GET /v1/ws HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        let upgrade =
+            "GET /v1/ws HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: upgrade))
         try await channel.writeAndFlush(Self.masked(#"{"id":0,"op":"resume","args":{"token":"\#(token)"}}"#))
         var iterator = ready.makeAsyncIterator()
@@ -112,7 +120,8 @@ final class RawClient: Sendable {
 
     func send(chat: ChatID) async throws {
         let id = nextID.add(1, ordering: .relaxed).newValue
-        let frame = #"{"id":\#(id),"op":"send","args":{"chat":\#(chat.rawValue),"text":"t=\#(microsNow()) load","client_id":"\#(id)-\#(run)"}}"#
+        let frame =
+            #"{"id":\#(id),"op":"send","args":{"chat":\#(chat.rawValue),"text":"t=\#(microsNow()) load","client_id":"\#(id)-\#(run)"}}"#
         try await channel.writeAndFlush(Self.masked(frame))
     }
 
@@ -156,7 +165,10 @@ final class FrameScanner: ChannelInboundHandler {
     private var upgraded = false
     private var signedIn = false
 
-    init(tally: Tally, onReady: @escaping @Sendable () -> Void, onAck: @escaping @Sendable (Bool) -> Void, onClose: @escaping @Sendable () -> Void) {
+    init(
+        tally: Tally, onReady: @escaping @Sendable () -> Void, onAck: @escaping @Sendable (Bool) -> Void,
+        onClose: @escaping @Sendable () -> Void
+    ) {
         self.tally = tally
         self.onReady = onReady
         self.onAck = onAck
@@ -225,7 +237,10 @@ final class FrameScanner: ChannelInboundHandler {
         guard let start = find(marker, in: bytes) else { return nil }
         var value: Int64 = 0
         var index = bytes.startIndex + start + marker.utf8.count
-        while index < bytes.endIndex, let digit = bytes[index].wholeNumberValue { value = value * 10 + Int64(digit); index += 1 }
+        while index < bytes.endIndex, let digit = bytes[index].wholeNumberValue {
+            value = value * 10 + Int64(digit)
+            index += 1
+        }
         return value
     }
 
@@ -378,7 +393,8 @@ func percentile(_ p: Double) -> String {
 report(
     "clients \(options.clients) groups \(options.groups) senders \(senders.count) rate \(options.rate > 0 ? String(Int(options.rate)) + "/s" : "as fast as acknowledged")"
 )
-report(String(format: "acknowledged sends: %d (%.0f/s), failed: %d", result.acknowledged, Double(result.acknowledged) / seconds, result.failed))
+report(
+    String(format: "acknowledged sends: %d (%.0f/s), failed: %d", result.acknowledged, Double(result.acknowledged) / seconds, result.failed)
+)
 report(String(format: "delivered messages: %d (%.0f/s)", result.delivered, Double(result.delivered) / seconds))
 report("delivery latency p50 \(percentile(0.50)) p95 \(percentile(0.95)) p99 \(percentile(0.99))")
-

@@ -21,7 +21,8 @@ struct BotAccounts {
 
     /// Signs `service` in as the bot `handle`, making the account through `owner` on
     /// first use.
-    func signIn(_ service: any ChatService, handle rawHandle: String, owner: () async throws -> (any ChatService)?) async throws -> SignedIn {
+    func signIn(_ service: any ChatService, handle rawHandle: String, owner: () async throws -> (any ChatService)?) async throws -> SignedIn
+    {
         let handle = try Limits.userHandle(rawHandle)
         let file = folder.appendingPathComponent("\(handle).json")
         if var credentials = load(file) {
@@ -32,7 +33,8 @@ struct BotAccounts {
             return signedIn
         }
         guard let owner = try await owner() else {
-            throw ParleyError(.notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
+            throw ParleyError(
+                .notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
         }
         let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
         var credentials = Credentials(login: "@" + handle, password: String(password.prefix(Limits.maxPasswordBytes)), token: nil)
@@ -41,7 +43,8 @@ struct BotAccounts {
         } catch let error as ParleyError where error.code == .handleTaken {
             throw ParleyError(error.code, "@\(handle) is taken by an account this data folder has no credentials for; choose another --as")
         } catch let error as ParleyError where error.code == .notSignedIn {
-            throw ParleyError(.notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
+            throw ParleyError(
+                .notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
         }
         // Saved before the first sign-in, so a failure there leaves the keys behind.
         try save(credentials, to: file)

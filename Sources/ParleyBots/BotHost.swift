@@ -115,7 +115,9 @@ public actor BotHost {
 
     /// Starts the executable at `path` as a bot; returns once it is running (and has
     /// said `hello`, if it does). Without `handle` it acts as the signed-in user.
-    public func load(path: String, arguments: [String], as handle: String?, name: String?, actionsPerSecond: Int? = nil) async throws -> PluginInfo {
+    public func load(path: String, arguments: [String], as handle: String?, name: String?, actionsPerSecond: Int? = nil) async throws
+        -> PluginInfo
+    {
         let resolved = URL(fileURLWithPath: path).standardizedFileURL.path
         guard FileManager.default.isExecutableFile(atPath: resolved) else {
             let exists = FileManager.default.fileExists(atPath: resolved)

@@ -290,7 +290,8 @@ enum PluginAction: Sendable {
     }
 
     static func isCommandName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 32 && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        !name.isEmpty && name.count <= 32
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
     }
 }
 

@@ -18,7 +18,9 @@ extension LoadedPlugin {
             apply(declared)
         case .success(var action):
             lastLineAt = .now
-            if case .reply(nil, let text, let ref) = action, let lastMessageChat { action = .reply(chat: lastMessageChat, text: text, ref: ref) }
+            if case .reply(nil, let text, let ref) = action, let lastMessageChat {
+                action = .reply(chat: lastMessageChat, text: text, ref: ref)
+            }
             if action.isLimited {
                 guard outgoingLimited < limits.actionBacklog else {
                     let error = ParleyError(

@@ -103,12 +103,13 @@ actor LoadedPlugin {
             process = candidate
         }
         let events = service.events
-        tasks.append(Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.accept(event)
-            }
-        })
+        tasks.append(
+            Task { [weak self] in
+                for await event in events {
+                    guard let self else { return }
+                    await self.accept(event)
+                }
+            })
         tasks.append(Task { [weak self] in await self?.forward() })
         tasks.append(Task { [weak self] in await self?.catchUp() })
     }
@@ -179,7 +180,10 @@ actor LoadedPlugin {
         while let (event, lost) = await queue.next() {
             if lost > 0 {
                 dropped += lost
-                await deliver(.error(ref: nil, ParleyError(.eventsDropped, "\(lost) events dropped: the bot fell behind"), details: ["count": .number(Double(lost))]))
+                await deliver(
+                    .error(
+                        ref: nil, ParleyError(.eventsDropped, "\(lost) events dropped: the bot fell behind"),
+                        details: ["count": .number(Double(lost))]))
             }
             if let message = event.message { await waitForAnswer(before: message.chat.id) }
             await deliver(event)
@@ -355,7 +359,8 @@ actor LoadedPlugin {
         }
         return PluginInfo(
             name: name, path: path, user: me.handle, pid: process?.termination == nil ? process?.pid : nil, state: state,
-            eventsIn: eventsIn, actionsOut: actionsOut, dropped: dropped + queue.unreportedDrops, restarts: restarts, commands: hello.commands.map(\.name))
+            eventsIn: eventsIn, actionsOut: actionsOut, dropped: dropped + queue.unreportedDrops, restarts: restarts,
+            commands: hello.commands.map(\.name))
     }
 
     static func describe(_ duration: Duration) -> String {

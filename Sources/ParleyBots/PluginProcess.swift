@@ -3,8 +3,8 @@ import Subprocess
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
-import SystemPackage
+    import Glibc
+    import SystemPackage
 #endif
 
 /// One run of a plugin executable, in a process group of its own so that stopping it

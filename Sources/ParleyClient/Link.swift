@@ -1,10 +1,10 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOWebSocket
 import ParleyCore
 import ParleyProtocol
 import WSClient
-import NIOCore
-import NIOWebSocket
 
 /// What happened to a connection that was up: it was lost, or it is back. `complete`
 /// is false when messages from the time away may be missing from the events (the
@@ -97,7 +97,9 @@ actor Link {
 
     /// Sends a request and returns its decoded result, or throws the server's error.
     /// Waits for the connection up to the connect timeout (`unavailable` after that).
-    func call<Args: Codable & Sendable, Result: Codable & Sendable>(_ op: Op, _ args: Args, as: Result.Type = Result.self) async throws -> Result {
+    func call<Args: Codable & Sendable, Result: Codable & Sendable>(_ op: Op, _ args: Args, as: Result.Type = Result.self) async throws
+        -> Result
+    {
         try await ready()
         return try await exchange(op, args)
     }
@@ -281,7 +283,9 @@ actor Link {
                 var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
                 configuration.autoPing = .disabled
                 let tls = settings.url.hasPrefix("wss:") ? try settings.trust.configuration() : nil
-                let close = try await WebSocketClient.connect(url: settings.url, configuration: configuration, tlsConfiguration: tls, logger: logger) {
+                let close = try await WebSocketClient.connect(
+                    url: settings.url, configuration: configuration, tlsConfiguration: tls, logger: logger
+                ) {
                     inbound, outbound, _ in
                     await self.connected(outbound)
                     let handshake = Task { await self.handshake() }

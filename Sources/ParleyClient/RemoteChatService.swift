@@ -25,7 +25,8 @@ public final class RemoteChatService: ChatService {
     ///   - onChange: called when a connection that was up is lost, and when it is back
     ///     (with whether every message missed meanwhile was passed on).
     public init(
-        url: String, folder: URL?, trust: ServerTrust = ServerTrust(), connectTimeout: Duration = .seconds(5), reconnectWait: Duration? = nil,
+        url: String, folder: URL?, trust: ServerTrust = ServerTrust(), connectTimeout: Duration = .seconds(5),
+        reconnectWait: Duration? = nil,
         onAcknowledged: @escaping @Sendable (Message) -> Void = { _ in },
         onRejected: @escaping @Sendable (String, ParleyError) -> Void = { _, _ in },
         onChange: @escaping @Sendable (ConnectionChange) -> Void = { _ in }
@@ -209,7 +210,8 @@ public final class RemoteChatService: ChatService {
         path.path = MediaHTTP.uploadPath
         path.queryItems = query.isEmpty ? nil : query
         let transfer = try MediaTransfer(socketURL: link.settings.url, trust: link.settings.trust)
-        return try await transfer.upload(source, path: path.string ?? MediaHTTP.uploadPath, token: try await link.requireToken(), progress: progress)
+        return try await transfer.upload(
+            source, path: path.string ?? MediaHTTP.uploadPath, token: try await link.requireToken(), progress: progress)
     }
 
     public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?) async throws -> Message {

@@ -4,7 +4,8 @@ public import ParleyCore
 /// Every request a client can make: one per `ChatService` verb, plus `ping`.
 /// docs/protocol.md shows each with an example exchange.
 public enum Op: String, CaseIterable, Sendable {
-    case register, signIn = "sign_in", requestCode = "request_code", signInCode = "sign_in_code", signInToken = "sign_in_token", resume, signOut = "sign_out", changePassword = "change_password"
+    case register, signIn = "sign_in", requestCode = "request_code", signInCode = "sign_in_code", signInToken = "sign_in_token", resume,
+        signOut = "sign_out", changePassword = "change_password"
     case me, updateProfile = "update_profile", setAvatar = "set_avatar", searchUsers = "search_users", user
     case send, history, search, markRead = "mark_read", seenBy = "seen_by"
     case chats, chat, directChat = "direct_chat", deleteChat = "delete_chat"

@@ -30,7 +30,9 @@ struct Dispatcher: Sendable {
 
     /// What a request's log lines carry: the op, the user (or `none`) and the address.
     func metadata(_ op: Op?) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["user": "\(session.userID.map { String($0.rawValue) } ?? "none")", "address": "\(session.address)"]
+        var metadata: Logger.Metadata = [
+            "user": "\(session.userID.map { String($0.rawValue) } ?? "none")", "address": "\(session.address)",
+        ]
         if let op { metadata["op"] = "\(op.rawValue)" }
         return metadata
     }
@@ -60,7 +62,9 @@ struct Dispatcher: Sendable {
             switch op {
             case .register:
                 reply = try await call(id, frame) { (args: Args.Register) in
-                    let result = SessionResult(signedIn: try await session.register(try args.registration()), epoch: epoch, position: session.engine.eventPosition, complete: true)
+                    let result = SessionResult(
+                        signedIn: try await session.register(try args.registration()), epoch: epoch, position: session.engine.eventPosition,
+                        complete: true)
                     signedIn = result.user
                     return result
                 }
@@ -84,7 +88,9 @@ struct Dispatcher: Sendable {
                 }
             case .signIn:
                 reply = try await call(id, frame) { (args: Args.SignIn) in
-                    let result = SessionResult(signedIn: try await session.signIn(login: args.login, password: args.password), epoch: epoch, position: session.engine.eventPosition, complete: true)
+                    let result = SessionResult(
+                        signedIn: try await session.signIn(login: args.login, password: args.password), epoch: epoch,
+                        position: session.engine.eventPosition, complete: true)
                     signedIn = result.user
                     return result
                 }
@@ -94,7 +100,11 @@ struct Dispatcher: Sendable {
                     signedIn = resumed.user
                     return SessionResult(signedIn: resumed, epoch: epoch, position: session.engine.eventPosition, complete: complete)
                 }
-            case .signOut: reply = try await call(id, frame) { (_: Empty) in try await session.signOut(); return Empty() }
+            case .signOut:
+                reply = try await call(id, frame) { (_: Empty) in
+                    try await session.signOut()
+                    return Empty()
+                }
             case .changePassword:
                 reply = try await call(id, frame) { (args: Args.ChangePassword) in
                     try await session.changePassword(current: args.current, new: args.new)
@@ -109,7 +119,10 @@ struct Dispatcher: Sendable {
                 }
             case .signupCodes: reply = try await call(id, frame) { (_: Empty) in try await session.signupCodes() }
             case .revokeSignupCode:
-                reply = try await call(id, frame) { (args: Args.Code) in try await session.revokeSignupCode(args.code); return Empty() }
+                reply = try await call(id, frame) { (args: Args.Code) in
+                    try await session.revokeSignupCode(args.code)
+                    return Empty()
+                }
             case .updateProfile:
                 reply = try await call(id, frame) { (args: Args.Profile) in try await session.updateProfile(displayName: args.displayName) }
             case .setAvatar:
@@ -122,7 +135,8 @@ struct Dispatcher: Sendable {
             case .send:
                 reply = try await call(id, frame) { (args: Args.Send) in
                     if let media = args.media {
-                        return try await session.sendMedia(to: try args.recipient(), media: media, caption: args.text, clientID: args.clientID)
+                        return try await session.sendMedia(
+                            to: try args.recipient(), media: media, caption: args.text, clientID: args.clientID)
                     }
                     return try await session.sendMessage(to: try args.recipient(), text: args.text, clientID: args.clientID, via: args.via)
                 }
@@ -143,7 +157,10 @@ struct Dispatcher: Sendable {
             case .directChat:
                 reply = try await call(id, frame) { (args: Args.User) in OptionalChat(chat: try await session.directChat(with: args.user)) }
             case .deleteChat:
-                reply = try await call(id, frame) { (args: Args.Chat) in try await session.deleteChat(args.chat); return Empty() }
+                reply = try await call(id, frame) { (args: Args.Chat) in
+                    try await session.deleteChat(args.chat)
+                    return Empty()
+                }
             case .createGroup:
                 reply = try await call(id, frame) { (args: Args.CreateGroup) in
                     try await session.createGroup(handle: args.handle, title: args.title, isPublic: args.isPublic ?? true)
@@ -152,17 +169,31 @@ struct Dispatcher: Sendable {
             case .joinGroup: reply = try await call(id, frame) { (args: Args.Handle) in try await session.joinGroup(handle: args.handle) }
             case .join: reply = try await call(id, frame) { (args: Args.Join) in try await session.join(invite: args.invite) }
             case .invite:
-                reply = try await call(id, frame) { (args: Args.Member) in try await session.invite(user: args.user, to: args.chat); return Empty() }
+                reply = try await call(id, frame) { (args: Args.Member) in
+                    try await session.invite(user: args.user, to: args.chat)
+                    return Empty()
+                }
             case .createInvite:
                 reply = try await call(id, frame) { (args: Args.CreateInvite) in
-                    try await session.createInvite(chat: args.chat, maxUses: args.maxUses, expiresIn: args.expiresInSeconds.map { .seconds($0) })
+                    try await session.createInvite(
+                        chat: args.chat, maxUses: args.maxUses, expiresIn: args.expiresInSeconds.map { .seconds($0) })
                 }
             case .revokeInvite:
-                reply = try await call(id, frame) { (args: Args.Code) in try await session.revokeInvite(code: args.code); return Empty() }
-            case .leave: reply = try await call(id, frame) { (args: Args.Chat) in try await session.leave(chat: args.chat); return Empty() }
+                reply = try await call(id, frame) { (args: Args.Code) in
+                    try await session.revokeInvite(code: args.code)
+                    return Empty()
+                }
+            case .leave:
+                reply = try await call(id, frame) { (args: Args.Chat) in
+                    try await session.leave(chat: args.chat)
+                    return Empty()
+                }
             case .members: reply = try await call(id, frame) { (args: Args.Chat) in try await session.members(chat: args.chat) }
             case .kick:
-                reply = try await call(id, frame) { (args: Args.Member) in try await session.kick(user: args.user, from: args.chat); return Empty() }
+                reply = try await call(id, frame) { (args: Args.Member) in
+                    try await session.kick(user: args.user, from: args.chat)
+                    return Empty()
+                }
             case .setRole:
                 reply = try await call(id, frame) { (args: Args.SetRole) in
                     try await session.setRole(args.role, for: args.user, in: args.chat)
@@ -170,7 +201,10 @@ struct Dispatcher: Sendable {
                 }
             case .groups: reply = try await call(id, frame) { (_: Empty) in try await session.groups() }
             case .setViewing:
-                reply = try await call(id, frame) { (args: Args.Viewing) in try await session.setViewing(args.chat); return Empty() }
+                reply = try await call(id, frame) { (args: Args.Viewing) in
+                    try await session.setViewing(args.chat)
+                    return Empty()
+                }
             case .online: reply = try await call(id, frame) { (args: Args.Chat) in try await session.online(in: args.chat) }
             case .ping: reply = try await call(id, frame) { (_: Empty) in Empty() }
             }

@@ -1,6 +1,6 @@
 import NIOCore
-import Synchronization
 import Prometheus
+import Synchronization
 
 /// The events on their way to the sockets of one event loop. The first event queued
 /// since the last run schedules one task on the loop, which writes every socket's

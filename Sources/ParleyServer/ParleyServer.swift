@@ -3,15 +3,15 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import Logging
-import ServiceLifecycle
 import NIOCore
 public import NIOSSL
 import NIOWebSocket
 public import ParleyCore
 public import ParleyEngine
 import ParleyProtocol
-import Synchronization
 import Prometheus
+import ServiceLifecycle
+import Synchronization
 
 /// `parley serve`: one WebSocket route for every op and live event, media upload and
 /// download over HTTP, `/healthz`, and `/metrics` in Prometheus text format.
@@ -79,7 +79,8 @@ public final class ParleyServer: Sendable {
             } catch {
                 throw ParleyError(.fileError, "cannot read a PEM private key from \(keyFile): \(error)")
             }
-            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
             tls.minimumTLSVersion = .tlsv12
             self.tls = tls
         }
@@ -132,7 +133,8 @@ public final class ParleyServer: Sendable {
         case EADDRINUSE:
             return ParleyError(
                 .unavailable,
-                "\(host):\(port) is already in use (another parley serve, or another program?): stop it, or choose another --port (0 picks a free one)")
+                "\(host):\(port) is already in use (another parley serve, or another program?): stop it, or choose another --port (0 picks a free one)"
+            )
         case EACCES:
             return ParleyError(.unavailable, "\(host):\(port) needs privileges this user lacks: choose a --port above 1023")
         case EADDRNOTAVAIL:
@@ -173,7 +175,8 @@ public final class ParleyServer: Sendable {
         }
         addMediaRoutes(to: router)
         router.get(RouterPath(ServerChannel.socketPath)) { _, _ in
-            Response(status: .init(code: 426, reasonPhrase: "Upgrade Required"), headers: [.upgrade: "websocket", .secWebSocketVersion: "13"])
+            Response(
+                status: .init(code: 426, reasonPhrase: "Upgrade Required"), headers: [.upgrade: "websocket", .secWebSocketVersion: "13"])
         }
         return Application(
             router: router,
@@ -210,7 +213,11 @@ public final class ParleyServer: Sendable {
             guard limiter.allow() else {
                 metrics.rejected.increment()
                 metrics.count(.rateLimited)
-                return (dispatcher.failure(id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false, false)
+                return (
+                    dispatcher.failure(
+                        id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false,
+                    false
+                )
             }
             let (reply, error, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
             metrics.record(op: op, since: started, error: error)
@@ -295,4 +302,3 @@ final class EventFrameBytes: Sendable {
 final class SocketUser: Sendable {
     let value = Mutex<UserID?>(nil)
 }
-

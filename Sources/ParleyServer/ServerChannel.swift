@@ -7,8 +7,8 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
-import Synchronization
 import Prometheus
+import Synchronization
 
 /// One accepted connection: HTTP/1.1 for health, metrics and media, or a WebSocket
 /// when it asks to upgrade on `/v1/ws`.
@@ -71,7 +71,8 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                         try channel.pipeline.syncOperations.addHandler(
                             HTTPConnectionStateHandler(idleTimeout: server.configuration.handshakeTimeout, logger: logger))
                         return .http(
-                            try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
+                            try NIOAsyncChannel(
+                                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
                     }
                 })
             var pipeline = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgrades)

@@ -59,13 +59,15 @@ final class ServerMetrics: Sendable {
         let connections = name("connections", "", "Open WebSocket connections, by whether they have signed in.")
         anonymousConnections = registry.makeGauge(descriptor: connections, labels: [("state", "anonymous")])
         signedInConnections = registry.makeGauge(descriptor: connections, labels: [("state", "signed_in")])
-        slowClosed = registry.makeCounter(descriptor: name("slow_sockets_closed", "total", "Sockets closed because they left their events unread."))
+        slowClosed = registry.makeCounter(
+            descriptor: name("slow_sockets_closed", "total", "Sockets closed because they left their events unread."))
         refusedConnections = registry.makeCounter(
             descriptor: name("connections_refused", "total", "Connections refused because --max-connections were open."))
         handshakeTimeouts = registry.makeCounter(
             descriptor: name("handshake_timeouts", "total", "Connections closed before they finished their HTTP request or upgrade."))
         sent = registry.makeCounter(descriptor: name("messages_sent", "total", "Messages stored and acknowledged."))
-        delivered = registry.makeCounter(descriptor: name("events_delivered", "total", "Events queued for sockets (one per recipient socket)."))
+        delivered = registry.makeCounter(
+            descriptor: name("events_delivered", "total", "Events queued for sockets (one per recipient socket)."))
         rejected = registry.makeCounter(
             descriptor: name("requests_rejected", "total", "Frames refused before any op ran: unreadable, or past the rate limit."))
         uploads = registry.makeCounter(descriptor: name("media_uploads", "total", "Media uploads stored."))
@@ -84,8 +86,10 @@ final class ServerMetrics: Sendable {
         queuedEvents = registry.makeValueHistogram(
             descriptor: name("socket_write_batch", "events", "Events waiting for a socket when its writer ran (outbound queue depth)."),
             labels: [], buckets: Self.countBuckets)
-        purged = registry.makeCounter(descriptor: name("expired_purged", "total", "Expired sessions and sign-in codes deleted by the upkeep."))
-        swept = registry.makeCounter(descriptor: name("unused_uploads_swept", "total", "Uploads no message or avatar took up, deleted by the upkeep."))
+        purged = registry.makeCounter(
+            descriptor: name("expired_purged", "total", "Expired sessions and sign-in codes deleted by the upkeep."))
+        swept = registry.makeCounter(
+            descriptor: name("unused_uploads_swept", "total", "Uploads no message or avatar took up, deleted by the upkeep."))
         backlogEvents = registry.makeGauge(descriptor: name("event_backlog", "events", "Events kept in memory for clients that resume."))
         let storage = name("database", "bytes", "Size of the database files.")
         databaseBytes = registry.makeGauge(descriptor: storage, labels: [("file", "database")])

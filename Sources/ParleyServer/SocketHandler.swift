@@ -1,11 +1,11 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOWebSocket
 import ParleyCore
 import ParleyEngine
-import Synchronization
-import Logging
 import Prometheus
+import Synchronization
 
 /// One WebSocket after the upgrade, on its channel's event loop: requests in order, one
 /// short task per request while it is answered; events written straight from the bus
@@ -219,7 +219,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 var data = frame.unmaskedData
                 let code = data.readWebSocketErrorCode() ?? .normalClosure
                 endReason = "closed by the client (\(UInt16(webSocketErrorCode: code)))"
-                let echo = WebSocketFrame(fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: nil, allocator: context.channel.allocator))
+                let echo = WebSocketFrame(
+                    fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: nil, allocator: context.channel.allocator))
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(echo)).whenComplete { _ in channel.close(promise: nil) }
             }
@@ -323,7 +324,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let context, !closing else { return }
         closing = true
         endReason = "closed by the server (\(UInt16(webSocketErrorCode: code))\(reason.map { ": " + $0 } ?? ""))"
-        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: reason, allocator: context.channel.allocator))
+        let frame = WebSocketFrame(
+            fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: reason, allocator: context.channel.allocator))
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
             channel.eventLoop.scheduleTask(in: within) { channel.close(promise: nil) }

@@ -1,7 +1,7 @@
 import Logging
 import ParleyEngine
-import ServiceLifecycle
 import Prometheus
+import ServiceLifecycle
 
 /// The server's periodic chores: expired sessions and sign-in codes are deleted, and
 /// uploads that no message or avatar took up are swept. Runs once at start, then every

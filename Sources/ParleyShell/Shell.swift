@@ -245,7 +245,9 @@ public struct ServiceLink: Sendable {
     /// Opens another connection to the same place, for a bot plugin.
     public var another: @Sendable (String) async throws -> any ChatService
 
-    public init(service: any ChatService, folder: URL, description: String, another: @escaping @Sendable (String) async throws -> any ChatService) {
+    public init(
+        service: any ChatService, folder: URL, description: String, another: @escaping @Sendable (String) async throws -> any ChatService
+    ) {
         self.service = service
         self.folder = folder
         self.description = description

@@ -166,7 +166,8 @@ public struct RawHTTP {
     ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try blockingRequest(port: port, method: method, path: path, headers: headers, body: body) })
+                continuation.resume(
+                    with: Result { try blockingRequest(port: port, method: method, path: path, headers: headers, body: body) })
             }
         }
     }
@@ -208,7 +209,8 @@ public struct RawHTTP {
 
         public init(port: Int, path: String, token: String, announced: Int, body: [UInt8]) throws {
             fd = try connectToLocalhost(port: port)
-            let head = "PUT \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\nContent-Length: \(announced)\r\n\r\n"
+            let head =
+                "PUT \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\nContent-Length: \(announced)\r\n\r\n"
             let bytes = Array(head.utf8) + body
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }

@@ -45,7 +45,9 @@ public final class TestWorld: Sendable {
     public func signUp(_ name: String, displayName: String? = nil) async throws -> EngineSession {
         let session = engine.connect()
         _ = try await session.register(
-            Registration(email: "\(name)@example.com", password: Self.password(of: name), displayName: displayName ?? name.capitalized, handle: name))
+            Registration(
+                email: "\(name)@example.com", password: Self.password(of: name), displayName: displayName ?? name.capitalized, handle: name)
+        )
         return session
     }
 

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
+import Logging
 import ParleyBots
 import ParleyClient
 import ParleyCore
 import ParleyShell
-import Logging
 import ParleyStore
 import ServiceLifecycle
 import UnixSignals

@@ -18,7 +18,8 @@ enum DataFolderEngine {
         }
         try configure(&configuration)
         let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
-        let engine = ChatEngine(store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog, totalBacklog: totalBacklog), configuration: configuration)
+        let engine = ChatEngine(
+            store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog, totalBacklog: totalBacklog), configuration: configuration)
         return (engine, store)
     }
 }

@@ -35,7 +35,8 @@ struct ShellOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Trust a wss:// server whose certificate this CA (or self-signed certificate) signed, besides the system's.", valueName: "PEM"))
+        help: ArgumentHelp(
+            "Trust a wss:// server whose certificate this CA (or self-signed certificate) signed, besides the system's.", valueName: "PEM"))
     var caFile: String?
 
     @Option(name: .long, help: "Load a bot plugin at start (repeatable); as /plugin load PATH.")

@@ -60,7 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        for (name, seconds) in [("--ping-timeout", pingTimeout), ("--sign-in-timeout", signInTimeout), ("--handshake-timeout", handshakeTimeout)] {
+        for (name, seconds) in [
+            ("--ping-timeout", pingTimeout), ("--sign-in-timeout", signInTimeout), ("--handshake-timeout", handshakeTimeout),
+        ] {
             guard (try? Limits.duration(seconds: seconds)) != nil, seconds >= 0.1 else {
                 throw ValidationError("\(name) takes 0.1 seconds to 10 years")
             }
@@ -69,7 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--max-failed-sign-ins is at least 1 and --max-registrations at least 0")
         }
         for admin in admins {
-            guard (try? Limits.userHandle(Self.bare(admin))) != nil else { throw ValidationError("--admin takes a user's @handle, not \(admin)") }
+            guard (try? Limits.userHandle(Self.bare(admin))) != nil else {
+                throw ValidationError("--admin takes a user's @handle, not \(admin)")
+            }
         }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if registration == .invite && admins.isEmpty {

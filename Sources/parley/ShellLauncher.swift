@@ -1,10 +1,10 @@
+import ArgumentParser
 import Foundation
 import ParleyClient
 import ParleyCore
 import ParleyEngine
 import ParleyShell
 import ParleyStore
-import ArgumentParser
 
 /// Wires the shell to its service and its input: readline at a terminal, or a script.
 struct ShellLauncher {
@@ -107,9 +107,11 @@ struct ShellLauncher {
             onChange: { announce(describe($0, server: socketURL, queued: true)) })
         let another: @Sendable (String) async throws -> any ChatService = { name in
             let botFolder = folder.appendingPathComponent("bots").appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: botFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: botFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return RemoteChatService(
-                url: socketURL, folder: botFolder, trust: trust, onChange: { change in announceBots?("[\(name)] " + describe(change, server: socketURL, queued: false)) })
+                url: socketURL, folder: botFolder, trust: trust,
+                onChange: { change in announceBots?("[\(name)] " + describe(change, server: socketURL, queued: false)) })
         }
         return ServiceLink(service: service, folder: folder, description: "client of \(socketURL)", another: another)
     }

@@ -19,7 +19,8 @@ final class BotWorld: Sendable {
     let aliceUser: User
 
     static let testBot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Plugins/testbot.py").path
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     init(configure: (inout BotLimits) -> Void = { _ in }) async throws {
         world = try TestWorld()

@@ -22,7 +22,10 @@ struct PluginHostTests {
             if case .message(let event) = $0 { return event.message.text == "echo: hello there" }
             return false
         }
-        guard case .message(let event)? = reply else { Issue.record("no echo"); return }
+        guard case .message(let event)? = reply else {
+            Issue.record("no echo")
+            return
+        }
         #expect(event.message.sender.handle == "echo")
         #expect(event.message.sender.isBot, "a bot account's messages are marked as a bot's")
         await bots.shutdown()
@@ -128,7 +131,8 @@ struct PluginHostTests {
         _ = try await bots.load("sleeper", as: "sleepy")
         let group = try await bots.group("room", bots: ["sleepy"])
         for index in 1...500 {
-            _ = try await bots.alice.sendMessage(to: .chat(group.id), text: "message \(index) " + String(repeating: "x", count: 200), clientID: nil)
+            _ = try await bots.alice.sendMessage(
+                to: .chat(group.id), text: "message \(index) " + String(repeating: "x", count: 200), clientID: nil)
         }
         #expect(try await bots.messages(in: group.id).count == 500)
         let info = try #require(await bots.host.list().first)
@@ -286,7 +290,12 @@ struct PluginHostTests {
         #expect(info.user == "alice")
         _ = try await bob.sendMessage(to: .user(bots.aliceUser.id), text: "are you there?", clientID: nil)
         let direct = try #require(try await bob.directChat(with: bots.aliceUser.id))
-        #expect(try await eventually { try await bob.history(chat: direct.id, limit: 10, before: nil).contains { $0.text == "seen: are you there?" && $0.sender.handle == "alice" } })
+        #expect(
+            try await eventually {
+                try await bob.history(chat: direct.id, limit: 10, before: nil).contains {
+                    $0.text == "seen: are you there?" && $0.sender.handle == "alice"
+                }
+            })
         await bots.shutdown()
     }
 

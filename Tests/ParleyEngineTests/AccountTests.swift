@@ -61,7 +61,9 @@ import Testing
         let byHandle = world.engine.connect()
         #expect(try await byHandle.signIn(login: "@alice", password: "password-alice").user.handle == "alice")
         await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "@alice", password: "wrong-password") }
-        await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "nobody@example.com", password: "password-alice") }
+        await expectError(.badCredentials) {
+            try await world.engine.connect().signIn(login: "nobody@example.com", password: "password-alice")
+        }
         await expectError(.alreadySignedIn) { try await byHandle.signIn(login: "@alice", password: "password-alice") }
     }
 

@@ -59,7 +59,8 @@ import Testing
             let store = world.store
             var lines: [String] = []
             lines.append("members \(try await store.members(of: group).map { "\($0.user.handle):\($0.role)" })")
-            lines.append("history \(try await store.history(chat: group, after: 0, before: nil, limit: 100).map { "\($0.seq):\($0.text)" })")
+            lines.append(
+                "history \(try await store.history(chat: group, after: 0, before: nil, limit: 100).map { "\($0.seq):\($0.text)" })")
             let invite = try await store.invite(code: invite)
             lines.append("invite \(String(describing: invite?.usesLeft)) \(String(describing: invite?.revoked))")
             lines.append("readers \(try await store.readers(chat: group, atLeast: 0).map { "\($0.user.handle):\($0.seq)" })")
@@ -108,21 +109,29 @@ import Testing
         managersOnly("kick") { s, f in try await s.kick(user: f.extra, from: f.group) },
         managersOnly("makeAdmin") { s, f in try await s.setRole(.admin, for: f.extra, in: f.group) },
         Verb(
-            name: "makeOwner", expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+            name: "makeOwner",
+            expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
         ) { s, f in try await s.setRole(.owner, for: f.extra, in: f.group) },
         Verb(
             name: "group", expected: [.nonMember: .deny(.privateGroup), .member: .allow, .admin: .allow, .owner: .allow]
         ) { s, _ in _ = try await s.group(handle: "vault") },
         Verb(
             name: "joinGroup",
-            expected: [.nonMember: .deny(.privateGroup), .member: .deny(.alreadyMember), .admin: .deny(.alreadyMember), .owner: .deny(.alreadyMember)]
+            expected: [
+                .nonMember: .deny(.privateGroup), .member: .deny(.alreadyMember), .admin: .deny(.alreadyMember),
+                .owner: .deny(.alreadyMember),
+            ]
         ) { s, _ in _ = try await s.joinGroup(handle: "vault") },
         Verb(
             name: "joinWithInvite",
             expected: [.nonMember: .allow, .member: .deny(.alreadyMember), .admin: .deny(.alreadyMember), .owner: .deny(.alreadyMember)]
         ) { s, f in _ = try await s.join(invite: f.invite) },
-        Verb(name: "chats", expected: [.nonMember: .allow, .member: .allow, .admin: .allow, .owner: .allow]) { s, _ in _ = try await s.chats() },
-        Verb(name: "groups", expected: [.nonMember: .allow, .member: .allow, .admin: .allow, .owner: .allow]) { s, _ in _ = try await s.groups() },
+        Verb(name: "chats", expected: [.nonMember: .allow, .member: .allow, .admin: .allow, .owner: .allow]) { s, _ in
+            _ = try await s.chats()
+        },
+        Verb(name: "groups", expected: [.nonMember: .allow, .member: .allow, .admin: .allow, .owner: .allow]) { s, _ in
+            _ = try await s.groups()
+        },
     ]
 
     @Test(arguments: verbs)

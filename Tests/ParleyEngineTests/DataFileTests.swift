@@ -48,7 +48,9 @@ import Testing
             Issue.record("a second store opened a served database")
         } catch let error as ParleyError {
             #expect(error.code == .unavailable)
-            #expect(error.message.contains("is served by parley serve (pid \(getpid())); connect to it with --server ws://127.0.0.1:7878/v1/ws"), "\(error)")
+            #expect(
+                error.message.contains(
+                    "is served by parley serve (pid \(getpid())); connect to it with --server ws://127.0.0.1:7878/v1/ws"), "\(error)")
         }
         try served.close()
         let shells = [try SQLiteChatStore(path: path), try SQLiteChatStore(path: path)]

@@ -22,7 +22,10 @@ import Testing
         let created = await bobEvents.first { if case .chatCreated = $0 { true } else { false } }
         #expect(created?.chatID == chat.id)
         let delivered = await bobEvents.first { if case .message = $0 { true } else { false } }
-        guard case .message(let event) = delivered else { Issue.record("no message event"); return }
+        guard case .message(let event) = delivered else {
+            Issue.record("no message event")
+            return
+        }
         #expect(event.message.text == "hi bob")
         #expect(event.chat.peer(of: bobID)?.handle == "alice")
         let bobList = try await bob.chats()
@@ -137,9 +140,12 @@ import Testing
         _ = try await carol.updateProfile(displayName: "Carol Renamed")
         let list = try await alice.chats()
         #expect(list.map { $0.lastMessage?.sender.handle } == ["carol", "alice"])
-        #expect(list[0].lastMessage == Message(
-            id: sent.id, chatID: group.id, seq: 1, sender: UserRef(id: sent.sender.id, handle: "carol", displayName: "Carol Renamed", isBot: false),
-            kind: .text, text: "from carol", media: nil, sentAt: sent.sentAt, clientID: "c-1"))
+        #expect(
+            list[0].lastMessage
+                == Message(
+                    id: sent.id, chatID: group.id, seq: 1,
+                    sender: UserRef(id: sent.sender.id, handle: "carol", displayName: "Carol Renamed", isBot: false),
+                    kind: .text, text: "from carol", media: nil, sentAt: sent.sentAt, clientID: "c-1"))
         #expect(try await bob.chats().first?.lastMessage?.id == direct.id)
         #expect(try await bob.chats().first?.lastMessage?.sender.handle == "alice")
     }

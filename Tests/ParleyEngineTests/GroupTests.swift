@@ -46,7 +46,10 @@ import Testing
         let bobID = try await bob.me().id
         try await alice.invite(user: bobID, to: group.id)
         let told = await bobEvents.first { if case .memberJoined(let c) = $0 { c.user.id == bobID } else { false } }
-        guard case .memberJoined(let change) = told else { Issue.record("bob was not told"); return }
+        guard case .memberJoined(let change) = told else {
+            Issue.record("bob was not told")
+            return
+        }
         #expect(change.by?.handle == "alice")
         #expect(try await bob.groups().map(\.handle) == ["club"])
         await expectError(.alreadyMember) { try await alice.invite(user: bobID, to: group.id) }

@@ -1,8 +1,9 @@
 import Foundation
 import ParleyCore
-@testable import ParleyEngine
 import ParleyTesting
 import Testing
+
+@testable import ParleyEngine
 
 /// The engine's rules against callers who probe, guess and flood.
 @Suite struct HostileInputEngineTests {
@@ -13,7 +14,9 @@ import Testing
         _ = try await world.engine.connect(address: "10.0.0.9").register(
             Registration(email: "alice@example.com", password: TestWorld.password(of: "alice"), handle: "alice"))
         for address in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] {
-            await expectError(.badCredentials) { try await world.engine.connect(address: address).signIn(login: "@alice", password: "guess-guess") }
+            await expectError(.badCredentials) {
+                try await world.engine.connect(address: address).signIn(login: "@alice", password: "guess-guess")
+            }
         }
         // The account has had its three failures: even the right password waits, and
         // the refused call signs nobody in.
@@ -24,7 +27,8 @@ import Testing
         _ = try await world.signUp("bob")
         _ = try await world.engine.connect(address: "10.0.0.4").signIn(login: "@bob", password: TestWorld.password(of: "bob"))
         world.clock.advance(by: .seconds(601))
-        _ = try await world.engine.connect(address: "10.0.0.4").signIn(login: "alice@example.com", password: TestWorld.password(of: "alice"))
+        _ = try await world.engine.connect(address: "10.0.0.4").signIn(
+            login: "alice@example.com", password: TestWorld.password(of: "alice"))
     }
 
     /// A sign-in to an account that does not exist checks a decoy hash of the same cost,
@@ -45,7 +49,9 @@ import Testing
         for name in ["ann", "ben", "cat"] { _ = try await world.signUp(name) }
         let guesses = ["@ann", "@ben", "@cat", "nobody@example.com", "@ghost"]
         for login in guesses {
-            await expectError(.badCredentials) { try await world.engine.connect(address: "10.9.9.9").signIn(login: login, password: "wrong-password") }
+            await expectError(.badCredentials) {
+                try await world.engine.connect(address: "10.9.9.9").signIn(login: login, password: "wrong-password")
+            }
         }
         await expectError(.rateLimited) {
             try await world.engine.connect(address: "10.9.9.9").signIn(login: "@ann", password: TestWorld.password(of: "ann"))
@@ -60,7 +66,8 @@ import Testing
                 Registration(email: "\(name)@example.com", password: "long-enough", handle: name))
         }
         await expectError(.rateLimited) {
-            try await world.engine.connect(address: "10.2.2.2").register(Registration(email: "three@example.com", password: "long-enough", handle: "three"))
+            try await world.engine.connect(address: "10.2.2.2").register(
+                Registration(email: "three@example.com", password: "long-enough", handle: "three"))
         }
         let witness = try await world.engine.connect(address: "10.3.3.3").register(
             Registration(email: "witness@example.com", password: "long-enough", handle: "witness"))
@@ -110,7 +117,9 @@ import Testing
         _ = await bobEvents.messages(count: 1)
         let bobSaw = bobEvents.events.compactMap { if case .presenceChanged(let change) = $0 { change.viewing } else { nil } }
         #expect(bobSaw == [open.id], "bob learns alice left #open, not where she went")
-        let bobLeft = bobEvents.events.contains { if case .presenceChanged(let change) = $0 { change.viewing == nil && change.online } else { false } }
+        let bobLeft = bobEvents.events.contains {
+            if case .presenceChanged(let change) = $0 { change.viewing == nil && change.online } else { false }
+        }
         #expect(bobLeft)
         #expect(await carolEvents.first { if case .presenceChanged(let change) = $0 { change.viewing == secret.id } else { false } } != nil)
     }
@@ -129,7 +138,9 @@ import Testing
         let bus = InProcessEventBus(backlog: 100, totalBacklog: 150)
         let (live, offline) = (UserID(1), UserID(2))
         _ = bus.subscribe(live, tokenHash: nil, after: nil) { _ in }
-        for number in 1...100 { await bus.publish(.chatDeleted(ChatDeleted(chatID: ChatID(Int64(number)))), to: [live, offline], except: nil) }
+        for number in 1...100 {
+            await bus.publish(.chatDeleted(ChatDeleted(chatID: ChatID(Int64(number)))), to: [live, offline], except: nil)
+        }
         #expect(bus.backlogSize <= 150)
         let start = EventPosition(epoch: bus.epoch, position: 0)
         let replayed = Shared(0)

@@ -1,9 +1,9 @@
 import Foundation
+import JWTKit
 import ParleyCore
 import ParleyEngine
 import ParleyTesting
 import Testing
-import JWTKit
 
 @Suite struct IdentitySignInTests {
     static func world(_ idp: TestIdentityProvider) throws -> TestWorld {

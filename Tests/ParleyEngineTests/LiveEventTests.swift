@@ -32,7 +32,9 @@ import Testing
 
     @Test func eventsRoundTripThroughJSON() async throws {
         let user = UserRef(id: UserID(1), handle: "alice", displayName: "Alice")
-        let chat = Chat(id: ChatID(2), kind: .group, handle: "g", title: nil, isPublic: true, participants: [], createdAt: Date(timeIntervalSince1970: 5))
+        let chat = Chat(
+            id: ChatID(2), kind: .group, handle: "g", title: nil, isPublic: true, participants: [],
+            createdAt: Date(timeIntervalSince1970: 5))
         let events: [ChatEvent] = [
             .memberJoined(MemberChange(chat: chat, user: user, role: .member)),
             .presenceChanged(PresenceChange(user: user, online: false, viewing: nil)),
@@ -59,13 +61,17 @@ import Testing
         var online = try await alice.online(in: group.id)
         #expect(online.map(\.user.handle) == ["alice", "bob", "carol"])
         #expect(online.filter(\.viewing).map(\.user.handle) == ["bob"])
-        #expect(await aliceEvents.first { if case .presenceChanged(let p) = $0 { p.user.handle == "bob" && p.viewing == group.id } else { false } } != nil)
+        #expect(
+            await aliceEvents.first {
+                if case .presenceChanged(let p) = $0 { p.user.handle == "bob" && p.viewing == group.id } else { false }
+            } != nil)
 
         // Closing a connection (or dropping it) takes its presence with it.
         await bob.close()
         online = try await alice.online(in: group.id)
         #expect(online.map(\.user.handle) == ["alice", "carol"])
-        #expect(await aliceEvents.first { if case .presenceChanged(let p) = $0 { p.user.handle == "bob" && !p.online } else { false } } != nil)
+        #expect(
+            await aliceEvents.first { if case .presenceChanged(let p) = $0 { p.user.handle == "bob" && !p.online } else { false } } != nil)
 
         // A user with two sessions stays online until the last one ends.
         let carolPhone = try await world.signIn("carol")
@@ -85,7 +91,8 @@ import Testing
         #expect(try await alice.online(in: group.id).count == 2)
         bob = nil  // the connection object is gone without a goodbye
         #expect(bob == nil)
-        #expect(await aliceEvents.first { if case .presenceChanged(let p) = $0 { p.user.handle == "bob" && !p.online } else { false } } != nil)
+        #expect(
+            await aliceEvents.first { if case .presenceChanged(let p) = $0 { p.user.handle == "bob" && !p.online } else { false } } != nil)
         #expect(try await alice.online(in: group.id).map(\.user.handle) == ["alice"])
     }
 }

@@ -13,7 +13,8 @@ import Testing
         var files: [String] = []
         while let path = walker?.nextObject() as? String {
             var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isFolder), !isFolder.boolValue {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isFolder), !isFolder.boolValue
+            {
                 files.append(path)
             }
         }
@@ -199,7 +200,9 @@ import Testing
         #expect(try Data(contentsOf: target) == Data("mine".utf8))
         try await alice.downloadMedia(media.id, to: target, replace: true, progress: nil)
         #expect(try Data(contentsOf: target).count == Int(media.size))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: world.folder.path).filter { $0.hasPrefix(AtomicFile.temporaryPrefix) }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: world.folder.path).filter {
+            $0.hasPrefix(AtomicFile.temporaryPrefix)
+        }
         #expect(leftovers.isEmpty)
     }
 }

@@ -102,7 +102,10 @@ import Testing
         _ = try await alice.sendMessage(to: .user(try await bob.me().id), text: "concurrency talk tomorrow?", clientID: nil)
         _ = try await eve.createGroup(handle: "eve", title: nil, isPublic: false)
         let all = try await alice.search("concurrency", in: nil, limit: 10).map(\.text)
-        #expect(all == ["concurrency talk tomorrow?", "actors make concurrency safe", "async traits and concurrency", "Swift concurrency is neat"])
+        #expect(
+            all == [
+                "concurrency talk tomorrow?", "actors make concurrency safe", "async traits and concurrency", "Swift concurrency is neat",
+            ])
         #expect(try await alice.search("concurrency", in: swift.id, limit: 10).count == 2)
         #expect(try await alice.search("CONCURRENCY safe", in: nil, limit: 10).map(\.text) == ["actors make concurrency safe"])
         #expect(try await alice.search("\"unbalanced AND (", in: nil, limit: 10).isEmpty)

@@ -51,7 +51,10 @@ import Testing
         #expect(try await alice.seenBy(chat: group.id, seq: 1).map(\.user.handle).sorted() == ["bob", "carol"])
         #expect(try await alice.seenBy(chat: group.id, seq: 2).map(\.user.handle) == ["bob"])
         let moved = await aliceEvents.first { if case .readMarkerMoved(let m) = $0 { m.user.handle == "bob" } else { false } }
-        guard case .readMarkerMoved(let marker) = moved else { Issue.record("no read marker event"); return }
+        guard case .readMarkerMoved(let marker) = moved else {
+            Issue.record("no read marker event")
+            return
+        }
         #expect(marker.seq == 2)
         await expectError(.unknownMessage) { try await alice.seenBy(chat: group.id, seq: 3) }
     }

@@ -1,14 +1,16 @@
 import Foundation
 import ParleyCore
 import ParleyEngine
+import ParleyStore
 import ParleyTesting
 import Testing
-import ParleyStore
 
 /// `--registration open|invite|closed`, sign-up codes made by server admins, and bot
 /// accounts made and owned by signed-in users.
 @Suite struct RegistrationModeTests {
-    static func world(_ mode: RegistrationMode, codes: CapturedCodes = CapturedCodes(), idp: TestIdentityProvider? = nil) throws -> TestWorld {
+    static func world(_ mode: RegistrationMode, codes: CapturedCodes = CapturedCodes(), idp: TestIdentityProvider? = nil) throws
+        -> TestWorld
+    {
         try TestWorld {
             $0.registration = mode
             $0.admins = ["root"]
@@ -66,7 +68,9 @@ import ParleyStore
         await expectError(.forbidden) { try await bob.signupCodes() }
         await expectError(.forbidden) { try await bob.revokeSignupCode(code.code) }
         await expectError(.notSignedIn) { try await world.engine.connect().createSignupCode(maxUses: 1, expiresIn: nil) }
-        for (uses, expiry) in [(0, nil), (-1, nil), (Int.max, nil), (1, Duration.zero), (1, Duration.seconds(-5)), (1, Duration.seconds(Int64.max))] {
+        for (uses, expiry) in [
+            (0, nil), (-1, nil), (Int.max, nil), (1, Duration.zero), (1, Duration.seconds(-5)), (1, Duration.seconds(Int64.max)),
+        ] {
             await expectError(.invalidArgument) { try await root.createSignupCode(maxUses: uses, expiresIn: expiry) }
         }
         await expectError(.invalidInvite) { try await root.revokeSignupCode("no-such-code") }
@@ -106,7 +110,9 @@ import ParleyStore
             try await phone.signIn(phone: "+15551230000", code: try #require(codes.last(for: "+15551230000")))
         }
         let claims = TestIdentityProvider.claims(subject: "sub-9", now: world.clock.now, email: "new@example.com", name: "New")
-        await expectError(.registrationClosed) { try await world.engine.connect().signIn(idToken: try await idp.token(claims, kid: "rsa-1")) }
+        await expectError(.registrationClosed) {
+            try await world.engine.connect().signIn(idToken: try await idp.token(claims, kid: "rsa-1"))
+        }
         #expect(try await world.store.handleExists("eve") == false)
     }
 

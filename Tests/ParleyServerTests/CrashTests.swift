@@ -76,7 +76,9 @@ import Testing
         for (clientID, seq) in acknowledgedBefore {
             #expect(stored[clientID] == [seq], "\(clientID) acknowledged as \(seq), stored as \(stored[clientID] ?? [])")
         }
-        for clientID in inFlight { #expect(stored[clientID]?.count == 1, "\(clientID) in flight, stored \(stored[clientID]?.count ?? 0) times") }
+        for clientID in inFlight {
+            #expect(stored[clientID]?.count == 1, "\(clientID) in flight, stored \(stored[clientID]?.count ?? 0) times")
+        }
         let sequence = rows.map { $0[1] as Int64 }.sorted()
         #expect(sequence == Array(1...Int64(rows.count)), "sequence numbers without gaps")
         try? FileManager.default.removeItem(at: data)

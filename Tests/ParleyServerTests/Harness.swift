@@ -1,16 +1,16 @@
 import Foundation
 import GRDB
 import Logging
-import ServiceLifecycle
+import NIOWebSocket
 import ParleyClient
 import ParleyCore
 import ParleyEngine
 import ParleyServer
 import ParleyStore
 import ParleyTesting
+import ServiceLifecycle
 import Synchronization
 import WSClient
-import NIOWebSocket
 
 /// A real server on a free port (or a given one), over a real SQLite file.
 final class TestServer: Sendable {
@@ -28,7 +28,8 @@ final class TestServer: Sendable {
         database: String? = nil, port: Int = 0, backlog: Int = 1024, _ configure: (inout ParleyServer.Configuration) -> Void = { _ in },
         engine configureEngine: (inout ChatEngine.Configuration) -> Void = { _ in }
     ) async throws -> TestServer {
-        let path = database ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString).sqlite").path
+        let path =
+            database ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString).sqlite").path
         let store = try SQLiteChatStore(path: path)
         var engineConfiguration = ChatEngine.Configuration()
         engineConfiguration.bcryptCost = 4

@@ -1,10 +1,10 @@
 import Foundation
 import ParleyClient
 import ParleyCore
-import ParleyTesting
-import Testing
 import ParleyEngine
 import ParleyServer
+import ParleyTesting
+import Testing
 
 /// Runs blocking socket work on a thread of its own, so an in-process server keeps the
 /// cooperative pool's threads.
@@ -66,7 +66,10 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
         let requests: [(String, [UInt8])] = [
             ("garbage", Array("hello there\r\n\r\n".utf8)),
             ("HTTP/2 preface", Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)),
-            ("200 KiB header", Array("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200 * 1024))\r\n\r\n".utf8)),
+            (
+                "200 KiB header",
+                Array("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200 * 1024))\r\n\r\n".utf8)
+            ),
             (
                 "length and chunked",
                 Array("PUT /v1/media HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n".utf8)
@@ -194,8 +197,10 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
         let selfMade = try await socket.request(
             #"{"id":1,"op":"register","args":{"email":"b@example.com","password":"password-bot","handle":"sneaky","is_bot":true}}"#)
         #expect(code(selfMade) == "forbidden", "\(selfMade ?? [:])")
-        #expect(code(try await socket.request(#"{"id":2,"op":"create_bot","args":{"handle":"x","password":"password-x"}}"#)) == "not_signed_in")
-        _ = try await socket.request(#"{"id":3,"op":"register","args":{"email":"a@example.com","password":"password-alice","handle":"alice"}}"#)
+        #expect(
+            code(try await socket.request(#"{"id":2,"op":"create_bot","args":{"handle":"x","password":"password-x"}}"#)) == "not_signed_in")
+        _ = try await socket.request(
+            #"{"id":3,"op":"register","args":{"email":"a@example.com","password":"password-alice","handle":"alice"}}"#)
         let cases: [(String, String)] = [
             (#"{"id":4,"op":"create_signup_code","args":{"max_uses":0}}"#, "invalid_argument"),
             (#"{"id":5,"op":"create_signup_code","args":{"max_uses":9223372036854775807}}"#, "invalid_argument"),
@@ -203,7 +208,10 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
             (#"{"id":7,"op":"create_signup_code","args":{"expires_in_seconds":9223372036854775807}}"#, "invalid_argument"),
             (#"{"id":8,"op":"create_signup_code","args":{"max_uses":1e99}}"#, "invalid_argument"),
             (#"{"id":9,"op":"revoke_signup_code","args":{"code":"\#(String(repeating: "z", count: 5000))"}}"#, "invalid_invite"),
-            (#"{"id":10,"op":"create_bot","args":{"handle":"\#(String(repeating: "b", count: 5000))","password":"password-b"}}"#, "invalid_handle"),
+            (
+                #"{"id":10,"op":"create_bot","args":{"handle":"\#(String(repeating: "b", count: 5000))","password":"password-b"}}"#,
+                "invalid_handle"
+            ),
             (#"{"id":11,"op":"create_bot","args":{"handle":"okbot","password":""}}"#, "invalid_password"),
             (#"{"id":12,"op":"create_bot","args":{"handle":"okbot"}}"#, "invalid_argument"),
         ]

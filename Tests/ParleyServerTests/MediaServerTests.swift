@@ -1,9 +1,9 @@
 import Foundation
 import ParleyClient
 import ParleyCore
+import ParleyEngine
 import ParleyTesting
 import Testing
-import ParleyEngine
 
 /// Media through a real server on a free port: uploads and downloads over HTTP, sends
 /// over the WebSocket.
@@ -103,19 +103,23 @@ import ParleyEngine
         let path = "/v1/media/\(media.id)"
         let anonymous = try await RawHTTP.request(port: server.port, method: "GET", path: path)
         #expect(anonymous.status == 401 && anonymous.text.contains("not_signed_in"))
-        let stranger = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: ["Authorization": "Bearer \(carolIn.token)"])
+        let stranger = try await RawHTTP.request(
+            port: server.port, method: "GET", path: path, headers: ["Authorization": "Bearer \(carolIn.token)"])
         #expect(stranger.status == 404 && stranger.text.contains("unknown_media"))
 
         let owner = ["Authorization": "Bearer \(aliceIn.token)"]
         let whole = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner)
         #expect(whole.status == 200 && whole.body == Array(video) && whole.headers["accept-ranges"] == "bytes")
         #expect(whole.headers["content-type"] == "video/mp4")
-        let middle = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=100-199"]) { $1 })
+        let middle = try await RawHTTP.request(
+            port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=100-199"]) { $1 })
         #expect(middle.status == 206 && middle.body == Array(video[100...199]))
         #expect(middle.headers["content-range"] == "bytes 100-199/\(video.count)")
-        let tail = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=-10"]) { $1 })
+        let tail = try await RawHTTP.request(
+            port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=-10"]) { $1 })
         #expect(tail.status == 206 && tail.body == Array(video.suffix(10)))
-        let open = try await RawHTTP.request(port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=50000-"]) { $1 })
+        let open = try await RawHTTP.request(
+            port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=50000-"]) { $1 })
         #expect(open.status == 206 && open.body == Array(video[50000...]))
         let beyond = try await RawHTTP.request(
             port: server.port, method: "GET", path: path, headers: owner.merging(["Range": "bytes=\(video.count)-"]) { $1 })
@@ -175,7 +179,8 @@ import ParleyEngine
         let (alice, _, aliceIn) = try await client(server, "alice")
         let video = Array(SampleMedia.mp4(payload: 400_000))
         let upload = try RawHTTP.PartialUpload(
-            port: server.port, path: "/v1/media?kind=video", token: aliceIn.token, announced: video.count, body: Array(video.prefix(200_000)))
+            port: server.port, path: "/v1/media?kind=video", token: aliceIn.token, announced: video.count,
+            body: Array(video.prefix(200_000)))
         // Half the bytes are in a temporary file, and nowhere else.
         var deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline, Self.storedFiles(server).isEmpty { try await Task.sleep(for: .milliseconds(20)) }

@@ -63,7 +63,9 @@ import Testing
         let (samples, types, _) = Self.parse(text)
         #expect(Self.value(samples, "parley_messages_sent_total") == 5)
         #expect(Self.value(samples, "parley_requests_total", ["op": "send"]) == 6)
-        #expect(Self.value(samples, "parley_request_duration_seconds_count", ["op": "send"]) == 6, "the send-latency histogram counts every send")
+        #expect(
+            Self.value(samples, "parley_request_duration_seconds_count", ["op": "send"]) == 6,
+            "the send-latency histogram counts every send")
         #expect(samples.contains { $0.name == "parley_request_errors_total" && $0.value == 1 && $0.labels["code"] != nil })
         #expect(Self.value(samples, "parley_connections", ["state": "signed_in"]) == 2)
         #expect(Self.value(samples, "parley_connections", ["state": "anonymous"]) == 0)

@@ -1,9 +1,9 @@
 import Foundation
 import ParleyClient
 import ParleyCore
+import ParleyEngine
 import ParleyTesting
 import Testing
-import ParleyEngine
 
 @Suite(.timeLimit(.minutes(1))) struct PhoneServerTests {
     @Test func phoneSignInWorksThroughTheServer() async throws {

@@ -1,12 +1,12 @@
 import Foundation
 import GRDB
+import NIOWebSocket
 import ParleyClient
 import ParleyCore
-import ParleyTesting
-import Testing
-import NIOWebSocket
 import ParleyEngine
 import ParleyServer
+import ParleyTesting
+import Testing
 import WSCore
 
 /// What the server does when a client stops reading, keeps a session too long, or

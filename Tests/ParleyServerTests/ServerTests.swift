@@ -1,11 +1,11 @@
 import Foundation
+import NIOWebSocket
 import ParleyClient
 import ParleyCore
-import Synchronization
-import ParleyTesting
-import Testing
-import NIOWebSocket
 import ParleyServer
+import ParleyTesting
+import Synchronization
+import Testing
 import WSCore
 
 /// A signed-up client of `server`, with its events collected.
@@ -98,7 +98,8 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         // Bob's socket: resume with the position of the last event he had.
         let socket = try await TestSocket(port: server.port)
         var events: [[String: Any]] = []
-        let signIn = try await socket.request(#"{"id":1,"op":"sign_in","args":{"login":"@bob","password":"password-bob"}}"#, events: &events)
+        let signIn = try await socket.request(
+            #"{"id":1,"op":"sign_in","args":{"login":"@bob","password":"password-bob"}}"#, events: &events)
         let epoch = try #require((signIn?["result"] as? [String: Any])?["epoch"] as? String)
         let position = try #require((signIn?["result"] as? [String: Any])?["position"] as? Int)
         let token = try #require((signIn?["result"] as? [String: Any])?["token"] as? String)
@@ -140,7 +141,8 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         let acknowledged = EventBox<Message>()
         let changes = EventBox<ConnectionChange>()
         let alice = RemoteChatService(
-            url: server.url, folder: folder, connectTimeout: .seconds(120), reconnectWait: .zero, onAcknowledged: { acknowledged.append($0) },
+            url: server.url, folder: folder, connectTimeout: .seconds(120), reconnectWait: .zero,
+            onAcknowledged: { acknowledged.append($0) },
             onChange: { changes.append($0) })
         let heard = EventRecorder(alice)
         _ = try await alice.register(Registration(email: "alice@example.com", password: "password-alice", handle: "alice"))

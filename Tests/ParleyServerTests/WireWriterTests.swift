@@ -34,11 +34,13 @@ import Testing
                     clientID: index.isMultiple(of: 3) ? nil : "client-\(index)"))
         }
         let photo = MediaInfo(id: String(repeating: "ab", count: 32), kind: .image, type: "image/png", size: 1234, width: 640, height: 480)
-        let clip = MediaInfo(id: String(repeating: "0f", count: 32), kind: .video, type: "video/mp4", size: 99_000_000, width: nil, height: nil)
+        let clip = MediaInfo(
+            id: String(repeating: "0f", count: 32), kind: .video, type: "video/mp4", size: 99_000_000, width: nil, height: nil)
         for (index, media) in [photo, clip].enumerated() {
             messages.append(
                 Message(
-                    id: MessageID(100 + Int64(index)), chatID: direct.id, seq: 1 + Int64(index), sender: alice, kind: media.kind == .image ? .image : .video,
+                    id: MessageID(100 + Int64(index)), chatID: direct.id, seq: 1 + Int64(index), sender: alice,
+                    kind: media.kind == .image ? .image : .video,
                     text: "caption", media: media, sentAt: Self.date(index), clientID: nil))
         }
         return messages
@@ -86,7 +88,8 @@ import Testing
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
-            let date = Date(timeIntervalSince1970: Double(Int64.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)) / 1000)
+            let date = Date(
+                timeIntervalSince1970: Double(Int64.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)) / 1000)
             let read = try Date(Wire.text(of: date), strategy: style)
             #expect(abs(read.timeIntervalSince(date)) < 0.0005, "\(Wire.text(of: date))")
         }

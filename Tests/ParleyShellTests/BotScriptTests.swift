@@ -228,7 +228,8 @@ struct BotScriptTests {
             /wait --timeout 600 #room echo: anyone there\\?
             """)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.lines.first?.hasPrefix("@echo echo [bot of @alice] — joined ") == true, "alice owns the bot she made: \(result.lines)")
+        #expect(
+            result.lines.first?.hasPrefix("@echo echo [bot of @alice] — joined ") == true, "alice owns the bot she made: \(result.lines)")
         kill(bot.processIdentifier, SIGTERM)
         bot.waitUntilExit()
         #expect(bot.terminationStatus == 0)

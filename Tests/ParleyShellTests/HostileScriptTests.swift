@@ -62,7 +62,8 @@ import Testing
             return (attributes[.posixPermissions] as? Int ?? 0) & 0o777
         }
         #expect(try mode("") == 0o700)
-        for file in ["parley.sqlite", "parley.sqlite-wal", "parley.sqlite-shm"] where FileManager.default.fileExists(
+        for file in ["parley.sqlite", "parley.sqlite-wal", "parley.sqlite-shm"]
+        where FileManager.default.fileExists(
             atPath: parley.data.appendingPathComponent(file).path)
         {
             #expect(try mode(file) == 0o600, "\(file)")

@@ -1,8 +1,8 @@
 import Foundation
-import ParleyTesting
-import Testing
 import JWTKit
 import ParleyEngine
+import ParleyTesting
+import Testing
 
 @Suite struct IdentityScriptTests {
     @Test(arguments: ParleyBinary.Mode.allCases) func loginWithAnIDToken(mode: ParleyBinary.Mode) async throws {

@@ -183,4 +183,3 @@ struct TmuxSession {
         _ = try terminal.waitFor("<bob> a reply I am still writing")
     }
 }
-

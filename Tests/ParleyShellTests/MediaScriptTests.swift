@@ -13,7 +13,8 @@ import Testing
         try png.write(to: folder.appendingPathComponent("sunset.png"))
         try png.prefix(png.count - 30).write(to: folder.appendingPathComponent("broken.png"))
         try SampleMedia.mp4(payload: 30_000).write(to: folder.appendingPathComponent("clip.mp4"))
-        try SampleMedia.jpeg(width: 32, height: 32) { x, y in [UInt8(x * 8), 100, UInt8(y * 8)] }.write(to: folder.appendingPathComponent("face.jpg"))
+        try SampleMedia.jpeg(width: 32, height: 32) { x, y in [UInt8(x * 8), 100, UInt8(y * 8)] }.write(
+            to: folder.appendingPathComponent("face.jpg"))
         try Data().write(to: folder.appendingPathComponent("empty.png"))
         return folder
     }
@@ -54,7 +55,10 @@ import Testing
                 """, arguments: ["--keep-going"])
         #expect(result.status == 1, "the refused lines make the script fail")
         let out = result.stdout
-        #expect(out.contains("#swift <alice> [image PNG 7×5 \(byteCount(Int64(try Data(contentsOf: files.appendingPathComponent("sunset.png")).count)))] the view tonight"))
+        #expect(
+            out.contains(
+                "#swift <alice> [image PNG 7×5 \(byteCount(Int64(try Data(contentsOf: files.appendingPathComponent("sunset.png")).count)))] the view tonight"
+            ))
         #expect(out.contains("#swift <alice> [video MP4 "))
         #expect(out.contains("Avatar set: [image JPEG 32×32 "))
         #expect(out.contains("@alice Alice Liddell (has avatar) — joined "))
@@ -62,8 +66,12 @@ import Testing
         #expect(out.contains("#swift [") && out.contains("<alice> [video]"))
         #expect(out.contains("Saved [image PNG 7×5 ") && out.contains("to \(f)/out/swift-1.png"))
         #expect(out.contains("to \(f)/out/copy.mp4"))
-        #expect(try Data(contentsOf: files.appendingPathComponent("out/swift-1.png")) == Data(contentsOf: files.appendingPathComponent("sunset.png")))
-        #expect(try Data(contentsOf: files.appendingPathComponent("out/copy.mp4")) == Data(contentsOf: files.appendingPathComponent("clip.mp4")))
+        #expect(
+            try Data(contentsOf: files.appendingPathComponent("out/swift-1.png"))
+                == Data(contentsOf: files.appendingPathComponent("sunset.png")))
+        #expect(
+            try Data(contentsOf: files.appendingPathComponent("out/copy.mp4")) == Data(contentsOf: files.appendingPathComponent("clip.mp4"))
+        )
         let errors = result.stderr
         for code in ["file_exists", "truncated_media", "file_not_found", "not_a_file", "media_mismatch", "empty_file", "unknown_message"] {
             #expect(errors.contains("error: \(code):"), "\(code) missing from: \(errors)")
@@ -142,17 +150,26 @@ import Testing
         let blue = ImagePreview.Colour(0, 0, 255)
         // Full size: 4 columns, 2 rows of cells.
         let cells = ImagePreview.cells(image, columns: 10, rows: 10)
-        #expect(cells == [
-            [.init(top: red, bottom: red), .init(top: red, bottom: red), .init(top: green, bottom: green), .init(top: green, bottom: green)],
-            [.init(top: blue, bottom: blue), .init(top: blue, bottom: blue), .init(top: nil, bottom: nil), .init(top: nil, bottom: nil)],
-        ])
+        #expect(
+            cells == [
+                [
+                    .init(top: red, bottom: red), .init(top: red, bottom: red), .init(top: green, bottom: green),
+                    .init(top: green, bottom: green),
+                ],
+                [
+                    .init(top: blue, bottom: blue), .init(top: blue, bottom: blue), .init(top: nil, bottom: nil),
+                    .init(top: nil, bottom: nil),
+                ],
+            ])
         // Scaled to 2 columns: each cell is a 2×2 block averaged to one pixel per half.
-        #expect(ImagePreview.cells(image, columns: 2, rows: 10) == [
-            [.init(top: red, bottom: blue), .init(top: green, bottom: nil)]
-        ])
-        #expect(ImagePreview.lines(image, columns: 2, rows: 10) == [
-            "\u{1B}[38;2;255;0;0;48;2;0;0;255m▀\u{1B}[0;38;2;0;255;0m▀\u{1B}[0m"
-        ])
+        #expect(
+            ImagePreview.cells(image, columns: 2, rows: 10) == [
+                [.init(top: red, bottom: blue), .init(top: green, bottom: nil)]
+            ])
+        #expect(
+            ImagePreview.lines(image, columns: 2, rows: 10) == [
+                "\u{1B}[38;2;255;0;0;48;2;0;0;255m▀\u{1B}[0;38;2;0;255;0m▀\u{1B}[0m"
+            ])
     }
 
     @Test func aJPEGDecodesToItsColoursAndABrokenOneIsRefused() throws {

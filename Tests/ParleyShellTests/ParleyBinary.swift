@@ -70,7 +70,8 @@ struct ParleyBinary {
     }
 
     /// The package's folder: scripts run from it, as `plugins/…` paths expect.
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static var executable: URL { ServeProcess.executable }
 

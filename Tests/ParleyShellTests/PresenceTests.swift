@@ -71,11 +71,13 @@ struct PresenceTests {
             let session = TmuxSession()
             terminal = session
             try session.start(
-                "sh -c 'PARLEY_BCRYPT_COST=4 NO_COLOR=1 \(ParleyBinary.executable.path) --data \(bob.data.path) --server \(server.serverURL!); true'")
+                "sh -c 'PARLEY_BCRYPT_COST=4 NO_COLOR=1 \(ParleyBinary.executable.path) --data \(bob.data.path) --server \(server.serverURL!); true'"
+            )
             _ = try session.waitFor("bob>")
             try session.type("/switch #room", "Enter")
             _ = try session.waitFor("bob #room>")
-            let shell = try #require(Int32(try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let shell = try #require(
+                Int32(try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
             let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
             pid = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
         } else {
@@ -96,7 +98,9 @@ struct PresenceTests {
         #expect(try alice.waitUntilOnline("#room", count: 1), "bob went offline")
         let took = Date().timeIntervalSince(stopped)
         // Reported, not asserted: a figure for the notes, not a speed check.
-        print("stopped \(onATerminal ? "terminal" : "script") shell shown offline after \(String(format: "%.1f", took)) s (ping timeout \(Self.pingTimeout) s)")
+        print(
+            "stopped \(onATerminal ? "terminal" : "script") shell shown offline after \(String(format: "%.1f", took)) s (ping timeout \(Self.pingTimeout) s)"
+        )
     }
 
     /// bob's interactive shell: what it shows in the chat he looks at is read; it says

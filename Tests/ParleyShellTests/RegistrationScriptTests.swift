@@ -16,13 +16,18 @@ struct RegistrationScriptTests {
             data: data, arguments: ["--registration", "invite", "--admin", "@root"], logLevel: "info", log: log)
         let serverLog = try String(contentsOf: log, encoding: .utf8)
         #expect(serverLog.contains("registration: by invitation (sign-up codes from @root)"), "\(serverLog)")
-        let firstCode = try #require(serverLog.firstMatch(of: /no admin account yet: .* --handle root --code ([a-z0-9]+)/)?.1, "\(serverLog)")
+        let firstCode = try #require(
+            serverLog.firstMatch(of: /no admin account yet: .* --handle root --code ([a-z0-9]+)/)?.1, "\(serverLog)")
 
         let eve = ParleyBinary(serverURL: server.url)
-        let (root, bob, carol) = (ParleyBinary(serverURL: server.url), ParleyBinary(serverURL: server.url), ParleyBinary(serverURL: server.url))
+        let (root, bob, carol) = (
+            ParleyBinary(serverURL: server.url), ParleyBinary(serverURL: server.url), ParleyBinary(serverURL: server.url)
+        )
         defer { for shell in [eve, root, bob, carol] { shell.remove() } }
         let refused = try eve.run("/register eve@example.com --password secret-eve")
-        #expect(refused.status != 0 && refused.stderr.contains("error: code_required: this server takes new accounts by invitation"), "\(refused.stderr)")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("error: code_required: this server takes new accounts by invitation"),
+            "\(refused.stderr)")
 
         let made = try root.run(
             """

@@ -21,11 +21,16 @@ import Testing
     @Test func hostileTextPrintsAsVisibleHarmlessText() {
         let evil = UserRef(id: UserID(2), handle: "ev\u{1B}[1mil", displayName: "Eve \u{202E}", isBot: false)
         let me = UserRef(id: UserID(1), handle: "me", displayName: "Me")
-        let group = Chat(id: ChatID(1), kind: .group, handle: "g\u{1B}]0;x\u{7}", title: "t\u{9B}itle", isPublic: true, participants: [], createdAt: Date())
-        let direct = Chat(id: ChatID(2), kind: .direct, handle: nil, title: nil, isPublic: false, participants: [me, evil], createdAt: Date())
+        let group = Chat(
+            id: ChatID(1), kind: .group, handle: "g\u{1B}]0;x\u{7}", title: "t\u{9B}itle", isPublic: true, participants: [],
+            createdAt: Date())
+        let direct = Chat(
+            id: ChatID(2), kind: .direct, handle: nil, title: nil, isPublic: false, participants: [me, evil], createdAt: Date())
         for text in Self.hostile {
             for chat in [group, direct] {
-                let message = Message(id: MessageID(1), chatID: chat.id, seq: 1, sender: evil, kind: .text, text: text, media: nil, sentAt: Date(), clientID: nil)
+                let message = Message(
+                    id: MessageID(1), chatID: chat.id, seq: 1, sender: evil, kind: .text, text: text, media: nil, sentAt: Date(),
+                    clientID: nil)
                 let line = Format.message(message, in: chat, me: me.id, colour: true)
                 // Only our own colour sequences remain; strip them and nothing else may be left.
                 let withoutOurColours = line.replacingOccurrences(of: #"\u{1B}\[\d*m"#, with: "", options: .regularExpression)
@@ -38,7 +43,11 @@ import Testing
         #expect(Sanitizer.line("x\u{202E}y") == "x<U+202E>y")
         #expect(Sanitizer.line("c1\u{9B}") == "c1<U+009B>")
         #expect(Sanitizer.message("two\nlines\ttab") == "two\nlines    tab")
-        #expect(Format.profile(User(id: UserID(2), handle: "e\u{7}", displayName: "\u{1B}]0;t\u{7}", email: nil, isBot: false, avatar: nil, createdAt: Date())) == "@e^G ^[]0;t^G")
+        #expect(
+            Format.profile(
+                User(
+                    id: UserID(2), handle: "e\u{7}", displayName: "\u{1B}]0;t\u{7}", email: nil, isBot: false, avatar: nil,
+                    createdAt: Date())) == "@e^G ^[]0;t^G")
     }
 
     @Test func eventsAreSanitizedToo() {

@@ -50,7 +50,9 @@ import Testing
         #expect(result.stderr.contains("-:2: error: invalid_text: "))
         #expect(result.stderr.contains("-:6: error: unknown_group: "))
         #expect(result.stderr.contains("-:7: error: unknown_user: "))
-        let texts = result.lines.map { ($0.split(separator: "> ", maxSplits: 1).last.map(String.init) ?? $0).trimmingCharacters(in: .whitespaces) }
+        let texts = result.lines.map {
+            ($0.split(separator: "> ", maxSplits: 1).last.map(String.init) ?? $0).trimmingCharacters(in: .whitespaces)
+        }
         #expect(texts == ["one", "two", "three", "four", "and more", "five"], "\(result.stdout)")
         let history = try parley.run("/history #swift\n")
         #expect(history.lines.count == 5)  // one, three, the two-line four, five

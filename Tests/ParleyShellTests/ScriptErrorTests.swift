@@ -39,7 +39,10 @@ import Testing
     @Test(arguments: ParleyBinary.Mode.allCases) func membershipAndUserErrors(mode: ParleyBinary.Mode) throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        _ = try parley.run(aliceAndBob + "\n/logout\n/login @alice --password secret-alice\n/create #secret Hidden --private\n/logout\n/login @bob --password secret-bob\n")
+        _ = try parley.run(
+            aliceAndBob
+                + "\n/logout\n/login @alice --password secret-alice\n/create #secret Hidden --private\n/logout\n/login @bob --password secret-bob\n"
+        )
         let cases = [
             // The same answer /join gives: the group exists, but not for bob.
             ("/send #secret hi", "private_group"),

@@ -22,19 +22,20 @@ import Testing
             /whois @alice
             """, environment: ["PW": "first-password"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.lines.dropLast() == [
-            "Welcome, @alice Alice Liddell <alice@example.com>",
-            "@alice Alice Liddell <alice@example.com>",
-            "@alice Alice L. <alice@example.com>",
-            "@alice Alice L. <alice@example.com>",
-            "Password changed; your other sessions are signed out",
-            "Signed out @alice",
-            "Signed in as @alice Alice L. <alice@example.com>",
-            "Signed in as @alice Alice L. <alice@example.com>",
-            "Signed out @alice",
-            "Welcome, @bob bob <bob@example.com>",
-            "@alice Alice L.",
-        ])
+        #expect(
+            result.lines.dropLast() == [
+                "Welcome, @alice Alice Liddell <alice@example.com>",
+                "@alice Alice Liddell <alice@example.com>",
+                "@alice Alice L. <alice@example.com>",
+                "@alice Alice L. <alice@example.com>",
+                "Password changed; your other sessions are signed out",
+                "Signed out @alice",
+                "Signed in as @alice Alice L. <alice@example.com>",
+                "Signed in as @alice Alice L. <alice@example.com>",
+                "Signed out @alice",
+                "Welcome, @bob bob <bob@example.com>",
+                "@alice Alice L.",
+            ])
         #expect(result.stdout.contains("@alice Alice L. — joined "))
         // The session is saved in the data folder: the next run is still signed in.
         let again = try parley.run("/whoami\n")
@@ -49,68 +50,69 @@ import Testing
         let result = try parley.run(
             aliceAndBob + """
 
-            /msg @alice hi alice
-            /query @alice
-            a line without a slash goes to the current chat
-            //slash at the start
-            /join #swift
-            /send #swift <<EOF
-            line one
-            line two
-            EOF
-            /switch #swift
-            /send hello swift
-            /history #swift
-            /history @alice 1
-            /history #swift 1 --before 2
-            /chats
-            /groups
-            /search swift
-            /read #swift
-            /seen #swift 1
-            /online #swift
-            /members
-            /status
-            """)
+                /msg @alice hi alice
+                /query @alice
+                a line without a slash goes to the current chat
+                //slash at the start
+                /join #swift
+                /send #swift <<EOF
+                line one
+                line two
+                EOF
+                /switch #swift
+                /send hello swift
+                /history #swift
+                /history @alice 1
+                /history #swift 1 --before 2
+                /chats
+                /groups
+                /search swift
+                /read #swift
+                /seen #swift 1
+                /online #swift
+                /members
+                /status
+                """)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.lines.map { $0.replacingOccurrences(of: #"\[\d\d:\d\d\]"#, with: "[t]", options: .regularExpression) }
-        #expect(lines == [
-            "Welcome, @alice Alice Liddell <alice@example.com>",
-            "Created public group #swift; you are its owner",
-            "Signed out @alice",
-            "Welcome, @bob bob <bob@example.com>",
-            "[t] @alice <bob> hi alice",
-            "Now talking with @alice",
-            "[t] @alice <bob> a line without a slash goes to the current chat",
-            "[t] @alice <bob> /slash at the start",
-            "Joined #swift",
-            "[t] #swift <bob> line one",
-            "                     line two",
-            "Now in #swift",
-            "[t] #swift <bob> hello swift",
-            "1. [t] #swift <bob> line one",
-            "                     line two",
-            "2. [t] #swift <bob> hello swift",
-            "3. [t] @alice <bob> /slash at the start",
-            "1. [t] #swift <bob> line one",
-            "                     line two",
-            "#swift [t] <bob> hello swift",
-            "@alice [t] <bob> /slash at the start",
-            "#swift — Swift on Linux",
-            "2. [t] #swift <bob> hello swift",
-            "#swift read up to 2",
-            "Message 1 not seen yet",
-            "#swift: 1 online",
-            "@bob (here)",
-            "#swift: 2 members",
-            "@alice Alice Liddell (owner)",
-            "@bob bob",
-            "Mode: \(parley.serverURL.map { "client of \($0)" } ?? "embedded (SQLite in the data folder)")",
-            "Data: \(parley.sessionFolder.path)",
-            "Signed in as @bob bob <bob@example.com>",
-            "Unread: 0",
-            "Current chat: #swift",
-        ])
+        #expect(
+            lines == [
+                "Welcome, @alice Alice Liddell <alice@example.com>",
+                "Created public group #swift; you are its owner",
+                "Signed out @alice",
+                "Welcome, @bob bob <bob@example.com>",
+                "[t] @alice <bob> hi alice",
+                "Now talking with @alice",
+                "[t] @alice <bob> a line without a slash goes to the current chat",
+                "[t] @alice <bob> /slash at the start",
+                "Joined #swift",
+                "[t] #swift <bob> line one",
+                "                     line two",
+                "Now in #swift",
+                "[t] #swift <bob> hello swift",
+                "1. [t] #swift <bob> line one",
+                "                     line two",
+                "2. [t] #swift <bob> hello swift",
+                "3. [t] @alice <bob> /slash at the start",
+                "1. [t] #swift <bob> line one",
+                "                     line two",
+                "#swift [t] <bob> hello swift",
+                "@alice [t] <bob> /slash at the start",
+                "#swift — Swift on Linux",
+                "2. [t] #swift <bob> hello swift",
+                "#swift read up to 2",
+                "Message 1 not seen yet",
+                "#swift: 1 online",
+                "@bob (here)",
+                "#swift: 2 members",
+                "@alice Alice Liddell (owner)",
+                "@bob bob",
+                "Mode: \(parley.serverURL.map { "client of \($0)" } ?? "embedded (SQLite in the data folder)")",
+                "Data: \(parley.sessionFolder.path)",
+                "Signed in as @bob bob <bob@example.com>",
+                "Unread: 0",
+                "Current chat: #swift",
+            ])
     }
 
     @Test(arguments: ParleyBinary.Mode.allCases) func groupManagementAndInvites(mode: ParleyBinary.Mode) throws {
@@ -184,9 +186,11 @@ import Testing
     @Test func everyCommandHasHelpWithUsageAndExample() throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let names = ["register", "login", "logout", "whoami", "passwd", "profile", "users", "whois", "msg", "query", "create",
+        let names = [
+            "register", "login", "logout", "whoami", "passwd", "profile", "users", "whois", "msg", "query", "create",
             "join", "invite", "revoke", "leave", "members", "kick", "op", "online", "send", "history", "read", "seen",
-            "delete-chat", "search", "chats", "switch", "status", "help", "wait", "sleep", "quit"]
+            "delete-chat", "search", "chats", "switch", "status", "help", "wait", "sleep", "quit",
+        ]
         let result = try parley.run(names.map { "/help \($0)" }.joined(separator: "\n"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.lines.filter { $0.hasPrefix("usage: /") }.count == names.count)
@@ -220,4 +224,3 @@ import Testing
         #expect(waited.lines.last?.contains("<alice> build is green") == true)
     }
 }
-

@@ -73,10 +73,15 @@ import Testing
 
         let second = try other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
         #expect(second.status != 0)
-        #expect(second.stderr.contains("unavailable: the data folder \(folder.path) is already served by parley serve (pid \(pid))"), "\(second.stderr)")
-        let shell = try other.run("/register ann@example.com --handle ann --name Ann --password pass-ann-1\n", arguments: ["--data", folder.path], useData: false)
+        #expect(
+            second.stderr.contains("unavailable: the data folder \(folder.path) is already served by parley serve (pid \(pid))"),
+            "\(second.stderr)")
+        let shell = try other.run(
+            "/register ann@example.com --handle ann --name Ann --password pass-ann-1\n", arguments: ["--data", folder.path], useData: false)
         #expect(shell.status != 0)
-        #expect(shell.stderr.contains("is served by parley serve (pid \(pid)); connect to it with --server \(parley.serverURL ?? "") instead"), "\(shell.stderr)")
+        #expect(
+            shell.stderr.contains("is served by parley serve (pid \(pid)); connect to it with --server \(parley.serverURL ?? "") instead"),
+            "\(shell.stderr)")
         // The first server still answers, and nobody was registered behind its back.
         let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
         #expect(try httpGet(port: port, path: "/healthz") == "ok\n")

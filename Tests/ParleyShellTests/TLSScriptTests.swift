@@ -28,7 +28,8 @@ struct TLSScriptTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let (certificate, key) = try Self.certificate(in: folder)
-        let server = try ServeProcess.start(data: folder.appendingPathComponent("server"), arguments: ["--tls-cert", certificate, "--tls-key", key])
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("server"), arguments: ["--tls-cert", certificate, "--tls-key", key])
         defer { server.stop() }
         #expect(server.url.hasPrefix("wss://127.0.0.1:"), "\(server.url)")
         // The certificate names localhost, and the shell checks the name.
@@ -59,7 +60,8 @@ struct TLSScriptTests {
         #expect(
             untrusted.stderr.contains("error: unavailable: cannot reach \(url): the server's certificate is not trusted")
                 && untrusted.stderr.contains("--ca-file"), "\(untrusted.stderr)")
-        let plain = try ParleyBinary(serverURL: url.replacingOccurrences(of: "wss://", with: "ws://")).run("/register bob@example.com --password secret-bob")
+        let plain = try ParleyBinary(serverURL: url.replacingOccurrences(of: "wss://", with: "ws://")).run(
+            "/register bob@example.com --password secret-bob")
         #expect(plain.status == 1 && plain.stderr.contains("wss://"), "\(plain.stderr)")
         let missing = try bob.run("/whoami", arguments: ["--ca-file", folder.appendingPathComponent("none.pem").path])
         #expect(missing.status != 0 && missing.stderr.contains("--ca-file"), "\(missing.stderr)")

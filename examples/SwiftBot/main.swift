@@ -6,19 +6,21 @@
 // It counts the messages of each chat it is in (kept with the host's state, so the
 // counts survive restarts), answers "!tally" with the count, and greets newcomers.
 import Foundation
+import Logging
 import ParleyBots
 import ParleyClient
 import ParleyCore
 import ParleyEngine
 import ParleyShell
 import ParleyStore
-import Logging
 import ServiceLifecycle
 import UnixSignals
 
 struct TallyBot: Bot {
     var hello: BotHello {
-        BotHello(name: "tally", events: ["message", "member_joined"], commands: [BotCommand(name: "tally", help: "show this chat's message count")])
+        BotHello(
+            name: "tally", events: ["message", "member_joined"],
+            commands: [BotCommand(name: "tally", help: "show this chat's message count")])
     }
 
     func handle(_ event: BotEvent, context: BotContext) async {
@@ -34,7 +36,8 @@ struct TallyBot: Bot {
                     try await context.reply(to: message, "\(count) messages here since I joined")
                 }
             case .memberJoined(let change) where change.chat.kind == .group:
-                try await context.send(to: String(change.chat.id.rawValue), "Hello \(change.user.displayName)! Say !tally to see how chatty we are.")
+                try await context.send(
+                    to: String(change.chat.id.rawValue), "Hello \(change.user.displayName)! Say !tally to see how chatty we are.")
             default:
                 break
             }
@@ -55,7 +58,8 @@ guard let handle = option("--as"), !CommandLine.arguments.contains("--help") els
     print("The first run makes the bot account through the user signed in with parley in the same data folder.")
     exit(CommandLine.arguments.contains("--help") ? 0 : 64)
 }
-let folder = URL(fileURLWithPath: option("--data") ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-example-bot").path)
+let folder = URL(
+    fileURLWithPath: option("--data") ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-example-bot").path)
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 
 let log: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
@@ -78,7 +82,8 @@ func runBot(as handle: String, folder: URL) async throws {
         connect = { _ in engine.connect() }
         services.append(ClosingService("database") { try store.close() })
     }
-    var runtime = try Shell.botRuntime(folder: clientFolder, connect: connect, userToken: { nil }, log: { log("[\($0)] \($1)") }, notify: log)
+    var runtime = try Shell.botRuntime(
+        folder: clientFolder, connect: connect, userToken: { nil }, log: { log("[\($0)] \($1)") }, notify: log)
     let owner = try await connect("owner")
     runtime.owner = {
         guard let token = Shell.savedSessionToken(folder: clientFolder) else { return nil }

@@ -123,7 +123,9 @@ extension ChatEvent: Codable {
 
     /// Decodes the event named `type` from its data under `key`: for envelopes that
     /// name the type and the data with their own keys.
-    public static func decode<Key: CodingKey>(type: String, from container: KeyedDecodingContainer<Key>, forKey key: Key) throws -> ChatEvent {
+    public static func decode<Key: CodingKey>(type: String, from container: KeyedDecodingContainer<Key>, forKey key: Key) throws
+        -> ChatEvent
+    {
         switch type {
         case "message": .message(try container.decode(MessageEvent.self, forKey: key))
         case "chat_created": .chatCreated(try container.decode(ChatCreated.self, forKey: key))

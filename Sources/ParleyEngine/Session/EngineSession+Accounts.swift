@@ -25,7 +25,9 @@ extension EngineSession {
 
     /// Creates a person's account, deriving a free handle from the email when none was
     /// chosen; `signupCode` is used up in the same transaction.
-    func createAccount(email: String?, handle: String?, displayName: String, passwordHash: String?, signupCode: String?) async throws -> User {
+    func createAccount(email: String?, handle: String?, displayName: String, passwordHash: String?, signupCode: String?) async throws
+        -> User
+    {
         var account = NewUser(
             email: email, handle: handle ?? "", displayName: displayName, passwordHash: passwordHash, isBot: false, createdAt: engine.now,
             signupCode: signupCode)
@@ -61,11 +63,15 @@ extension EngineSession {
     public func signIn(login: String, password: String) async throws -> SignedIn {
         try requireSignedOut()
         let trimmed = login.trimmingCharacters(in: .whitespaces)
-        let key: Login = trimmed.contains("@") && !trimmed.hasPrefix("@") ? .email(trimmed.lowercased()) : .handle(trimmed.hasPrefix("@") ? String(trimmed.dropFirst()) : trimmed)
+        let key: Login =
+            trimmed.contains("@") && !trimmed.hasPrefix("@")
+            ? .email(trimmed.lowercased()) : .handle(trimmed.hasPrefix("@") ? String(trimmed.dropFirst()) : trimmed)
         let (accountKey, addressKey) = ("account \(key)", "address " + address)
         if let throttle = engine.throttle {
-            try throttle.check(accountKey, limit: throttle.limits.failuresPerAccount, now: engine.now, what: "failed sign-ins to this account")
-            try throttle.check(addressKey, limit: throttle.limits.failuresPerAddress, now: engine.now, what: "failed sign-ins from your address")
+            try throttle.check(
+                accountKey, limit: throttle.limits.failuresPerAccount, now: engine.now, what: "failed sign-ins to this account")
+            try throttle.check(
+                addressKey, limit: throttle.limits.failuresPerAddress, now: engine.now, what: "failed sign-ins from your address")
         }
         let found = try await store.credentials(for: key)
         guard await engine.hasher.verify(password, hash: found?.passwordHash), let user = found?.user else {

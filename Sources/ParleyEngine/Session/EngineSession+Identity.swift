@@ -1,13 +1,14 @@
 import Foundation
+import JWTKit
 public import ParleyCore
 import ParleyStore
-import JWTKit
 
 extension EngineSession {
     public func signIn(idToken: String) async throws -> SignedIn {
         try requireSignedOut()
         guard let verifier = engine.identity, let provider = engine.configuration.identityProvider else {
-            throw ParleyError(.unavailable, "sign-in with an external identity is not set up here (--oidc-issuer, --oidc-audience, --oidc-jwks)")
+            throw ParleyError(
+                .unavailable, "sign-in with an external identity is not set up here (--oidc-issuer, --oidc-audience, --oidc-jwks)")
         }
         let claims = try await verifier.verify(idToken.trimmingCharacters(in: .whitespacesAndNewlines), now: engine.now)
         let subject = claims.sub.value
@@ -21,7 +22,8 @@ extension EngineSession {
             _ = try await admitNewAccount(code: nil, how: "register with an email address")
             let name = claims.name.flatMap { try? Limits.displayName($0) }
             user = try await createAccount(
-                email: verifiedEmail, handle: nil, displayName: name ?? Limits.handle(fromEmail: verifiedEmail ?? "user"), passwordHash: nil,
+                email: verifiedEmail, handle: nil, displayName: name ?? Limits.handle(fromEmail: verifiedEmail ?? "user"),
+                passwordHash: nil,
                 signupCode: nil)
         }
         try await store.linkIdentity(issuer: provider.issuer, subject: subject, to: user.id, at: engine.now)

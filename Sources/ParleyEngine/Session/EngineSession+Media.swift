@@ -24,7 +24,8 @@ extension EngineSession {
         let media = try await engine.openMedia(id, for: user).media
         return try await deliver(
             to: recipient, as: user,
-            NewMessage(chatID: ChatID(0), sender: user.ref, kind: media.kind == .image ? .image : .video, text: caption,
+            NewMessage(
+                chatID: ChatID(0), sender: user.ref, kind: media.kind == .image ? .image : .video, text: caption,
                 media: media, clientID: clientID, sentAt: engine.now))
     }
 

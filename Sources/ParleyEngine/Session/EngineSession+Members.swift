@@ -61,7 +61,8 @@ extension EngineSession {
         try await store.setRole(newRole, of: target, in: chat)
         if newRole == .owner { try await store.setRole(.admin, of: user.id, in: chat) }
         engine.directory.invalidate(chat)
-        try await publish(.roleChanged(MemberChange(chat: entry.chat, user: targetUser.ref, role: newRole, by: user.ref)), toMembersOf: chat)
+        try await publish(
+            .roleChanged(MemberChange(chat: entry.chat, user: targetUser.ref, role: newRole, by: user.ref)), toMembersOf: chat)
         if newRole == .owner {
             try await publish(.roleChanged(MemberChange(chat: entry.chat, user: user.ref, role: .admin, by: user.ref)), toMembersOf: chat)
         }

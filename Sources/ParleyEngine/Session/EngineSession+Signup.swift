@@ -13,7 +13,8 @@ extension EngineSession {
             throw ParleyError(.registrationClosed, "this server takes no new accounts")
         case .invite:
             guard let raw = code else {
-                throw ParleyError(.codeRequired, "this server takes new accounts by invitation: \(how), with a sign-up code from an admin (--code)")
+                throw ParleyError(
+                    .codeRequired, "this server takes new accounts by invitation: \(how), with a sign-up code from an admin (--code)")
             }
             let code = raw.trimmingCharacters(in: .whitespaces)
             guard !code.isEmpty, code.utf8.count <= 64, let found = try await store.signupCode(code) else {

@@ -15,79 +15,104 @@ public enum CommandTable {
             usage: "/register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR] [--code SIGNUP-CODE]",
             summary: "create an account and sign in (prompts for the password on a terminal; --code where the server asks for one)",
             example: "/register alice@example.com --handle alice --name \"Alice Liddell\""),
-        CommandSpec(name: "login", usage: "/login EMAIL|@HANDLE [--password P | --password-env VAR]  |  /login +PHONE  |  /login --id-token TOKEN",
+        CommandSpec(
+            name: "login", usage: "/login EMAIL|@HANDLE [--password P | --password-env VAR]  |  /login +PHONE  |  /login --id-token TOKEN",
             summary: "sign in with a password, a one-time code sent to a phone, or an OpenID Connect ID token",
             example: "/login +15551234567"),
-        CommandSpec(name: "code", usage: "/code NNNNNN [+PHONE]",
+        CommandSpec(
+            name: "code", usage: "/code NNNNNN [+PHONE]",
             summary: "sign in with the code sent by /login +PHONE (a new account then picks a name)", example: "/code 123456"),
         CommandSpec(name: "logout", usage: "/logout", summary: "sign out and forget the saved session", example: "/logout"),
         CommandSpec(name: "whoami", usage: "/whoami", summary: "show who you are signed in as", example: "/whoami"),
-        CommandSpec(name: "passwd", usage: "/passwd [--current P | --current-env VAR] [--new P | --new-env VAR]",
+        CommandSpec(
+            name: "passwd", usage: "/passwd [--current P | --current-env VAR] [--new P | --new-env VAR]",
             summary: "change your password (signs out your other sessions)", example: "/passwd"),
-        CommandSpec(name: "profile", usage: "/profile [--name \"Full Name\"]", summary: "show or change your profile",
+        CommandSpec(
+            name: "profile", usage: "/profile [--name \"Full Name\"]", summary: "show or change your profile",
             example: "/profile --name \"Alice L.\""),
-        CommandSpec(name: "users", aliases: ["who"], usage: "/users [QUERY] [--page N]",
+        CommandSpec(
+            name: "users", aliases: ["who"], usage: "/users [QUERY] [--page N]",
             summary: "search the user directory by handle, name or email prefix", example: "/users ali"),
         CommandSpec(name: "whois", usage: "/whois @H", summary: "show a user's profile", example: "/whois @bob"),
-        CommandSpec(name: "msg", aliases: ["m"], usage: "/msg @H TEXT",
+        CommandSpec(
+            name: "msg", aliases: ["m"], usage: "/msg @H TEXT",
             summary: "send a direct message (the first one creates the chat)", example: "/msg @bob lunch at noon?"),
         CommandSpec(name: "query", usage: "/query @H", summary: "make the direct chat with a user current", example: "/query @bob"),
-        CommandSpec(name: "create", usage: "/create #G [TITLE] [--private]",
+        CommandSpec(
+            name: "create", usage: "/create #G [TITLE] [--private]",
             summary: "create a group (public unless --private) and switch to it", example: "/create #swift Swift on Linux"),
-        CommandSpec(name: "join", aliases: ["j"], usage: "/join #G|CODE|parley://join/CODE",
+        CommandSpec(
+            name: "join", aliases: ["j"], usage: "/join #G|CODE|parley://join/CODE",
             summary: "join a public group, or any group with an invite", example: "/join parley://join/abcd…"),
-        CommandSpec(name: "invite", usage: "/invite @H [#G]  |  /invite --link [#G] [--uses N] [--expires 30m|2h|7d]",
+        CommandSpec(
+            name: "invite", usage: "/invite @H [#G]  |  /invite --link [#G] [--uses N] [--expires 30m|2h|7d]",
             summary: "add a user to a group, or make an invite link", example: "/invite --link #swift --uses 5 --expires 7d"),
         CommandSpec(name: "revoke", usage: "/revoke CODE", summary: "revoke an invite link", example: "/revoke parley://join/abcd…"),
         CommandSpec(name: "leave", aliases: ["part"], usage: "/leave [#G]", summary: "leave a group", example: "/leave #swift"),
-        CommandSpec(name: "members", aliases: ["names"], usage: "/members [#G]", summary: "list a group's members and roles",
+        CommandSpec(
+            name: "members", aliases: ["names"], usage: "/members [#G]", summary: "list a group's members and roles",
             example: "/members #swift"),
         CommandSpec(name: "kick", usage: "/kick @H [#G]", summary: "remove a member (owner and admins)", example: "/kick @mallory #swift"),
         CommandSpec(name: "op", usage: "/op @H [#G]", summary: "make a member an admin (owner and admins)", example: "/op @bob #swift"),
         CommandSpec(name: "deop", usage: "/deop @H [#G]", summary: "make an admin a plain member (owner)", example: "/deop @bob #swift"),
-        CommandSpec(name: "online", usage: "/online [#G]", summary: "who in a group is online, and who is looking at it",
+        CommandSpec(
+            name: "online", usage: "/online [#G]", summary: "who in a group is online, and who is looking at it",
             example: "/online #swift"),
-        CommandSpec(name: "send", aliases: ["say"], usage: "/send [#G|@H] TEXT  |  /send [#G|@H] <<EOF … EOF",
+        CommandSpec(
+            name: "send", aliases: ["say"], usage: "/send [#G|@H] TEXT  |  /send [#G|@H] <<EOF … EOF",
             summary: "send a message to a chat (the current one by default)", example: "/send #swift hello"),
-        CommandSpec(name: "image", aliases: ["img"], usage: "/image [#G|@H] [--no-preview] PATH [CAPTION]",
+        CommandSpec(
+            name: "image", aliases: ["img"], usage: "/image [#G|@H] [--no-preview] PATH [CAPTION]",
             summary: "send a PNG, JPEG, GIF or WebP image (up to 10 MiB)", example: "/image #swift ~/shots/build.png green at last"),
-        CommandSpec(name: "video", usage: "/video [#G|@H] PATH [CAPTION]",
+        CommandSpec(
+            name: "video", usage: "/video [#G|@H] PATH [CAPTION]",
             summary: "send an MP4, MOV or WebM video (up to 200 MiB)", example: "/video @bob clip.mp4 the demo"),
-        CommandSpec(name: "save", usage: "/save [#G|@H] SEQ [PATH] [--force]",
+        CommandSpec(
+            name: "save", usage: "/save [#G|@H] SEQ [PATH] [--force]",
             summary: "save an image or video message's original file (never overwrites without --force)",
             example: "/save #swift 42 ~/Downloads/"),
-        CommandSpec(name: "avatar", usage: "/avatar PATH | /avatar --remove", summary: "set or remove your profile picture",
+        CommandSpec(
+            name: "avatar", usage: "/avatar PATH | /avatar --remove", summary: "set or remove your profile picture",
             example: "/avatar ~/me.jpg"),
-        CommandSpec(name: "history", aliases: ["log"], usage: "/history [#G|@H] [N] [--before SEQ]",
+        CommandSpec(
+            name: "history", aliases: ["log"], usage: "/history [#G|@H] [N] [--before SEQ]",
             summary: "show the last N messages (default 20), or N before a sequence number", example: "/history #swift 50"),
         CommandSpec(name: "read", usage: "/read [#G|@H]", summary: "mark a chat read up to its last message", example: "/read #swift"),
-        CommandSpec(name: "seen", usage: "/seen [#G|@H] [SEQ]", summary: "who has read a message (the last one by default)",
+        CommandSpec(
+            name: "seen", usage: "/seen [#G|@H] [SEQ]", summary: "who has read a message (the last one by default)",
             example: "/seen #swift 42"),
-        CommandSpec(name: "delete-chat", usage: "/delete-chat [#G|@H]",
+        CommandSpec(
+            name: "delete-chat", usage: "/delete-chat [#G|@H]",
             summary: "remove a chat and its history from your list (others keep theirs)", example: "/delete-chat @bob"),
-        CommandSpec(name: "search", usage: "/search WORDS [#G|@H]", summary: "find messages in your chats, newest first",
+        CommandSpec(
+            name: "search", usage: "/search WORDS [#G|@H]", summary: "find messages in your chats, newest first",
             example: "/search deploy friday #ops"),
         CommandSpec(name: "chats", usage: "/chats", summary: "your chats with the last message and unread count", example: "/chats"),
         CommandSpec(name: "groups", usage: "/groups", summary: "the groups you are in", example: "/groups"),
         CommandSpec(name: "switch", aliases: ["s"], usage: "/switch #G|@H", summary: "make a chat current", example: "/switch #swift"),
         CommandSpec(
-            name: "connect", usage: "/connect ws://HOST:PORT", summary: "talk to a Parley server instead (signs back in with its saved session)",
+            name: "connect", usage: "/connect ws://HOST:PORT",
+            summary: "talk to a Parley server instead (signs back in with its saved session)",
             example: "/connect ws://127.0.0.1:7878"),
         CommandSpec(
             name: "plugin", aliases: ["plugins"],
-            usage: "/plugin load PATH [--as @HANDLE] [--name NAME] [--rate N] [ARGS...]  |  /plugin list  |  /plugin unload NAME  |  /plugin reload NAME",
+            usage:
+                "/plugin load PATH [--as @HANDLE] [--name NAME] [--rate N] [ARGS...]  |  /plugin list  |  /plugin unload NAME  |  /plugin reload NAME",
             summary: "run a bot plugin (as you, or as its own bot account with --as)", example: "/plugin load plugins/dice.py --as @dice"),
         CommandSpec(
             name: "bots", usage: "/bots  |  /bots new @H [--name \"Name\"] [--password P | --password-env VAR]",
             summary: "list the bot accounts you own, or make one (for a bot program of your own; /plugin load --as makes one too)",
             example: "/bots new @deploy --name \"Deploy Bot\""),
         CommandSpec(
-            name: "signup-code", usage: "/signup-code [--uses N] [--expires 30m|2h|7d]  |  /signup-code --list  |  /signup-code --revoke CODE",
+            name: "signup-code",
+            usage: "/signup-code [--uses N] [--expires 30m|2h|7d]  |  /signup-code --list  |  /signup-code --revoke CODE",
             summary: "make, list or revoke codes to register with (server admins, when the server registers by invitation)",
             example: "/signup-code --uses 1 --expires 7d"),
         CommandSpec(name: "status", usage: "/status", summary: "mode, data folder, user and current chat", example: "/status"),
-        CommandSpec(name: "help", aliases: ["h", "?"], usage: "/help [CMD]", summary: "list commands, or show one", example: "/help invite"),
-        CommandSpec(name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",
+        CommandSpec(
+            name: "help", aliases: ["h", "?"], usage: "/help [CMD]", summary: "list commands, or show one", example: "/help invite"),
+        CommandSpec(
+            name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",
             summary: "wait for a message matching REGEX (default timeout 10 s)", example: "/wait --timeout 5 #dice rolled \\d+"),
         CommandSpec(name: "sleep", usage: "/sleep DURATION", summary: "pause a script (500ms, 2s, 1m)", example: "/sleep 500ms"),
         CommandSpec(name: "quit", aliases: ["exit", "q"], usage: "/quit", summary: "leave the shell", example: "/quit"),

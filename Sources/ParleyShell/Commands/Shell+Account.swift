@@ -6,7 +6,8 @@ extension Shell {
         let options = try input.options(values: ["handle", "name", "password", "password-env", "code"])
         guard options.positional.count == 1, let email = options.positional.first else {
             throw ParleyError(
-                .usage, "usage: /register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR] [--code SIGNUP-CODE]")
+                .usage,
+                "usage: /register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR] [--code SIGNUP-CODE]")
         }
         let password = try await password(options, confirmTwice: true)
         let signedIn = try await service.register(
@@ -29,7 +30,8 @@ extension Shell {
         }
         // A phone number may be written with spaces: +1 555 123 4567.
         let isPhone = options.positional.first?.hasPrefix("+") == true
-        guard options.positional.count == 1 || isPhone, let login = isPhone ? options.positional.joined(separator: " ") : options.positional.first
+        guard options.positional.count == 1 || isPhone,
+            let login = isPhone ? options.positional.joined(separator: " ") : options.positional.first
         else {
             throw ParleyError(.usage, "usage: /login EMAIL|@HANDLE [--password P | --password-env VAR]  |  /login +PHONE")
         }

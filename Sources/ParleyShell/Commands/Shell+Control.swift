@@ -1,6 +1,6 @@
 import Foundation
-import ParleyCore
 import ParleyBots
+import ParleyCore
 
 extension Shell {
     func status(_ input: inout CommandInput) async throws {
@@ -49,7 +49,8 @@ extension Shell {
             var lines = ["usage: \(command.usage)", "  \(command.summary)"]
             if !command.aliases.isEmpty { lines.append("  aliases: " + command.aliases.map { "/" + $0 }.joined(separator: ", ")) }
             lines.append("  example: \(command.example)")
-            output.result("help", lines, json: ["name": command.name, "usage": command.usage, "summary": command.summary, "example": command.example])
+            output.result(
+                "help", lines, json: ["name": command.name, "usage": command.usage, "summary": command.summary, "example": command.example])
             return
         }
         let width = CommandTable.all.map(\.name.count).max() ?? 10

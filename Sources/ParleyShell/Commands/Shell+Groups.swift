@@ -22,7 +22,8 @@ extension Shell {
     func join(_ input: inout CommandInput) async throws {
         let what = try input.required("#G, CODE or link")
         try noMoreArguments(input)
-        let chat = what.hasPrefix("#") ? try await service.joinGroup(handle: String(what.dropFirst())) : try await service.join(invite: what)
+        let chat =
+            what.hasPrefix("#") ? try await service.joinGroup(handle: String(what.dropFirst())) : try await service.join(invite: what)
         completions.add(users: [], groups: [chat.handle ?? ""])
         try await makeCurrent(ChatTarget(chat: chat, peer: nil, label: Format.label(chat, me: me?.id)))
         output.result("join", ["Joined \(Format.label(chat, me: me?.id))"], json: chat)
@@ -31,7 +32,9 @@ extension Shell {
     func invite(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["uses", "expires"], flags: ["link"])
         if options.flags.contains("link") {
-            guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /invite --link [#G] [--uses N] [--expires 30m|2h|7d]") }
+            guard options.positional.count <= 1 else {
+                throw ParleyError(.usage, "usage: /invite --link [#G] [--uses N] [--expires 30m|2h|7d]")
+            }
             let chat = try await groupTarget(options.positional.first)
             let expires = try options.values["expires"].map { try DurationText.parse($0) }
             let invite = try await service.createInvite(chat: chat.id, maxUses: try options.integer("uses"), expiresIn: expires)
@@ -76,7 +79,8 @@ extension Shell {
         let members = try await service.members(chat: chat.id)
         completions.add(users: members.map(\.user.handle), groups: [])
         let lines = members.map { member in
-            "\(Format.user(member.user)) \(Sanitizer.line(member.user.displayName))" + (member.role == .member ? "" : " (\(member.role.rawValue))")
+            "\(Format.user(member.user)) \(Sanitizer.line(member.user.displayName))"
+                + (member.role == .member ? "" : " (\(member.role.rawValue))")
                 + (member.avatar == nil ? "" : " (has avatar)")
         }
         output.result("members", ["\(Format.label(chat, me: me?.id)): \(members.count) members"] + lines, json: members)
@@ -102,7 +106,8 @@ extension Shell {
         let chat = try await groupTarget(target)
         try await service.setRole(role, for: user.id, in: chat.id)
         output.result(
-            role == .admin ? "op" : "deop", ["@\(Sanitizer.line(user.handle)) is now \(role.rawValue) of \(Format.label(chat, me: me?.id))"],
+            role == .admin ? "op" : "deop",
+            ["@\(Sanitizer.line(user.handle)) is now \(role.rawValue) of \(Format.label(chat, me: me?.id))"],
             json: ["user": user.handle, "chat": chat.handle ?? "", "role": role.rawValue])
     }
 

@@ -114,10 +114,11 @@ extension Shell {
         let target = try input.target()
         let options = try input.options(values: ["before"])
         guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /history [#G|@H] [N] [--before SEQ]") }
-        let count = try options.positional.first.map { text -> Int in
-            guard let count = Int(text) else { throw ParleyError(.usage, "N must be a number, not '\(text)'") }
-            return count
-        } ?? 20
+        let count =
+            try options.positional.first.map { text -> Int in
+                guard let count = Int(text) else { throw ParleyError(.usage, "N must be a number, not '\(text)'") }
+                return count
+            } ?? 20
         let before = try options.values["before"].map { text -> Int64 in
             guard let seq = Int64(text) else { throw ParleyError(.usage, "--before takes a sequence number") }
             return seq

@@ -137,7 +137,12 @@ final class ShellCommander: BotCommander {
     final class Box: Sendable {
         private let lines = Mutex<[String]>([])
         func append(_ line: String) { lines.withLock { $0.append(line) } }
-        func take() -> [String] { lines.withLock { lines in defer { lines = [] }; return lines } }
+        func take() -> [String] {
+            lines.withLock { lines in
+                defer { lines = [] }
+                return lines
+            }
+        }
     }
 
     init(service: any ChatService, user: User) {

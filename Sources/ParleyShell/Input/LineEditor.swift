@@ -73,7 +73,10 @@ public final class LineEditor: @unchecked Sendable {
             }
             if fds[1].revents != 0 {
                 eventPipe.drain()
-                let texts = events.withLock { texts in defer { texts = [] }; return texts }
+                let texts = events.withLock { texts in
+                    defer { texts = [] }
+                    return texts
+                }
                 for text in texts { ReadlineGlue.printAbovePrompt(text, promptActive: running == nil) }
             }
             if fds[3].revents != 0 {

@@ -95,12 +95,13 @@ public enum Format {
     public static func chatSummary(_ summary: ChatSummary, me: UserID?) -> String {
         let place = label(summary.chat, me: me)
         let unread = summary.unread > 0 ? " (\(summary.unread) unread)" : ""
-        let last = summary.lastMessage.map { message in
-            var text = Sanitizer.line(message.text)
-            if let media = message.media { text = "[\(media.kind.rawValue)]" + (text.isEmpty ? "" : " " + text) }
-            let short = text.count > 60 ? String(text.prefix(59)) + "…" : text
-            return " [\(time(message.sentAt))] <\(Sanitizer.line(message.sender.handle))> \(short)"
-        } ?? " (no messages)"
+        let last =
+            summary.lastMessage.map { message in
+                var text = Sanitizer.line(message.text)
+                if let media = message.media { text = "[\(media.kind.rawValue)]" + (text.isEmpty ? "" : " " + text) }
+                let short = text.count > 60 ? String(text.prefix(59)) + "…" : text
+                return " [\(time(message.sentAt))] <\(Sanitizer.line(message.sender.handle))> \(short)"
+            } ?? " (no messages)"
         return "\(place)\(unread)\(last)"
     }
 

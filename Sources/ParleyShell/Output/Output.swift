@@ -56,7 +56,9 @@ public final class Output: Sendable {
 
     public func error(_ error: ParleyError, location: String?) {
         if isJSON {
-            var fields: [String: JSONScalar] = ["type": .string("error"), "code": .string(error.code.rawValue), "message": .string(error.message)]
+            var fields: [String: JSONScalar] = [
+                "type": .string("error"), "code": .string(error.code.rawValue), "message": .string(error.message),
+            ]
             if let location { fields["location"] = .string(location) }
             write(jsonLine(fields, data: Optional<Int>.none))
         }

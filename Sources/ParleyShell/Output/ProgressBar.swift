@@ -43,7 +43,8 @@ final class ProgressBar: Sendable {
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let seconds = max(0.001, (now - started).seconds)
         let rate = byteCount(Int64(Double(done) / seconds))
-        let line = "\r\u{1B}[K\(label) [\(bar)] \(String(format: "%3d", Int(fraction * 100)))%  \(byteCount(done)) / \(byteCount(total))  \(rate)/s"
+        let line =
+            "\r\u{1B}[K\(label) [\(bar)] \(String(format: "%3d", Int(fraction * 100)))%  \(byteCount(done)) / \(byteCount(total))  \(rate)/s"
         StandardOutput.write(Array(line.utf8), to: STDERR_FILENO)
     }
 

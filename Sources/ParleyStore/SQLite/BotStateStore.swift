@@ -27,21 +27,22 @@ public final class BotStateStore: Sendable {
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE bot_state (
-                    bot TEXT NOT NULL,
-                    key TEXT NOT NULL,
-                    value BLOB NOT NULL,
-                    updated_at REAL NOT NULL,
-                    PRIMARY KEY (bot, key)
-                ) WITHOUT ROWID;
-                CREATE TABLE bot_cursor (
-                    bot TEXT NOT NULL,
-                    chat_id INTEGER NOT NULL,
-                    seq INTEGER NOT NULL,
-                    PRIMARY KEY (bot, chat_id)
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE bot_state (
+                        bot TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        value BLOB NOT NULL,
+                        updated_at REAL NOT NULL,
+                        PRIMARY KEY (bot, key)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE bot_cursor (
+                        bot TEXT NOT NULL,
+                        chat_id INTEGER NOT NULL,
+                        seq INTEGER NOT NULL,
+                        PRIMARY KEY (bot, chat_id)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }

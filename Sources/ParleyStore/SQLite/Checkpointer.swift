@@ -32,15 +32,17 @@ final class Checkpointer: Sendable {
     /// writer's, since the hook follows a commit.
     func install(on db: Database) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_wal_hook(db.sqliteConnection, { context, connection, _, pages in
-            guard let context else { return SQLITE_OK }
-            if pages >= Checkpointer.restartPages {
-                sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            } else if pages >= Checkpointer.backgroundPages {
-                Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().schedule()
-            }
-            return SQLITE_OK
-        }, context)
+        sqlite3_wal_hook(
+            db.sqliteConnection,
+            { context, connection, _, pages in
+                guard let context else { return SQLITE_OK }
+                if pages >= Checkpointer.restartPages {
+                    sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                } else if pages >= Checkpointer.backgroundPages {
+                    Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().schedule()
+                }
+                return SQLITE_OK
+            }, context)
     }
 
     /// Checkpoints soon in the background, coalescing the calls until then.

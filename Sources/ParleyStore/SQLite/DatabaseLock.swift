@@ -67,7 +67,8 @@ public final class DatabaseLock: Sendable {
         let heldByServer = flock(descriptor, LOCK_SH | LOCK_NB) != 0
         if !heldByServer { _ = flock(descriptor, LOCK_UN) }
         guard heldByServer else {
-            return "the data folder \(folder.path) is open in an embedded parley shell or bot; quit those first, or give the server a folder of its own"
+            return
+                "the data folder \(folder.path) is open in an embedded parley shell or bot; quit those first, or give the server a folder of its own"
         }
         var buffer = [UInt8](repeating: 0, count: 512)
         let count = max(0, pread(descriptor, &buffer, buffer.count, 0))

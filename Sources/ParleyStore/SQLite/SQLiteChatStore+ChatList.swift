@@ -69,7 +69,8 @@ extension SQLiteChatStore {
                     }
                     lastMessage = Message(
                         id: MessageID(raw.int(13)), chatID: chatID, seq: lastSeq, sender: sender,
-                        kind: MessageKind(rawValue: raw.text(15)) ?? .text, text: raw.text(16), media: MediaColumn.decode(raw.optionalText(17)),
+                        kind: MessageKind(rawValue: raw.text(15)) ?? .text, text: raw.text(16),
+                        media: MediaColumn.decode(raw.optionalText(17)),
                         sentAt: Rows.date(activity), clientID: raw.optionalText(18))
                 }
                 let unread = Int(max(0, lastSeq - raw.int(8)))

@@ -34,8 +34,9 @@ final class SearchIndexer: Sendable {
     /// Indexes up to `limit` messages after the last indexed one; returns how many.
     private static func indexBatch(_ db: Database, limit: Int) throws -> Int {
         let indexedUpTo = try Int64.fetchOne(db, sql: "SELECT indexed_up_to FROM search_state WHERE id = 1") ?? 0
-        guard let newest = try Int64.fetchOne(
-            db, sql: "SELECT max(id) FROM (SELECT id FROM message WHERE id > ? ORDER BY id LIMIT ?)", arguments: [indexedUpTo, limit])
+        guard
+            let newest = try Int64.fetchOne(
+                db, sql: "SELECT max(id) FROM (SELECT id FROM message WHERE id > ? ORDER BY id LIMIT ?)", arguments: [indexedUpTo, limit])
         else { return 0 }
         try db.execute(
             sql: "INSERT INTO message_fts (rowid, text) SELECT id, text FROM message WHERE id > ? AND id <= ? ORDER BY id",
