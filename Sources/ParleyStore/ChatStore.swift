@@ -66,8 +66,9 @@ public protocol ChatStore: Sendable {
     /// Up to `limit` messages with `after < seq < before`, oldest first.
     func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
     func message(chat: ChatID, seq: Int64) async throws -> Message?
-    /// Messages in chats `user` belongs to matching an FTS5 query, newest first.
-    func search(ftsQuery: String, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message]
+    /// Messages in chats `user` belongs to (in the part of their history they have not
+    /// cleared) that contain every term of `query`, newest first.
+    func search(_ query: SearchQuery, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message]
     /// Moves the marker forward to `min(seq, last seq)`; returns the marker as it now stands.
     func markRead(chat: ChatID, user: UserID, seq: Int64, at time: Date) async throws -> (marker: ReadMarker, moved: Bool)
     /// Read markers at or past `seq`.
@@ -105,8 +106,11 @@ public protocol ChatStore: Sendable {
     // Invites
     func createInvite(_ invite: Invite, at time: Date) async throws
     func invite(code: String) async throws -> Invite?
-    /// Checks the invite, uses it up by one and adds the member, atomically.
-    func redeemInvite(code: String, user: UserID, now: Date) async throws -> InviteRedemption
+    /// Adds `user` to the invite's group and takes one of its uses, atomically. The
+    /// engine has checked the invite's rules; if its last use went meanwhile (or it was
+    /// revoked), nothing changes and `inviteUsedUp` is thrown. Returns false, taking no
+    /// use, when `user` is already a member.
+    func useInvite(code: String, user: UserID, at time: Date) async throws -> Bool
     func revokeInvite(code: String) async throws
 
     // Sign-up codes and bot owners
@@ -116,6 +120,28 @@ public protocol ChatStore: Sendable {
     func signupCodes(usableAt now: Date) async throws -> [SignupCode]
     func revokeSignupCode(_ code: String) async throws
     func bots(ownedBy owner: UserID) async throws -> [User]
+}
+
+/// What a message search looks for, in no store's syntax: words that must all occur,
+/// each whole or as the start of a word. Each store turns it into its own full-text
+/// query (FTS5 on SQLite), where no term is ever read as query syntax.
+public struct SearchQuery: Sendable, Hashable {
+    public struct Term: Sendable, Hashable {
+        public var word: String
+        /// The word may go on: `depl` finds "deployment".
+        public var prefix: Bool
+
+        public init(word: String, prefix: Bool) {
+            self.word = word
+            self.prefix = prefix
+        }
+    }
+
+    public var terms: [Term]
+
+    public init(terms: [Term]) {
+        self.terms = terms
+    }
 }
 
 public struct CodeRequestCounts: Sendable, Hashable {
@@ -217,12 +243,4 @@ public struct Membership: Sendable, Hashable {
         self.clearedSeq = clearedSeq
         self.hidden = hidden
     }
-}
-
-public enum InviteRedemption: Sendable, Hashable {
-    case joined(ChatID)
-    case unknown
-    case expired
-    case usedUp
-    case revoked
 }

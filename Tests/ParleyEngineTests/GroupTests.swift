@@ -86,6 +86,29 @@ import Testing
         #expect(try await alice.members(chat: group.id).map(\.user.handle) == ["alice", "bob", "carol"])
     }
 
+    /// The engine checks an invite; the store takes its use atomically: two people
+    /// joining at once with its last use get one member and one `invite_used_up`.
+    @Test func theLastUseOfAnInviteAdmitsOneOfTwoAtOnce() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "tight", title: nil, isPublic: false)
+        let invite = try await alice.createInvite(chat: group.id, maxUses: 1, expiresIn: nil)
+        let (bob, carol) = (try await world.signUp("bob"), try await world.signUp("carol"))
+        @Sendable func attempt(_ session: EngineSession) async -> ErrorCode? {
+            do {
+                _ = try await session.join(invite: invite.code)
+                return nil
+            } catch {
+                return (error as? ParleyError)?.code ?? .internalError
+            }
+        }
+        async let first = attempt(bob)
+        async let second = attempt(carol)
+        let outcomes = await [first, second]
+        #expect(outcomes.filter { $0 == nil }.count == 1 && outcomes.compactMap { $0 } == [ErrorCode.inviteUsedUp], "\(outcomes)")
+        #expect(try await alice.members(chat: group.id).count == 2, "the one who lost the race was not added")
+    }
+
     @Test func anOwnerLeavingHandsOverToTheOldestAdminElseOldestMember() async throws {
         let world = try TestWorld()
         let owner = try await world.signUp("owner")

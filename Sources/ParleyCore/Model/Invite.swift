@@ -23,6 +23,11 @@ public struct Invite: Hashable, Codable, Sendable {
 
     public var link: String { Self.linkPrefix + code }
 
+    /// Why this invite cannot be used at `now` (revoked, expired, used up), or nil.
+    public func refusal(at now: Date) -> ParleyError? {
+        CodeRules.refusal(revoked: revoked, expiresAt: expiresAt, usesLeft: usesLeft, now: now, what: "invite")
+    }
+
     /// Accepts a bare code or a `parley://join/CODE` link and returns the code.
     public static func code(fromCodeOrLink text: String) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -39,5 +44,16 @@ public struct PresenceEntry: Hashable, Codable, Sendable {
     public init(user: UserRef, viewing: Bool) {
         self.user = user
         self.viewing = viewing
+    }
+}
+
+/// The rules group invites and sign-up codes share, decided by the engine for every
+/// store alike.
+enum CodeRules {
+    static func refusal(revoked: Bool, expiresAt: Date?, usesLeft: Int?, now: Date, what: String) -> ParleyError? {
+        if revoked { return ParleyError(.inviteRevoked, "this \(what) was revoked") }
+        if let expiresAt, expiresAt <= now { return ParleyError(.inviteExpired, "this \(what) has expired") }
+        if let usesLeft, usesLeft <= 0 { return ParleyError(.inviteUsedUp, "this \(what) has been used up") }
+        return nil
     }
 }

@@ -30,4 +30,9 @@ public struct SignupCode: Hashable, Codable, Sendable {
         self.usesLeft = usesLeft
         self.revoked = revoked
     }
+
+    /// Why this code cannot be used at `now` (revoked, expired, used up), or nil.
+    public func refusal(at now: Date) -> ParleyError? {
+        CodeRules.refusal(revoked: revoked, expiresAt: expiresAt, usesLeft: usesLeft, now: now, what: "sign-up code")
+    }
 }

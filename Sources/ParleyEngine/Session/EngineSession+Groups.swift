@@ -47,22 +47,16 @@ extension EngineSession {
         guard !code.isEmpty, let invite = try await store.invite(code: code) else {
             throw ParleyError(.invalidInvite, "this invite code is not valid")
         }
-        if try await engine.directory.entry(invite.chatID)?.roles[user.id] != nil {
-            throw ParleyError(.alreadyMember, "you are already a member of this group")
+        if let refusal = invite.refusal(at: engine.now) { throw refusal }
+        let alreadyMember = ParleyError(.alreadyMember, "you are already a member of this group")
+        if try await engine.directory.entry(invite.chatID)?.roles[user.id] != nil { throw alreadyMember }
+        guard try await store.useInvite(code: code, user: user.id, at: engine.now) else { throw alreadyMember }
+        engine.directory.invalidate(invite.chatID)
+        guard let entry = try await engine.directory.entry(invite.chatID) else {
+            throw ParleyError(.unknownChat, "the group no longer exists")
         }
-        switch try await store.redeemInvite(code: code, user: user.id, now: engine.now) {
-        case .unknown: throw ParleyError(.invalidInvite, "this invite code is not valid")
-        case .expired: throw ParleyError(.inviteExpired, "this invite has expired")
-        case .usedUp: throw ParleyError(.inviteUsedUp, "this invite has been used up")
-        case .revoked: throw ParleyError(.inviteRevoked, "this invite was revoked")
-        case .joined(let chatID):
-            engine.directory.invalidate(chatID)
-            guard let entry = try await engine.directory.entry(chatID) else {
-                throw ParleyError(.unknownChat, "the group no longer exists")
-            }
-            try await publish(.memberJoined(MemberChange(chat: entry.chat, user: user.ref, role: .member)), toMembersOf: chatID)
-            return entry.chat
-        }
+        try await publish(.memberJoined(MemberChange(chat: entry.chat, user: user.ref, role: .member)), toMembersOf: invite.chatID)
+        return entry.chat
     }
 
     /// Adds a user directly. Any member may add people to a public group (anyone could

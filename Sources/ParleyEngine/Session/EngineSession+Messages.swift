@@ -116,10 +116,8 @@ extension EngineSession {
         }
         guard !terms.isEmpty else { throw ParleyError(.invalidArgument, "search needs at least one word") }
         terms[terms.count - 1].prefix = true
-        // Each word becomes a quoted FTS5 string, so no word is read as query syntax.
-        let query = terms.map { "\"" + $0.word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + ($0.prefix ? "*" : "") }
-            .joined(separator: " ")
-        return try await store.search(ftsQuery: query, user: user.id, chat: chat, limit: limit)
+        let query = SearchQuery(terms: terms.map { SearchQuery.Term(word: String($0.word), prefix: $0.prefix) })
+        return try await store.search(query, user: user.id, chat: chat, limit: limit)
     }
 
     public func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker {

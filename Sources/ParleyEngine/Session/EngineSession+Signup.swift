@@ -20,9 +20,7 @@ extension EngineSession {
             guard !code.isEmpty, code.utf8.count <= 64, let found = try await store.signupCode(code) else {
                 throw ParleyError(.invalidInvite, "this sign-up code is not valid")
             }
-            if found.revoked { throw ParleyError(.inviteRevoked, "this sign-up code was revoked") }
-            if let expiry = found.expiresAt, expiry <= engine.now { throw ParleyError(.inviteExpired, "this sign-up code has expired") }
-            if let left = found.usesLeft, left <= 0 { throw ParleyError(.inviteUsedUp, "this sign-up code has been used up") }
+            if let refusal = found.refusal(at: engine.now) { throw refusal }
             return found.code
         }
     }

@@ -32,19 +32,16 @@ extension SQLiteChatStore {
         }
     }
 
-    public func redeemInvite(code: String, user: UserID, now: Date) async throws -> InviteRedemption {
+    public func useInvite(code: String, user: UserID, at time: Date) async throws -> Bool {
         try await pool.write { db in
-            guard let invite = try Self.invite(db, code: code) else { return .unknown }
-            if invite.revoked { return .revoked }
-            if let expiresAt = invite.expiresAt, expiresAt <= now { return .expired }
-            if let usesLeft = invite.usesLeft, usesLeft <= 0 { return .usedUp }
-            guard try Self.insertMember(db, user: user, chat: invite.chatID, role: .member, at: now) else {
-                return .joined(invite.chatID)
-            }
-            if invite.usesLeft != nil {
-                try db.execute(sql: "UPDATE invite SET uses_left = uses_left - 1 WHERE code = ?", arguments: [code])
-            }
-            return .joined(invite.chatID)
+            guard let invite = try Self.invite(db, code: code) else { throw ParleyError(.invalidInvite, "this invite code is not valid") }
+            guard try Self.insertMember(db, user: user, chat: invite.chatID, role: .member, at: time) else { return false }
+            try db.execute(
+                sql: "UPDATE invite SET uses_left = uses_left - 1 WHERE code = ? AND revoked = 0 AND (uses_left IS NULL OR uses_left > 0)",
+                arguments: [code])
+            // Rolls the new member back with the transaction.
+            guard db.changesCount == 1 else { throw ParleyError(.inviteUsedUp, "this invite has been used up") }
+            return true
         }
     }
 

@@ -35,7 +35,9 @@ extension SQLiteChatStore {
         }
     }
 
-    public func search(ftsQuery: String, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message] {
+    public func search(_ query: SearchQuery, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message] {
+        guard !query.terms.isEmpty else { return [] }
+        let ftsQuery = Self.fts5(query)
         try await indexer.catchUp()
         return try await pool.read { db in
             try Row.fetchAll(
@@ -52,6 +54,13 @@ extension SQLiteChatStore {
                 arguments: [ftsQuery, user.rawValue, chat?.rawValue, limit]
             ).map { Rows.message($0) }
         }
+    }
+
+    /// The query in FTS5's syntax: each term a quoted string (so none is read as an
+    /// operator), a prefix term followed by `*`, all of them required.
+    static func fts5(_ query: SearchQuery) -> String {
+        query.terms.map { "\"" + $0.word.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + ($0.prefix ? "*" : "") }
+            .joined(separator: " ")
     }
 
     public func markRead(chat: ChatID, user: UserID, seq: Int64, at time: Date) async throws -> (marker: ReadMarker, moved: Bool) {
