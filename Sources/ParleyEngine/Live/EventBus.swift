@@ -26,10 +26,11 @@ public final class PositionedEvent: Sendable {
     /// Increases with each event published on the bus; the events one user receives
     /// have increasing, not consecutive, positions.
     public let position: UInt64
-    let originToken: Data?
+    /// The token hash of the session that caused it, which does not get it back.
+    public let originToken: Data?
     private let encoding = Mutex<(any AnyObject & Sendable)?>(nil)
 
-    init(event: ChatEvent, position: UInt64, originToken: Data?) {
+    public init(event: ChatEvent, position: UInt64, originToken: Data?) {
         self.event = event
         self.position = position
         self.originToken = originToken
@@ -61,9 +62,10 @@ public protocol EventBus: Sendable {
     /// Subscribes a session of `user`. With `after`, first delivers the user's events
     /// after that position (minus those `tokenHash` caused); returns false in `complete`
     /// when some of them are no longer kept.
+    /// Asynchronous, so a bus can read what was missed from a database.
     func subscribe(
         _ user: UserID, tokenHash: Data?, after: EventPosition?, deliver: @escaping @Sendable (PositionedEvent) -> Void
-    ) -> (subscription: SubscriptionID, complete: Bool)
+    ) async -> (subscription: SubscriptionID, complete: Bool)
     func unsubscribe(_ subscription: SubscriptionID)
     /// Delivers `event` to each live session of `users`, except its origin.
     func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async

@@ -184,7 +184,7 @@ extension EngineSession {
             let continuation = continuation
             deliver = { continuation.yield($0.event) }
         }
-        let (subscription, complete) = engine.bus.subscribe(user.id, tokenHash: tokenHash, after: after, deliver: deliver)
+        let (subscription, complete) = await engine.bus.subscribe(user.id, tokenHash: tokenHash, after: after, deliver: deliver)
         state.withLock { state in
             state.user = user
             state.tokenHash = tokenHash
