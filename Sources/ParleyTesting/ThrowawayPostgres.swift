@@ -1,0 +1,153 @@
+public import Foundation
+
+/// A PostgreSQL server of a test's own, so `swift test` needs nothing running first:
+/// `initdb` in a temporary folder, `pg_ctl start` on a free port (its socket in the
+/// folder too), and `stop()` shuts it down and removes the folder. initdb refuses to
+/// run as root, so under root the server runs as the `postgres` user.
+///
+/// ```swift
+/// let postgres = try ThrowawayPostgres.start()
+/// defer { postgres.stop() }
+/// // connect to postgres.url: postgres://parley@127.0.0.1:PORT/parley
+/// ```
+public final class ThrowawayPostgres: Sendable {
+    public let folder: URL
+    public let port: Int
+    public let user = "parley"
+    public let database = "parley"
+    private let bin: URL
+    private let runAs: String?
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// `postgres://parley@127.0.0.1:PORT/parley` (no password: the server trusts local connections).
+    public var url: String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+
+    /// The folder with initdb and pg_ctl: on the PATH, or Debian's `/usr/lib/postgresql/N/bin`.
+    public static func binaries() throws -> URL {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        let debian = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted(by: >)
+            .map { URL(fileURLWithPath: "/usr/lib/postgresql/\($0)/bin") }
+        for folder in debian + path
+        where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("initdb").path)
+            && FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("pg_ctl").path)
+        {
+            return folder.resolvingSymlinksInPath()
+        }
+        throw Unavailable(
+            description:
+                "the PostgreSQL tests need initdb and pg_ctl: install the server (Debian: apt-get install postgresql-15); .ci/run does")
+    }
+
+    private init(folder: URL, port: Int, bin: URL, runAs: String?) {
+        self.folder = folder
+        self.port = port
+        self.bin = bin
+        self.runAs = runAs
+    }
+
+    /// Makes and starts a server; returns once it takes connections.
+    public static func start() throws -> ThrowawayPostgres {
+        let bin = try binaries()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-postgres-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let runAs = geteuid() == 0 ? "postgres" : nil
+        if let runAs { try run("/bin/chown", ["-R", runAs, folder.path]) }
+        var lastError: (any Error)?
+        // A free port can be taken between the probe and the start: try a few.
+        for _ in 0..<5 {
+            let server = ThrowawayPostgres(folder: folder, port: try freePort(), bin: bin, runAs: runAs)
+            do {
+                try server.setUp()
+                return server
+            } catch {
+                lastError = error
+                server.stop(removing: false)
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent("data"))
+            }
+        }
+        try? FileManager.default.removeItem(at: folder)
+        throw lastError ?? Unavailable(description: "PostgreSQL did not start")
+    }
+
+    private func setUp() throws {
+        let data = folder.appendingPathComponent("data").path
+        try tool("initdb", ["-D", data, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"])
+        try tool(
+            "pg_ctl",
+            [
+                "-D", data, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "120", "-o",
+                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off", "start",
+            ])
+        try tool("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", user, database])
+    }
+
+    /// Stops the server and removes its folder.
+    public func stop() {
+        stop(removing: true)
+    }
+
+    private func stop(removing: Bool) {
+        _ = try? tool("pg_ctl", ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
+        if removing { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// Runs one of the server's programs (as the `postgres` user under root).
+    @discardableResult
+    public func tool(_ name: String, _ arguments: [String]) throws -> String {
+        let program = bin.appendingPathComponent(name).path
+        if let runAs { return try Self.run("/usr/sbin/runuser", ["-u", runAs, "--", program] + arguments) }
+        return try Self.run(program, arguments)
+    }
+
+    /// Runs a program to its end, its output in a file. posix_spawn and waitpid rather
+    /// than Foundation's Process, which does not see the end of `pg_ctl start` while the
+    /// server it started keeps running.
+    @discardableResult
+    private static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("parley-postgres-tool-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: log) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Unavailable(description: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        // Exited normally with status 0.
+        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+            let name = URL(fileURLWithPath: executable).lastPathComponent
+            throw Unavailable(description: "\(name) \(arguments.joined(separator: " ")) failed: \(text)")
+        }
+        return text
+    }
+
+    /// A port nobody listens on now.
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Unavailable(description: "no socket for a port probe") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw Unavailable(description: "no free port") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
