@@ -6,14 +6,6 @@ import ParleyCore
 import ParleyProtocol
 import WSClient
 
-/// What happened to a connection that was up: it was lost, or it is back. `complete`
-/// is false when messages from the time away may be missing from the events (the
-/// server no longer kept them and they could not all be fetched).
-public enum ConnectionChange: Sendable, Equatable {
-    case lost
-    case back(complete: Bool)
-}
-
 /// The connection to a server: connects on demand, matches replies to requests, passes
 /// events on in order and once, and after a lost connection reconnects, resumes the
 /// session from the last event position and sends what waited in the outbox. When the

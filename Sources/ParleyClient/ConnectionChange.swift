@@ -1,0 +1,7 @@
+/// What happened to a connection that was up: it was lost, or it is back. `complete`
+/// is false when messages from the time away may be missing from the events (the
+/// server no longer kept them and they could not all be fetched).
+public enum ConnectionChange: Sendable, Equatable {
+    case lost
+    case back(complete: Bool)
+}
