@@ -12,8 +12,14 @@ public struct ServerTrust: Sendable, Hashable {
         self.caFile = caFile
     }
 
-    /// The TLS configuration for a client; reads `caFile` now, so a wrong path or a
-    /// file without certificates is an error at start rather than at the first connection.
+    /// Reads `caFile` now, so a wrong path or a file without certificates is an error
+    /// at start rather than at the first connection.
+    public init(checking caFile: String?) throws(ParleyError) {
+        self.caFile = caFile
+        if caFile != nil { _ = try configuration() }
+    }
+
+    /// The TLS configuration for a client, with `caFile`'s certificates read.
     public func configuration() throws(ParleyError) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12

@@ -46,8 +46,7 @@ struct BotCommand: AsyncParsableCommand {
         let link: ServiceLink
         let store: SQLiteChatStore?
         if let server {
-            let trust = ServerTrust(caFile: caFile ?? parent.global.caFile)
-            if trust.caFile != nil { _ = try trust.configuration() }
+            let trust = try ServerTrust(checking: caFile ?? parent.global.caFile)
             link = try ShellLauncher.remote(url: server, dataFolder: folder, trust: trust, announce: log, announceBots: log)
             store = nil
         } else {
@@ -57,13 +56,7 @@ struct BotCommand: AsyncParsableCommand {
             folder: link.folder, connect: link.another, userToken: { nil }, log: { plugin, line in log("[\(plugin)] \(line)") },
             notify: log)
         // A new bot account is made by the user signed in here (with `parley`), who owns it.
-        let owner = link.service
-        let ownerFolder = link.folder
-        runtime.owner = {
-            guard let token = Shell.savedSessionToken(folder: ownerFolder) else { return nil }
-            if (try? await owner.me()) == nil { _ = try await owner.resume(token: token) }
-            return owner
-        }
+        runtime.owner = Shell.savedUser(on: link.service, folder: link.folder)
         let host = BotHost(runtime: runtime)
         // One group: the plugins stop first, then the connection, the bot state and the
         // database, on SIGTERM or SIGINT or when a plugin cannot be loaded.

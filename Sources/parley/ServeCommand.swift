@@ -71,7 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--max-failed-sign-ins is at least 1 and --max-registrations at least 0")
         }
         for admin in admins {
-            guard (try? Limits.userHandle(Self.bare(admin))) != nil else {
+            guard (try? Limits.userHandle(admin)) != nil else {
                 throw ValidationError("--admin takes a user's @handle, not \(admin)")
             }
         }
@@ -84,12 +84,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    static func bare(_ handle: String) -> String { handle.hasPrefix("@") ? String(handle.dropFirst()) : handle }
+    /// The admins' handles as the engine keeps them (`validate` has checked each).
+    var adminHandles: [String] { admins.compactMap { try? Limits.userHandle($0) } }
 
     /// Says in the log who may register, and in invite mode with no admin account yet,
     /// the code the first admin registers with.
     private func announceRegistration(engine: ChatEngine, logger: Logger) async throws {
-        let handles = admins.map(Self.bare)
+        let handles = adminHandles
         switch registration {
         case .open: logger.info("registration: open (anyone who reaches this server can make an account; see --registration)")
         case .closed: logger.info("registration: closed (no new accounts; signed-in users may still make bot accounts)")
@@ -133,7 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
                 registrationsPerAddress: maxRegistrations)
             $0.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
             $0.registration = registration
-            $0.admins = Set(admins.map(Self.bare))
+            $0.admins = Set(adminHandles)
         }
         try await announceRegistration(engine: engine, logger: logger)
 

@@ -27,8 +27,7 @@ struct ShellLauncher {
         let announce: @Sendable (String) -> Void = { line in
             if let editor = editorBox.editor { editor.show(line) } else { output.write(line) }
         }
-        let trust = ServerTrust(caFile: options.caFile)
-        if options.caFile != nil { _ = try trust.configuration() }
+        let trust = try ServerTrust(checking: options.caFile)
         let connect: @Sendable (String) async throws -> ServiceLink = { url in
             try Self.remote(url: url, dataFolder: folder, trust: trust, announce: announce)
         }

@@ -85,11 +85,7 @@ func runBot(as handle: String, folder: URL) async throws {
     var runtime = try Shell.botRuntime(
         folder: clientFolder, connect: connect, userToken: { nil }, log: { log("[\($0)] \($1)") }, notify: log)
     let owner = try await connect("owner")
-    runtime.owner = {
-        guard let token = Shell.savedSessionToken(folder: clientFolder) else { return nil }
-        if (try? await owner.me()) == nil { _ = try await owner.resume(token: token) }
-        return owner
-    }
+    runtime.owner = Shell.savedUser(on: owner, folder: clientFolder)
     let host = BotHost(runtime: runtime)
     let state = runtime.state
     services.append(ClosingService("bot state") { try state.close() })

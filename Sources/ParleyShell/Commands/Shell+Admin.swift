@@ -14,9 +14,10 @@ extension Shell {
             return
         }
         guard verb == "new", options.positional.count == 2 else { throw ParleyError(.usage, usage) }
-        let handle = options.positional[1].hasPrefix("@") ? String(options.positional[1].dropFirst()) : options.positional[1]
         let password = try await password(options, confirmTwice: true)
-        let bot = try await service.createBot(NewBot(handle: handle, displayName: options.values["name"], password: password))
+        // The engine reads the handle as any other (`@` or not).
+        let bot = try await service.createBot(
+            NewBot(handle: options.positional[1], displayName: options.values["name"], password: password))
         completions.add(users: [bot.handle], groups: [])
         output.result(
             "bots", ["Made \(Format.profile(bot)); it signs in as @\(Sanitizer.line(bot.handle)) with that password"], json: bot)

@@ -103,9 +103,15 @@ extension Shell {
         return runtime
     }
 
-    /// The session token a shell saved in `folder`, if one is signed in there.
-    public static func savedSessionToken(folder: URL) -> String? {
-        SessionFile(folder: folder).load()
+    /// A bot runtime's `owner` for a program without a shell (`parley bot`, a Swift
+    /// bot): `service`, signed in on first use with the session a shell saved in
+    /// `folder`; nil when nobody is signed in there.
+    public static func savedUser(on service: any ChatService, folder: URL) -> @Sendable () async throws -> (any ChatService)? {
+        {
+            guard let token = SessionFile(folder: folder).load() else { return nil }
+            if (try? await service.me()) == nil { _ = try await service.resume(token: token) }
+            return service
+        }
     }
 
     func stopPlugins() async {
