@@ -24,3 +24,14 @@ public func eventually(timeout: Duration = .seconds(120), _ condition: () async 
     }
     return try await condition()
 }
+
+/// The code `body` failed with, or nil when it succeeded (`internal` for an error that
+/// is not a `ParleyError`): for racing calls whose outcomes a test counts.
+public func errorCode<T>(of body: () async throws -> T) async -> ErrorCode? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return (error as? ParleyError)?.code ?? .internalError
+    }
+}

@@ -95,12 +95,7 @@ import Testing
         let invite = try await alice.createInvite(chat: group.id, maxUses: 1, expiresIn: nil)
         let (bob, carol) = (try await world.signUp("bob"), try await world.signUp("carol"))
         @Sendable func attempt(_ session: EngineSession) async -> ErrorCode? {
-            do {
-                _ = try await session.join(invite: invite.code)
-                return nil
-            } catch {
-                return (error as? ParleyError)?.code ?? .internalError
-            }
+            await errorCode { try await session.join(invite: invite.code) }
         }
         async let first = attempt(bob)
         async let second = attempt(carol)

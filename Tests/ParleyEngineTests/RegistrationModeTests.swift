@@ -81,12 +81,7 @@ import Testing
         let world = try Self.world(.invite)
         let code = try #require(try await world.engine.firstAdminCode())
         @Sendable func attempt(_ name: String) async -> ErrorCode? {
-            do {
-                _ = try await world.engine.connect().register(Self.registration(name, code: code.code))
-                return nil
-            } catch {
-                return (error as? ParleyError)?.code ?? .internalError
-            }
+            await errorCode { try await world.engine.connect().register(Self.registration(name, code: code.code)) }
         }
         async let one = attempt("ann")
         async let two = attempt("ben")
