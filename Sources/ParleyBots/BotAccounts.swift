@@ -25,29 +25,30 @@ struct BotAccounts {
     {
         let handle = try Limits.userHandle(rawHandle)
         let file = folder.appendingPathComponent("\(handle).json")
-        if var credentials = load(file) {
+        if let credentials = load(file) {
             if let token = credentials.token, let signedIn = try? await service.resume(token: token) { return signedIn }
-            let signedIn = try await service.signIn(login: credentials.login, password: credentials.password)
-            credentials.token = signedIn.token
-            try save(credentials, to: file)
-            return signedIn
+            return try await signIn(service, with: credentials, keepingIn: file)
         }
-        guard let owner = try await owner() else {
-            throw ParleyError(
-                .notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
-        }
+        let noOwner = ParleyError(
+            .notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
+        guard let owner = try await owner() else { throw noOwner }
         let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
-        var credentials = Credentials(login: "@" + handle, password: String(password.prefix(Limits.maxPasswordBytes)), token: nil)
+        let credentials = Credentials(login: "@" + handle, password: String(password.prefix(Limits.maxPasswordBytes)), token: nil)
         do {
             _ = try await owner.createBot(NewBot(handle: handle, password: credentials.password))
         } catch let error as ParleyError where error.code == .handleTaken {
             throw ParleyError(error.code, "@\(handle) is taken by an account this data folder has no credentials for; choose another --as")
         } catch let error as ParleyError where error.code == .notSignedIn {
-            throw ParleyError(
-                .notSignedIn, "a bot account belongs to the person who makes it: sign in here first, then use --as @\(handle)")
+            throw noOwner
         }
         // Saved before the first sign-in, so a failure there leaves the keys behind.
         try save(credentials, to: file)
+        return try await signIn(service, with: credentials, keepingIn: file)
+    }
+
+    /// Signs in with the password and keeps the new token beside it.
+    private func signIn(_ service: any ChatService, with credentials: Credentials, keepingIn file: URL) async throws -> SignedIn {
+        var credentials = credentials
         let signedIn = try await service.signIn(login: credentials.login, password: credentials.password)
         credentials.token = signedIn.token
         try save(credentials, to: file)
