@@ -29,6 +29,7 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
 ]
 
 var targets: [Target] = [
@@ -42,6 +43,17 @@ var targets: [Target] = [
             "ParleyCore",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    // The store and event bus on PostgreSQL, for several server nodes on one database.
+    .target(
+        name: "ParleyPostgres",
+        dependencies: [
+            "ParleyCore", "ParleyStore",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -152,7 +164,8 @@ var targets: [Target] = [
     .target(
         name: "ParleyTesting",
         dependencies: [
-            "ParleyCore", "ParleyStore", "ParleyEngine", "CJPEG",
+            "ParleyCore", "ParleyStore", "ParleyEngine", "ParleyPostgres", "CJPEG",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ],

@@ -4,26 +4,55 @@ public import ParleyEngine
 public import ParleyStore
 import Synchronization
 
-/// An engine on a fresh SQLite file in a temporary folder, with a clock tests can move
-/// and cheap bcrypt, so every test reads the same way:
+/// An engine on a fresh store (a SQLite file in a temporary folder, or a new database on
+/// the tests' PostgreSQL), with a clock tests can move and cheap bcrypt, so every test
+/// reads the same way on both:
 ///
 /// ```swift
-/// let world = try TestWorld()
-/// let alice = try await world.signUp("alice")
+/// @Test(arguments: StoreKind.all) func something(_ kind: StoreKind) async throws {
+///     let world = try await TestWorld(on: kind)
+///     let alice = try await world.signUp("alice")
 /// ```
 public final class TestWorld: Sendable {
     public let folder: URL
-    public let store: SQLiteChatStore
+    public let store: any ChatStore
     public let engine: ChatEngine
     public let blobs: FileBlobStore
     public let clock: TestClock
+    private let postgres: RunningPostgresStore?
 
+    /// A world on SQLite.
     /// - Parameter configure: changes to the engine's configuration (bcrypt cost 4, the
     ///   test clock) before the engine starts.
-    public init(_ configure: (inout ChatEngine.Configuration) -> Void = { _ in }) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
+    public convenience init(_ configure: (inout ChatEngine.Configuration) -> Void = { _ in }) throws {
+        let folder = try Self.makeFolder()
+        let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
+        try self.init(folder: folder, store: store, postgres: nil, configure)
+    }
+
+    /// A world on the given store.
+    public convenience init(on kind: StoreKind, _ configure: (inout ChatEngine.Configuration) -> Void = { _ in }) async throws {
+        switch kind {
+        case .sqlite:
+            try self.init(configure)
+        case .postgres:
+            let running = try await TestPostgres.store()
+            try self.init(folder: try Self.makeFolder(), store: running.store, postgres: running, configure)
+        }
+    }
+
+    private static func makeFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path)
+        return folder
+    }
+
+    private init(
+        folder: URL, store: any ChatStore, postgres: RunningPostgresStore?, _ configure: (inout ChatEngine.Configuration) -> Void
+    ) throws {
+        self.folder = folder
+        self.store = store
+        self.postgres = postgres
         let clock = TestClock()
         var configuration = ChatEngine.Configuration()
         configuration.bcryptCost = 4

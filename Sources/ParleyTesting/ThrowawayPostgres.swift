@@ -79,7 +79,8 @@ public final class ThrowawayPostgres: Sendable {
             "pg_ctl",
             [
                 "-D", data, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "120", "-o",
-                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off", "start",
+                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=400",
+                "start",
             ])
         try tool("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", user, database])
     }

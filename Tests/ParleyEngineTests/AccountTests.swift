@@ -6,8 +6,8 @@ import ParleyTesting
 import Testing
 
 @Suite struct AccountTests {
-    @Test func registerSignsInAndDerivesHandleFromEmail() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func registerSignsInAndDerivesHandleFromEmail(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let session = world.engine.connect()
         let signedIn = try await session.register(Registration(email: "Alice.Smith+chat@Example.com", password: "correct horse"))
         #expect(signedIn.user.handle == "alice.smith")
@@ -19,8 +19,8 @@ import Testing
         #expect(second.user.handle == "alice.smith2")
     }
 
-    @Test func emailAndHandleAreUniqueIgnoringCase() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func emailAndHandleAreUniqueIgnoringCase(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         _ = try await world.signUp("alice")
         await expectError(.emailTaken) {
             try await world.engine.connect().register(Registration(email: "ALICE@example.com", password: "password1", handle: "other"))
@@ -31,8 +31,8 @@ import Testing
         #expect(try await world.signUp("bob").searchUsers("", limit: 10, offset: 0).count == 2)
     }
 
-    @Test func badRegistrationsAreRefusedAndStoreNothing() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func badRegistrationsAreRefusedAndStoreNothing(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let cases: [(Registration, ErrorCode)] = [
             (Registration(email: "not-an-email", password: "password1"), .invalidEmail),
             (Registration(email: "a@b", password: "password1"), .invalidEmail),
@@ -53,8 +53,8 @@ import Testing
         #expect(try await witness.searchUsers("", limit: 50, offset: 0).map(\.handle) == ["witness"])
     }
 
-    @Test func signInByEmailOrHandleAndRefuseWrongPassword() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func signInByEmailOrHandleAndRefuseWrongPassword(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         _ = try await world.signUp("alice")
         let byEmail = world.engine.connect()
         #expect(try await byEmail.signIn(login: "Alice@Example.com", password: "password-alice").user.handle == "alice")
@@ -83,15 +83,15 @@ import Testing
         await expectError(.invalidToken) { try await world.engine.connect().resume(token: "forged") }
     }
 
-    @Test func sessionsExpire() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func sessionsExpire(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let signedIn = try await world.engine.connect().register(Registration(email: "a@example.com", password: "password1"))
         world.clock.advance(by: .seconds(31 * 24 * 3600))
         await expectError(.invalidToken) { try await world.engine.connect().resume(token: signedIn.token) }
     }
 
-    @Test func signOutRevokesTheToken() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func signOutRevokesTheToken(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let session = world.engine.connect()
         let signedIn = try await session.register(Registration(email: "a@example.com", password: "password1"))
         try await session.signOut()
@@ -99,8 +99,8 @@ import Testing
         await expectError(.invalidToken) { try await world.engine.connect().resume(token: signedIn.token) }
     }
 
-    @Test func changingThePasswordRevokesOtherSessions() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func changingThePasswordRevokesOtherSessions(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let first = world.engine.connect()
         _ = try await first.register(Registration(email: "a@example.com", password: "password1", handle: "a1"))
         let second = world.engine.connect()
@@ -123,8 +123,8 @@ import Testing
         _ = try await world.engine.connect().signIn(login: "@a1", password: "password2")
     }
 
-    @Test func profileNameIsValidated() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func profileNameIsValidated(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         #expect(try await alice.updateProfile(displayName: "  Alice Liddell ").displayName == "Alice Liddell")
         await expectError(.invalidName) { try await alice.updateProfile(displayName: "   ") }
@@ -133,8 +133,8 @@ import Testing
         #expect(try await alice.me().displayName == "Alice Liddell")
     }
 
-    @Test func directorySearchesHandleAndNamePrefixesAndWholeEmailsInPages() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func directorySearchesHandleAndNamePrefixesAndWholeEmailsInPages(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice", displayName: "Alice Liddell")
         _ = try await world.signUp("bob", displayName: "Bob Marley")
         _ = try await world.signUp("carol", displayName: "Carol Lid")
@@ -155,8 +155,8 @@ import Testing
         await expectError(.invalidArgument) { try await alice.searchUsers("", limit: 0, offset: 0) }
     }
 
-    @Test func whoisShowsAPublicProfile() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func whoisShowsAPublicProfile(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         _ = try await world.signUp("bob", displayName: "Bob B")
         let bob = try await alice.user(handle: "@bob")

@@ -33,8 +33,8 @@ import Testing
         let extra: UserID  // a plain member to kick or promote
         let users: [UserID]
 
-        static func make() async throws -> Fixture {
-            let world = try TestWorld()
+        static func make(on kind: StoreKind) async throws -> Fixture {
+            let world = try await TestWorld(on: kind)
             let owner = try await world.signUp("owner")
             let group = try await owner.createGroup(handle: "vault", title: "Vault", isPublic: false)
             let admin = try await world.signUp("admin")
@@ -134,10 +134,10 @@ import Testing
         },
     ]
 
-    @Test(arguments: verbs)
-    func everyCallerGetsTheExpectedAnswer(verb: Verb) async throws {
+    @Test(arguments: StoreKind.all, verbs)
+    func everyCallerGetsTheExpectedAnswer(_ kind: StoreKind, verb: Verb) async throws {
         for caller in Caller.allCases {
-            let fixture = try await Fixture.make()
+            let fixture = try await Fixture.make(on: kind)
             let expected = caller == .signedOut ? .deny(.notSignedIn) : verb.expected[caller] ?? .allow
             let before = try await fixture.snapshot()
             let session = try #require(fixture.sessions[caller])

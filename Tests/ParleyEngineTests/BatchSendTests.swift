@@ -6,8 +6,8 @@ import Testing
 
 /// `sendMessages`: the same messages as one `sendMessage` after another, in one commit.
 @Suite struct BatchSendTests {
-    @Test func aBatchLandsInOrderAcrossChatsAndOpensADirectChat() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func aBatchLandsInOrderAcrossChatsAndOpensADirectChat(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let bobEvents = EventRecorder(bob)
@@ -55,8 +55,8 @@ import Testing
         #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["before"])
     }
 
-    @Test func aChatTheSenderMayNotUseStopsTheBatchThere() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func aChatTheSenderMayNotUseStopsTheBatchThere(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let mine = try await alice.createGroup(handle: "mine", title: nil, isPublic: true)

@@ -5,8 +5,8 @@ import ParleyTesting
 import Testing
 
 @Suite struct DirectChatTests {
-    @Test func firstMessageCreatesTheChatForBoth() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func firstMessageCreatesTheChatForBoth(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let bobEvents = EventRecorder(bob)
@@ -35,8 +35,8 @@ import Testing
         #expect(try await alice.chats()[0].unread == 0)
     }
 
-    @Test func fiftySimultaneousFirstMessagesMakeOneChat() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func fiftySimultaneousFirstMessagesMakeOneChat(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let aliceID = try await alice.me().id
@@ -53,16 +53,16 @@ import Testing
         #expect(try await bob.history(chat: chats.first!, limit: 100, before: nil).map(\.seq) == Array(1...50))
     }
 
-    @Test func cannotMessageYourselfOrUnknownUsers() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func cannotMessageYourselfOrUnknownUsers(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         await expectError(.invalidArgument) { try await alice.sendMessage(to: .user(try await alice.me().id), text: "me", clientID: nil) }
         await expectError(.unknownUser) { try await alice.sendMessage(to: .user(UserID(999)), text: "hi", clientID: nil) }
         #expect(try await alice.chats().isEmpty)
     }
 
-    @Test func onlyParticipantsSeeADirectChat() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func onlyParticipantsSeeADirectChat(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let eve = try await world.signUp("eve")
@@ -76,8 +76,8 @@ import Testing
         #expect(try await eve.chats().isEmpty)
     }
 
-    @Test func chatListIsOrderedByLastActivityWithUnreadCounts() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func chatListIsOrderedByLastActivityWithUnreadCounts(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let carol = try await world.signUp("carol")
@@ -99,8 +99,8 @@ import Testing
         #expect(list[1].chat.handle == "team")
     }
 
-    @Test func deletingAChatHidesItForMeUntilANewMessage() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func deletingAChatHidesItForMeUntilANewMessage(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let aliceID = try await alice.me().id
@@ -126,8 +126,8 @@ import Testing
 
     /// Each chat's last message shows its sender as they are now: the peer, the user,
     /// or another member, with a name changed since.
-    @Test func theLastMessageShowsItsSenderAsTheyAreNow() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func theLastMessageShowsItsSenderAsTheyAreNow(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let carol = try await world.signUp("carol")

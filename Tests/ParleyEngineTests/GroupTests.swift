@@ -5,8 +5,8 @@ import ParleyTesting
 import Testing
 
 @Suite struct GroupTests {
-    @Test func creatorOwnsANewGroupAndHandlesAreChecked() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func creatorOwnsANewGroupAndHandlesAreChecked(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "#swift-on-linux", title: "Swift on Linux", isPublic: true)
         #expect(group.handle == "swift-on-linux")
@@ -20,8 +20,8 @@ import Testing
         #expect(try await alice.groups().map(\.handle) == ["swift-on-linux"])
     }
 
-    @Test func joinByHandleOnlyForPublicGroups() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func joinByHandleOnlyForPublicGroups(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let aliceEvents = EventRecorder(alice)
@@ -37,8 +37,8 @@ import Testing
         #expect(try await bob.groups().map(\.handle) == ["open"])
     }
 
-    @Test func invitingAUserMakesThemAMemberAndTellsThem() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func invitingAUserMakesThemAMemberAndTellsThem(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let bobEvents = EventRecorder(bob)
@@ -56,8 +56,8 @@ import Testing
         await expectError(.unknownUser) { try await alice.invite(user: UserID(404), to: group.id) }
     }
 
-    @Test func inviteLinksAreUnguessableLimitedAndRevocable() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func inviteLinksAreUnguessableLimitedAndRevocable(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "club", title: nil, isPublic: false)
         let invite = try await alice.createInvite(chat: group.id, maxUses: 2, expiresIn: .seconds(3600))
@@ -88,8 +88,8 @@ import Testing
 
     /// The engine checks an invite; the store takes its use atomically: two people
     /// joining at once with its last use get one member and one `invite_used_up`.
-    @Test func theLastUseOfAnInviteAdmitsOneOfTwoAtOnce() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func theLastUseOfAnInviteAdmitsOneOfTwoAtOnce(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "tight", title: nil, isPublic: false)
         let invite = try await alice.createInvite(chat: group.id, maxUses: 1, expiresIn: nil)
@@ -104,8 +104,8 @@ import Testing
         #expect(try await alice.members(chat: group.id).count == 2, "the one who lost the race was not added")
     }
 
-    @Test func anOwnerLeavingHandsOverToTheOldestAdminElseOldestMember() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func anOwnerLeavingHandsOverToTheOldestAdminElseOldestMember(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let owner = try await world.signUp("owner")
         let group = try await owner.createGroup(handle: "relay", title: nil, isPublic: true)
         let first = try await world.signUp("first")
@@ -130,8 +130,8 @@ import Testing
         #expect(try await third.groups().isEmpty)
     }
 
-    @Test func ownersAndAdminsManageMembers() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func ownersAndAdminsManageMembers(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let owner = try await world.signUp("owner")
         let group = try await owner.createGroup(handle: "crew", title: nil, isPublic: true)
         let admin = try await world.signUp("admin")

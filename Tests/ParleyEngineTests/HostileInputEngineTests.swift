@@ -9,8 +9,8 @@ import Testing
 @Suite struct HostileInputEngineTests {
     static let limits = SignInLimits(failuresPerAccount: 3, failuresPerAddress: 5, registrationsPerAddress: 2, window: .seconds(600))
 
-    @Test func passwordGuessesAreLimitedPerAccountThenForgivenAfterTheWindow() async throws {
-        let world = try TestWorld { $0.signInLimits = Self.limits }
+    @Test(arguments: StoreKind.all) func passwordGuessesAreLimitedPerAccountThenForgivenAfterTheWindow(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.signInLimits = Self.limits }
         _ = try await world.engine.connect(address: "10.0.0.9").register(
             Registration(email: "alice@example.com", password: TestWorld.password(of: "alice"), handle: "alice"))
         for address in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] {
@@ -42,10 +42,10 @@ import Testing
         }
     }
 
-    @Test func passwordGuessesAreLimitedPerAddressAcrossAccounts() async throws {
+    @Test(arguments: StoreKind.all) func passwordGuessesAreLimitedPerAddressAcrossAccounts(_ kind: StoreKind) async throws {
         var limits = Self.limits
         limits.registrationsPerAddress = 0
-        let world = try TestWorld { $0.signInLimits = limits }
+        let world = try await TestWorld(on: kind) { $0.signInLimits = limits }
         for name in ["ann", "ben", "cat"] { _ = try await world.signUp(name) }
         let guesses = ["@ann", "@ben", "@cat", "nobody@example.com", "@ghost"]
         for login in guesses {
@@ -59,8 +59,8 @@ import Testing
         _ = try await world.engine.connect(address: "10.1.1.1").signIn(login: "@ann", password: TestWorld.password(of: "ann"))
     }
 
-    @Test func registrationsAreLimitedPerAddressAndARefusalCreatesNoAccount() async throws {
-        let world = try TestWorld { $0.signInLimits = Self.limits }
+    @Test(arguments: StoreKind.all) func registrationsAreLimitedPerAddressAndARefusalCreatesNoAccount(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.signInLimits = Self.limits }
         for name in ["one", "two"] {
             _ = try await world.engine.connect(address: "10.2.2.2").register(
                 Registration(email: "\(name)@example.com", password: "long-enough", handle: name))
@@ -76,16 +76,16 @@ import Testing
         #expect(try await session.searchUsers("", limit: 10, offset: 0).map(\.handle) == ["one", "two", "witness"])
     }
 
-    @Test func searchWordsWithControlCharactersOrPastTheLimitAreInvalid() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func searchWordsWithControlCharactersOrPastTheLimitAreInvalid(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         await expectError(.invalidArgument) { try await alice.search("deploy\u{0}", in: nil, limit: 10) }
         await expectError(.invalidArgument) { try await alice.search(String(repeating: "deploy ", count: 100), in: nil, limit: 10) }
         #expect(try await alice.search("deploy", in: nil, limit: 10).isEmpty)
     }
 
-    @Test func anAvatarIsOnlyAnImageOneUploadedOneself() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func anAvatarIsOnlyAnImageOneUploadedOneself(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let file = world.folder.appendingPathComponent("private.png")
@@ -99,8 +99,8 @@ import Testing
         #expect(try await bob.setAvatar(media.id).avatar == media.id)
     }
 
-    @Test func aViewingChangeIsToldOnlyToMembersOfTheChatViewed() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func aViewingChangeIsToldOnlyToMembersOfTheChatViewed(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let carol = try await world.signUp("carol")
@@ -124,8 +124,8 @@ import Testing
         #expect(await carolEvents.first { if case .presenceChanged(let change) = $0 { change.viewing == secret.id } else { false } } != nil)
     }
 
-    @Test func expiredSessionsAndCodesArePurged() async throws {
-        let world = try TestWorld { $0.sessionLifetime = .seconds(60) }
+    @Test(arguments: StoreKind.all) func expiredSessionsAndCodesArePurged(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.sessionLifetime = .seconds(60) }
         let alice = try await world.engine.connect().register(
             Registration(email: "alice@example.com", password: TestWorld.password(of: "alice"), handle: "alice"))
         #expect(try await world.engine.purgeExpired() == 0)
@@ -154,8 +154,8 @@ import Testing
         #expect(bus.subscribe(UserID(3), tokenHash: nil, after: current) { _ in }.complete)
     }
 
-    @Test func theChatDirectoryKeepsAtMostItsCapacity() async throws {
-        let world = try TestWorld { $0.cachedChats = 4 }
+    @Test(arguments: StoreKind.all) func theChatDirectoryKeepsAtMostItsCapacity(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.cachedChats = 4 }
         let alice = try await world.signUp("alice")
         for number in 1...12 {
             let group = try await alice.createGroup(handle: "room\(number)", title: nil, isPublic: true)

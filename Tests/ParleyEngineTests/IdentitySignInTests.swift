@@ -6,13 +6,14 @@ import ParleyTesting
 import Testing
 
 @Suite struct IdentitySignInTests {
-    static func world(_ idp: TestIdentityProvider) throws -> TestWorld {
-        try TestWorld { $0.identityProvider = idp.provider }
+    static func world(_ idp: TestIdentityProvider, on kind: StoreKind) async throws -> TestWorld {
+        try await TestWorld(on: kind) { $0.identityProvider = idp.provider }
     }
 
-    @Test(arguments: ["rsa-1", "ec-1"]) func aValidTokenSignsInAndFindsTheSameAccountNextTime(kid: String) async throws {
+    @Test(arguments: StoreKind.all, ["rsa-1", "ec-1"])
+    func aValidTokenSignsInAndFindsTheSameAccountNextTime(_ kind: StoreKind, kid: String) async throws {
         let idp = try await TestIdentityProvider()
-        let world = try Self.world(idp)
+        let world = try await Self.world(idp, on: kind)
         let claims = TestIdentityProvider.claims(subject: "sub-42", now: world.clock.now, email: "Robin@Example.com", name: "Robin Hood")
         let first = try await world.engine.connect().signIn(idToken: try await idp.token(claims, kid: kid))
         #expect(first.user.displayName == "Robin Hood")
@@ -25,9 +26,9 @@ import Testing
         await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "@robin", password: "anything at all") }
     }
 
-    @Test func badTokensAreEachRefusedWithTheirCode() async throws {
+    @Test(arguments: StoreKind.all) func badTokensAreEachRefusedWithTheirCode(_ kind: StoreKind) async throws {
         let idp = try await TestIdentityProvider()
-        let world = try Self.world(idp)
+        let world = try await Self.world(idp, on: kind)
         let now = world.clock.now
         let good = TestIdentityProvider.claims(subject: "sub-1", now: now, email: "x@example.com", name: "X")
         var expired = good
@@ -60,9 +61,9 @@ import Testing
         #expect(try await checker.searchUsers("x", limit: 10, offset: 0).isEmpty)
     }
 
-    @Test func anUnverifiedEmailDoesNotTakeOverAnExistingAccount() async throws {
+    @Test(arguments: StoreKind.all) func anUnverifiedEmailDoesNotTakeOverAnExistingAccount(_ kind: StoreKind) async throws {
         let idp = try await TestIdentityProvider()
-        let world = try Self.world(idp)
+        let world = try await Self.world(idp, on: kind)
         let alice = try await world.signUp("alice")
         let aliceID = try await alice.me().id
         let now = world.clock.now
@@ -82,9 +83,9 @@ import Testing
         #expect(try await world.engine.connect().signIn(idToken: try await idp.token(verified)).user.id == aliceID)
     }
 
-    @Test func withoutAProviderTokensAreNotTaken() async throws {
+    @Test(arguments: StoreKind.all) func withoutAProviderTokensAreNotTaken(_ kind: StoreKind) async throws {
         let idp = try await TestIdentityProvider()
-        let world = try TestWorld()
+        let world = try await TestWorld(on: kind)
         let token = try await idp.token(TestIdentityProvider.claims(subject: "s", now: world.clock.now))
         await expectError(.unavailable) { try await world.engine.connect().signIn(idToken: token) }
     }

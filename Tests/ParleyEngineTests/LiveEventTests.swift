@@ -5,8 +5,8 @@ import ParleyTesting
 import Testing
 
 @Suite struct LiveEventTests {
-    @Test func everySessionOfEveryMemberGetsTheMessageOnce() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func everySessionOfEveryMemberGetsTheMessageOnce(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let bobPhone = try await world.signIn("bob")
@@ -48,8 +48,8 @@ import Testing
         }
     }
 
-    @Test func presenceFollowsLiveSessionsAndViewing() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func presenceFollowsLiveSessionsAndViewing(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "room", title: nil, isPublic: true)
         let bob = try await world.signUp("bob")
@@ -81,8 +81,8 @@ import Testing
         #expect(try await alice.online(in: group.id).map(\.user.handle) == ["alice"])
     }
 
-    @Test func aDroppedConnectionGoesOffline() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func aDroppedConnectionGoesOffline(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "room", title: nil, isPublic: true)
         var bob: EngineSession? = try await world.signUp("bob")

@@ -29,8 +29,8 @@ import Testing
 
     static func red(_ x: Int, _ y: Int) -> [UInt8] { [255, 0, 0, 255] }
 
-    @Test func eachKindIsSentReceivedAndDownloadedByteForByte() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func eachKindIsSentReceivedAndDownloadedByteForByte(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let group = try await alice.createGroup(handle: "pics", title: nil, isPublic: true)
@@ -67,8 +67,8 @@ import Testing
         #expect(try await bob.chats().first?.lastMessage?.media?.type == "video/webm")
     }
 
-    @Test func theSameImageSentTwiceIsStoredOnce() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func theSameImageSentTwiceIsStoredOnce(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let png = SampleMedia.png(width: 16, height: 16, pixel: Self.red)
@@ -80,8 +80,8 @@ import Testing
         #expect(Self.storedFiles(world) == ["\(first.id.prefix(2))/\(first.id)"])
     }
 
-    @Test func onlyMembersOfAChatWhereItWasSentCanDownload() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func onlyMembersOfAChatWhereItWasSentCanDownload(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let carol = try await world.signUp("carol")
@@ -112,8 +112,8 @@ import Testing
         #expect(try await alice.user(handle: "carol").avatar == face.id)
     }
 
-    @Test func badFilesAreRefusedWithTheirCodeAndNothingIsStored() async throws {
-        let world = try TestWorld { $0.mediaLimits = MediaLimits(maxImageBytes: 4096, maxVideoBytes: 8192) }
+    @Test(arguments: StoreKind.all) func badFilesAreRefusedWithTheirCodeAndNothingIsStored(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.mediaLimits = MediaLimits(maxImageBytes: 4096, maxVideoBytes: 8192) }
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let group = try await alice.createGroup(handle: "strict", title: nil, isPublic: true)
@@ -152,8 +152,8 @@ import Testing
         #expect(try await alice.history(chat: group.id, limit: 10, before: nil).isEmpty)
     }
 
-    @Test func anUploadCutOffOrNeverSentLeavesNoFile() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func anUploadCutOffOrNeverSentLeavesNoFile(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let user = try await alice.me()
         // The client goes away half way: the upload is dropped unfinished.
@@ -189,8 +189,8 @@ import Testing
         }
     }
 
-    @Test func aDownloadNeverOverwritesUnlessAsked() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func aDownloadNeverOverwritesUnlessAsked(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let media = try await alice.uploadMedia(
             from: try Self.write(SampleMedia.png(width: 3, height: 3, pixel: Self.red), "p.png", in: world), kind: .image, for: nil,

@@ -5,8 +5,8 @@ import ParleyTesting
 import Testing
 
 @Suite struct MessageTests {
-    @Test func sameClientIDFromTwentyTasksStoresOneMessage() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func sameClientIDFromTwentyTasksStoresOneMessage(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "g1", title: nil, isPublic: true)
         let ids = try await withThrowingTaskGroup(of: MessageID.self) { tasks in
@@ -23,8 +23,8 @@ import Testing
         #expect(retry.seq == 1)
     }
 
-    @Test func tenWritersGetGaplessSequenceNumbers() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func tenWritersGetGaplessSequenceNumbers(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let owner = try await world.signUp("owner")
         let group = try await owner.createGroup(handle: "busy", title: nil, isPublic: true)
         var writers: [EngineSession] = []
@@ -50,8 +50,8 @@ import Testing
         #expect(stored == Array(1...200))
     }
 
-    @Test func historyPagesBackwards() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func historyPagesBackwards(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "pages", title: nil, isPublic: true)
         for index in 1...25 { _ = try await alice.sendMessage(to: .chat(group.id), text: "m\(index)", clientID: nil) }
@@ -63,8 +63,8 @@ import Testing
         await expectError(.invalidArgument) { try await alice.history(chat: group.id, limit: 501, before: nil) }
     }
 
-    @Test func textLimitsAreEnforcedAndStoreNothing() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func textLimitsAreEnforcedAndStoreNothing(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let group = try await alice.createGroup(handle: "limits", title: nil, isPublic: true)
@@ -89,8 +89,8 @@ import Testing
         #expect(try await alice.sendMessage(to: .chat(group.id), text: "a\n\tb", clientID: nil).text == "a\n\tb")
     }
 
-    @Test func searchFindsWordsInMyChatsNewestFirst() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func searchFindsWordsInMyChatsNewestFirst(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let eve = try await world.signUp("eve")

@@ -5,8 +5,8 @@ import ParleyTesting
 import Testing
 
 @Suite struct ReadMarkerTests {
-    @Test func markersMoveForwardOnlyAndDriveUnreadCounts() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func markersMoveForwardOnlyAndDriveUnreadCounts(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let group = try await alice.createGroup(handle: "reading", title: nil, isPublic: true)
@@ -22,8 +22,8 @@ import Testing
         await expectError(.invalidArgument) { try await bob.markRead(chat: group.id, upTo: -1) }
     }
 
-    @Test func sendingMarksTheChatRead() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func sendingMarksTheChatRead(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let chat = try await alice.sendMessage(to: .user(try await bob.me().id), text: "one", clientID: nil).chatID
@@ -34,8 +34,8 @@ import Testing
         #expect(try await alice.chats()[0].unread == 1)
     }
 
-    @Test func seenByListsReadersOtherThanTheSender() async throws {
-        let world = try TestWorld()
+    @Test(arguments: StoreKind.all) func seenByListsReadersOtherThanTheSender(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")
         let carol = try await world.signUp("carol")

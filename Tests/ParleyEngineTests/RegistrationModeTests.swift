@@ -8,10 +8,10 @@ import Testing
 /// `--registration open|invite|closed`, sign-up codes made by server admins, and bot
 /// accounts made and owned by signed-in users.
 @Suite struct RegistrationModeTests {
-    static func world(_ mode: RegistrationMode, codes: CapturedCodes = CapturedCodes(), idp: TestIdentityProvider? = nil) throws
-        -> TestWorld
-    {
-        try TestWorld {
+    static func world(
+        _ mode: RegistrationMode, on kind: StoreKind, codes: CapturedCodes = CapturedCodes(), idp: TestIdentityProvider? = nil
+    ) async throws -> TestWorld {
+        try await TestWorld(on: kind) {
             $0.registration = mode
             $0.admins = ["root"]
             $0.codeSender = codes
@@ -23,8 +23,8 @@ import Testing
         Registration(email: "\(name)@example.com", password: TestWorld.password(of: name), handle: name, code: code)
     }
 
-    @Test func inviteModeTakesOnlyAValidCodeAndEachUseOnce() async throws {
-        let world = try Self.world(.invite)
+    @Test(arguments: StoreKind.all) func inviteModeTakesOnlyAValidCodeAndEachUseOnce(_ kind: StoreKind) async throws {
+        let world = try await Self.world(.invite, on: kind)
         let first = try #require(try await world.engine.firstAdminCode(), "no admin account yet: a code for the first")
         #expect(first.usesLeft == 1 && first.createdBy == nil)
         #expect(try await world.engine.firstAdminCode() == first, "the same code until it is used")
@@ -57,8 +57,8 @@ import Testing
         #expect(try await root.signupCodes().isEmpty)
     }
 
-    @Test func onlyServerAdminsManageCodesAndLimitsAreChecked() async throws {
-        let world = try Self.world(.invite)
+    @Test(arguments: StoreKind.all) func onlyServerAdminsManageCodesAndLimitsAreChecked(_ kind: StoreKind) async throws {
+        let world = try await Self.world(.invite, on: kind)
         let root = world.engine.connect()
         _ = try await root.register(Self.registration("root", code: try #require(try await world.engine.firstAdminCode()).code))
         let code = try await root.createSignupCode(maxUses: 1, expiresIn: nil)
@@ -77,8 +77,8 @@ import Testing
         #expect(try await root.signupCodes().isEmpty, "nothing was made by the refused calls")
     }
 
-    @Test func aCodeWithOneUseLeftAdmitsOneOfTwoAtOnce() async throws {
-        let world = try Self.world(.invite)
+    @Test(arguments: StoreKind.all) func aCodeWithOneUseLeftAdmitsOneOfTwoAtOnce(_ kind: StoreKind) async throws {
+        let world = try await Self.world(.invite, on: kind)
         let code = try #require(try await world.engine.firstAdminCode())
         @Sendable func attempt(_ name: String) async -> ErrorCode? {
             await errorCode { try await world.engine.connect().register(Self.registration(name, code: code.code)) }
@@ -90,10 +90,10 @@ import Testing
         #expect(outcomes.compactMap { $0 } == [ErrorCode.inviteUsedUp])
     }
 
-    @Test func closedModeTakesNoNewAccountsByAnyRoute() async throws {
+    @Test(arguments: StoreKind.all) func closedModeTakesNoNewAccountsByAnyRoute(_ kind: StoreKind) async throws {
         let codes = CapturedCodes()
         let idp = try await TestIdentityProvider()
-        let world = try TestWorld {
+        let world = try await TestWorld(on: kind) {
             $0.registration = .closed
             $0.codeSender = codes
             $0.identityProvider = idp.provider
@@ -111,9 +111,9 @@ import Testing
         #expect(try await world.store.handleExists("eve") == false)
     }
 
-    @Test func inviteModeLetsExistingAccountsSignInByEveryRoute() async throws {
+    @Test(arguments: StoreKind.all) func inviteModeLetsExistingAccountsSignInByEveryRoute(_ kind: StoreKind) async throws {
         let codes = CapturedCodes()
-        let world = try Self.world(.invite, codes: codes)
+        let world = try await Self.world(.invite, on: kind, codes: codes)
         let first = try #require(try await world.engine.firstAdminCode())
         let phone = world.engine.connect()
         _ = try await phone.requestCode(phone: "+15551239999")
@@ -124,8 +124,8 @@ import Testing
         _ = try await world.engine.connect().signIn(login: "@root", password: TestWorld.password(of: "root"))
     }
 
-    @Test func botsAreMadeByTheirOwnersWhoeverMayRegister() async throws {
-        let world = try Self.world(.invite)
+    @Test(arguments: StoreKind.all) func botsAreMadeByTheirOwnersWhoeverMayRegister(_ kind: StoreKind) async throws {
+        let world = try await Self.world(.invite, on: kind)
         let owner = world.engine.connect()
         _ = try await owner.register(Self.registration("root", code: try #require(try await world.engine.firstAdminCode()).code))
         // Anonymous bot accounts are gone; the owner needs no sign-up code for a bot.

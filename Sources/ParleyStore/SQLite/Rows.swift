@@ -58,19 +58,6 @@ enum Rows {
         ).map { UserRef(id: UserID($0[0]), handle: $0[1], displayName: $0[2], isBot: $0[3]) }
     }
 
-    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+    static func date(_ milliseconds: Int64) -> Date { Date(storedMilliseconds: milliseconds) }
     static func date(_ milliseconds: Int64?) -> Date? { milliseconds.map { date($0) } }
-}
-
-extension Date {
-    /// Milliseconds since 1970, as stored in the database.
-    /// Milliseconds since 1970, saturated at Int64's range (and 0 for NaN), so no date
-    /// can trap when it is stored.
-    var storedMilliseconds: Int64 {
-        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
-        guard !milliseconds.isNaN else { return 0 }
-        if milliseconds >= 9.2e18 { return .max }
-        if milliseconds <= -9.2e18 { return .min }
-        return Int64(milliseconds)
-    }
 }

@@ -110,7 +110,7 @@ extension SQLiteChatStore {
     }
 
     public func searchUsers(prefix: String, limit: Int, offset: Int) async throws -> [User] {
-        let pattern = Self.likePrefix(prefix)
+        let pattern = StoredText.likePrefix(prefix)
         return try await pool.read { db in
             try Row.fetchAll(
                 db,
@@ -123,16 +123,6 @@ extension SQLiteChatStore {
                 arguments: [pattern, limit, offset, prefix]
             ).map { Rows.user($0) }
         }
-    }
-
-    /// A LIKE pattern matching strings that start with `prefix` literally.
-    static func likePrefix(_ prefix: String) -> String {
-        var escaped = ""
-        for character in prefix {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped + "%"
     }
 
     public func createSession(tokenHash: Data, user: UserID, expiresAt: Date) async throws {

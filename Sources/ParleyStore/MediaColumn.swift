@@ -1,16 +1,16 @@
 import Foundation
-import ParleyCore
+package import ParleyCore
 
-/// How a message's media is kept in its row: `ID TYPE SIZE WIDTH HEIGHT` in one
+/// How a message's media is kept in its row (in every store): `ID TYPE SIZE WIDTH HEIGHT` in one
 /// column. Media is named by its content, so these never change and need no join;
 /// the id comes first so `substr(media, 1, 64)` finds the messages carrying it.
-enum MediaColumn {
-    static func encode(_ media: MediaInfo?) -> String? {
+package enum MediaColumn {
+    package static func encode(_ media: MediaInfo?) -> String? {
         guard let media else { return nil }
         return "\(media.id) \(media.type) \(media.size) \(media.width ?? 0) \(media.height ?? 0)"
     }
 
-    static func decode(_ column: String?) -> MediaInfo? {
+    package static func decode(_ column: String?) -> MediaInfo? {
         guard let column else { return nil }
         let parts = column.split(separator: " ")
         guard parts.count == 5, let size = Int64(parts[2]), let width = Int(parts[3]), let height = Int(parts[4]) else { return nil }

@@ -1,0 +1,99 @@
+public import Foundation
+public import ParleyCore
+public import ParleyStore
+import PostgresNIO
+
+extension PostgresChatStore {
+    public func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
+        let outcome = try await writer.append([message])
+        if let failure = outcome.failure { throw failure }
+        return outcome.stored[0]
+    }
+
+    public func append(_ messages: [NewMessage]) async throws -> (stored: [(message: Message, created: Bool)], failure: ParleyError?) {
+        try await writer.append(messages)
+    }
+
+    public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        try await rows(
+            """
+            SELECT \(unescaped: PostgresRows.messageColumns) FROM message m JOIN users s ON s.id = m.sender_id
+            WHERE m.chat_id = \(chat.rawValue) AND m.seq > \(after) AND m.seq < \(before ?? Int64.max)
+            ORDER BY m.seq DESC LIMIT \(Int64(limit))
+            """
+        ).reversed().map(PostgresRows.message)
+    }
+
+    public func message(chat: ChatID, seq: Int64) async throws -> Message? {
+        try await rows(
+            """
+            SELECT \(unescaped: PostgresRows.messageColumns) FROM message m JOIN users s ON s.id = m.sender_id
+            WHERE m.chat_id = \(chat.rawValue) AND m.seq = \(seq)
+            """
+        ).first.map(PostgresRows.message)
+    }
+
+    public func search(_ query: SearchQuery, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message] {
+        guard !query.terms.isEmpty else { return [] }
+        return try await rows(
+            """
+            SELECT \(unescaped: PostgresRows.messageColumns)
+            FROM message m
+            JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = \(user.rawValue)
+            JOIN users s ON s.id = m.sender_id
+            WHERE to_tsvector('simple', m.text) @@ to_tsquery('simple', \(Self.tsquery(query)))
+              AND m.seq > mb.cleared_seq AND (\(chat?.rawValue)::bigint IS NULL OR m.chat_id = \(chat?.rawValue)::bigint)
+            ORDER BY m.id DESC LIMIT \(Int64(limit))
+            """
+        ).map(PostgresRows.message)
+    }
+
+    /// The query in `to_tsquery`'s syntax: each term a quoted lexeme (so none is read as
+    /// an operator), a prefix term marked `:*`, all of them required.
+    static func tsquery(_ query: SearchQuery) -> String {
+        query.terms.map { term in
+            let quoted = term.word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''")
+            return "'" + quoted + "'" + (term.prefix ? ":*" : "")
+        }.joined(separator: " & ")
+    }
+
+    public func markRead(chat: ChatID, user: UserID, seq: Int64, at time: Date) async throws -> (marker: ReadMarker, moved: Bool) {
+        try await transaction { connection in
+            let moved = try await connection.query(
+                """
+                UPDATE member SET read_seq = least(\(seq), c.last_seq), read_at = \(time.storedMilliseconds)
+                FROM chat c WHERE c.id = member.chat_id AND member.chat_id = \(chat.rawValue) AND member.user_id = \(user.rawValue)
+                    AND member.read_seq < least($1, c.last_seq)
+                RETURNING 1
+                """, logger: logger
+            ).collect()
+            guard let marker = try await Self.readMarkers(connection, chat: chat, "mb.user_id = \(user.rawValue)", logger: logger).first
+            else { throw ParleyError(.notMember, "not a member of this chat") }
+            return (marker, !moved.isEmpty)
+        }
+    }
+
+    public func readers(chat: ChatID, atLeast seq: Int64) async throws -> [ReadMarker] {
+        try await client.withConnection { connection in
+            try await Self.readMarkers(connection, chat: chat, "mb.read_seq >= \(seq)", logger: logger)
+        }
+    }
+
+    static func readMarkers(
+        _ connection: PostgresConnection, chat: ChatID, _ condition: PostgresQuery, logger: Logger
+    ) async throws -> [ReadMarker] {
+        var query = PostgresQuery(
+            unsafeSQL: """
+                SELECT u.id, u.handle, u.display_name, u.is_bot, mb.read_seq, mb.read_at
+                FROM member mb JOIN users u ON u.id = mb.user_id
+                WHERE
+                """, binds: condition.binds)
+        query.sql += " " + condition.sql
+        query.binds.append(chat.rawValue, context: .default)
+        query.sql += " AND mb.chat_id = $\(query.binds.count) ORDER BY mb.read_at, u.id"
+        return try await connection.query(query, logger: logger).collect().map { row in
+            var cells = Cells(row)
+            return ReadMarker(chatID: chat, user: try PostgresRows.userRef(&cells), seq: try cells.next(), readAt: try cells.date())
+        }
+    }
+}

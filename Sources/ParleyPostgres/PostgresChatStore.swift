@@ -1,0 +1,178 @@
+import Foundation
+public import Logging
+import ParleyCore
+public import ParleyStore
+import PostgresNIO
+public import ServiceLifecycle
+
+/// `ChatStore` on PostgreSQL, shared by every `parley serve` node on the database.
+/// Its connection pool is a `Service`: run it in the server's `ServiceGroup` (or call
+/// `run()` in a task) before the first query.
+///
+/// ```swift
+/// let location = try PostgresLocation(url: "postgres://parley@db:5432/parley")
+/// try await PostgresChatStore.prepare(location, logger: logger)   // reachable? migrated
+/// let store = PostgresChatStore(location: location, logger: logger)
+/// ```
+public final class PostgresChatStore: ChatStore, Service {
+    public let location: PostgresLocation
+    let client: PostgresClient
+    let logger: Logger
+    let writer: PostgresMessageWriter
+
+    /// - Parameter connections: the pool's size; each node holds at most this many.
+    public init(location: PostgresLocation, connections: Int = 16, logger: Logger) {
+        self.location = location
+        self.logger = logger
+        client = PostgresClient(configuration: location.clientConfiguration(connections: connections), backgroundLogger: logger)
+        writer = PostgresMessageWriter(client: client, logger: logger)
+    }
+
+    /// Runs the connection pool until the task is cancelled.
+    public func run() async {
+        await client.run()
+    }
+
+    /// Connects once, so an unreachable database or a refused login is an `unavailable`
+    /// error at start rather than a hang later, and applies the migrations.
+    public static func prepare(_ location: PostgresLocation, logger: Logger) async throws {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                configuration: location.connectionConfiguration(), id: 1, logger: logger)
+        } catch {
+            throw ParleyError(.unavailable, "cannot reach PostgreSQL at \(location): \(Self.describe(error))")
+        }
+        defer { Task { try? await connection.close() } }
+        do {
+            try await PostgresSchema.migrate(connection, logger: logger)
+        } catch {
+            throw ParleyError(.unavailable, "cannot prepare the database at \(location): \(Self.describe(error))")
+        }
+    }
+
+    /// What went wrong, in the server's words when it said something.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let message = error.serverInfo?[.message] { return message }
+        if let underlying = error.underlying { return String(describing: underlying) }
+        return "\(error.code)"
+    }
+
+    // Queries
+
+    /// Runs a query on a pooled connection and reads all its rows.
+    @discardableResult
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await client.query(query, logger: logger).collect()
+    }
+
+    /// Runs `body` in one transaction on one connection.
+    /// An error the body throws comes out as itself, not wrapped.
+    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error
+        }
+    }
+
+    /// Maps a unique-constraint failure to the error a user should see, by constraint.
+    static func uniqueViolation(_ error: any Error, _ mapping: [String: ParleyError]) -> any Error {
+        guard let psql = error as? PSQLError, psql.serverInfo?[.sqlState] == "23505",
+            let constraint = psql.serverInfo?[.constraintName], let mapped = mapping[constraint]
+        else { return error }
+        return mapped
+    }
+}
+
+/// Reads a row's columns in order.
+struct Cells {
+    private let row: PostgresRandomAccessRow
+    private(set) var index: Int
+
+    init(_ row: PostgresRow, from index: Int = 0) {
+        self.row = row.makeRandomAccess()
+        self.index = index
+    }
+
+    mutating func next<Value: PostgresDecodable>(_ type: Value.Type = Value.self) throws -> Value {
+        defer { index += 1 }
+        return try row[index].decode(Value.self, context: .default)
+    }
+
+    mutating func date() throws -> Date { Date(storedMilliseconds: try next(Int64.self)) }
+    mutating func optionalDate() throws -> Date? { try next(Int64?.self).map { Date(storedMilliseconds: $0) } }
+}
+
+/// Column lists and decoders shared by the queries.
+enum PostgresRows {
+    /// A user's columns, the owner's handle last.
+    static let userColumns =
+        "u.id, u.handle, u.display_name, u.email, u.is_bot, u.avatar, u.created_at, (SELECT o.handle FROM users o WHERE o.id = u.owner_id)"
+
+    static func user(_ cells: inout Cells) throws -> User {
+        User(
+            id: UserID(try cells.next(Int64.self)), handle: try cells.next(), displayName: try cells.next(), email: try cells.next(),
+            isBot: try cells.next(), avatar: try cells.next(), createdAt: try cells.date(), owner: try cells.next())
+    }
+
+    static func user(_ row: PostgresRow) throws -> User {
+        var cells = Cells(row)
+        return try user(&cells)
+    }
+
+    static func userRef(_ cells: inout Cells) throws -> UserRef {
+        UserRef(id: UserID(try cells.next(Int64.self)), handle: try cells.next(), displayName: try cells.next(), isBot: try cells.next())
+    }
+
+    /// `m.*` message columns followed by the sender's handle, name and bot flag.
+    static let messageColumns =
+        "m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via"
+
+    static func message(_ row: PostgresRow) throws -> Message {
+        var cells = Cells(row)
+        let id = MessageID(try cells.next(Int64.self))
+        let chat = ChatID(try cells.next(Int64.self))
+        let seq: Int64 = try cells.next()
+        let senderID = UserID(try cells.next(Int64.self))
+        let kind = MessageKind(rawValue: try cells.next()) ?? .text
+        let text: String = try cells.next()
+        let media = MediaColumn.decode(try cells.next(String?.self))
+        let sentAt = try cells.date()
+        let clientID: String? = try cells.next()
+        let sender = UserRef(id: senderID, handle: try cells.next(), displayName: try cells.next(), isBot: try cells.next())
+        return Message(
+            id: id, chatID: chat, seq: seq, sender: sender, kind: kind, text: text, media: media, sentAt: sentAt, clientID: clientID,
+            via: try cells.next())
+    }
+
+    static let chatColumns = "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at"
+
+    /// Chats from rows of `chatColumns`, with the two users of each direct chat.
+    static func chats(_ rows: [PostgresRow], on connection: PostgresConnection, logger: Logger) async throws -> [Chat] {
+        var chats: [Chat] = []
+        for row in rows {
+            var cells = Cells(row)
+            let id = ChatID(try cells.next(Int64.self))
+            let kind = ChatKind(rawValue: try cells.next()) ?? .group
+            var participants: [UserRef] = []
+            if kind == .direct {
+                for member in try await connection.query(
+                    """
+                    SELECT u.id, u.handle, u.display_name, u.is_bot FROM member mb JOIN users u ON u.id = mb.user_id
+                    WHERE mb.chat_id = \(id.rawValue) ORDER BY u.id
+                    """, logger: logger
+                ).collect() {
+                    var memberCells = Cells(member)
+                    participants.append(try userRef(&memberCells))
+                }
+            }
+            chats.append(
+                Chat(
+                    id: id, kind: kind, handle: try cells.next(), title: try cells.next(), isPublic: try cells.next(),
+                    participants: participants, createdAt: try cells.date()))
+        }
+        return chats
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+import Synchronization
+
+/// Group commit on PostgreSQL: sends that arrive while a transaction is being written
+/// wait and go together into the next one, and each caller is answered after that
+/// commit. Each message is one statement: the chat's row is locked while its next
+/// sequence number is taken, so writers on other nodes queue behind it and numbers
+/// stay gap-free.
+final class PostgresMessageWriter: Sendable {
+    typealias Outcome = (stored: [(message: Message, created: Bool)], failure: ParleyError?)
+
+    private struct Pending: Sendable {
+        var messages: [NewMessage]
+        var continuation: CheckedContinuation<Outcome, any Error>
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var writing = false
+    }
+
+    private let client: PostgresClient
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let observer = Mutex<(@Sendable (Duration, Int) -> Void)?>(nil)
+
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    func observe(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
+        observer.withLock { $0 = commit }
+    }
+
+    func append(_ messages: [NewMessage]) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let startWriting = state.withLock { state in
+                state.pending.append(Pending(messages: messages, continuation: continuation))
+                if state.writing { return false }
+                state.writing = true
+                return true
+            }
+            if startWriting { Task { await self.drain() } }
+        }
+    }
+
+    private func drain() async {
+        while true {
+            let batch = state.withLock { state in
+                let batch = state.pending
+                state.pending = []
+                if batch.isEmpty { state.writing = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            await write(batch)
+        }
+    }
+
+    private func write(_ batch: [Pending]) async {
+        let started = ContinuousClock.now
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let outcomes = try await client.withTransaction(logger: logger) { connection in
+                    var outcomes: [Outcome] = []
+                    for pending in batch {
+                        var stored: [(message: Message, created: Bool)] = []
+                        var failure: ParleyError?
+                        for message in pending.messages {
+                            switch try await Self.insert(message, connection, logger: logger) {
+                            case .success(let result): stored.append(result)
+                            case .failure(let refusal): failure = refusal
+                            }
+                            if failure != nil { break }
+                        }
+                        outcomes.append((stored, failure))
+                    }
+                    return outcomes
+                }
+                if let observe = observer.withLock({ $0 }) {
+                    observe(ContinuousClock.now - started, outcomes.reduce(0) { $0 + $1.stored.count })
+                }
+                for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
+                return
+            } catch {
+                // The same client id sent through another node at the same moment: the
+                // unique index refused the second insert. Once more, the first is found.
+                if attempt < 3, Self.isUniqueViolation(error) { continue }
+                for pending in batch { pending.continuation.resume(throwing: error) }
+                return
+            }
+        }
+    }
+
+    private static func isUniqueViolation(_ error: any Error) -> Bool {
+        let underlying = (error as? PostgresTransactionError)?.closureError ?? error
+        return (underlying as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+
+    private static func insert(
+        _ message: NewMessage, _ connection: PostgresConnection, logger: Logger
+    ) async throws -> Result<(message: Message, created: Bool), ParleyError> {
+        let chat = message.chatID.rawValue
+        let sender = message.sender.id.rawValue
+        let sentAt = message.sentAt.storedMilliseconds
+        let media = MediaColumn.encode(message.media)
+        let kind = message.kind.rawValue
+        // Parameters: $1 sent at, $2 sender, $3 kind, $4 text, $5 media, $6 client id,
+        // $7 chat, $8 via. Sequence number, membership check, the chat's copy of its last message, the
+        // message and the sender's read marker in one statement.
+        let inserted = try await connection.query(
+            """
+            WITH c AS (
+                UPDATE chat SET last_seq = last_seq + 1, last_message_id = nextval('message_id_seq'), last_activity_at = \(sentAt),
+                    last_sender_id = \(sender), last_kind = \(kind), last_text = \(message.text), last_media = \(media),
+                    last_client_id = \(message.clientID)
+                WHERE id = \(chat) AND EXISTS (SELECT 1 FROM member WHERE chat_id = $7 AND user_id = $2)
+                    AND ($6::text IS NULL OR NOT EXISTS (SELECT 1 FROM message WHERE sender_id = $2 AND client_id = $6))
+                RETURNING last_seq, last_message_id
+            ), m AS (
+                INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via)
+                SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, \(message.via) FROM c
+                RETURNING id, seq
+            ), r AS (
+                UPDATE member SET read_seq = m.seq, read_at = $1 FROM m WHERE member.chat_id = $7 AND member.user_id = $2
+            )
+            SELECT id, seq FROM m
+            """, logger: logger
+        ).collect()
+        if let row = inserted.first {
+            let (id, seq) = try row.decode((Int64, Int64).self)
+            let stored = Message(
+                id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind, text: message.text,
+                media: message.media, sentAt: Date(storedMilliseconds: sentAt), clientID: message.clientID, via: message.via)
+            return .success((stored, true))
+        }
+        if let clientID = message.clientID,
+            let existing = try await connection.query(
+                """
+                SELECT \(unescaped: PostgresRows.messageColumns) FROM message m JOIN users s ON s.id = m.sender_id
+                WHERE m.sender_id = \(sender) AND m.client_id = \(clientID)
+                """, logger: logger
+            ).collect().first
+        {
+            return .success((try PostgresRows.message(existing), false))
+        }
+        let chatExists = try await !connection.query("SELECT 1 FROM chat WHERE id = \(chat)", logger: logger).collect().isEmpty
+        return .failure(
+            chatExists ? ParleyError(.notMember, "you are not a member of this chat") : ParleyError(.unknownChat, "no such chat"))
+    }
+}

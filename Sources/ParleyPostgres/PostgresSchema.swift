@@ -1,0 +1,208 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, as named migrations applied in order and recorded in
+/// `schema_migration`. Append-only: never edit one that has shipped, add the next.
+/// Times are milliseconds since 1970 (`bigint`), as in the SQLite store.
+enum PostgresSchema {
+    static let migrations: [(name: String, sql: String)] = [
+        (
+            "1-accounts-chats-messages",
+            """
+            CREATE TABLE users (
+                id bigserial PRIMARY KEY,
+                handle text NOT NULL,
+                email text,
+                display_name text NOT NULL,
+                password_hash text,
+                is_bot boolean NOT NULL DEFAULT false,
+                avatar text,
+                created_at bigint NOT NULL,
+                last_login_at bigint,
+                phone text,
+                owner_id bigint REFERENCES users(id)
+            );
+            CREATE UNIQUE INDEX users_handle ON users (lower(handle));
+            CREATE UNIQUE INDEX users_email ON users (lower(email));
+            CREATE UNIQUE INDEX users_phone ON users (phone);
+            CREATE INDEX users_owner ON users (owner_id) WHERE owner_id IS NOT NULL;
+            CREATE INDEX users_avatar ON users (avatar) WHERE avatar IS NOT NULL;
+
+            CREATE TABLE session (
+                token_hash bytea PRIMARY KEY,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                expires_at bigint NOT NULL
+            );
+            CREATE INDEX session_by_user ON session (user_id);
+
+            CREATE TABLE chat (
+                id bigserial PRIMARY KEY,
+                kind text NOT NULL CHECK (kind IN ('direct', 'group')),
+                handle text,
+                direct_key text,
+                user_low bigint,
+                user_high bigint,
+                title text,
+                is_public boolean NOT NULL DEFAULT true,
+                created_at bigint NOT NULL,
+                last_seq bigint NOT NULL DEFAULT 0,
+                last_activity_at bigint NOT NULL,
+                last_message_id bigint,
+                last_sender_id bigint,
+                last_kind text,
+                last_text text,
+                last_media text,
+                last_client_id text
+            );
+            CREATE UNIQUE INDEX chat_handle ON chat (handle);
+            CREATE UNIQUE INDEX chat_direct_key ON chat (direct_key);
+
+            CREATE TABLE member (
+                chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                role text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+                joined_at bigint NOT NULL,
+                read_seq bigint NOT NULL DEFAULT 0,
+                read_at bigint NOT NULL,
+                cleared_seq bigint NOT NULL DEFAULT 0,
+                hidden boolean NOT NULL DEFAULT false,
+                PRIMARY KEY (chat_id, user_id)
+            );
+            CREATE INDEX member_user ON member (user_id, chat_id);
+
+            CREATE TABLE message (
+                id bigserial PRIMARY KEY,
+                chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                seq bigint NOT NULL,
+                sender_id bigint NOT NULL REFERENCES users(id),
+                kind text NOT NULL,
+                text text NOT NULL,
+                media text,
+                sent_at bigint NOT NULL,
+                client_id text,
+                via text,
+                UNIQUE (chat_id, seq)
+            );
+            CREATE UNIQUE INDEX message_client ON message (sender_id, client_id) WHERE client_id IS NOT NULL;
+            CREATE INDEX message_media ON message (substr(media, 1, 64)) WHERE media IS NOT NULL;
+            CREATE INDEX message_search ON message USING gin (to_tsvector('simple', text));
+
+            CREATE TABLE invite (
+                code text PRIMARY KEY,
+                chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                created_by bigint NOT NULL REFERENCES users(id),
+                created_at bigint NOT NULL,
+                expires_at bigint,
+                uses_left bigint,
+                revoked boolean NOT NULL DEFAULT false
+            );
+
+            CREATE TABLE media (
+                id text PRIMARY KEY,
+                kind text NOT NULL CHECK (kind IN ('image', 'video')),
+                type text NOT NULL,
+                size bigint NOT NULL,
+                width bigint,
+                height bigint,
+                created_at bigint NOT NULL
+            );
+            CREATE TABLE media_upload (
+                media_id text NOT NULL REFERENCES media(id) ON DELETE CASCADE,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                uploaded_at bigint NOT NULL,
+                PRIMARY KEY (media_id, user_id)
+            );
+
+            CREATE TABLE phone_code (
+                phone text PRIMARY KEY,
+                code_hash bytea NOT NULL,
+                expires_at bigint NOT NULL,
+                attempts_left bigint NOT NULL
+            );
+            CREATE TABLE code_request (
+                id bigserial PRIMARY KEY,
+                phone text NOT NULL,
+                address text NOT NULL,
+                requested_at bigint NOT NULL
+            );
+            CREATE INDEX code_request_phone ON code_request (phone, requested_at);
+            CREATE INDEX code_request_address ON code_request (address, requested_at);
+
+            CREATE TABLE identity (
+                issuer text NOT NULL,
+                subject text NOT NULL,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                linked_at bigint NOT NULL,
+                PRIMARY KEY (issuer, subject)
+            );
+
+            CREATE TABLE signup_code (
+                code text PRIMARY KEY,
+                created_by bigint REFERENCES users(id),
+                created_at bigint NOT NULL,
+                expires_at bigint,
+                uses_left bigint,
+                revoked boolean NOT NULL DEFAULT false
+            );
+            """
+        ),
+        (
+            // What carries events between nodes: each event once, with the users it is
+            // for, numbered by `event_position` in commit order (see PostgresEventBus);
+            // and the nodes with their live sessions, for presence across them.
+            "2-events-and-nodes",
+            """
+            CREATE TABLE event (
+                position bigint PRIMARY KEY,
+                recipients bigint[] NOT NULL,
+                origin bytea,
+                kept boolean NOT NULL,
+                membership_chat bigint,
+                body text NOT NULL,
+                created_at bigint NOT NULL
+            );
+            CREATE INDEX event_recipients ON event USING gin (recipients);
+            CREATE SEQUENCE event_position;
+            CREATE TABLE bus (id int PRIMARY KEY CHECK (id = 1), epoch text NOT NULL);
+            INSERT INTO bus (id, epoch) VALUES (1, substr(md5(random()::text || clock_timestamp()::text), 1, 8));
+
+            CREATE TABLE node (
+                id text PRIMARY KEY,
+                started_at bigint NOT NULL,
+                heartbeat_at bigint NOT NULL
+            );
+            CREATE TABLE node_session (
+                node_id text NOT NULL REFERENCES node(id) ON DELETE CASCADE,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                sessions bigint NOT NULL,
+                PRIMARY KEY (node_id, user_id)
+            );
+            CREATE INDEX node_session_user ON node_session (user_id);
+            """
+        ),
+    ]
+
+    /// Applies the migrations not yet recorded, each in its own transaction, under a
+    /// lock so nodes that start together do not both apply one.
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            "CREATE TABLE IF NOT EXISTS schema_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+            logger: logger)
+        for migration in migrations {
+            try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(787801)", logger: logger)
+                let applied = try await connection.query(
+                    "SELECT 1 FROM schema_migration WHERE name = \(migration.name)", logger: logger
+                ).collect()
+                guard applied.isEmpty else { return }
+                // One statement at a time: each line that ends a statement ends with `;`.
+                for statement in migration.sql.components(separatedBy: ";\n") where !statement.allSatisfy(\.isWhitespace) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO schema_migration (name) VALUES (\(migration.name))", logger: logger)
+                logger.info("applied PostgreSQL migration \(migration.name)")
+            }
+        }
+    }
+}
