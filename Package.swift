@@ -50,7 +50,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyPostgres",
         dependencies: [
-            "ParleyCore", "ParleyStore",
+            "ParleyCore", "ParleyStore", "ParleyEngine", "ParleyProtocol",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -128,7 +128,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "parley",
         dependencies: [
-            "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyBots",
+            "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyBots", "ParleyPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

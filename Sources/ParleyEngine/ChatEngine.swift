@@ -54,20 +54,26 @@ public final class ChatEngine: Sendable {
     let throttle: SignInThrottle?
     /// Where media bytes go; nil: this engine takes no media.
     let blobs: (any BlobStore)?
+    /// Sessions on other nodes; nil: this process is the only one.
+    let presence: (any PresenceLedger)?
     private let nextSession = Atomic<Int>(0)
 
     public init(
         store: any ChatStore, blobs: (any BlobStore)? = nil, bus: any EventBus = InProcessEventBus(),
-        configuration: Configuration = Configuration()
+        presence: (any PresenceLedger)? = nil, configuration: Configuration = Configuration()
     ) {
         self.store = store
         self.blobs = blobs
         self.bus = bus
+        self.presence = presence
         self.configuration = configuration
         self.directory = ChatDirectory(store: store, capacity: configuration.cachedChats)
         self.hasher = PasswordHasher(cost: configuration.bcryptCost)
         self.identity = configuration.identityProvider.map { IdentityVerifier(provider: $0) }
         self.throttle = configuration.signInLimits.map { SignInThrottle(limits: $0) }
+        // Membership changed on another node: what this one cached about the chat is stale.
+        bus.onMembershipChange { [directory] chat in directory.invalidate(chat) }
+        presence?.bind(to: self)
     }
 
     /// A new, signed-out connection.

@@ -36,19 +36,41 @@ public final class PostgresChatStore: ChatStore, Service {
     /// Connects once, so an unreachable database or a refused login is an `unavailable`
     /// error at start rather than a hang later, and applies the migrations.
     public static func prepare(_ location: PostgresLocation, logger: Logger) async throws {
+        try await withConnection(to: location, logger: logger) { connection in
+            do {
+                try await PostgresSchema.migrate(connection, logger: logger)
+            } catch {
+                throw ParleyError(.unavailable, "cannot prepare the database at \(location): \(Self.describe(error))")
+            }
+        }
+    }
+
+    /// Runs `body` on a connection of its own, outside the pool: for what must happen
+    /// before the pool runs (migrations, the bus's start, a node's registration).
+    @discardableResult
+    static func withConnection<Result: Sendable>(
+        to location: PostgresLocation, logger: Logger, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(
-                configuration: location.connectionConfiguration(), id: 1, logger: logger)
+            connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration(), id: 1, logger: logger)
         } catch {
             throw ParleyError(.unavailable, "cannot reach PostgreSQL at \(location): \(Self.describe(error))")
         }
-        defer { Task { try? await connection.close() } }
         do {
-            try await PostgresSchema.migrate(connection, logger: logger)
+            let result = try await body(connection)
+            try? await connection.close()
+            return result
         } catch {
-            throw ParleyError(.unavailable, "cannot prepare the database at \(location): \(Self.describe(error))")
+            try? await connection.close()
+            throw error
         }
+    }
+
+    /// Hands `commit` the duration and message count of each committed batch of
+    /// messages (for a server's metrics); one observer at a time.
+    public func observeCommits(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
+        writer.observe(commit)
     }
 
     /// What went wrong, in the server's words when it said something.

@@ -11,10 +11,11 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
     public var password: String?
     public var database: String
 
-    /// Reads a URL; a malformed one throws `invalid_argument` saying what is wrong.
+    /// Reads a URL; a malformed one throws `unavailable` (no database to reach) saying
+    /// what is wrong.
     public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         func malformed(_ why: String) -> ParleyError {
-            ParleyError(.invalidArgument, "--postgres \(url.prefix(200)): \(why); expected postgres://USER@HOST:PORT/DATABASE")
+            ParleyError(.unavailable, "--postgres \(url.prefix(200)): \(why); expected postgres://USER@HOST:PORT/DATABASE")
         }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
             throw malformed("not a URL")

@@ -164,7 +164,7 @@ enum PostgresSchema {
             );
             CREATE INDEX event_recipients ON event USING gin (recipients);
             CREATE SEQUENCE event_position;
-            CREATE TABLE bus (id int PRIMARY KEY CHECK (id = 1), epoch text NOT NULL);
+            CREATE TABLE bus (id int PRIMARY KEY CHECK (id = 1), epoch text NOT NULL, pruned_through bigint NOT NULL DEFAULT 0);
             INSERT INTO bus (id, epoch) VALUES (1, substr(md5(random()::text || clock_timestamp()::text), 1, 8));
 
             CREATE TABLE node (
@@ -183,15 +183,16 @@ enum PostgresSchema {
         ),
     ]
 
-    /// Applies the migrations not yet recorded, each in its own transaction, under a
-    /// lock so nodes that start together do not both apply one.
+    /// Applies the migrations not yet recorded, each in its own transaction, holding a
+    /// lock throughout (the connection must be one of its own) so nodes that start together do not both apply one.
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        // Held by the session: it ends when the caller closes the connection.
+        try await connection.query("SELECT pg_advisory_lock(787801)", logger: logger)
         try await connection.query(
             "CREATE TABLE IF NOT EXISTS schema_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
             logger: logger)
         for migration in migrations {
             try await connection.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(787801)", logger: logger)
                 let applied = try await connection.query(
                     "SELECT 1 FROM schema_migration WHERE name = \(migration.name)", logger: logger
                 ).collect()

@@ -8,18 +8,25 @@ import ParleyStore
 enum DataFolderEngine {
     static func open(
         folder: URL, access: DatabaseLock.Access, durability: SQLiteChatStore.Durability = .normal, backlog: Int = 1024,
-        totalBacklog: Int = 2_000_000,
+        totalBacklog: Int = 2_000_000, media: URL? = nil,
         configure: (inout ChatEngine.Configuration) throws -> Void
     ) throws -> (engine: ChatEngine, store: SQLiteChatStore) {
         let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path, durability: durability, access: access)
+        let configuration = try Self.configuration(configure)
+        let blobs = try FileBlobStore(folder: media ?? folder.appendingPathComponent("media"))
+        let engine = ChatEngine(
+            store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog, totalBacklog: totalBacklog), configuration: configuration)
+        return (engine, store)
+    }
+
+    /// The engine's configuration as `configure` makes it, with the bcrypt cost from
+    /// `PARLEY_BCRYPT_COST`.
+    static func configuration(_ configure: (inout ChatEngine.Configuration) throws -> Void) throws -> ChatEngine.Configuration {
         var configuration = ChatEngine.Configuration()
         if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
             configuration.bcryptCost = cost
         }
         try configure(&configuration)
-        let blobs = try FileBlobStore(folder: folder.appendingPathComponent("media"))
-        let engine = ChatEngine(
-            store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog, totalBacklog: totalBacklog), configuration: configuration)
-        return (engine, store)
+        return configuration
     }
 }

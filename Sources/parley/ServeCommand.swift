@@ -52,6 +52,14 @@ struct ServeCommand: AsyncParsableCommand {
     var tlsCert: String?
     @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
     @Flag(help: "fsync every commit (survives power loss, slower).") var syncFull = false
+    @Option(
+        help: ArgumentHelp(
+            "Keep everything in PostgreSQL, shared by every node started with the same URL (password from the URL or PGPASSWORD).",
+            valueName: "postgres://USER@HOST:PORT/DB")) var postgres: String?
+    @Option(help: ArgumentHelp("The media folder (default: DATA/media); nodes on one PostgreSQL must share one.", valueName: "DIR"))
+    var media: String?
+    @Option(help: "With --postgres: seconds a node may miss heartbeats before its users are shown offline.")
+    var heartbeatTimeout = 15.0
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
     @Option(help: "Log as text lines, or as one JSON object per line (json).") var logFormat = LogFormat.text
 
@@ -75,6 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--admin takes a user's @handle, not \(admin)")
             }
         }
+        guard (1...3600).contains(heartbeatTimeout) else { throw ValidationError("--heartbeat-timeout takes 1 to 3600 seconds") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if registration == .invite && admins.isEmpty {
             throw ValidationError("--registration invite needs at least one --admin @HANDLE to make sign-up codes")
@@ -118,24 +127,23 @@ struct ServeCommand: AsyncParsableCommand {
         ParleyServer.raiseOpenFileLimit()
         let folder = try ShellOptions.folder(data ?? parent.global.data)
         guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
-        let (engine, store) = try DataFolderEngine.open(
-            folder: folder, access: .exclusive, durability: syncFull ? .full : .normal, backlog: backlog,
-            totalBacklog: totalBacklog
-        ) {
+        let configure = { (configuration: inout ChatEngine.Configuration) throws in
             if let smsCommand {
-                $0.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
+                configuration.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
             } else {
-                $0.codeSender = DevelopmentCodeSender { line in logger.notice("\(line)") }
+                configuration.codeSender = DevelopmentCodeSender { line in logger.notice("\(line)") }
             }
-            $0.identityProvider = try identity.provider()
-            $0.cachedChats = cachedChats
-            $0.signInLimits = SignInLimits(
+            configuration.identityProvider = try identity.provider()
+            configuration.cachedChats = cachedChats
+            configuration.signInLimits = SignInLimits(
                 failuresPerAccount: maxFailedSignIns, failuresPerAddress: maxFailedSignIns * 5,
                 registrationsPerAddress: maxRegistrations)
-            $0.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
-            $0.registration = registration
-            $0.admins = Set(adminHandles)
+            configuration.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
+            configuration.registration = registration
+            configuration.admins = Set(adminHandles)
         }
+        let storage = try await openStorage(folder: folder, logger: logger, configure: configure)
+        let engine = storage.engine
         try await announceRegistration(engine: engine, logger: logger)
 
         var configuration = ParleyServer.Configuration(host: host, port: port)
@@ -151,30 +159,27 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 try configuration.useTLS(certificateFile: tlsCert, keyFile: tlsKey)
             } catch {
-                try? store.close()
+                storage.abandon()
                 throw error
             }
         }
         let scheme = configuration.socketScheme
-        configuration.databasePath = store.path
+        configuration.databasePath = storage.databasePath
         let server = ParleyServer(engine: engine, configuration: configuration, logger: logger)
-        store.observeCommits { duration, messages in server.recordCommit(duration: duration, messages: messages) }
+        storage.observeCommits { duration, messages in server.recordCommit(duration: duration, messages: messages) }
         let host = host
+        let announce = storage.announce
         let app = server.application { port in
             // The first line on stdout says where to connect (tests and scripts read it).
             let url = "\(scheme)://\(host):\(port)/v1/ws"
-            store.lock.announce(url: url)
+            announce(url)
             let line = "parley serve: listening on \(url) data \(folder.path)\n"
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
         }
         // One group, stopped by SIGTERM or SIGINT: the server (sockets, then the upkeep)
-        // stops first, the database closes last.
-        let closer = ClosingService("database") {
-            try store.close()
-            logger.info("database closed")
-        }
+        // stops first, the storage last.
         let group = ServiceGroup(
-            configuration: .init(services: [closer, app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: storage.services + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {

@@ -69,6 +69,14 @@ public protocol EventBus: Sendable {
     func unsubscribe(_ subscription: SubscriptionID)
     /// Delivers `event` to each live session of `users`, except its origin.
     func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async
+    /// Calls `changed` with each chat whose members or roles changed on another node
+    /// (the engine knows of its own changes); set once, before events flow.
+    func onMembershipChange(_ changed: @escaping @Sendable (ChatID) -> Void)
+}
+
+extension EventBus {
+    /// One process has no other nodes to hear from.
+    public func onMembershipChange(_ changed: @escaping @Sendable (ChatID) -> Void) {}
 }
 
 /// `EventBus` within one process: a table of subscribers per user, and a bounded backlog

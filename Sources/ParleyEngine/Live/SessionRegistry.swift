@@ -43,6 +43,10 @@ final class SessionRegistry: Sendable {
         }
     }
 
+    var onlineUsers: [UserID] {
+        sessions.withLock { Array($0.keys) }
+    }
+
     func isOnline(_ user: UserID) -> Bool {
         sessions.withLock { !($0[user]?.isEmpty ?? true) }
     }

@@ -198,7 +198,7 @@ extension EngineSession {
                 self.ended?(reason)
             }
         }
-        if cameOnline { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
+        if cameOnline, await engine.arrived(user.id) { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
         return complete
     }
 }

@@ -102,7 +102,8 @@ extension EngineSession {
 
     public func online(in chat: ChatID) async throws -> [PresenceEntry] {
         let entry = try await requireMember(chat).entry
-        let online = entry.roles.keys.filter { engine.registry.isOnline($0) }
+        // What a member views is known on the node of their session only.
+        let online = await engine.online(among: Array(entry.roles.keys))
         return try await store.users(ids: online.sorted()).map {
             PresenceEntry(user: $0.ref, viewing: engine.registry.isViewing($0.id, chat))
         }

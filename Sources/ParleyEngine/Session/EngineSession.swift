@@ -49,7 +49,7 @@ public final class EngineSession: ChatService {
         continuation.finish()
         if let user, engine.registry.disconnect(user.id, session: number) {
             let engine = engine
-            Task { await engine.publishPresence(of: user.ref, online: false, viewing: nil) }
+            Task { if await engine.left(user.id) { await engine.publishPresence(of: user.ref, online: false, viewing: nil) } }
         }
     }
 
@@ -140,7 +140,7 @@ public final class EngineSession: ChatService {
                 state.subscription = nil
             }
         }
-        if engine.registry.disconnect(user.id, session: number) {
+        if engine.registry.disconnect(user.id, session: number), await engine.left(user.id) {
             await engine.publishPresence(of: user.ref, online: false, viewing: nil)
         }
     }

@@ -1,0 +1,351 @@
+public import Foundation
+public import Logging
+public import ParleyCore
+public import ParleyEngine
+import ParleyProtocol
+import ParleyStore
+import PostgresNIO
+public import ServiceLifecycle
+import Synchronization
+
+/// `EventBus` between `parley serve` nodes on one PostgreSQL database. Each event is a
+/// row of `event` with its recipients; a node learns of new rows by LISTEN/NOTIFY and
+/// reads them from the table, so each node delivers to its own sockets, in position
+/// order, and a client resumes on any node (positions are the database's).
+///
+/// Positions are taken in commit order: publishers hold one transaction-scoped advisory
+/// lock from `nextval` to commit, so a reader that has seen position P never later
+/// finds a row below P. The lock costs little, since PostgreSQL already serialises
+/// notifying commits, and publishes that arrive together share one transaction and one
+/// NOTIFY. A node that missed notifications (a lost connection) catches up from the
+/// table; it also looks every two seconds.
+public final class PostgresEventBus: EventBus, Service {
+    private struct Subscriber {
+        var user: UserID
+        var tokenHash: Data?
+        var deliver: @Sendable (PositionedEvent) -> Void
+        /// Live events wait here while the subscriber's missed events are read.
+        var buffer: [PositionedEvent]?
+        /// Events at or below this the client already has.
+        var seenThrough: UInt64
+    }
+
+    private struct State {
+        var nextID = 0
+        /// The newest position read from the table and delivered.
+        var delivered: UInt64 = 0
+        var subscribers: [SubscriptionID: Subscriber] = [:]
+        var byUser: [UserID: Set<SubscriptionID>] = [:]
+    }
+
+    private struct Outgoing: Sendable {
+        var recipients: [Int64]
+        var origin: Data?
+        var kept: Bool
+        var membershipChat: Int64?
+        var body: String
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    public let epoch: String
+    private let client: PostgresClient
+    private let logger: Logger
+    private let keep: Int64
+    private let state: Mutex<State>
+    private let outgoing = Mutex<(queue: [Outgoing], writing: Bool)>(([], false))
+    private let membership = Mutex<(@Sendable (ChatID) -> Void)?>(nil)
+    private let prunedThrough: Atomic<UInt64>
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+    static let channel = "parley_events"
+
+    /// Reads the database's epoch and newest position: a new node delivers what is
+    /// published from now on, and resumes from the table.
+    /// - Parameter keep: how many recent events the table keeps for resuming.
+    public static func open(store: PostgresChatStore, keep: Int = 2_000_000, logger: Logger) async throws -> PostgresEventBus {
+        let rows = try await PostgresChatStore.withConnection(to: store.location, logger: logger) { connection in
+            try await connection.query(
+                "SELECT epoch, pruned_through, (SELECT coalesce(max(position), 0) FROM event) FROM bus WHERE id = 1", logger: logger
+            ).collect()
+        }
+        guard let row = rows.first else { throw ParleyError(.unavailable, "the database has no event bus: was it migrated?") }
+        let (epoch, pruned, newest) = try row.decode((String, Int64, Int64).self)
+        return PostgresEventBus(
+            client: store.client, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep, logger: logger)
+    }
+
+    private init(client: PostgresClient, epoch: String, newest: UInt64, pruned: UInt64, keep: Int, logger: Logger) {
+        self.client = client
+        self.epoch = epoch
+        self.logger = logger
+        self.keep = Int64(max(1, keep))
+        var initial = State()
+        initial.delivered = newest
+        state = Mutex(initial)
+        prunedThrough = Atomic(pruned)
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public var position: UInt64 { state.withLock { $0.delivered } }
+
+    public var backlogSize: Int {
+        Int(clamping: position &- min(position, prunedThrough.load(ordering: .relaxed)))
+    }
+
+    public func onMembershipChange(_ changed: @escaping @Sendable (ChatID) -> Void) {
+        membership.withLock { $0 = changed }
+    }
+
+    // Publishing
+
+    public func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async {
+        guard !users.isEmpty else { return }
+        let frame = EventFrame(event: event, pos: 0)
+        let body =
+            WireWriter.eventFrame(frame).map { String(decoding: $0, as: UTF8.self) }
+            ?? (try? Wire.encoder().encode(frame)).map { String(decoding: $0, as: UTF8.self) }
+        guard let body else {
+            logger.error("an event could not be encoded", metadata: ["event": "\(event.type)"])
+            return
+        }
+        let kept: Bool = if case .presenceChanged = event { false } else { true }
+        await withCheckedContinuation { continuation in
+            let start = outgoing.withLock { outgoing in
+                outgoing.queue.append(
+                    Outgoing(
+                        recipients: users.map(\.rawValue), origin: origin?.tokenHash, kept: kept,
+                        membershipChat: Self.membershipChat(of: event)?.rawValue, body: body, continuation: continuation))
+                if outgoing.writing { return false }
+                outgoing.writing = true
+                return true
+            }
+            if start { Task { await self.writeQueued() } }
+        }
+    }
+
+    /// The chat whose members or roles an event changes.
+    private static func membershipChat(of event: ChatEvent) -> ChatID? {
+        switch event {
+        case .memberJoined, .memberLeft, .memberKicked, .roleChanged: event.chatID
+        case .chatCreated, .message, .readMarkerMoved, .presenceChanged, .chatDeleted: nil
+        }
+    }
+
+    private func writeQueued() async {
+        while true {
+            let batch = outgoing.withLock { outgoing in
+                let batch = outgoing.queue
+                outgoing.queue = []
+                if batch.isEmpty { outgoing.writing = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            await write(batch)
+            for event in batch { event.continuation.resume() }
+            wake.yield()
+        }
+    }
+
+    private func write(_ batch: [Outgoing]) async {
+        for attempt in 1...3 {
+            do {
+                try await client.withTransaction(logger: logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(787802)", logger: logger)
+                    for event in batch {
+                        try await connection.query(
+                            """
+                            INSERT INTO event (position, recipients, origin, kept, membership_chat, body, created_at)
+                            VALUES (nextval('event_position'), \(event.recipients), \(event.origin), \(event.kept), \(event.membershipChat),
+                                    \(event.body), \(Date().storedMilliseconds))
+                            """, logger: logger)
+                    }
+                    try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger)
+                }
+                return
+            } catch {
+                logger.error(
+                    "events not published", metadata: ["attempt": "\(attempt)", "events": "\(batch.count)", "error": "\(error)"])
+                if attempt < 3 { try? await Task.sleep(for: .milliseconds(100 * attempt)) }
+            }
+        }
+    }
+
+    // Subscribing
+
+    public func subscribe(
+        _ user: UserID, tokenHash: Data?, after: EventPosition?, deliver: @escaping @Sendable (PositionedEvent) -> Void
+    ) async -> (subscription: SubscriptionID, complete: Bool) {
+        let (id, through) = state.withLock { state in
+            state.nextID += 1
+            let id = SubscriptionID(rawValue: state.nextID)
+            let seen = after.flatMap { $0.epoch == epoch ? $0.position : nil } ?? 0
+            state.subscribers[id] = Subscriber(
+                user: user, tokenHash: tokenHash, deliver: deliver, buffer: after == nil ? nil : [], seenThrough: seen)
+            state.byUser[user, default: []].insert(id)
+            return (id, state.delivered)
+        }
+        guard let after else { return (id, true) }
+        var complete = after.epoch == epoch
+        if complete {
+            do {
+                let pruned =
+                    try await client.query("SELECT pruned_through FROM bus WHERE id = 1", logger: logger).collect().first?
+                    .decode(Int64.self) ?? 0
+                complete = Int64(clamping: after.position) >= pruned
+                let rows = try await client.query(
+                    """
+                    SELECT position, recipients, origin, membership_chat, body FROM event
+                    WHERE position > \(Int64(clamping: after.position)) AND position <= \(Int64(clamping: through)) AND kept
+                        AND recipients @> ARRAY[\(user.rawValue)]::bigint[]
+                    ORDER BY position
+                    """, logger: logger
+                ).collect()
+                for row in rows {
+                    guard let read = try decode(row), tokenHash == nil || read.event.originToken != tokenHash else { continue }
+                    deliver(read.event)
+                }
+            } catch {
+                logger.error("missed events could not be read", metadata: ["error": "\(error)"])
+                complete = false
+            }
+        }
+        // Live events that came meanwhile, then live: under the lock, so none slips between.
+        state.withLock { state in
+            guard var subscriber = state.subscribers[id] else { return }
+            for event in subscriber.buffer ?? [] where event.position > subscriber.seenThrough { subscriber.deliver(event) }
+            subscriber.buffer = nil
+            state.subscribers[id] = subscriber
+        }
+        return (id, complete)
+    }
+
+    public func unsubscribe(_ subscription: SubscriptionID) {
+        state.withLock { state in
+            guard let subscriber = state.subscribers.removeValue(forKey: subscription) else { return }
+            state.byUser[subscriber.user]?.remove(subscription)
+            if state.byUser[subscriber.user]?.isEmpty == true { state.byUser[subscriber.user] = nil }
+        }
+    }
+
+    // Reading
+
+    private struct Read {
+        var event: PositionedEvent
+        var recipients: [Int64]
+        var membershipChat: Int64?
+    }
+
+    private func decode(_ row: PostgresRow) throws -> Read? {
+        let (position, recipients, origin, chat, body) = try row.decode((Int64, [Int64], Data?, Int64?, String).self)
+        guard let frame = try? Wire.decoder().decode(EventFrame.self, from: Data(body.utf8)) else {
+            logger.error("an event could not be decoded", metadata: ["position": "\(position)"])
+            return nil
+        }
+        return Read(
+            event: PositionedEvent(event: frame.event, position: UInt64(position), originToken: origin), recipients: recipients,
+            membershipChat: chat)
+    }
+
+    /// Reads and delivers every event after the last one delivered.
+    private func readNew() async throws {
+        while true {
+            let after = state.withLock { $0.delivered }
+            let rows = try await client.query(
+                """
+                SELECT position, recipients, origin, membership_chat, body FROM event
+                WHERE position > \(Int64(clamping: after)) ORDER BY position LIMIT 1000
+                """, logger: logger
+            ).collect()
+            let reads = try rows.compactMap { try decode($0) }
+            let invalidate = membership.withLock { $0 }
+            for read in reads { if let chat = read.membershipChat { invalidate?(ChatID(chat)) } }
+            state.withLock { state in
+                for read in reads where read.event.position > state.delivered {
+                    state.delivered = read.event.position
+                    for recipient in read.recipients {
+                        for id in state.byUser[UserID(recipient)] ?? [] {
+                            guard var subscriber = state.subscribers[id] else { continue }
+                            if let origin = read.event.originToken, origin == subscriber.tokenHash { continue }
+                            if subscriber.buffer != nil {
+                                subscriber.buffer?.append(read.event)
+                                state.subscribers[id] = subscriber
+                            } else if read.event.position > subscriber.seenThrough {
+                                subscriber.deliver(read.event)
+                            }
+                        }
+                    }
+                }
+                // Rows that did not decode still move the reader on.
+                if let last = rows.last, let position = try? last.decode(Int64.self, context: .default) {
+                    state.delivered = max(state.delivered, UInt64(max(0, position)))
+                }
+            }
+            if rows.count < 1000 { return }
+        }
+    }
+
+    // Running
+
+    /// Listens for notifications, reads what they announce, looks every two seconds
+    /// in case one was missed, and prunes the table; until graceful shutdown.
+    public func run() async {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.listen() }
+                group.addTask { await self.read() }
+                group.addTask {
+                    var ticks = 0
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(2))
+                        self.wake.yield()
+                        ticks += 1
+                        if ticks % 30 == 0 { await self.prune() }
+                    }
+                }
+                await group.waitForAll()
+            }
+        }
+    }
+
+    private func read() async {
+        for await _ in wakes {
+            if Task.isCancelled { return }
+            do { try await readNew() } catch { logger.warning("reading events failed; retrying", metadata: ["error": "\(error)"]) }
+        }
+    }
+
+    private func listen() async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.channel) { notifications in
+                        // Whatever came while not listening.
+                        self.wake.yield()
+                        for try await _ in notifications { self.wake.yield() }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("listening for events failed; reconnecting", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// Keeps the newest `keep` events; a resume from before them is incomplete.
+    private func prune() async {
+        do {
+            let rows = try await client.query(
+                """
+                WITH cut AS (SELECT coalesce(max(position), 0) - \(keep) AS through FROM event),
+                     gone AS (DELETE FROM event WHERE position <= (SELECT through FROM cut) RETURNING position)
+                UPDATE bus SET pruned_through = greatest(pruned_through, coalesce((SELECT max(position) FROM gone), 0))
+                WHERE id = 1 RETURNING pruned_through
+                """, logger: logger
+            ).collect()
+            if let pruned = try rows.first?.decode(Int64.self) { prunedThrough.store(UInt64(max(0, pruned)), ordering: .relaxed) }
+        } catch {
+            logger.warning("pruning events failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

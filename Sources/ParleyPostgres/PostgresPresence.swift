@@ -1,0 +1,153 @@
+import Foundation
+public import Logging
+public import ParleyCore
+public import ParleyEngine
+import PostgresNIO
+public import ServiceLifecycle
+import Synchronization
+
+/// Who is online across nodes: each node records its users with live sessions in
+/// `node_session` and keeps its `node` row fresh with a heartbeat. A node whose
+/// heartbeat is older than the timeout counts as gone: the first surviving node to
+/// notice deletes its rows and tells the contacts of its users that they went offline.
+/// Times are the database's clock, so nodes' clocks need not agree.
+public final class PostgresPresence: PresenceLedger, Service {
+    public let node: String
+    private let client: PostgresClient
+    private let location: PostgresLocation
+    private let logger: Logger
+    private let timeout: Duration
+    private let engine = Mutex<ChatEngine?>(nil)
+    private static let now = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
+    /// - Parameter timeout: how long a node may miss heartbeats before its users are
+    ///   shown offline; it beats three times per timeout.
+    public init(store: PostgresChatStore, timeout: Duration = .seconds(15), logger: Logger) {
+        self.client = store.client
+        self.location = store.location
+        self.logger = logger
+        self.timeout = max(timeout, .seconds(1))
+        node = "\(ProcessInfo.processInfo.hostName.prefix(40))-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    private var timeoutMilliseconds: Int64 {
+        let (seconds, attoseconds) = timeout.components
+        return seconds &* 1000 &+ attoseconds / 1_000_000_000_000_000
+    }
+
+    public func bind(to engine: ChatEngine) {
+        self.engine.withLock { $0 = engine }
+    }
+
+    /// Records this node; call before the server takes connections (the pool need
+    /// not run yet).
+    public func register() async throws {
+        try await PostgresChatStore.withConnection(to: location, logger: logger) { connection in
+            try await connection.query(Self.registration(node), logger: logger)
+        }
+    }
+
+    private static func registration(_ node: String) -> PostgresQuery {
+        """
+        INSERT INTO node (id, started_at, heartbeat_at) VALUES (\(node), \(unescaped: now), \(unescaped: now))
+        ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+        """
+    }
+
+    public func arrived(_ user: UserID) async -> Bool {
+        do {
+            let rows = try await client.query(
+                """
+                WITH elsewhere AS (
+                    SELECT 1 FROM node_session s JOIN node n ON n.id = s.node_id
+                    WHERE s.user_id = \(user.rawValue) AND s.node_id <> \(node) AND n.heartbeat_at > \(unescaped: Self.now) - \(timeoutMilliseconds)
+                ), added AS (
+                    INSERT INTO node_session (node_id, user_id, sessions) VALUES ($2, $1, 1)
+                    ON CONFLICT (node_id, user_id) DO NOTHING
+                )
+                SELECT NOT EXISTS (SELECT 1 FROM elsewhere)
+                """, logger: logger
+            ).collect()
+            return try rows.first?.decode(Bool.self) ?? true
+        } catch {
+            logger.warning("presence not recorded", metadata: ["error": "\(error)"])
+            return true
+        }
+    }
+
+    public func left(_ user: UserID) async -> Bool {
+        do {
+            try await client.query("DELETE FROM node_session WHERE node_id = \(node) AND user_id = \(user.rawValue)", logger: logger)
+            return await onlineElsewhere(among: [user]).isEmpty
+        } catch {
+            logger.warning("presence not recorded", metadata: ["error": "\(error)"])
+            return true
+        }
+    }
+
+    public func onlineElsewhere(among users: [UserID]) async -> Set<UserID> {
+        guard !users.isEmpty else { return [] }
+        do {
+            let rows = try await client.query(
+                """
+                SELECT DISTINCT s.user_id FROM node_session s JOIN node n ON n.id = s.node_id
+                WHERE s.user_id = ANY(\(users.map(\.rawValue))) AND s.node_id <> \(node)
+                    AND n.heartbeat_at > \(unescaped: Self.now) - \(timeoutMilliseconds)
+                """, logger: logger
+            ).collect()
+            return Set(try rows.map { UserID(try $0.decode(Int64.self)) })
+        } catch {
+            logger.warning("presence not read", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// Beats, and buries nodes that stopped beating; on graceful shutdown, removes
+    /// this node (its users' sessions have closed by then).
+    public func run() async {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.beat()
+                await self.buryStaleNodes()
+                try? await Task.sleep(for: self.timeout / 3)
+            }
+        }
+        _ = try? await client.query("DELETE FROM node WHERE id = \(node)", logger: logger)
+    }
+
+    private func beat() async {
+        do {
+            let alive = try await client.query(
+                "UPDATE node SET heartbeat_at = \(unescaped: Self.now) WHERE id = \(node) RETURNING 1", logger: logger
+            ).collect()
+            guard alive.isEmpty else { return }
+            // Another node took this one for gone (it missed beats): stand up again.
+            logger.warning("this node was taken for gone; recording its sessions again", metadata: ["node": "\(node)"])
+            try await client.query(Self.registration(node), logger: logger)
+            for user in engine.withLock({ $0 })?.usersOnlineHere ?? [] { _ = await arrived(user) }
+        } catch {
+            logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func buryStaleNodes() async {
+        do {
+            let rows = try await client.query(
+                """
+                WITH dead AS (
+                    DELETE FROM node WHERE heartbeat_at < \(unescaped: Self.now) - \(timeoutMilliseconds) AND id <> \(node) RETURNING id
+                )
+                SELECT DISTINCT s.user_id FROM node_session s JOIN dead ON dead.id = s.node_id
+                """, logger: logger
+            ).collect()
+            guard !rows.isEmpty else { return }
+            let users = try rows.map { UserID(try $0.decode(Int64.self)) }
+            let stillOnline = await onlineElsewhere(among: users)
+            let gone = users.filter { !stillOnline.contains($0) }
+            logger.notice("a node stopped answering: its users are offline", metadata: ["users": "\(gone.count)"])
+            await engine.withLock({ $0 })?.announceOffline(gone)
+        } catch {
+            logger.warning("looking for stopped nodes failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
