@@ -22,7 +22,8 @@ actor Link {
     }
 
     struct Settings: Sendable {
-        var url: String
+        /// Nodes of one service, tried in turn: when one stops answering, the next.
+        var urls: [String]
         var trust = ServerTrust()
         var connectTimeout: Duration = .seconds(5)
         /// How long a request waits after a connection that was up is lost (a send is
@@ -41,6 +42,9 @@ actor Link {
     private let decoder = Wire.decoder()
 
     private var state = State.idle
+    /// Which of `settings.urls` is used now.
+    private var current = 0
+    var url: String { settings.urls[current] }
     private var outbound: WebSocketOutboundWriter?
     /// Bumped on each connection, so a request written on an old one is not awaited.
     private var generation = 0
@@ -55,7 +59,7 @@ actor Link {
     private var lastFailure: String?
     /// What is said when a connection attempt neither failed nor got a WebSocket.
     private var silence: String {
-        "no WebSocket answered there" + (settings.url.hasPrefix("ws:") ? " (a server with TLS wants wss://)" : "")
+        "no WebSocket answered there" + (url.hasPrefix("ws:") ? " (a server with TLS wants wss://)" : "")
     }
 
     /// The signed-in session's token, for resuming after a reconnect.
@@ -245,7 +249,7 @@ actor Link {
         case .connecting, .handshaking: break
         }
         let wait = reconnecting ? settings.reconnectWait ?? settings.connectTimeout : settings.connectTimeout
-        if wait <= .zero { throw ParleyError(.unavailable, "not connected to \(settings.url); reconnecting") }
+        if wait <= .zero { throw ParleyError(.unavailable, "not connected to \(url); reconnecting") }
         let waiter = UUID()
         let timeout = Task {
             try? await Task.sleep(for: wait)
@@ -257,7 +261,7 @@ actor Link {
 
     private func expire(_ waiter: UUID) {
         readyWaiters.removeValue(forKey: waiter)?.resume(
-            throwing: ParleyError(.unavailable, "cannot reach \(settings.url): " + (lastFailure ?? silence)))
+            throwing: ParleyError(.unavailable, "cannot reach \(url): " + (lastFailure ?? silence)))
     }
 
     private func start() {
@@ -274,9 +278,9 @@ actor Link {
             do {
                 var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
                 configuration.autoPing = .disabled
-                let tls = settings.url.hasPrefix("wss:") ? try settings.trust.configuration() : nil
+                let tls = url.hasPrefix("wss:") ? try settings.trust.configuration() : nil
                 let close = try await WebSocketClient.connect(
-                    url: settings.url, configuration: configuration, tlsConfiguration: tls, logger: logger
+                    url: url, configuration: configuration, tlsConfiguration: tls, logger: logger
                 ) {
                     inbound, outbound, _ in
                     await self.connected(outbound)
@@ -294,13 +298,18 @@ actor Link {
                 if state == .connecting { lastFailure = silence }
             } catch {
                 lastFailure = (error as? ParleyError)?.message ?? ServerTrust.reason(error)
-                logger.debug("connection to \(settings.url) failed: \(error)")
+                logger.debug("connection to \(url) failed: \(error)")
             }
             disconnected()
             guard state != .closed else { break }
             if token == nil && outbox.entries.isEmpty && readyWaiters.isEmpty {
                 state = .idle
                 break
+            }
+            if settings.urls.count > 1 {
+                // The next node, at once while there are untried ones this round.
+                current = (current + 1) % settings.urls.count
+                if current != 0 { continue }
             }
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, .seconds(5))

@@ -15,7 +15,9 @@ public final class RemoteChatService: ChatService {
     let link: Link
 
     /// - Parameters:
-    ///   - url: `ws://HOST:PORT` (the `/v1/ws` path is added when missing).
+    ///   - url: `ws://HOST:PORT` (the `/v1/ws` path is added when missing), or several
+    ///     nodes of one service, comma-separated: when one stops answering the next is
+    ///     tried, and the session resumes there.
     ///   - folder: where the outbox is kept (nil: in memory only).
     ///   - trust: how a `wss://` server's certificate is checked.
     ///   - onAcknowledged: called for each queued message once the server has it.
@@ -34,7 +36,8 @@ public final class RemoteChatService: ChatService {
         let (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
         self.events = events
         let settings = Link.Settings(
-            url: Self.socketURL(url), trust: trust, connectTimeout: connectTimeout, reconnectWait: reconnectWait,
+            urls: url.split(separator: ",").map { Self.socketURL(String($0)) }, trust: trust, connectTimeout: connectTimeout,
+            reconnectWait: reconnectWait,
             outboxURL: folder?.appendingPathComponent("outbox.json"))
         link = Link(settings: settings, events: continuation, onAcknowledged: onAcknowledged, onRejected: onRejected, onChange: onChange)
     }
@@ -209,7 +212,7 @@ public final class RemoteChatService: ChatService {
         var path = URLComponents()
         path.path = MediaHTTP.uploadPath
         path.queryItems = query.isEmpty ? nil : query
-        let transfer = try MediaTransfer(socketURL: link.settings.url, trust: link.settings.trust)
+        let transfer = try MediaTransfer(socketURL: await link.url, trust: link.settings.trust)
         return try await transfer.upload(
             source, path: path.string ?? MediaHTTP.uploadPath, token: try await link.requireToken(), progress: progress)
     }
@@ -222,7 +225,7 @@ public final class RemoteChatService: ChatService {
     public func downloadMedia(_ id: String, to file: URL, replace: Bool, progress: TransferProgress?) async throws -> Int64 {
         guard MediaInfo.isValidID(id) else { throw ParleyError(.unknownMedia, "'\(id)' is not a media id") }
         let target = try LocalFile.destination(file, replace: replace)
-        let transfer = try MediaTransfer(socketURL: link.settings.url, trust: link.settings.trust)
+        let transfer = try MediaTransfer(socketURL: await link.url, trust: link.settings.trust)
         try await transfer.download(
             path: MediaHTTP.downloadPath(id), token: try await link.requireToken(), to: target, replace: replace, progress: progress)
         return try LocalFile(reading: target).size

@@ -40,6 +40,11 @@ public final class ChatEngine: Sendable {
         public var registration = RegistrationMode.open
         /// Handles of the server's admins, who make sign-up codes.
         public var admins: Set<String> = []
+        /// Other nodes change members in the same store (PostgreSQL shared by several
+        /// servers): a member's rights are confirmed with the store before each request,
+        /// since the cached copy learns of a change on another node a moment later.
+        /// Sends need no confirming: the store refuses a non-member's message itself.
+        public var membersChangeElsewhere = false
 
         public init() {}
     }
@@ -110,10 +115,18 @@ public final class ChatEngine: Sendable {
 
     var now: Date { configuration.now() }
 
-    /// The chat and `user`'s role in it, or `unknown_chat` / `not_member`.
-    func membership(of user: User, in chat: ChatID) async throws -> (entry: ChatDirectory.Entry, role: Role) {
-        guard let entry = try await directory.entry(chat) else {
+    /// The chat and `user`'s role in it, or `unknown_chat` / `not_member`. With
+    /// `confirmed` false, the cached role is enough even when members change elsewhere.
+    func membership(of user: User, in chat: ChatID, confirmed: Bool = true) async throws -> (entry: ChatDirectory.Entry, role: Role) {
+        guard var entry = try await directory.entry(chat) else {
             throw ParleyError(.unknownChat, "no chat with id \(chat)")
+        }
+        if confirmed, configuration.membersChangeElsewhere,
+            try await store.membership(of: user.id, in: chat)?.role != entry.roles[user.id]
+        {
+            directory.invalidate(chat)
+            guard let reloaded = try await directory.entry(chat) else { throw ParleyError(.unknownChat, "no chat with id \(chat)") }
+            entry = reloaded
         }
         guard let role = entry.roles[user.id] else {
             throw ParleyError(.notMember, "you are not a member of \(EngineSession.name(of: entry.chat))")

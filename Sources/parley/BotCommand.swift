@@ -27,7 +27,9 @@ struct BotCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Data folder (default: $XDG_DATA_HOME/parley or ~/.local/share/parley).")
     var data: String?
 
-    @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT, or wss://) instead of the embedded database.")
+    @Option(
+        name: .long,
+        help: "Talk to a Parley server (ws://HOST:PORT, or wss://; several nodes comma-separated) instead of the embedded database.")
     var server: String?
 
     @Option(name: .long, help: ArgumentHelp("Trust a wss:// server whose certificate this CA signed.", valueName: "PEM"))

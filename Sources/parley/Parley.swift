@@ -30,7 +30,10 @@ struct ShellOptions: ParsableArguments {
     @Flag(name: .long, help: "In a script, go on after a failed command (exit status 1 at the end).")
     var keepGoing = false
 
-    @Option(name: .long, help: "Talk to a Parley server (ws://HOST:PORT, or wss:// for TLS) instead of the embedded database.")
+    @Option(
+        name: .long,
+        help: "Talk to a Parley server (ws://HOST:PORT, or wss:// for TLS) instead of the embedded database; several nodes comma-separated."
+    )
     var server: String?
 
     @Option(

@@ -47,7 +47,10 @@ extension ServeCommand {
         try await presence.register()
         let engine = ChatEngine(
             store: store, blobs: try FileBlobStore(folder: mediaFolder), bus: bus, presence: presence,
-            configuration: try DataFolderEngine.configuration(configure))
+            configuration: try DataFolderEngine.configuration {
+                try configure(&$0)
+                $0.membersChangeElsewhere = true
+            })
         logger.info("storage: PostgreSQL at \(location), node \(presence.node), media in \(mediaFolder.path)")
         return ServerStorage(
             engine: engine, services: [store, bus, presence], databasePath: nil, observeCommits: store.observeCommits, announce: { _ in },

@@ -97,8 +97,10 @@ struct ShellLauncher {
         url: String, dataFolder: URL, trust: ServerTrust, announce: @escaping @Sendable (String) -> Void,
         announceBots: (@Sendable (String) -> Void)? = nil
     ) throws -> ServiceLink {
-        let socketURL = RemoteChatService.socketURL(url)
-        let folder = try Shell.clientFolder(data: dataFolder, server: socketURL)
+        // Several nodes of one service share one session: its folder is the first's.
+        let nodes = url.split(separator: ",").map { RemoteChatService.socketURL(String($0)) }
+        let socketURL = nodes.joined(separator: ",")
+        let folder = try Shell.clientFolder(data: dataFolder, server: nodes.first ?? url)
         let service = RemoteChatService(
             url: socketURL, folder: folder, trust: trust, reconnectWait: .zero,
             onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },

@@ -67,7 +67,8 @@ extension EngineSession {
     /// The chat a message to `recipient` goes to, after checking the user may send there.
     private func chatID(for recipient: Recipient, as user: User) async throws -> ChatID {
         switch recipient {
-        case .chat(let id): try await requireMember(id).entry.chat.id
+        // The store checks membership as it stores the message.
+        case .chat(let id): try await requireMember(id, confirmed: false).entry.chat.id
         case .user(let peer): try await openDirectChat(with: peer, as: user)
         }
     }

@@ -80,10 +80,11 @@ public final class EngineSession: ChatService {
         return user
     }
 
-    /// The chat and the caller's role in it, or `unknown_chat` / `not_member`.
-    func requireMember(_ chat: ChatID) async throws -> (entry: ChatDirectory.Entry, role: Role, user: User) {
+    /// The chat and the caller's role in it, or `unknown_chat` / `not_member`;
+    /// `confirmed` as in `ChatEngine.membership`.
+    func requireMember(_ chat: ChatID, confirmed: Bool = true) async throws -> (entry: ChatDirectory.Entry, role: Role, user: User) {
         let user = try requireUser()
-        let (entry, role) = try await engine.membership(of: user, in: chat)
+        let (entry, role) = try await engine.membership(of: user, in: chat, confirmed: confirmed)
         return (entry, role, user)
     }
 
