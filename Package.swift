@@ -174,7 +174,8 @@ var targets: [Target] = [
     .testTarget(
         name: "ParleyEngineTests",
         dependencies: [
-            "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyTesting",
+            "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyTesting", "ParleyPostgres",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "JWTKit", package: "jwt-kit"),
         ],
