@@ -25,7 +25,8 @@ struct LoadOptions: ParsableCommand, Sendable {
             progress goes to stderr. Each run signs up its own users, so runs never collide.
             """)
 
-    @Option(help: "The server's WebSocket URL.") var url = "ws://127.0.0.1:7878"
+    @Option(help: "The server's WebSocket URL; several nodes comma-separated (member i talks to node i % NODES).")
+    var url = "ws://127.0.0.1:7878"
     @Option(help: "Members in all, each a signed-up user with one connection.") var clients = 20
     @Option(help: "Groups; member i joins group i % GROUPS.") var groups = 1
     @Option(help: "Members of each group that send.") var senders = 5
@@ -42,10 +43,18 @@ struct LoadOptions: ParsableCommand, Sendable {
         guard rate >= 0, rate.isFinite, seconds > 0, seconds <= 86_400, (idle ?? 1) > 0, (idle ?? 1) <= 86_400 else {
             throw ValidationError("--rate is 0 or more, --seconds and --idle above 0 and at most a day")
         }
-        guard let parsed = URL(string: url), parsed.host != nil, ["ws", "wss"].contains(parsed.scheme ?? "") else {
-            throw ValidationError("--url is ws://HOST:PORT or wss://HOST:PORT")
+        for node in nodes {
+            guard let parsed = URL(string: node), parsed.host != nil, ["ws", "wss"].contains(parsed.scheme ?? "") else {
+                throw ValidationError("--url is ws://HOST:PORT or wss://HOST:PORT, or several of them comma-separated")
+            }
         }
     }
+
+    /// The nodes named by `--url`.
+    var nodes: [String] { url.split(separator: ",").map(String.init) }
+
+    /// The node member `index` talks to.
+    func node(of index: Int) -> String { nodes[index % nodes.count] }
 }
 
 /// Delivery latencies in microseconds and counters, shared by all clients.
@@ -302,7 +311,7 @@ try await withThrowingTaskGroup(of: (Int, RemoteChatService, SignedIn).self) { g
         let index = next
         next += 1
         group.addTask {
-            let service = RemoteChatService(url: options.url, folder: nil, trust: trust, connectTimeout: .seconds(60))
+            let service = RemoteChatService(url: options.node(of: index), folder: nil, trust: trust, connectTimeout: .seconds(60))
             let signedIn = try await service.register(
                 Registration(email: "load-\(run)-\(index)@example.com", password: "load-password", handle: "l\(run)-\(index)"))
             return (index, service, signedIn)
@@ -342,7 +351,9 @@ for index in 0..<options.clients {
 // From here every member talks over a raw connection signed in with its token.
 for client in clients { await client.close() }
 var members: [RawClient] = []
-for user in users { members.append(try await RawClient(url: options.url, token: user.token, trust: trust, tally: tally)) }
+for (index, user) in users.enumerated() {
+    members.append(try await RawClient(url: options.node(of: index), token: user.token, trust: trust, tally: tally))
+}
 
 // Senders: the first `senders` members of each group.
 var senders: [(RawClient, ChatID)] = []

@@ -57,6 +57,7 @@ public final class PostgresEventBus: EventBus, Service {
     private let prunedThrough: Atomic<UInt64>
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
+    /// The notification channel (`parley_publish` in migration 3 names it too).
     static let channel = "parley_events"
 
     /// Reads the database's epoch and newest position: a new node delivers what is
@@ -123,6 +124,10 @@ public final class PostgresEventBus: EventBus, Service {
         }
     }
 
+    private static func hex(_ bytes: Data) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
     /// The chat whose members or roles an event changes.
     private static func membershipChat(of event: ChatEvent) -> ChatID? {
         switch event {
@@ -149,18 +154,13 @@ public final class PostgresEventBus: EventBus, Service {
     private func write(_ batch: [Outgoing]) async {
         for attempt in 1...3 {
             do {
-                try await client.withTransaction(logger: logger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(787802)", logger: logger)
-                    for event in batch {
-                        try await connection.query(
-                            """
-                            INSERT INTO event (position, recipients, origin, kept, membership_chat, body, created_at)
-                            VALUES (nextval('event_position'), \(event.recipients), \(event.origin), \(event.kept), \(event.membershipChat),
-                                    \(event.body), \(Date().storedMilliseconds))
-                            """, logger: logger)
-                    }
-                    try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger)
-                }
+                // One statement, so one transaction and one round trip (see migration 3).
+                let recipients = batch.map { "{" + $0.recipients.map(String.init).joined(separator: ",") + "}" }
+                try await client.query(
+                    """
+                    SELECT parley_publish(\(recipients), \(batch.map { $0.origin.map(Self.hex) ?? "" }), \(batch.map(\.kept)),
+                                          \(batch.map { $0.membershipChat ?? 0 }), \(batch.map(\.body)), \(Date().storedMilliseconds))
+                    """, logger: logger)
                 return
             } catch {
                 logger.error(

@@ -68,22 +68,12 @@ final class PostgresMessageWriter: Sendable {
         while true {
             attempt += 1
             do {
-                let outcomes = try await client.withTransaction(logger: logger) { connection in
-                    var outcomes: [Outcome] = []
-                    for pending in batch {
-                        var stored: [(message: Message, created: Bool)] = []
-                        var failure: ParleyError?
-                        for message in pending.messages {
-                            switch try await Self.insert(message, connection, logger: logger) {
-                            case .success(let result): stored.append(result)
-                            case .failure(let refusal): failure = refusal
-                            }
-                            if failure != nil { break }
-                        }
-                        outcomes.append((stored, failure))
-                    }
-                    return outcomes
-                }
+                // One message is one statement, its own transaction: no BEGIN and COMMIT
+                // round trips for a lone sender.
+                let outcomes =
+                    batch.count == 1 && batch[0].messages.count == 1
+                    ? try await client.withConnection { try await Self.insert(batch, $0, logger: logger) }
+                    : try await client.withTransaction(logger: logger) { try await Self.insert(batch, $0, logger: logger) }
                 if let observe = observer.withLock({ $0 }) {
                     observe(ContinuousClock.now - started, outcomes.reduce(0) { $0 + $1.stored.count })
                 }
@@ -97,6 +87,24 @@ final class PostgresMessageWriter: Sendable {
                 return
             }
         }
+    }
+
+    /// Stores each pending list in order, stopping a list at its first refusal.
+    private static func insert(_ batch: [Pending], _ connection: PostgresConnection, logger: Logger) async throws -> [Outcome] {
+        var outcomes: [Outcome] = []
+        for pending in batch {
+            var stored: [(message: Message, created: Bool)] = []
+            var failure: ParleyError?
+            for message in pending.messages {
+                switch try await insert(message, connection, logger: logger) {
+                case .success(let result): stored.append(result)
+                case .failure(let refusal): failure = refusal
+                }
+                if failure != nil { break }
+            }
+            outcomes.append((stored, failure))
+        }
+        return outcomes
     }
 
     private static func isUniqueViolation(_ error: any Error) -> Bool {

@@ -181,7 +181,44 @@ enum PostgresSchema {
             CREATE INDEX node_session_user ON node_session (user_id);
             """
         ),
+        (
+            // A batch of events in one round trip: the lock that keeps positions in
+            // commit order, the rows in the order given, and one NOTIFY.
+            "3-publish-function",
+            """
+            CREATE FUNCTION parley_publish(recipients text[], origins text[], kept boolean[], chats bigint[], bodies text[], at bigint)
+            RETURNS void LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(787802);
+                FOR i IN 1 .. coalesce(array_length(bodies, 1), 0) LOOP
+                    INSERT INTO event (position, recipients, origin, kept, membership_chat, body, created_at)
+                    VALUES (nextval('event_position'), recipients[i]::bigint[], decode(nullif(origins[i], ''), 'hex'), kept[i],
+                            nullif(chats[i], 0), bodies[i], at);
+                END LOOP;
+                PERFORM pg_notify('parley_events', '');
+            END
+            $$
+            """
+        ),
     ]
+
+    /// A migration's statements, one at a time (the extended protocol takes one): each
+    /// ends with `;` at the end of a line, except inside a `$$`-quoted function body.
+    static func statements(of sql: String) -> [String] {
+        var statements: [String] = []
+        var current = ""
+        var quoted = false
+        for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
+            current += line + "\n"
+            if line.components(separatedBy: "$$").count % 2 == 0 { quoted.toggle() }
+            if !quoted, line.hasSuffix(";") {
+                statements.append(String(current.dropLast(2)))
+                current = ""
+            }
+        }
+        if !current.allSatisfy(\.isWhitespace) { statements.append(current) }
+        return statements
+    }
 
     /// Applies the migrations not yet recorded, each in its own transaction, holding a
     /// lock throughout (the connection must be one of its own) so nodes that start together do not both apply one.
@@ -197,8 +234,7 @@ enum PostgresSchema {
                     "SELECT 1 FROM schema_migration WHERE name = \(migration.name)", logger: logger
                 ).collect()
                 guard applied.isEmpty else { return }
-                // One statement at a time: each line that ends a statement ends with `;`.
-                for statement in migration.sql.components(separatedBy: ";\n") where !statement.allSatisfy(\.isWhitespace) {
+                for statement in statements(of: migration.sql) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query("INSERT INTO schema_migration (name) VALUES (\(migration.name))", logger: logger)

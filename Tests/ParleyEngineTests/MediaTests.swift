@@ -165,11 +165,16 @@ import Testing
         }
         #expect(Self.storedFiles(world) == [])
 
-        // A process killed mid-upload leaves a temporary file: the next start clears it.
+        // A process killed mid-upload leaves a temporary file: a start a day later clears
+        // it. One written to lately may be another server's upload into a shared folder.
         let stray = world.folder.appendingPathComponent("media/tmp/\(AtomicFile.temporaryPrefix)crashed")
+        let recent = world.folder.appendingPathComponent("media/tmp/\(AtomicFile.temporaryPrefix)uploading")
         try Data(repeating: 1, count: 1000).write(to: stray)
+        try Data(repeating: 2, count: 1000).write(to: recent)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-25 * 3600)], ofItemAtPath: stray.path)
         _ = try FileBlobStore(folder: world.folder.appendingPathComponent("media"))
-        #expect(Self.storedFiles(world) == [])
+        #expect(Self.storedFiles(world) == ["tmp/\(AtomicFile.temporaryPrefix)uploading"])
+        try FileManager.default.removeItem(at: recent)
 
         // A finished upload that no message took up goes once the grace period is over;
         // one that was sent stays.

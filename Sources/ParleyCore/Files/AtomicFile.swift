@@ -106,10 +106,18 @@ public final class AtomicFile {
     }
 
     /// Removes the temporary files a crash left in `folder`.
-    public static func removeTemporaries(in folder: URL) {
+    /// With `untouchedFor`, only those not written to for that long (another process
+    /// sharing the folder may be writing the others).
+    public static func removeTemporaries(in folder: URL, untouchedFor age: TimeInterval? = nil) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let cutoff = age.map { Date().addingTimeInterval(-$0) }
         for name in names where name.hasPrefix(temporaryPrefix) {
-            unlink(folder.appendingPathComponent(name).path)
+            let path = folder.appendingPathComponent(name).path
+            if let cutoff {
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]) as? Date
+                guard let modified, modified < cutoff else { continue }
+            }
+            unlink(path)
         }
     }
 

@@ -17,7 +17,9 @@ public protocol BlobStore: Sendable {
 }
 
 /// Blobs as files under a folder: `ab/abcdef…` (the first two hex digits fan them
-/// out), temporaries in `tmp/`, cleared when the store opens.
+/// out), temporaries in `tmp/`, cleared of those untouched for a day when the store
+/// opens. Several servers may share the folder: a file's name is its content's hash
+/// and it appears by a rename, so they never write one file differently.
 ///
 /// ```swift
 /// let blobs = try FileBlobStore(folder: data.appendingPathComponent("media"))
@@ -30,8 +32,9 @@ public struct FileBlobStore: BlobStore {
         self.folder = folder
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("tmp"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        // A temporary file can only be left by a crash mid-upload: nothing refers to it.
-        AtomicFile.removeTemporaries(in: temporaries)
+        // A temporary file untouched for a day was left by a crash mid-upload: nothing
+        // refers to it. Younger ones may be uploads of another server on the folder.
+        AtomicFile.removeTemporaries(in: temporaries, untouchedFor: 24 * 3600)
     }
 
     public func makeTemporary() throws(ParleyError) -> AtomicFile {
