@@ -28,7 +28,7 @@ pgport=$((20000 + RANDOM % 10000))
 $as_pg "$PG/initdb" -D "$work/pg" -U parley --auth=trust -E UTF8 --locale=C >/dev/null
 $as_pg "$PG/pg_ctl" -D "$work/pg" -l "$work/pg/log" -w -o "-p $pgport -k $work/pg -c listen_addresses=127.0.0.1 ${PG_OPTIONS:-}" start >/dev/null
 
-serve() { # DATA-FOLDER [ARGS...]: starts a node, prints its URL
+serve() { # DATA-FOLDER [ARGS...]: starts a node; its URL goes in DATA-FOLDER/url
     local data=$1
     shift
     mkdir -p "$data"
@@ -36,7 +36,7 @@ serve() { # DATA-FOLDER [ARGS...]: starts a node, prints its URL
         --max-registrations 0 --log-level warning "$@" > "$data/serve.out" 2> "$data/serve.err" &
     pids+=($!)
     for _ in $(seq 100); do grep -q listening "$data/serve.out" 2>/dev/null && break; sleep 0.1; done
-    sed -n 's/.*listening on \(ws:[^ ]*\).*/\1/p' "$data/serve.out"
+    sed -n 's/.*listening on \(ws:[^ ]*\).*/\1/p' "$data/serve.out" > "$data/url"
 }
 
 workloads() { # URLS
@@ -53,17 +53,19 @@ stop_nodes() {
 }
 
 echo "== SQLite, one node"
-workloads "$(serve "$work/sqlite")"
+serve "$work/sqlite"
+workloads "$(cat "$work/sqlite/url")"
 stop_nodes
 
 $as_pg "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U parley one
 echo "== PostgreSQL, one node"
-workloads "$(serve "$work/pg1" --postgres "postgres://parley@127.0.0.1:$pgport/one")"
+serve "$work/pg1" --postgres "postgres://parley@127.0.0.1:$pgport/one"
+workloads "$(cat "$work/pg1/url")"
 stop_nodes
 
 $as_pg "$PG/createdb" -h 127.0.0.1 -p "$pgport" -U parley two
 echo "== PostgreSQL, two nodes (member i on node i % 2)"
-first=$(serve "$work/pg2a" --postgres "postgres://parley@127.0.0.1:$pgport/two" --media "$work/shared-media")
-second=$(serve "$work/pg2b" --postgres "postgres://parley@127.0.0.1:$pgport/two" --media "$work/shared-media")
-workloads "$first,$second"
+serve "$work/pg2a" --postgres "postgres://parley@127.0.0.1:$pgport/two" --media "$work/shared-media"
+serve "$work/pg2b" --postgres "postgres://parley@127.0.0.1:$pgport/two" --media "$work/shared-media"
+workloads "$(cat "$work/pg2a/url"),$(cat "$work/pg2b/url")"
 stop_nodes

@@ -164,7 +164,8 @@ public final class PostgresEventBus: EventBus, Service {
                 return
             } catch {
                 logger.error(
-                    "events not published", metadata: ["attempt": "\(attempt)", "events": "\(batch.count)", "error": "\(error)"])
+                    "events not published",
+                    metadata: ["attempt": "\(attempt)", "events": "\(batch.count)", "error": "\(PostgresChatStore.describe(error))"])
                 if attempt < 3 { try? await Task.sleep(for: .milliseconds(100 * attempt)) }
             }
         }
@@ -205,7 +206,7 @@ public final class PostgresEventBus: EventBus, Service {
                     deliver(read.event)
                 }
             } catch {
-                logger.error("missed events could not be read", metadata: ["error": "\(error)"])
+                logger.error("missed events could not be read", metadata: ["error": "\(PostgresChatStore.describe(error))"])
                 complete = false
             }
         }
@@ -289,9 +290,12 @@ public final class PostgresEventBus: EventBus, Service {
     /// Listens for notifications, reads what they announce, looks every two seconds
     /// in case one was missed, and prunes the table; until graceful shutdown.
     public func run() async {
+        // The listener is left to end with its connection when the pool stops: a
+        // notification sequence does not end when its task is cancelled.
+        let listener = Task { await self.listen() }
+        defer { listener.cancel() }
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.listen() }
                 group.addTask { await self.read() }
                 group.addTask {
                     var ticks = 0
@@ -310,7 +314,9 @@ public final class PostgresEventBus: EventBus, Service {
     private func read() async {
         for await _ in wakes {
             if Task.isCancelled { return }
-            do { try await readNew() } catch { logger.warning("reading events failed; retrying", metadata: ["error": "\(error)"]) }
+            do { try await readNew() } catch {
+                logger.warning("reading events failed; retrying", metadata: ["error": "\(PostgresChatStore.describe(error))"])
+            }
         }
     }
 
@@ -326,7 +332,7 @@ public final class PostgresEventBus: EventBus, Service {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("listening for events failed; reconnecting", metadata: ["error": "\(error)"])
+                logger.warning("listening for events failed; reconnecting", metadata: ["error": "\(PostgresChatStore.describe(error))"])
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -345,7 +351,7 @@ public final class PostgresEventBus: EventBus, Service {
             ).collect()
             if let pruned = try rows.first?.decode(Int64.self) { prunedThrough.store(UInt64(max(0, pruned)), ordering: .relaxed) }
         } catch {
-            logger.warning("pruning events failed", metadata: ["error": "\(error)"])
+            logger.warning("pruning events failed", metadata: ["error": "\(PostgresChatStore.describe(error))"])
         }
     }
 }

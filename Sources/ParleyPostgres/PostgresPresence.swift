@@ -70,7 +70,7 @@ public final class PostgresPresence: PresenceLedger, Service {
             ).collect()
             return try rows.first?.decode(Bool.self) ?? true
         } catch {
-            logger.warning("presence not recorded", metadata: ["error": "\(error)"])
+            logger.warning("presence not recorded", metadata: ["error": "\(PostgresChatStore.describe(error))"])
             return true
         }
     }
@@ -80,7 +80,7 @@ public final class PostgresPresence: PresenceLedger, Service {
             try await client.query("DELETE FROM node_session WHERE node_id = \(node) AND user_id = \(user.rawValue)", logger: logger)
             return await onlineElsewhere(among: [user]).isEmpty
         } catch {
-            logger.warning("presence not recorded", metadata: ["error": "\(error)"])
+            logger.warning("presence not recorded", metadata: ["error": "\(PostgresChatStore.describe(error))"])
             return true
         }
     }
@@ -97,7 +97,7 @@ public final class PostgresPresence: PresenceLedger, Service {
             ).collect()
             return Set(try rows.map { UserID(try $0.decode(Int64.self)) })
         } catch {
-            logger.warning("presence not read", metadata: ["error": "\(error)"])
+            logger.warning("presence not read", metadata: ["error": "\(PostgresChatStore.describe(error))"])
             return []
         }
     }
@@ -112,7 +112,16 @@ public final class PostgresPresence: PresenceLedger, Service {
                 try? await Task.sleep(for: self.timeout / 3)
             }
         }
-        _ = try? await client.query("DELETE FROM node WHERE id = \(node)", logger: logger)
+        // Goodbye, unless the database is gone: then the others bury this node later.
+        let node = node
+        let client = client
+        let logger = logger
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await client.query("DELETE FROM node WHERE id = \(node)", logger: logger) }
+            group.addTask { try? await Task.sleep(for: .seconds(3)) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     private func beat() async {
@@ -126,7 +135,7 @@ public final class PostgresPresence: PresenceLedger, Service {
             try await client.query(Self.registration(node), logger: logger)
             for user in engine.withLock({ $0 })?.usersOnlineHere ?? [] { _ = await arrived(user) }
         } catch {
-            logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
+            logger.warning("heartbeat failed", metadata: ["error": "\(PostgresChatStore.describe(error))"])
         }
     }
 
@@ -147,7 +156,7 @@ public final class PostgresPresence: PresenceLedger, Service {
             logger.notice("a node stopped answering: its users are offline", metadata: ["users": "\(gone.count)"])
             await engine.withLock({ $0 })?.announceOffline(gone)
         } catch {
-            logger.warning("looking for stopped nodes failed", metadata: ["error": "\(error)"])
+            logger.warning("looking for stopped nodes failed", metadata: ["error": "\(PostgresChatStore.describe(error))"])
         }
     }
 }
