@@ -15,7 +15,11 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
     /// what is wrong.
     public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         func malformed(_ why: String) -> ParleyError {
-            ParleyError(.unavailable, "--postgres \(url.prefix(200)): \(why); expected postgres://USER@HOST:PORT/DATABASE")
+            // Shown without a password, and only when it reads as a URL at all.
+            var shown = URLComponents(string: url)
+            shown?.password = nil
+            let named = shown?.string.map { " " + $0.prefix(200) } ?? ""
+            return ParleyError(.unavailable, "--postgres\(named): \(why); expected postgres://USER@HOST:PORT/DATABASE")
         }
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
             throw malformed("not a URL")

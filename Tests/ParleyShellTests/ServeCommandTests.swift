@@ -118,6 +118,38 @@ import Testing
         #expect(!refused.stderr.contains("errno"))
     }
 
+    /// A PostgreSQL that cannot be reached, a database that does not exist and a URL that
+    /// is not one each stop `parley serve` at once with `unavailable`, saying which, and
+    /// never echo a password.
+    @Test(.timeLimit(.minutes(1))) func aDatabaseOutOfReachStopsTheServerWithUnavailable() throws {
+        let postgres = try TestPostgres.shared()
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let cases = [
+            (
+                "postgres://parley:hunter22@127.0.0.1:1/parley",
+                "unavailable: cannot reach PostgreSQL at postgres://parley@127.0.0.1:1/parley"
+            ),
+            (
+                "postgres://parley@127.0.0.1:\(postgres.port)/nosuchdb",
+                "unavailable: cannot reach PostgreSQL at postgres://parley@127.0.0.1:\(postgres.port)/nosuchdb: database \"nosuchdb\" does not exist"
+            ),
+            (
+                "mysql://parley:hunter22@127.0.0.1/parley",
+                "unavailable: --postgres mysql://parley@127.0.0.1/parley: the scheme must be postgres://"
+            ),
+            ("postgres://127.0.0.1:5432/parley", "unavailable: --postgres postgres://127.0.0.1:5432/parley: no user"),
+            ("postgres://parley@127.0.0.1:5432/", "no database name"),
+        ]
+        for (url, said) in cases {
+            let refused = try parley.run(arguments: ["serve", "--port", "0", "--postgres", url])
+            #expect(refused.status == 1, "\(url)")
+            #expect(refused.stderr.contains(said), "\(url): \(refused.stderr)")
+            #expect(!refused.stderr.contains("hunter22"))
+            #expect(!refused.stdout.contains("listening"))
+        }
+    }
+
     /// An operator sees sign-ups, sign-ins, refusals and connections in the log, with
     /// addresses and reasons, and never a password.
     @Test(.timeLimit(.minutes(1))) func theLogShowsAccountsAndConnectionsWithoutSecrets() throws {
