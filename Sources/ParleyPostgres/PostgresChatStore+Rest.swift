@@ -31,16 +31,24 @@ extension PostgresChatStore {
             width: try cells.next(Int64?.self).map { Int($0) }, height: try cells.next(Int64?.self).map { Int($0) })
     }
 
-    public func canRead(media id: String, user: UserID) async throws -> Bool {
-        try await rows(
+    public func isAvatar(media id: String) async throws -> Bool {
+        try await !rows("SELECT 1 FROM users WHERE avatar = \(id) LIMIT 1").isEmpty
+    }
+
+    public func newestMessages(carrying media: String, in chats: [ChatID]) async throws -> [ChatID: Int64] {
+        guard !chats.isEmpty else { return [:] }
+        let found = try await rows(
             """
-            SELECT EXISTS (SELECT 1 FROM media_upload WHERE media_id = \(id) AND user_id = \(user.rawValue))
-                OR EXISTS (SELECT 1 FROM users WHERE avatar = $1)
-                OR EXISTS (
-                    SELECT 1 FROM message m JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = $2
-                    WHERE substr(m.media, 1, 64) = $1 AND m.media IS NOT NULL AND m.seq > mb.cleared_seq)
-            """
-        ).first?.decode(Bool.self) ?? false
+            SELECT chat_id, max(seq) FROM message
+            WHERE substr(media, 1, 64) = \(media) AND media IS NOT NULL AND chat_id = ANY(\(chats.map(\.rawValue)))
+            GROUP BY chat_id
+            """)
+        var newest: [ChatID: Int64] = [:]
+        for row in found {
+            let (chat, seq) = try row.decode((Int64, Int64).self)
+            newest[ChatID(chat)] = seq
+        }
+        return newest
     }
 
     public func hasUploaded(media id: String, user: UserID) async throws -> Bool {

@@ -78,9 +78,11 @@ public protocol ChatStore: Sendable {
     /// Records an upload: the media (once per content) and who uploaded it.
     func recordMedia(_ media: MediaInfo, uploader: UserID, at time: Date) async throws
     func media(id: String) async throws -> MediaInfo?
-    /// Whether `user` may download the media: they uploaded it, it was sent in a chat
-    /// they are a member of, or it is someone's avatar.
-    func canRead(media id: String, user: UserID) async throws -> Bool
+    /// Whether the media is someone's avatar.
+    func isAvatar(media id: String) async throws -> Bool
+    /// The newest message carrying the media in each of `chats` that has one: chat and
+    /// sequence number.
+    func newestMessages(carrying media: String, in chats: [ChatID]) async throws -> [ChatID: Int64]
     /// Whether `user` uploaded the media themselves.
     func hasUploaded(media id: String, user: UserID) async throws -> Bool
     func setAvatar(_ media: String?, of user: UserID) async throws -> User

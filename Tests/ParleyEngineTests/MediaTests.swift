@@ -95,6 +95,11 @@ import Testing
         await expectError(.unknownMedia) { try await bob.downloadMedia(media.id, to: out, replace: false, progress: nil) }
         _ = try await alice.sendMedia(to: .chat(group.id), media: media.id, caption: "", clientID: nil)
         try await bob.downloadMedia(media.id, to: out, replace: false, progress: nil)
+        // Deleting the chat clears it for bob, the media with it; sent again, it is his again.
+        try await bob.deleteChat(group.id)
+        await expectError(.unknownMedia) { try await bob.downloadMedia(media.id, to: out, replace: true, progress: nil) }
+        _ = try await alice.sendMedia(to: .chat(group.id), media: media.id, caption: "again", clientID: nil)
+        try await bob.downloadMedia(media.id, to: out, replace: true, progress: nil)
         await expectError(.unknownMedia) { try await carol.downloadMedia(media.id, to: out, replace: true, progress: nil) }
         // Knowing the id is not enough to send it on either.
         await expectError(.unknownMedia) {

@@ -46,10 +46,21 @@ extension ChatEngine {
     public func openMedia(_ id: String, for user: User) async throws -> (media: MediaInfo, file: URL) {
         let unknown = ParleyError(.unknownMedia, "no media \(id.prefix(12))… that you can see")
         guard MediaInfo.isValidID(id), let blobs else { throw unknown }
-        guard let media = try await store.media(id: id), try await store.canRead(media: id, user: user.id),
+        guard let media = try await store.media(id: id), try await canRead(media: id, user: user.id),
             let file = blobs.url(of: id)
         else { throw unknown }
         return (media, file)
+    }
+
+    /// Who may download media: its uploader, anyone when it is someone's avatar, and
+    /// members of a chat where it was sent, unless they cleared that part of the chat.
+    func canRead(media id: String, user: UserID) async throws -> Bool {
+        if try await store.hasUploaded(media: id, user: user) { return true }
+        if try await store.isAvatar(media: id) { return true }
+        for (chat, seq) in try await store.newestMessages(carrying: id, in: try await store.chatIDs(of: user)) {
+            if let membership = try await store.membership(of: user, in: chat), seq > membership.clearedSeq { return true }
+        }
+        return false
     }
 
     /// Removes uploads that no message or avatar took up within the grace period (a

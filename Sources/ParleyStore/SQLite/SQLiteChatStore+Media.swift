@@ -31,18 +31,24 @@ extension SQLiteChatStore {
         }
     }
 
-    public func canRead(media id: String, user: UserID) async throws -> Bool {
+    public func isAvatar(media id: String) async throws -> Bool {
         try await pool.read { db in
-            try Bool.fetchOne(
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user WHERE avatar = ?)", arguments: [id]) ?? false
+        }
+    }
+
+    public func newestMessages(carrying media: String, in chats: [ChatID]) async throws -> [ChatID: Int64] {
+        guard !chats.isEmpty else { return [:] }
+        return try await pool.read { db in
+            let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT EXISTS (SELECT 1 FROM media_upload WHERE media_id = ?1 AND user_id = ?2)
-                        OR EXISTS (SELECT 1 FROM user WHERE avatar = ?1)
-                        OR EXISTS (
-                            SELECT 1 FROM message m JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = ?2
-                            WHERE substr(m.media, 1, 64) = ?1 AND m.media IS NOT NULL AND m.seq > mb.cleared_seq)
+                    SELECT chat_id, max(seq) FROM message
+                    WHERE substr(media, 1, 64) = ? AND media IS NOT NULL AND chat_id IN (SELECT value FROM json_each(?))
+                    GROUP BY chat_id
                     """,
-                arguments: [id, user.rawValue]) ?? false
+                arguments: [media, "[" + chats.map { String($0.rawValue) }.joined(separator: ",") + "]"])
+            return Dictionary(uniqueKeysWithValues: rows.map { (ChatID($0[0] as Int64), $0[1] as Int64) })
         }
     }
 
