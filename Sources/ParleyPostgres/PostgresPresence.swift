@@ -102,9 +102,75 @@ public final class PostgresPresence: PresenceLedger, Service {
         }
     }
 
+    static let sessionChannel = "parley_sessions"
+
+    /// Tells every node (this one too, harmlessly) to end the sessions: a notification
+    /// `USER signed-out HEX` or `USER password-changed HEX` (`-` for no token kept).
+    public func endSessionsElsewhere(of user: UserID, _ end: SessionEnd) async {
+        let payload =
+            switch end {
+            case .signedOut(let token): "\(user.rawValue) signed-out \(Self.hex(token))"
+            case .passwordChanged(let kept): "\(user.rawValue) password-changed \(kept.map(Self.hex) ?? "-")"
+            }
+        do {
+            try await client.query("SELECT pg_notify(\(Self.sessionChannel), \(payload))", logger: logger)
+        } catch {
+            logger.error("other nodes not told to end sessions", metadata: ["error": "\(PostgresChatStore.describe(error))"])
+        }
+    }
+
+    private static func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    private static func bytes(hex: Substring) -> Data? {
+        guard hex.count % 2 == 0 else { return nil }
+        var data = Data()
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+            data.append(byte)
+            index = next
+        }
+        return data
+    }
+
+    /// What a notification asks, or nil for one that does not parse.
+    static func sessionEnd(_ payload: String) -> (UserID, SessionEnd)? {
+        let parts = payload.split(separator: " ")
+        guard parts.count == 3, let user = Int64(parts[0]) else { return nil }
+        switch parts[1] {
+        case "signed-out": return Self.bytes(hex: parts[2]).map { (UserID(user), .signedOut(token: $0)) }
+        case "password-changed": return (UserID(user), .passwordChanged(keeping: parts[2] == "-" ? nil : Self.bytes(hex: parts[2])))
+        default: return nil
+        }
+    }
+
+    private func listenForSessionEnds() async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.sessionChannel) { notifications in
+                        for try await notification in notifications {
+                            guard let (user, end) = Self.sessionEnd(notification.payload) else { continue }
+                            self.engine.withLock { $0 }?.endSessionsHere(of: user, end)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning(
+                    "listening for ended sessions failed; reconnecting", metadata: ["error": "\(PostgresChatStore.describe(error))"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
     /// Beats, and buries nodes that stopped beating; on graceful shutdown, removes
     /// this node (its users' sessions have closed by then).
     public func run() async {
+        // Ends with its connection when the pool stops (see PostgresEventBus.run).
+        let listener = Task { await self.listenForSessionEnds() }
+        defer { listener.cancel() }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await self.beat()

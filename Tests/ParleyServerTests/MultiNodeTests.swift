@@ -76,6 +76,20 @@ import Testing
         _ = try await bob.downloadMedia(uploaded.id, to: copy, replace: false, progress: nil)
         #expect(try Data(contentsOf: copy) == Data(contentsOf: image))
 
+        // A password changed through A ends ann's other session, on B, as it would on A.
+        let annOnB = RemoteChatService(url: b.url, folder: nil, connectTimeout: .seconds(120))
+        _ = try await annOnB.signIn(login: "@ann", password: "password-ann")
+        #expect(try await annOnB.me().handle == "ann")
+        try await ann.changePassword(current: "password-ann", new: "password-ann-2")
+        var ended = false
+        for _ in 0..<2400 where !ended {
+            do { _ = try await annOnB.me() } catch { ended = true }
+            if !ended { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(ended, "the session on B ended")
+        #expect(try await ann.me().handle == "ann", "the session that changed it stays")
+        await annOnB.close()
+
         // B dies without a word. Its users are shown offline to A's after the heartbeat
         // timeout; bob's client moves to A and resumes where it was.
         try await offPool { b.kill() }

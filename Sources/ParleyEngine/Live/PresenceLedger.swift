@@ -1,3 +1,4 @@
+public import Foundation
 public import ParleyCore
 import ParleyStore
 
@@ -13,6 +14,24 @@ public protocol PresenceLedger: Sendable {
     func left(_ user: UserID) async -> Bool
     /// Which of `users` have a session on another node.
     func onlineElsewhere(among users: [UserID]) async -> Set<UserID>
+    /// Ends the user's sessions that `end` names on the other nodes too (their tokens
+    /// are already deleted); each node calls `ChatEngine.endSessionsHere`.
+    func endSessionsElsewhere(of user: UserID, _ end: SessionEnd) async
+}
+
+/// Which of a user's live sessions a change of credentials ends.
+public enum SessionEnd: Sendable, Hashable {
+    /// Those signed in with this token (it signed out).
+    case signedOut(token: Data)
+    /// All but those signed in with this token (the password changed there).
+    case passwordChanged(keeping: Data?)
+
+    var reason: ParleyError {
+        switch self {
+        case .signedOut: ParleyError(.invalidToken, "this session was signed out")
+        case .passwordChanged: ParleyError(.invalidToken, "the password was changed; sign in again")
+        }
+    }
 }
 
 extension ChatEngine {
@@ -26,6 +45,17 @@ extension ChatEngine {
             guard let found = try? await store.user(id: user) else { continue }
             await publishPresence(of: found.ref, online: false, viewing: nil)
         }
+    }
+
+    /// Ends the user's live sessions on this node that `end` names.
+    public func endSessionsHere(of user: UserID, _ end: SessionEnd) {
+        for revoke in registry.sessions(of: user, matching: end) { revoke(end.reason) }
+    }
+
+    /// Ends the sessions `end` names on this node (but `session`) and on the others.
+    func endSessions(of user: UserID, _ end: SessionEnd, except session: Int) async {
+        for revoke in registry.sessions(of: user, matching: end, except: session) { revoke(end.reason) }
+        await presence?.endSessionsElsewhere(of: user, end)
     }
 
     /// A first local session of `user` began: whether they came online everywhere.

@@ -60,11 +60,16 @@ final class SessionRegistry: Sendable {
         sessions.withLock { $0[user]?.values.compactMap(\.viewing).first }
     }
 
-    /// The revoke actions of the user's sessions other than `session`; with `token`,
-    /// only those signed in with that token.
-    func otherSessions(of user: UserID, than session: Int, token: Data? = nil) -> [@Sendable (ParleyError) -> Void] {
+    /// The revoke actions of the user's sessions that `end` names, but `session`.
+    func sessions(of user: UserID, matching end: SessionEnd, except session: Int? = nil) -> [@Sendable (ParleyError) -> Void] {
         sessions.withLock { sessions in
-            (sessions[user] ?? [:]).filter { $0.key != session && (token == nil || $0.value.tokenHash == token) }.map(\.value.revoke)
+            (sessions[user] ?? [:]).filter { number, live in
+                guard number != session else { return false }
+                switch end {
+                case .signedOut(let token): return live.tokenHash == token
+                case .passwordChanged(let kept): return live.tokenHash != kept
+                }
+            }.map(\.value.revoke)
         }
     }
 }

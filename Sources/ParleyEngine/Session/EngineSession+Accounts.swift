@@ -104,8 +104,7 @@ extension EngineSession {
         let (tokenHash, subscription) = state.withLock { ($0.tokenHash, $0.subscription) }
         if let tokenHash {
             try await store.deleteSession(tokenHash: tokenHash)
-            let signedOut = ParleyError(.invalidToken, "this session was signed out")
-            for revoke in engine.registry.otherSessions(of: user.id, than: number, token: tokenHash) { revoke(signedOut) }
+            await engine.endSessions(of: user.id, .signedOut(token: tokenHash), except: number)
         }
         await detach(user: user, subscription: subscription)
     }
@@ -117,9 +116,9 @@ extension EngineSession {
         }
         try Limits.password(new)
         try await store.setPasswordHash(await engine.hasher.hash(new), of: user.id)
-        try await store.deleteSessions(of: user.id, except: state.withLock { $0.tokenHash })
-        let changed = ParleyError(.invalidToken, "the password was changed; sign in again")
-        for revoke in engine.registry.otherSessions(of: user.id, than: number) { revoke(changed) }
+        let kept = state.withLock { $0.tokenHash }
+        try await store.deleteSessions(of: user.id, except: kept)
+        await engine.endSessions(of: user.id, .passwordChanged(keeping: kept), except: number)
     }
 
     public func me() async throws -> User {
