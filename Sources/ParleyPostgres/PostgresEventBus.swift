@@ -43,6 +43,8 @@ public final class PostgresEventBus: EventBus, Service {
         var origin: Data?
         var kept: Bool
         var membershipChat: Int64?
+        /// The message of a message event, carried once.
+        var message: Int64?
         var body: String
         var continuation: CheckedContinuation<Void, Never>
     }
@@ -115,7 +117,8 @@ public final class PostgresEventBus: EventBus, Service {
                 outgoing.queue.append(
                     Outgoing(
                         recipients: users.map(\.rawValue), origin: origin?.tokenHash, kept: kept,
-                        membershipChat: Self.membershipChat(of: event)?.rawValue, body: body, continuation: continuation))
+                        membershipChat: Self.membershipChat(of: event)?.rawValue, message: Self.message(of: event)?.rawValue, body: body,
+                        continuation: continuation))
                 if outgoing.writing { return false }
                 outgoing.writing = true
                 return true
@@ -126,6 +129,13 @@ public final class PostgresEventBus: EventBus, Service {
 
     private static func hex(_ bytes: Data) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A retried send is announced again; the table keeps a message's event once.
+    public var deduplicatesMessages: Bool { true }
+
+    private static func message(of event: ChatEvent) -> MessageID? {
+        if case .message(let event) = event { event.message.id } else { nil }
     }
 
     /// The chat whose members or roles an event changes.
@@ -159,7 +169,7 @@ public final class PostgresEventBus: EventBus, Service {
                 try await client.query(
                     """
                     SELECT parley_publish(\(recipients), \(batch.map { $0.origin.map(Self.hex) ?? "" }), \(batch.map(\.kept)),
-                                          \(batch.map { $0.membershipChat ?? 0 }), \(batch.map(\.body)), \(Date().storedMilliseconds))
+                                          \(batch.map { $0.membershipChat ?? 0 }), \(batch.map { $0.message ?? 0 }), \(batch.map(\.body)), \(Date().storedMilliseconds))
                     """, logger: logger)
                 return
             } catch {

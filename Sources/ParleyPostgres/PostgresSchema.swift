@@ -159,10 +159,12 @@ enum PostgresSchema {
                 origin bytea,
                 kept boolean NOT NULL,
                 membership_chat bigint,
+                message_id bigint,
                 body text NOT NULL,
                 created_at bigint NOT NULL
             );
             CREATE INDEX event_recipients ON event USING gin (recipients);
+            CREATE UNIQUE INDEX event_message ON event (message_id) WHERE message_id IS NOT NULL;
             CREATE SEQUENCE event_position;
             CREATE TABLE bus (id int PRIMARY KEY CHECK (id = 1), epoch text NOT NULL, pruned_through bigint NOT NULL DEFAULT 0);
             INSERT INTO bus (id, epoch) VALUES (1, substr(md5(random()::text || clock_timestamp()::text), 1, 8));
@@ -183,17 +185,20 @@ enum PostgresSchema {
         ),
         (
             // A batch of events in one round trip: the lock that keeps positions in
-            // commit order, the rows in the order given, and one NOTIFY.
+            // commit order, the rows in the order given (a message's event once), and
+            // one NOTIFY.
             "3-publish-function",
             """
-            CREATE FUNCTION parley_publish(recipients text[], origins text[], kept boolean[], chats bigint[], bodies text[], at bigint)
-            RETURNS void LANGUAGE plpgsql AS $$
+            CREATE FUNCTION parley_publish(
+                recipients text[], origins text[], kept boolean[], chats bigint[], messages bigint[], bodies text[], at bigint
+            ) RETURNS void LANGUAGE plpgsql AS $$
             BEGIN
                 PERFORM pg_advisory_xact_lock(787802);
                 FOR i IN 1 .. coalesce(array_length(bodies, 1), 0) LOOP
-                    INSERT INTO event (position, recipients, origin, kept, membership_chat, body, created_at)
+                    INSERT INTO event (position, recipients, origin, kept, membership_chat, message_id, body, created_at)
                     VALUES (nextval('event_position'), recipients[i]::bigint[], decode(nullif(origins[i], ''), 'hex'), kept[i],
-                            nullif(chats[i], 0), bodies[i], at);
+                            nullif(chats[i], 0), nullif(messages[i], 0), bodies[i], at)
+                    ON CONFLICT (message_id) WHERE message_id IS NOT NULL DO NOTHING;
                 END LOOP;
                 PERFORM pg_notify('parley_events', '');
             END

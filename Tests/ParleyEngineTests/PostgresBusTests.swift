@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 import ParleyEngine
 import ParleyPostgres
+import ParleyStore
 import ParleyTesting
 import Testing
 
@@ -11,6 +12,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct PostgresBusTests {
     final class Node: Sendable {
         let engine: ChatEngine
+        let store: PostgresChatStore
         let bus: PostgresEventBus
         private let tasks: [Task<Void, Never>]
 
@@ -20,6 +22,7 @@ import Testing
             let location = try PostgresLocation(url: url)
             try await PostgresChatStore.prepare(location, logger: logger)
             let store = PostgresChatStore(location: location, connections: 8, logger: logger)
+            self.store = store
             let storeTask = Task { await store.run() }
             bus = try await PostgresEventBus.open(store: store, logger: logger)
             let bus = bus
@@ -37,6 +40,12 @@ import Testing
             let signedIn = try await session.register(
                 Registration(email: "\(name)@example.com", password: TestWorld.password(of: name), handle: name))
             return (session, signedIn)
+        }
+
+        func signIn(_ name: String) async throws -> EngineSession {
+            let session = engine.connect()
+            _ = try await session.signIn(login: "@\(name)", password: TestWorld.password(of: name))
+            return session
         }
 
         /// A session signed in with `token` that hands its events, with their positions,
@@ -119,5 +128,33 @@ import Testing
         #expect(Self.messages(resumed).map(\.message.id) == delivered.dropFirst(total / 2).map(\.message.id))
         #expect(a.engine.eventEpoch == b.engine.eventEpoch, "positions are the database's, the same on every node")
         for watcher in watchers + [resuming] { await watcher.session.close() }
+    }
+
+    /// A send stored whose node died before its event went out, retried by the client on
+    /// the other node and once more on the first: the members get its event once.
+    @Test func aRetriedSendIsAnnouncedOnceWhetherOrNotTheFirstAttemptWas() async throws {
+        let url = try TestPostgres.newDatabase()
+        let a = try await Node(url)
+        let b = try await Node(url)
+        let (alice, _) = try await a.signUp("alice")
+        let group = try await alice.createGroup(handle: "retries", title: nil, isPublic: true)
+        let (bob, bobIn) = try await b.signUp("bob")
+        _ = try await bob.joinGroup(handle: "retries")
+        let log = Shared<[PositionedEvent]>([])
+        let watcher = try await b.watch(bobIn.token, into: log)
+
+        // Stored, and nothing more: as if node A died right after the commit.
+        let me = try await alice.me()
+        let first = try await a.store.append(
+            NewMessage(chatID: group.id, sender: me.ref, kind: .text, text: "stored, never told", clientID: "retry-1", sentAt: Date()))
+        #expect(first.created)
+        let retried = try await b.signIn("alice").sendMessage(to: .chat(group.id), text: "stored, never told", clientID: "retry-1")
+        let again = try await alice.sendMessage(to: .chat(group.id), text: "stored, never told", clientID: "retry-1")
+        #expect(retried.id == first.message.id && again.id == first.message.id)
+        let after = try await alice.sendMessage(to: .chat(group.id), text: "after", clientID: "retry-2")
+        await Self.wait(for: 2, in: log)
+        let received = Self.messages(log).map(\.message.id)
+        #expect(received == [first.message.id, after.id], "the retried message once, then the next")
+        await watcher.session.close()
     }
 }

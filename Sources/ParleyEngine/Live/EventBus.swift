@@ -72,9 +72,15 @@ public protocol EventBus: Sendable {
     /// Calls `changed` with each chat whose members or roles changed on another node
     /// (the engine knows of its own changes); set once, before events flow.
     func onMembershipChange(_ changed: @escaping @Sendable (ChatID) -> Void)
+    /// Whether a message's event published twice is delivered once. Such a bus is told
+    /// again of a message whose send is retried: the first attempt may have stored it
+    /// and then died before its event went out (a node killed between the two).
+    var deduplicatesMessages: Bool { get }
 }
 
 extension EventBus {
+    public var deduplicatesMessages: Bool { false }
+
     /// One process has no other nodes to hear from.
     public func onMembershipChange(_ changed: @escaping @Sendable (ChatID) -> Void) {}
 }

@@ -47,7 +47,7 @@ extension EngineSession {
         }
         let sent = outcome.stored.map(\.message)
         do {
-            for (stored, created) in outcome.stored where created { try await announce(stored) }
+            for (stored, created) in outcome.stored where created || engine.bus.deduplicatesMessages { try await announce(stored) }
         } catch {
             return SentBatch(sent: sent, failure: ParleyError(error))
         }
@@ -60,7 +60,7 @@ extension EngineSession {
         var message = message
         message.chatID = try await chatID(for: recipient, as: user)
         let (stored, created) = try await store.append(message)
-        if created { try await announce(stored) }
+        if created || engine.bus.deduplicatesMessages { try await announce(stored) }
         return stored
     }
 
