@@ -46,7 +46,9 @@ extension ServeCommand {
         let presence = PostgresPresence(store: store, timeout: try Limits.duration(seconds: heartbeatTimeout), logger: logger)
         try await presence.register()
         let engine = ChatEngine(
-            store: store, blobs: try FileBlobStore(folder: mediaFolder), bus: bus, presence: presence,
+            // The media folder is shared; this node's uploads in progress are its own.
+            store: store, blobs: try FileBlobStore(folder: mediaFolder, owner: "\(ProcessInfo.processInfo.hostName)-\(folder.path)"),
+            bus: bus, presence: presence,
             configuration: try DataFolderEngine.configuration {
                 try configure(&$0)
                 $0.membersChangeElsewhere = true

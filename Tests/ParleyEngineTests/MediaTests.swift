@@ -170,16 +170,26 @@ import Testing
         }
         #expect(Self.storedFiles(world) == [])
 
-        // A process killed mid-upload leaves a temporary file: a start a day later clears
-        // it. One written to lately may be another server's upload into a shared folder.
+        // A process killed mid-upload leaves a temporary file: the next start clears it.
         let stray = world.folder.appendingPathComponent("media/tmp/\(AtomicFile.temporaryPrefix)crashed")
-        let recent = world.folder.appendingPathComponent("media/tmp/\(AtomicFile.temporaryPrefix)uploading")
         try Data(repeating: 1, count: 1000).write(to: stray)
-        try Data(repeating: 2, count: 1000).write(to: recent)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-25 * 3600)], ofItemAtPath: stray.path)
         _ = try FileBlobStore(folder: world.folder.appendingPathComponent("media"))
-        #expect(Self.storedFiles(world) == ["tmp/\(AtomicFile.temporaryPrefix)uploading"])
-        try FileManager.default.removeItem(at: recent)
+        #expect(Self.storedFiles(world) == [])
+        // Servers sharing the folder clear their own, and another's only a day old: a
+        // younger one may be an upload in progress there.
+        let media = world.folder.appendingPathComponent("media")
+        let node = try FileBlobStore(folder: media, owner: "node-b")
+        let own = media.appendingPathComponent("tmp/node-b/\(AtomicFile.temporaryPrefix)crashed")
+        let old = media.appendingPathComponent("tmp/node-a/\(AtomicFile.temporaryPrefix)crashed")
+        let young = media.appendingPathComponent("tmp/node-a/\(AtomicFile.temporaryPrefix)uploading")
+        try FileManager.default.createDirectory(at: old.deletingLastPathComponent(), withIntermediateDirectories: true)
+        for file in [own, old, young] { try Data(repeating: 2, count: 1000).write(to: file) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-25 * 3600)], ofItemAtPath: old.path)
+        _ = try FileBlobStore(folder: media, owner: "node-b")
+        #expect(Self.storedFiles(world) == ["tmp/node-a/\(AtomicFile.temporaryPrefix)uploading"])
+        #expect(try node.makeTemporary().temporaryURL.path.contains("/tmp/node-b/"))
+        try FileManager.default.removeItem(at: media.appendingPathComponent("tmp/node-a"))
+        try FileManager.default.removeItem(at: media.appendingPathComponent("tmp/node-b"))
 
         // A finished upload that no message took up goes once the grace period is over;
         // one that was sent stays.

@@ -17,24 +17,35 @@ public protocol BlobStore: Sendable {
 }
 
 /// Blobs as files under a folder: `ab/abcdef…` (the first two hex digits fan them
-/// out), temporaries in `tmp/`, cleared of those untouched for a day when the store
-/// opens. Several servers may share the folder: a file's name is its content's hash
-/// and it appears by a rename, so they never write one file differently.
+/// out), temporaries in `tmp/`, cleared when the store opens. Several servers may share
+/// the folder: a file's name is its content's hash and it appears by a rename, so they
+/// never write one file differently; each then keeps its temporaries in a folder of its
+/// own under `tmp/`, and clears the others' only once they are a day old.
 ///
 /// ```swift
 /// let blobs = try FileBlobStore(folder: data.appendingPathComponent("media"))
 /// ```
 public struct FileBlobStore: BlobStore {
     public let folder: URL
-    private var temporaries: URL { folder.appendingPathComponent("tmp") }
+    private let temporaries: URL
 
-    public init(folder: URL) throws {
+    /// - Parameter owner: names the server among several sharing the folder (nil: the
+    ///   only one).
+    public init(folder: URL, owner: String? = nil) throws {
         self.folder = folder
-        try FileManager.default.createDirectory(
-            at: folder.appendingPathComponent("tmp"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        // A temporary file untouched for a day was left by a crash mid-upload: nothing
-        // refers to it. Younger ones may be uploads of another server on the folder.
-        AtomicFile.removeTemporaries(in: temporaries, untouchedFor: 24 * 3600)
+        let shared = folder.appendingPathComponent("tmp")
+        let name = owner.map { String($0.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }.prefix(120)) }
+        temporaries = name.map { shared.appendingPathComponent($0) } ?? shared
+        try FileManager.default.createDirectory(at: temporaries, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A temporary file of this server's was left by a crash mid-upload: nothing
+        // refers to it. Another server's may be an upload in progress, unless it is a
+        // day old.
+        AtomicFile.removeTemporaries(in: temporaries)
+        guard name != nil else { return }
+        AtomicFile.removeTemporaries(in: shared, untouchedFor: 24 * 3600)
+        for other in (try? FileManager.default.contentsOfDirectory(atPath: shared.path)) ?? [] where other != name {
+            AtomicFile.removeTemporaries(in: shared.appendingPathComponent(other), untouchedFor: 24 * 3600)
+        }
     }
 
     public func makeTemporary() throws(ParleyError) -> AtomicFile {
