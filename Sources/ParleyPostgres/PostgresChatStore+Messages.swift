@@ -4,12 +4,6 @@ public import ParleyStore
 import PostgresNIO
 
 extension PostgresChatStore {
-    public func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
-        let outcome = try await writer.append([message])
-        if let failure = outcome.failure { throw failure }
-        return outcome.stored[0]
-    }
-
     public func append(_ messages: [NewMessage]) async throws -> (stored: [(message: Message, created: Bool)], failure: ParleyError?) {
         try await writer.append(messages)
     }

@@ -46,7 +46,6 @@ public final class PostgresEventBus: EventBus, Service {
         /// The message of a message event, carried once.
         var message: Int64?
         var body: String
-        var continuation: CheckedContinuation<Void, Never>
     }
 
     public let epoch: String
@@ -54,7 +53,8 @@ public final class PostgresEventBus: EventBus, Service {
     private let logger: Logger
     private let keep: Int64
     private let state: Mutex<State>
-    private let outgoing = Mutex<(queue: [Outgoing], writing: Bool)>(([], false))
+    /// Publishes that arrive together go in one call.
+    private let outgoing: BatchQueue<Outgoing, Void>
     private let membership = Mutex<(@Sendable (ChatID) -> Void)?>(nil)
     private let prunedThrough: Atomic<UInt64>
     private let wakes: AsyncStream<Void>
@@ -86,7 +86,13 @@ public final class PostgresEventBus: EventBus, Service {
         initial.delivered = newest
         state = Mutex(initial)
         prunedThrough = Atomic(pruned)
-        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (self.wakes, self.wake) = (wakes, wake)
+        outgoing = BatchQueue { batch in
+            await Self.write(batch, client: client, logger: logger)
+            wake.yield()
+            return batch.map { _ in .success(()) }
+        }
     }
 
     public var position: UInt64 { state.withLock { $0.delivered } }
@@ -112,19 +118,11 @@ public final class PostgresEventBus: EventBus, Service {
             return
         }
         let kept: Bool = if case .presenceChanged = event { false } else { true }
-        await withCheckedContinuation { continuation in
-            let start = outgoing.withLock { outgoing in
-                outgoing.queue.append(
-                    Outgoing(
-                        recipients: users.map(\.rawValue), origin: origin?.tokenHash, kept: kept,
-                        membershipChat: Self.membershipChat(of: event)?.rawValue, message: Self.message(of: event)?.rawValue, body: body,
-                        continuation: continuation))
-                if outgoing.writing { return false }
-                outgoing.writing = true
-                return true
-            }
-            if start { Task { await self.writeQueued() } }
-        }
+        // The writer retries and never throws.
+        try? await outgoing.submit(
+            Outgoing(
+                recipients: users.map(\.rawValue), origin: origin?.tokenHash, kept: kept,
+                membershipChat: Self.membershipChat(of: event)?.rawValue, message: Self.message(of: event)?.rawValue, body: body))
     }
 
     private static func hex(_ bytes: Data) -> String {
@@ -146,22 +144,8 @@ public final class PostgresEventBus: EventBus, Service {
         }
     }
 
-    private func writeQueued() async {
-        while true {
-            let batch = outgoing.withLock { outgoing in
-                let batch = outgoing.queue
-                outgoing.queue = []
-                if batch.isEmpty { outgoing.writing = false }
-                return batch
-            }
-            if batch.isEmpty { return }
-            await write(batch)
-            for event in batch { event.continuation.resume() }
-            wake.yield()
-        }
-    }
-
-    private func write(_ batch: [Outgoing]) async {
+    /// Writes a batch (three tries), then has this node's reader look at once.
+    private static func write(_ batch: [Outgoing], client: PostgresClient, logger: Logger) async {
         for attempt in 1...3 {
             do {
                 // One statement, so one transaction and one round trip (see migration 3).

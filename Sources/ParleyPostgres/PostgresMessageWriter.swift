@@ -13,56 +13,25 @@ import Synchronization
 final class PostgresMessageWriter: Sendable {
     typealias Outcome = (stored: [(message: Message, created: Bool)], failure: ParleyError?)
 
-    private struct Pending: Sendable {
-        var messages: [NewMessage]
-        var continuation: CheckedContinuation<Outcome, any Error>
-    }
-
-    private struct State {
-        var pending: [Pending] = []
-        var writing = false
-    }
-
-    private let client: PostgresClient
-    private let logger: Logger
-    private let state = Mutex(State())
-    private let observer = Mutex<(@Sendable (Duration, Int) -> Void)?>(nil)
+    private let observer = CommitObserver()
+    private let batches: BatchQueue<[NewMessage], Outcome>
 
     init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
+        let observer = observer
+        batches = BatchQueue { batch in try await Self.write(batch, client: client, logger: logger, observer: observer) }
     }
 
     func observe(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
-        observer.withLock { $0 = commit }
+        observer.set(commit)
     }
 
     func append(_ messages: [NewMessage]) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            let startWriting = state.withLock { state in
-                state.pending.append(Pending(messages: messages, continuation: continuation))
-                if state.writing { return false }
-                state.writing = true
-                return true
-            }
-            if startWriting { Task { await self.drain() } }
-        }
+        try await batches.submit(messages)
     }
 
-    private func drain() async {
-        while true {
-            let batch = state.withLock { state in
-                let batch = state.pending
-                state.pending = []
-                if batch.isEmpty { state.writing = false }
-                return batch
-            }
-            if batch.isEmpty { return }
-            await write(batch)
-        }
-    }
-
-    private func write(_ batch: [Pending]) async {
+    private static func write(
+        _ batch: [[NewMessage]], client: PostgresClient, logger: Logger, observer: CommitObserver
+    ) async throws -> [Result<Outcome, any Error>] {
         let started = ContinuousClock.now
         var attempt = 0
         while true {
@@ -71,31 +40,27 @@ final class PostgresMessageWriter: Sendable {
                 // One message is one statement, its own transaction: no BEGIN and COMMIT
                 // round trips for a lone sender.
                 let outcomes =
-                    batch.count == 1 && batch[0].messages.count == 1
-                    ? try await client.withConnection { try await Self.insert(batch, $0, logger: logger) }
-                    : try await client.withTransaction(logger: logger) { try await Self.insert(batch, $0, logger: logger) }
-                if let observe = observer.withLock({ $0 }) {
-                    observe(ContinuousClock.now - started, outcomes.reduce(0) { $0 + $1.stored.count })
-                }
-                for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
-                return
+                    batch.count == 1 && batch[0].count == 1
+                    ? try await client.withConnection { try await insert(batch, $0, logger: logger) }
+                    : try await client.withTransaction(logger: logger) { try await insert(batch, $0, logger: logger) }
+                observer.committed(outcomes.reduce(0) { $0 + $1.stored.count }, since: started)
+                return outcomes.map { .success($0) }
             } catch {
                 // The same client id sent through another node at the same moment: the
                 // unique index refused the second insert. Once more, the first is found.
-                if attempt < 3, Self.isUniqueViolation(error) { continue }
-                for pending in batch { pending.continuation.resume(throwing: error) }
-                return
+                if attempt < 3, isUniqueViolation(error) { continue }
+                throw error
             }
         }
     }
 
-    /// Stores each pending list in order, stopping a list at its first refusal.
-    private static func insert(_ batch: [Pending], _ connection: PostgresConnection, logger: Logger) async throws -> [Outcome] {
+    /// Stores each list in order, stopping a list at its first refusal.
+    private static func insert(_ batch: [[NewMessage]], _ connection: PostgresConnection, logger: Logger) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
-        for pending in batch {
+        for messages in batch {
             var stored: [(message: Message, created: Bool)] = []
             var failure: ParleyError?
-            for message in pending.messages {
+            for message in messages {
                 switch try await insert(message, connection, logger: logger) {
                 case .success(let result): stored.append(result)
                 case .failure(let refusal): failure = refusal

@@ -124,6 +124,16 @@ public protocol ChatStore: Sendable {
     func bots(ownedBy owner: UserID) async throws -> [User]
 }
 
+extension ChatStore {
+    /// One message, as a batch of one.
+    public func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
+        let outcome = try await append([message])
+        if let failure = outcome.failure { throw failure }
+        guard let stored = outcome.stored.first else { throw ParleyError(.internalError, "a message was neither stored nor refused") }
+        return stored
+    }
+}
+
 /// What a message search looks for, in no store's syntax: words that must all occur,
 /// each whole or as the start of a word. Each store turns it into its own full-text
 /// query (FTS5 on SQLite), where no term is ever read as query syntax.

@@ -10,84 +10,54 @@ final class MessageWriter: Sendable {
     /// Messages stored in order up to the first that a rule refused, and that refusal.
     typealias Outcome = (stored: [(message: Message, created: Bool)], failure: ParleyError?)
 
-    private struct Pending: Sendable {
-        var messages: [NewMessage]
-        var continuation: CheckedContinuation<Outcome, any Error>
-    }
+    private let observer = CommitObserver()
+    private let batches: BatchQueue<[NewMessage], Outcome>
 
-    private struct State {
-        var pending: [Pending] = []
-        var writing = false
-    }
-
-    private let pool: DatabasePool
-    private let state = Mutex(State())
-    private let queue = DispatchQueue(label: "parley.message-writer")
-    /// Runs after each committed batch (search indexing, checkpoints).
-    private let afterCommit: @Sendable () -> Void
-    /// Hears how long each batch took to commit and how many messages it held.
-    private let observer = Mutex<(@Sendable (Duration, Int) -> Void)?>(nil)
-
+    /// - Parameter afterCommit: runs after each committed batch (search indexing,
+    ///   checkpoints).
     init(pool: DatabasePool, afterCommit: @escaping @Sendable () -> Void) {
-        self.pool = pool
-        self.afterCommit = afterCommit
+        let observer = observer
+        let queue = DispatchQueue(label: "parley.message-writer")
+        // SQLite's writes block: a batch is written on a queue of its own.
+        batches = BatchQueue { batch in
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    continuation.resume(with: Result { try Self.write(batch, pool: pool, observer: observer, afterCommit: afterCommit) })
+                }
+            }
+        }
     }
 
     func observe(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
-        observer.withLock { $0 = commit }
+        observer.set(commit)
     }
 
     /// Stores `messages` in order, in one transaction with whatever else is waiting,
     /// and stops at the first a rule refuses: the ones before it are committed, the
     /// ones after it are not tried.
     func append(_ messages: [NewMessage]) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            let startWriting = state.withLock { state in
-                state.pending.append(Pending(messages: messages, continuation: continuation))
-                if state.writing { return false }
-                state.writing = true
-                return true
-            }
-            if startWriting { queue.async { self.drain() } }
-        }
+        try await batches.submit(messages)
     }
 
-    private func drain() {
-        while true {
-            let batch = state.withLock { state in
-                let batch = state.pending
-                state.pending = []
-                if batch.isEmpty { state.writing = false }
-                return batch
-            }
-            if batch.isEmpty { return }
-            write(batch)
-        }
-    }
-
-    private func write(_ batch: [Pending]) {
+    private static func write(
+        _ batch: [[NewMessage]], pool: DatabasePool, observer: CommitObserver, afterCommit: @Sendable () -> Void
+    ) throws -> [Result<Outcome, any Error>] {
         let started = ContinuousClock.now
-        do {
-            let outcomes = try pool.write { db in
-                try batch.map { pending -> Outcome in
-                    var stored: [(message: Message, created: Bool)] = []
-                    for message in pending.messages {
-                        switch try Self.insert(message, db) {
-                        case .success(let result): stored.append(result)
-                        case .failure(let refusal): return (stored, refusal)
-                        }
+        let outcomes = try pool.write { db in
+            try batch.map { messages -> Outcome in
+                var stored: [(message: Message, created: Bool)] = []
+                for message in messages {
+                    switch try insert(message, db) {
+                    case .success(let result): stored.append(result)
+                    case .failure(let refusal): return (stored, refusal)
                     }
-                    return (stored, nil)
                 }
+                return (stored, nil)
             }
-            if let observe = observer.withLock({ $0 }) {
-                observe(ContinuousClock.now - started, outcomes.reduce(0) { $0 + $1.stored.count })
-            }
-            for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
-            afterCommit()
-        } catch {
-            for pending in batch { pending.continuation.resume(throwing: error) }
         }
+        observer.committed(outcomes.reduce(0) { $0 + $1.stored.count }, since: started)
+        afterCommit()
+        return outcomes.map { .success($0) }
     }
 
     /// Inserts one message inside the batch's transaction. A rule failure for this
