@@ -149,12 +149,14 @@ public final class PostgresEventBus: EventBus, Service {
         for attempt in 1...3 {
             do {
                 // One statement, so one transaction and one round trip (see migration 3).
-                let recipients = batch.map { "{" + $0.recipients.map(String.init).joined(separator: ",") + "}" }
-                try await client.query(
-                    """
-                    SELECT parley_publish(\(recipients), \(batch.map { $0.origin.map(Self.hex) ?? "" }), \(batch.map(\.kept)),
-                                          \(batch.map { $0.membershipChat ?? 0 }), \(batch.map { $0.message ?? 0 }), \(batch.map(\.body)), \(Date().storedMilliseconds))
-                    """, logger: logger)
+                let statement = Publish(
+                    recipients: batch.map { "{" + $0.recipients.map(String.init).joined(separator: ",") + "}" },
+                    origins: batch.map { $0.origin.map(Self.hex) ?? "" }, kept: batch.map(\.kept),
+                    chats: batch.map { $0.membershipChat ?? 0 }, messages: batch.map { $0.message ?? 0 }, bodies: batch.map(\.body),
+                    at: Date().storedMilliseconds)
+                try await client.withConnection { connection in
+                    for try await _ in try await connection.execute(statement, logger: logger) {}
+                }
                 return
             } catch {
                 logger.error(
@@ -245,12 +247,13 @@ public final class PostgresEventBus: EventBus, Service {
     private func readNew() async throws {
         while true {
             let after = state.withLock { $0.delivered }
-            let rows = try await client.query(
-                """
-                SELECT position, recipients, origin, membership_chat, body FROM event
-                WHERE position > \(Int64(clamping: after)) ORDER BY position LIMIT 1000
-                """, logger: logger
-            ).collect()
+            let rows = try await client.withConnection { connection in
+                var rows: [PostgresRow] = []
+                for try await row in try await connection.execute(ReadEvents(after: Int64(clamping: after)), logger: logger) {
+                    rows.append(row)
+                }
+                return rows
+            }
             let reads = try rows.compactMap { try decode($0) }
             let invalidate = membership.withLock { $0 }
             for read in reads { if let chat = read.membershipChat { invalidate?(ChatID(chat)) } }
@@ -348,4 +351,53 @@ public final class PostgresEventBus: EventBus, Service {
             logger.warning("pruning events failed", metadata: ["error": "\(PostgresChatStore.describe(error))"])
         }
     }
+}
+
+/// A batch of events, published by `parley_publish` (migration 3); prepared once per
+/// connection.
+struct Publish: PostgresPreparedStatement {
+    static let sql = "SELECT parley_publish($1, $2, $3, $4, $5, $6, $7)"
+    typealias Row = ()
+
+    var recipients: [String]
+    var origins: [String]
+    var kept: [Bool]
+    var chats: [Int64]
+    var messages: [Int64]
+    var bodies: [String]
+    var at: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
+        bindings.append(recipients)
+        bindings.append(origins)
+        bindings.append(kept)
+        bindings.append(chats)
+        bindings.append(messages)
+        bindings.append(bodies)
+        bindings.append(at)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+/// The events after a position, oldest first, a thousand at most; prepared once per
+/// connection, as every node runs it after each notification.
+struct ReadEvents: PostgresPreparedStatement {
+    static let sql = """
+        SELECT position, recipients, origin, membership_chat, body FROM event
+        WHERE position > $1 ORDER BY position LIMIT 1000
+        """
+    typealias Row = PostgresRow
+
+    var after: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(after)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { row }
 }

@@ -85,30 +85,12 @@ final class PostgresMessageWriter: Sendable {
         let sentAt = message.sentAt.storedMilliseconds
         let media = MediaColumn.encode(message.media)
         let kind = message.kind.rawValue
-        // Parameters: $1 sent at, $2 sender, $3 kind, $4 text, $5 media, $6 client id,
-        // $7 chat, $8 via. Sequence number, membership check, the chat's copy of its last message, the
-        // message and the sender's read marker in one statement.
-        let inserted = try await connection.query(
-            """
-            WITH c AS (
-                UPDATE chat SET last_seq = last_seq + 1, last_message_id = nextval('message_id_seq'), last_activity_at = \(sentAt),
-                    last_sender_id = \(sender), last_kind = \(kind), last_text = \(message.text), last_media = \(media),
-                    last_client_id = \(message.clientID)
-                WHERE id = \(chat) AND EXISTS (SELECT 1 FROM member WHERE chat_id = $7 AND user_id = $2)
-                    AND ($6::text IS NULL OR NOT EXISTS (SELECT 1 FROM message WHERE sender_id = $2 AND client_id = $6))
-                RETURNING last_seq, last_message_id
-            ), m AS (
-                INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via)
-                SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, \(message.via) FROM c
-                RETURNING id, seq
-            ), r AS (
-                UPDATE member SET read_seq = m.seq, read_at = $1 FROM m WHERE member.chat_id = $7 AND member.user_id = $2
-            )
-            SELECT id, seq FROM m
-            """, logger: logger
-        ).collect()
-        if let row = inserted.first {
-            let (id, seq) = try row.decode((Int64, Int64).self)
+        let statement = InsertMessage(
+            sentAt: sentAt, sender: sender, kind: kind, text: message.text, media: media, clientID: message.clientID, chat: chat,
+            via: message.via)
+        var inserted: (id: Int64, seq: Int64)?
+        for try await row in try await connection.execute(statement, logger: logger) { inserted = row }
+        if let (id, seq) = inserted {
             let stored = Message(
                 id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind, text: message.text,
                 media: message.media, sentAt: Date(storedMilliseconds: sentAt), clientID: message.clientID, via: message.via)
@@ -127,5 +109,57 @@ final class PostgresMessageWriter: Sendable {
         let chatExists = try await !connection.query("SELECT 1 FROM chat WHERE id = \(chat)", logger: logger).collect().isEmpty
         return .failure(
             chatExists ? ParleyError(.notMember, "you are not a member of this chat") : ParleyError(.unknownChat, "no such chat"))
+    }
+}
+
+/// The statement that stores one message, prepared once per connection so it is not
+/// parsed and planned for every message. Parameters: $1 sent at, $2
+/// sender, $3 kind, $4 text, $5 media, $6 client id, $7 chat, $8 via. The sequence
+/// number, the membership check, the chat's copy of its last message, the message and
+/// the sender's read marker, in one statement.
+struct InsertMessage: PostgresPreparedStatement {
+    static let sql = """
+        WITH c AS (
+            UPDATE chat SET last_seq = last_seq + 1, last_message_id = nextval('message_id_seq'), last_activity_at = $1,
+                last_sender_id = $2, last_kind = $3, last_text = $4, last_media = $5, last_client_id = $6
+            WHERE id = $7 AND EXISTS (SELECT 1 FROM member WHERE chat_id = $7 AND user_id = $2)
+                AND ($6::text IS NULL OR NOT EXISTS (SELECT 1 FROM message WHERE sender_id = $2 AND client_id = $6))
+            RETURNING last_seq, last_message_id
+        ), m AS (
+            INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via)
+            SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, $8 FROM c
+            RETURNING id, seq
+        ), r AS (
+            UPDATE member SET read_seq = m.seq, read_at = $1 FROM m WHERE member.chat_id = $7 AND member.user_id = $2
+        )
+        SELECT id, seq FROM m
+        """
+    typealias Row = (id: Int64, seq: Int64)
+
+    var sentAt: Int64
+    var sender: Int64
+    var kind: String
+    var text: String
+    var media: String?
+    var clientID: String?
+    var chat: Int64
+    var via: String?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 8)
+        bindings.append(sentAt)
+        bindings.append(sender)
+        bindings.append(kind)
+        bindings.append(text)
+        bindings.append(media)
+        bindings.append(clientID)
+        bindings.append(chat)
+        bindings.append(via)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let (id, seq) = try row.decode((Int64, Int64).self)
+        return (id, seq)
     }
 }
