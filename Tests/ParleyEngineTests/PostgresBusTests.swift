@@ -157,4 +157,36 @@ import Testing
         #expect(received == [first.message.id, after.id], "the retried message once, then the next")
         await watcher.session.close()
     }
+
+    /// A node whose LISTEN connection is cut misses the notifications meanwhile, and
+    /// still delivers every event: it reconnects and reads on from the table.
+    @Test func aNodeThatLosesItsListeningConnectionCatchesUpFromTheTable() async throws {
+        let url = try TestPostgres.newDatabase()
+        let a = try await Node(url)
+        let b = try await Node(url)
+        let (alice, _) = try await a.signUp("alice")
+        let group = try await alice.createGroup(handle: "cut", title: nil, isPublic: true)
+        let (bob, bobIn) = try await b.signUp("bob")
+        _ = try await bob.joinGroup(handle: "cut")
+        let log = Shared<[PositionedEvent]>([])
+        let watcher = try await b.watch(bobIn.token, into: log)
+        let before = try await alice.sendMessage(to: .chat(group.id), text: "before the cut", clientID: nil)
+        await Self.wait(for: 1, in: log)
+
+        // Every LISTEN connection of the database ends, as in a network cut.
+        let postgres = try TestPostgres.shared()
+        let database = String(url.split(separator: "/").last ?? "")
+        let cut = try postgres.tool(
+            "psql",
+            [
+                "-h", "127.0.0.1", "-p", String(postgres.port), "-U", postgres.user, "-d", database, "-tAc",
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+            ])
+        #expect((Int(cut.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) >= 1, "a listening connection was cut")
+        var sent: [MessageID] = [before.id]
+        for number in 0..<5 { sent.append(try await alice.sendMessage(to: .chat(group.id), text: "after \(number)", clientID: nil).id) }
+        await Self.wait(for: sent.count, in: log)
+        #expect(Self.messages(log).map(\.message.id) == sent)
+        await watcher.session.close()
+    }
 }
