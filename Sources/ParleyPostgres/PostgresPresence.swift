@@ -104,13 +104,15 @@ public final class PostgresPresence: PresenceLedger, Service {
 
     static let sessionChannel = "parley_sessions"
 
-    /// Tells every node (this one too, harmlessly) to end the sessions: a notification
-    /// `USER signed-out HEX` or `USER password-changed HEX` (`-` for no token kept).
+    /// Tells the other nodes to end the sessions: a notification `NODE USER signed-out
+    /// HEX` or `NODE USER password-changed HEX` (`-` for no token kept). This node
+    /// ignores its own: the engine has ended its sessions here, and the session that
+    /// signed out may be signed in anew by the time the notification comes back.
     public func endSessionsElsewhere(of user: UserID, _ end: SessionEnd) async {
         let payload =
             switch end {
-            case .signedOut(let token): "\(user.rawValue) signed-out \(Self.hex(token))"
-            case .passwordChanged(let kept): "\(user.rawValue) password-changed \(kept.map(Self.hex) ?? "-")"
+            case .signedOut(let token): "\(node) \(user.rawValue) signed-out \(Self.hex(token))"
+            case .passwordChanged(let kept): "\(node) \(user.rawValue) password-changed \(kept.map(Self.hex) ?? "-")"
             }
         do {
             try await client.query("SELECT pg_notify(\(Self.sessionChannel), \(payload))", logger: logger)
@@ -134,13 +136,14 @@ public final class PostgresPresence: PresenceLedger, Service {
         return data
     }
 
-    /// What a notification asks, or nil for one that does not parse.
-    static func sessionEnd(_ payload: String) -> (UserID, SessionEnd)? {
+    /// What a notification from another node asks, or nil for this node's own and for
+    /// one that does not parse.
+    func sessionEnd(_ payload: String) -> (UserID, SessionEnd)? {
         let parts = payload.split(separator: " ")
-        guard parts.count == 3, let user = Int64(parts[0]) else { return nil }
-        switch parts[1] {
-        case "signed-out": return Self.bytes(hex: parts[2]).map { (UserID(user), .signedOut(token: $0)) }
-        case "password-changed": return (UserID(user), .passwordChanged(keeping: parts[2] == "-" ? nil : Self.bytes(hex: parts[2])))
+        guard parts.count == 4, parts[0] != node, let user = Int64(parts[1]) else { return nil }
+        switch parts[2] {
+        case "signed-out": return Self.bytes(hex: parts[3]).map { (UserID(user), .signedOut(token: $0)) }
+        case "password-changed": return (UserID(user), .passwordChanged(keeping: parts[3] == "-" ? nil : Self.bytes(hex: parts[3])))
         default: return nil
         }
     }
@@ -151,7 +154,7 @@ public final class PostgresPresence: PresenceLedger, Service {
                 try await client.withConnection { connection in
                     try await connection.listen(on: Self.sessionChannel) { notifications in
                         for try await notification in notifications {
-                            guard let (user, end) = Self.sessionEnd(notification.payload) else { continue }
+                            guard let (user, end) = self.sessionEnd(notification.payload) else { continue }
                             self.engine.withLock { $0 }?.endSessionsHere(of: user, end)
                         }
                     }
