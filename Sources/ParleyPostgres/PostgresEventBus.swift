@@ -125,10 +125,6 @@ public final class PostgresEventBus: EventBus, Service {
                 membershipChat: Self.membershipChat(of: event)?.rawValue, message: Self.message(of: event)?.rawValue, body: body))
     }
 
-    private static func hex(_ bytes: Data) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
-
     /// A retried send is announced again; the table keeps a message's event once.
     public var deduplicatesMessages: Bool { true }
 
@@ -151,7 +147,7 @@ public final class PostgresEventBus: EventBus, Service {
                 // One statement, so one transaction and one round trip (see migration 3).
                 let statement = Publish(
                     recipients: batch.map { "{" + $0.recipients.map(String.init).joined(separator: ",") + "}" },
-                    origins: batch.map { $0.origin.map(Self.hex) ?? "" }, kept: batch.map(\.kept),
+                    origins: batch.map { $0.origin?.hex ?? "" }, kept: batch.map(\.kept),
                     chats: batch.map { $0.membershipChat ?? 0 }, messages: batch.map { $0.message ?? 0 }, bodies: batch.map(\.body),
                     at: Date().storedMilliseconds)
                 try await client.withConnection { connection in

@@ -111,8 +111,8 @@ public final class PostgresPresence: PresenceLedger, Service {
     public func endSessionsElsewhere(of user: UserID, _ end: SessionEnd) async {
         let payload =
             switch end {
-            case .signedOut(let token): "\(node) \(user.rawValue) signed-out \(Self.hex(token))"
-            case .passwordChanged(let kept): "\(node) \(user.rawValue) password-changed \(kept.map(Self.hex) ?? "-")"
+            case .signedOut(let token): "\(node) \(user.rawValue) signed-out \(token.hex)"
+            case .passwordChanged(let kept): "\(node) \(user.rawValue) password-changed \(kept?.hex ?? "-")"
             }
         do {
             try await client.query("SELECT pg_notify(\(Self.sessionChannel), \(payload))", logger: logger)
@@ -121,29 +121,14 @@ public final class PostgresPresence: PresenceLedger, Service {
         }
     }
 
-    private static func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-
-    private static func bytes(hex: Substring) -> Data? {
-        guard hex.count % 2 == 0 else { return nil }
-        var data = Data()
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            data.append(byte)
-            index = next
-        }
-        return data
-    }
-
     /// What a notification from another node asks, or nil for this node's own and for
     /// one that does not parse.
     func sessionEnd(_ payload: String) -> (UserID, SessionEnd)? {
         let parts = payload.split(separator: " ")
         guard parts.count == 4, parts[0] != node, let user = Int64(parts[1]) else { return nil }
         switch parts[2] {
-        case "signed-out": return Self.bytes(hex: parts[3]).map { (UserID(user), .signedOut(token: $0)) }
-        case "password-changed": return (UserID(user), .passwordChanged(keeping: parts[3] == "-" ? nil : Self.bytes(hex: parts[3])))
+        case "signed-out": return Data(hex: parts[3]).map { (UserID(user), .signedOut(token: $0)) }
+        case "password-changed": return (UserID(user), .passwordChanged(keeping: parts[3] == "-" ? nil : Data(hex: parts[3])))
         default: return nil
         }
     }
