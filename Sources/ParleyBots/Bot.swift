@@ -32,13 +32,20 @@ public struct BotContext: Sendable {
     /// Sends to `#group`, `@user` (their direct chat) or a chat id.
     @discardableResult
     public func send(to address: String, _ text: String) async throws -> Message {
-        try await plugin.perform(.send(to: address, text: text, ref: nil)).sent()
+        try await plugin.perform(.send(to: address, text: text, replyTo: nil, ref: nil)).sent()
     }
 
-    /// Sends to the chat of `message`.
+    /// Sends to the chat of `message`; with `quoting`, as an answer to it.
     @discardableResult
-    public func reply(to message: MessageEvent, _ text: String) async throws -> Message {
-        try await plugin.perform(.reply(chat: message.chat.id, text: text, ref: nil)).sent()
+    public func reply(to message: MessageEvent, _ text: String, quoting: Bool = false) async throws -> Message {
+        try await plugin.perform(
+            .reply(chat: message.chat.id, text: text, replyTo: quoting ? message.message.seq : nil, ref: nil)
+        ).sent()
+    }
+
+    /// Reacts to `message` with an emoji.
+    public func react(to message: MessageEvent, _ emoji: String) async throws {
+        _ = try await plugin.perform(.react(chat: message.chat.id, seq: message.message.seq, emoji: emoji, add: true, ref: nil))
     }
 
     /// Runs a slash command as the bot's user; returns its JSON result.

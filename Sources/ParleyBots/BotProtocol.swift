@@ -24,7 +24,9 @@ public struct BotHello: Hashable, Sendable {
 
     public static let defaultEvents: Set<String> = ["message", "member_joined", "member_left"]
     /// The server's names for the same events (docs/protocol.md), so there is one vocabulary.
-    public static let knownEvents: Set<String> = ["message", "member_joined", "member_left", "presence_changed"]
+    public static let knownEvents: Set<String> = [
+        "message", "member_joined", "member_left", "presence_changed", "message_edited", "message_deleted", "reaction_changed",
+    ]
     /// Earlier names, still understood in a hello.
     static let formerNames = ["presence": "presence_changed"]
 
@@ -74,6 +76,9 @@ public enum BotEvent: Hashable, Sendable {
     case memberJoined(MemberChange)
     case memberLeft(MemberChange)
     case presence(PresenceChange)
+    case edited(MessageEvent)
+    case deleted(MessageEvent)
+    case reaction(ReactionChange)
     case command(BotCommandCall)
     /// An action succeeded; `data` holds what it produced (a message, a value, a command's result).
     case result(ref: JSONValue?, data: [String: JSONValue])
@@ -96,6 +101,9 @@ public enum BotEvent: Hashable, Sendable {
         case .memberJoined: "member_joined"
         case .memberLeft: "member_left"
         case .presence: "presence_changed"
+        case .edited: "message_edited"
+        case .deleted: "message_deleted"
+        case .reaction: "reaction_changed"
         case .command: "command"
         case .result: "result"
         case .error: "error"
@@ -109,18 +117,26 @@ public enum BotEvent: Hashable, Sendable {
         case .memberJoined(let change): self = .memberJoined(change)
         case .memberLeft(let change), .memberKicked(let change): self = .memberLeft(change)
         case .presenceChanged(let change): self = .presence(change)
+        case .messageEdited(let event): self = .edited(event)
+        case .messageDeleted(let event): self = .deleted(event)
+        case .reactionChanged(let change): self = .reaction(change)
         default: return nil
         }
     }
 
     /// One JSON line (without the newline), keys in snake_case as on the server's wire.
-    public func jsonLine() -> Data {
+    /// A message names its `mentions`, and says whether they include the bot's user
+    /// (`mentioned_me`, with `myHandle`).
+    public func jsonLine(myHandle: String? = nil) -> Data {
         // Chat events, the bulk of the traffic, are encoded once, straight from the model.
+        let mentioned = { (event: MessageEvent) in myHandle.map { event.message.mentions($0) } }
         switch self {
-        case .message(let event): return Self.line(type, event)
-        case .missed(let event): return Self.line(type, event, catchUp: true)
+        case .message(let event): return Self.line(type, event, mentionedMe: mentioned(event))
+        case .missed(let event): return Self.line(type, event, catchUp: true, mentionedMe: mentioned(event))
         case .memberJoined(let change), .memberLeft(let change): return Self.line(type, change)
         case .presence(let change): return Self.line(type, change)
+        case .edited(let event), .deleted(let event): return Self.line(type, event)
+        case .reaction(let change): return Self.line(type, change)
         case .command(let call): return Self.line(type, call)
         default: break
         }
@@ -131,7 +147,7 @@ public enum BotEvent: Hashable, Sendable {
             object["protocol"] = .number(Double(botProtocolVersion))
             object["name"] = .string(name)
             object["bot"] = JSONValue(wire: bot.ref)
-        case .message, .missed, .memberJoined, .memberLeft, .presence, .command:
+        case .message, .missed, .memberJoined, .memberLeft, .presence, .edited, .deleted, .reaction, .command:
             break
         case .result(let ref, let data):
             object.merge(data) { $1 }
@@ -152,22 +168,25 @@ extension BotEvent {
 
     /// `{"type": TYPE, …the payload's own fields}` in the wire's format, with
     /// `"catch_up": true` for a message handed over late.
-    private static func line(_ type: String, _ payload: some Encodable, catchUp: Bool = false) -> Data {
-        (try? wireEncoder.encode(Typed(type: type, catchUp: catchUp, payload: payload))) ?? Data("{\"type\":\"\(type)\"}".utf8)
+    private static func line(_ type: String, _ payload: some Encodable, catchUp: Bool = false, mentionedMe: Bool? = nil) -> Data {
+        (try? wireEncoder.encode(Typed(type: type, catchUp: catchUp, mentionedMe: mentionedMe, payload: payload)))
+            ?? Data("{\"type\":\"\(type)\"}".utf8)
     }
 
     private struct Typed<Payload: Encodable>: Encodable {
         let type: String
         let catchUp: Bool
+        let mentionedMe: Bool?
         let payload: Payload
 
-        private enum Key: String, CodingKey { case type, catchUp }
+        private enum Key: String, CodingKey { case type, catchUp, mentionedMe }
 
         func encode(to encoder: any Encoder) throws {
             try payload.encode(to: encoder)
             var container = encoder.container(keyedBy: Key.self)
             try container.encode(type, forKey: .type)
             if catchUp { try container.encode(true, forKey: .catchUp) }
+            try container.encodeIfPresent(mentionedMe, forKey: .mentionedMe)
         }
     }
 }
@@ -188,11 +207,15 @@ extension JSONValue {
 /// One line a plugin wrote, understood.
 enum PluginAction: Sendable {
     case hello(BotHello)
-    /// `{"type":"send","to":"#group"|"@user"|CHAT_ID,"text":"…"}`
-    case send(to: String, text: String, ref: JSONValue?)
-    /// `{"type":"reply","text":"…","chat":CHAT_ID}`: to the chat of the given id, or of the
-    /// last message the plugin was handed.
-    case reply(chat: ChatID?, text: String, ref: JSONValue?)
+    /// `{"type":"send","to":"#group"|"@user"|CHAT_ID,"text":"…","reply_to":SEQ}`
+    case send(to: String, text: String, replyTo: Int64?, ref: JSONValue?)
+    /// `{"type":"reply","text":"…","chat":CHAT_ID,"reply_to":SEQ|true}`: to the chat of the
+    /// given id, or of the last message the plugin was handed; `reply_to` answers a
+    /// message of that chat (`true`: the last one handed over, kept as `lastHanded`).
+    case reply(chat: ChatID?, text: String, replyTo: Int64?, ref: JSONValue?)
+    /// `{"type":"react","emoji":"👍","chat":CHAT_ID,"seq":SEQ}` (and `unreact`): chat and
+    /// seq default to the last message the plugin was handed.
+    case react(chat: ChatID?, seq: Int64?, emoji: String, add: Bool, ref: JSONValue?)
     /// `{"type":"command","line":"/members #g"}`, or a plain line starting with `/`.
     case command(line: String, ref: JSONValue?)
     case stateGet(key: String, ref: JSONValue?)
@@ -201,7 +224,7 @@ enum PluginAction: Sendable {
     /// Whether the action counts against the rate limit (it reaches the chat service).
     var isLimited: Bool {
         switch self {
-        case .send, .reply, .command: true
+        case .send, .reply, .react, .command: true
         case .hello, .stateGet, .stateSet: false
         }
     }
@@ -209,7 +232,9 @@ enum PluginAction: Sendable {
     var ref: JSONValue? {
         switch self {
         case .hello: nil
-        case .send(_, _, let ref), .reply(_, _, let ref), .command(_, let ref), .stateGet(_, let ref), .stateSet(_, _, let ref): ref
+        case .send(_, _, _, let ref), .reply(_, _, _, let ref), .react(_, _, _, _, let ref), .command(_, let ref), .stateGet(_, let ref),
+            .stateSet(_, _, let ref):
+            ref
         }
     }
 
@@ -256,17 +281,27 @@ enum PluginAction: Sendable {
             guard let to = object["to"].flatMap(Self.address), let text = object["text"]?.string else {
                 return fail("send needs \"to\" (#group, @user or a chat id) and \"text\"")
             }
-            return .success(.send(to: to, text: text, ref: ref))
+            let replyTo: Int64?
+            do { replyTo = try sequence(object["reply_to"], lastHanded: false) } catch {
+                return fail("\"reply_to\" is the sequence number of a message in the same chat")
+            }
+            return .success(.send(to: to, text: text, replyTo: replyTo, ref: ref))
         case "reply":
             guard let text = object["text"]?.string else { return fail("reply needs \"text\"") }
-            var chat: ChatID?
-            if let given = object["chat"] ?? object["chat_id"] {
-                guard case .number(let number) = given, let id = Int64(exactly: number) else {
-                    return fail("\"chat\" is a chat id (a whole number)")
-                }
-                chat = ChatID(id)
+            let chat: ChatID?
+            let replyTo: Int64?
+            do { chat = try chatID(object["chat"] ?? object["chat_id"]) } catch { return fail("\"chat\" is a chat id (a whole number)") }
+            do { replyTo = try sequence(object["reply_to"], lastHanded: true) } catch {
+                return fail("\"reply_to\" is the sequence number of a message in the chat, or true for the last one handed over")
             }
-            return .success(.reply(chat: chat, text: text, ref: ref))
+            return .success(.reply(chat: chat, text: text, replyTo: replyTo, ref: ref))
+        case "react", "unreact":
+            guard let emoji = object["emoji"]?.string else { return fail("\(type) needs \"emoji\"") }
+            let chat: ChatID?
+            let seq: Int64?
+            do { chat = try chatID(object["chat"] ?? object["chat_id"]) } catch { return fail("\"chat\" is a chat id (a whole number)") }
+            do { seq = try sequence(object["seq"], lastHanded: false) } catch { return fail("\"seq\" is a message's sequence number") }
+            return .success(.react(chat: chat, seq: seq, emoji: emoji, add: type == "react", ref: ref))
         case "command":
             guard let line = object["line"]?.string else { return fail("command needs \"line\", like \"/members #swift\"") }
             return .success(.command(line: line.hasPrefix("/") ? line : "/" + line, ref: ref))
@@ -277,7 +312,33 @@ enum PluginAction: Sendable {
             guard let key = object["key"]?.string, !key.isEmpty else { return fail("state_set needs \"key\"") }
             return .success(.stateSet(key: key, value: object["value"] ?? .null, ref: ref))
         default:
-            return fail("unknown action \"\(type)\" (send, reply, command, state_get, state_set, hello)")
+            return fail("unknown action \"\(type)\" (send, reply, react, unreact, command, state_get, state_set, hello)")
+        }
+    }
+
+    private struct InvalidField: Error {}
+
+    /// A sequence number: nil when absent; a whole number of 1 or more; or, where
+    /// `lastHanded` allows, `true` for the last message handed over (written 0 here).
+    private static func sequence(_ value: JSONValue?, lastHanded: Bool) throws(InvalidField) -> Int64? {
+        switch value {
+        case nil, .null?: return nil
+        case .bool(true)? where lastHanded: return 0
+        case .number(let number)?:
+            guard let seq = Int64(exactly: number), seq >= 1 else { throw InvalidField() }
+            return seq
+        default: throw InvalidField()
+        }
+    }
+
+    /// A chat id: nil when absent, else a whole number.
+    private static func chatID(_ value: JSONValue?) throws(InvalidField) -> ChatID? {
+        switch value {
+        case nil, .null?: return nil
+        case .number(let number)?:
+            guard let id = Int64(exactly: number) else { throw InvalidField() }
+            return ChatID(id)
+        default: throw InvalidField()
         }
     }
 

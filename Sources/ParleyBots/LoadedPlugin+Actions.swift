@@ -18,8 +18,14 @@ extension LoadedPlugin {
             apply(declared)
         case .success(var action):
             lastLineAt = .now
-            if case .reply(nil, let text, let ref) = action, let lastMessageChat {
-                action = .reply(chat: lastMessageChat, text: text, ref: ref)
+            // What refers to "the last message handed over" means the one handed by now.
+            switch action {
+            case .reply(let chat, let text, let replyTo, let ref):
+                action = .reply(
+                    chat: chat ?? lastMessageChat, text: text, replyTo: replyTo == 0 ? lastHanded?.seq : replyTo, ref: ref)
+            case .react(nil, nil, let emoji, let add, let ref):
+                action = .react(chat: lastHanded?.chat, seq: lastHanded?.seq, emoji: emoji, add: add, ref: ref)
+            default: break
             }
             if action.isLimited {
                 guard outgoingLimited < limits.actionBacklog else {
@@ -78,14 +84,25 @@ extension LoadedPlugin {
         case .hello(let declared):
             apply(declared)
             return ActionOutcome(data: [:])
-        case .send(let address, let text, _):
+        case .send(let address, let text, let replyTo, _):
             let recipient = try await resolve(address)
-            return sent(try await service.sendMessage(to: recipient, text: text, clientID: UUID().uuidString, via: via))
-        case .reply(let chat, let text, _):
+            return sent(try await service.sendMessage(to: recipient, text: text, clientID: UUID().uuidString, via: via, replyTo: replyTo))
+        case .reply(let chat, let text, let replyTo, _):
             guard let chat = chat ?? lastMessageChat else {
                 throw ParleyError(.invalidArgument, "nothing to reply to yet: give \"chat\", or use send")
             }
-            return sent(try await service.sendMessage(to: .chat(chat), text: text, clientID: UUID().uuidString, via: via))
+            guard replyTo != 0 else { throw ParleyError(.invalidArgument, "no message handed over yet to answer") }
+            return sent(
+                try await service.sendMessage(to: .chat(chat), text: text, clientID: UUID().uuidString, via: via, replyTo: replyTo))
+        case .react(let chat, let seq, let emoji, let add, _):
+            guard let chat, let seq else {
+                throw ParleyError(.invalidArgument, "nothing to react to yet: give \"chat\" and \"seq\"")
+            }
+            let counts =
+                add
+                ? try await service.react(chat: chat, seq: seq, emoji: emoji)
+                : try await service.unreact(chat: chat, seq: seq, emoji: emoji)
+            return ActionOutcome(data: ["reactions": JSONValue(wire: counts)])
         case .command(let line, _):
             guard let commander else { throw ParleyError(.unavailable, "this host runs no slash commands") }
             return ActionOutcome(data: try await commander.run(line))

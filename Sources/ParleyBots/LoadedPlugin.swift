@@ -39,6 +39,8 @@ actor LoadedPlugin {
     private var recentRestarts: [ContinuousClock.Instant] = []
     private var stderrTail: [String] = []
     var lastMessageChat: ChatID?
+    /// The last message handed to the bot, for a reply or reaction that names none.
+    var lastHanded: (chat: ChatID, seq: Int64)?
     /// When the last message event was handed over, and the plugin's last line came.
     private var handedAt: ContinuousClock.Instant?
     var lastLineAt: ContinuousClock.Instant?
@@ -214,7 +216,7 @@ actor LoadedPlugin {
         case .swift(let bot):
             await bot.handle(event, context: BotContext(plugin: self, me: me))
         case .process:
-            let line = event.jsonLine()
+            let line = event.jsonLine(myHandle: me.handle)
             while !stopping {
                 if let process, await process.write(line) { break }
                 guard case .restarting = status else { return }
@@ -226,6 +228,7 @@ actor LoadedPlugin {
     private func noteHanded(_ message: MessageEvent) {
         handedAt = .now
         lastMessageChat = message.chat.id
+        lastHanded = (message.chat.id, message.message.seq)
         let chat = message.chat.id.rawValue
         if message.message.seq > cursors[chat, default: 0] {
             cursors[chat] = message.message.seq

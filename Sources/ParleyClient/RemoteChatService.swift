@@ -120,8 +120,62 @@ public final class RemoteChatService: ChatService {
 
     public func user(handle: String) async throws -> User { try await link.call(.user, Args.Handle(handle: handle)) }
 
-    public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?) async throws -> Message {
-        try await link.send(Args.Send(to: recipient, text: text, clientID: clientID ?? UUID().uuidString.lowercased(), via: via))
+    public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?, replyTo: Int64?) async throws
+        -> Message
+    {
+        try await link.send(
+            Args.Send(to: recipient, text: text, clientID: clientID ?? UUID().uuidString.lowercased(), via: via, replyTo: replyTo))
+    }
+
+    public func editMessage(chat: ChatID, seq: Int64, text: String) async throws -> Message {
+        try await link.call(.editMessage, Args.Edit(chat: chat, seq: seq, text: text))
+    }
+
+    public func deleteMessage(chat: ChatID, seq: Int64) async throws -> Message {
+        try await link.call(.deleteMessage, Args.ChatSeq(chat: chat, seq: seq))
+    }
+
+    public func react(chat: ChatID, seq: Int64, emoji: String) async throws -> [ReactionCount] {
+        try await link.call(.react, Args.Reaction(chat: chat, seq: seq, emoji: emoji))
+    }
+
+    public func unreact(chat: ChatID, seq: Int64, emoji: String) async throws -> [ReactionCount] {
+        try await link.call(.unreact, Args.Reaction(chat: chat, seq: seq, emoji: emoji))
+    }
+
+    public func mentions(limit: Int) async throws -> [Message] { try await link.call(.mentions, Args.Limit(limit: limit)) }
+
+    public func typing(in chat: ChatID) async throws {
+        let _: Empty = try await link.call(.typing, Args.Chat(chat: chat))
+    }
+
+    public func setTopic(_ topic: String?, in chat: ChatID) async throws -> Chat {
+        try await link.call(.setTopic, Args.Topic(chat: chat, topic: topic))
+    }
+
+    public func setGroupRules(in chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat {
+        try await link.call(
+            .setGroupRules, Args.GroupRules(chat: chat, anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll))
+    }
+
+    public func setAway(_ message: String?) async throws {
+        let _: Empty = try await link.call(.setAway, Args.Away(message: message))
+    }
+
+    public func back() async throws {
+        let _: Empty = try await link.call(.back, Empty())
+    }
+
+    public func hideActivity(_ hidden: Bool) async throws {
+        let _: Empty = try await link.call(.hideActivity, Args.Hidden(hidden: hidden))
+    }
+
+    public func activity(of user: UserID) async throws -> UserActivity { try await link.call(.activity, Args.User(user: user)) }
+
+    public func sessions() async throws -> [SessionInfo] { try await link.call(.sessions, Empty()) }
+
+    public func revokeSession(_ id: String) async throws {
+        let _: Empty = try await link.call(.revokeSession, Args.Session(id: id))
     }
 
     public func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message] {

@@ -45,6 +45,13 @@ public final class ChatEngine: Sendable {
         /// since the cached copy learns of a change on another node a moment later.
         /// Sends need no confirming: the store refuses a non-member's message itself.
         public var membersChangeElsewhere = false
+        /// How long after sending a user may edit a message (nil: any time).
+        public var editWindow: Duration? = .seconds(24 * 3600)
+        /// How long after sending a user may delete their own message (nil: any time).
+        /// Owners and admins delete others' messages in their groups at any time.
+        public var deleteWindow: Duration? = nil
+        /// At most one typing event per user and chat in this time.
+        public var typingInterval: Duration = .seconds(3)
 
         public init() {}
     }
@@ -61,6 +68,8 @@ public final class ChatEngine: Sendable {
     let blobs: (any BlobStore)?
     /// Sessions on other nodes; nil: this process is the only one.
     let presence: (any PresenceLedger)?
+    /// Last seen times, typing, away: what the engine remembers between requests.
+    let activity = ActivityTracker()
     private let nextSession = Atomic<Int>(0)
 
     public init(
@@ -82,20 +91,22 @@ public final class ChatEngine: Sendable {
     }
 
     /// A new, signed-out connection.
-    public func connect(address: String = "local") -> EngineSession {
-        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: address)
+    public func connect(address: String = "local", client: String = "parley (embedded)") -> EngineSession {
+        EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: address, client: client)
     }
 
     /// A new, signed-out connection that hands each event with its position to
     /// `deliver` instead of a stream: called in order, from the task that publishes, so
     /// it must only queue the event (a server writes it to the socket's channel).
     /// `ended` is told when the session's token is revoked from elsewhere.
+    /// `client` is how the program connecting names itself (a WebSocket's User-Agent).
     public func connect(
-        address: String, deliver: @escaping @Sendable (PositionedEvent) -> Void,
+        address: String, client: String = "unknown", deliver: @escaping @Sendable (PositionedEvent) -> Void,
         ended: (@Sendable (ParleyError) -> Void)? = nil
     ) -> EngineSession {
         EngineSession(
-            engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: address, sink: deliver, ended: ended)
+            engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: address, client: client, sink: deliver,
+            ended: ended)
     }
 
     /// Deletes expired sessions and sign-in codes; `parley serve` runs it periodically.

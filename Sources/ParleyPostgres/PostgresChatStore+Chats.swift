@@ -184,7 +184,12 @@ extension PostgresChatStore {
                 SELECT c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.last_seq, c.last_activity_at,
                        mb.read_seq, pu.id, pu.handle, pu.display_name, pu.is_bot,
                        c.last_message_id, c.last_sender_id, c.last_kind, c.last_text, c.last_media, c.last_client_id,
-                       c.last_seq > mb.cleared_seq
+                       c.last_seq > mb.cleared_seq, c.topic, c.anyone_sets_topic, c.anyone_mentions_all, c.last_deleted_at,
+                       CASE WHEN c.last_seq > mb.read_seq THEN
+                           (SELECT count(*) FROM mention mn WHERE mn.user_id = mb.user_id AND mn.chat_id = c.id AND mn.seq > mb.read_seq)
+                           + (SELECT count(*) FROM message ma WHERE ma.chat_id = c.id AND ma.mentions_all
+                                AND ma.seq > mb.read_seq AND ma.sender_id <> mb.user_id)
+                       ELSE 0 END
                 FROM member mb
                 JOIN chat c ON c.id = mb.chat_id
                 LEFT JOIN users pu ON c.kind = 'direct'
@@ -213,9 +218,6 @@ extension PostgresChatStore {
                 }
                 var participants: [UserRef] = []
                 if kind == .direct, let peer { participants = peer.id < me.id ? [peer, me] : [me, peer] }
-                let chat = Chat(
-                    id: chatID, kind: kind, handle: handle, title: title, isPublic: isPublic, participants: participants,
-                    createdAt: createdAt)
                 let lastID: Int64? = try cells.next()
                 let senderID: Int64? = try cells.next()
                 let lastKind: String? = try cells.next()
@@ -223,6 +225,11 @@ extension PostgresChatStore {
                 let lastMedia: String? = try cells.next()
                 let lastClientID: String? = try cells.next()
                 let visible: Bool = try cells.next()
+                let chat = Chat(
+                    id: chatID, kind: kind, handle: handle, title: title, isPublic: isPublic, participants: participants,
+                    createdAt: createdAt, topic: try cells.next(), anyoneSetsTopic: try cells.next(), anyoneMentionsAll: try cells.next())
+                let lastDeleted = try cells.optionalDate()
+                let mentions: Int64 = try cells.next()
                 var lastMessage: Message?
                 if let lastID, let senderID, visible {
                     let sender: UserRef
@@ -237,10 +244,12 @@ extension PostgresChatStore {
                     lastMessage = Message(
                         id: MessageID(lastID), chatID: chatID, seq: lastSeq, sender: sender,
                         kind: MessageKind(rawValue: lastKind ?? "") ?? .text, text: lastText ?? "", media: MediaColumn.decode(lastMedia),
-                        sentAt: activity, clientID: lastClientID)
+                        sentAt: activity, clientID: lastClientID, deletedAt: lastDeleted)
                 }
                 summaries.append(
-                    ChatSummary(chat: chat, lastMessage: lastMessage, unread: Int(max(0, lastSeq - readSeq)), lastActivity: activity))
+                    ChatSummary(
+                        chat: chat, lastMessage: lastMessage, unread: Int(max(0, lastSeq - readSeq)), mentions: Int(mentions),
+                        lastActivity: activity))
             }
             return summaries
         }

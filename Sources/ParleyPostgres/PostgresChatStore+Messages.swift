@@ -11,7 +11,7 @@ extension PostgresChatStore {
     public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
         try await rows(
             """
-            SELECT \(unescaped: PostgresRows.messageColumns) FROM message m JOIN users s ON s.id = m.sender_id
+            SELECT \(unescaped: PostgresRows.messageColumns) FROM message m \(unescaped: PostgresRows.messageJoins)
             WHERE m.chat_id = \(chat.rawValue) AND m.seq > \(after) AND m.seq < \(before ?? Int64.max)
             ORDER BY m.seq DESC LIMIT \(Int64(limit))
             """
@@ -21,7 +21,7 @@ extension PostgresChatStore {
     public func message(chat: ChatID, seq: Int64) async throws -> Message? {
         try await rows(
             """
-            SELECT \(unescaped: PostgresRows.messageColumns) FROM message m JOIN users s ON s.id = m.sender_id
+            SELECT \(unescaped: PostgresRows.messageColumns) FROM message m \(unescaped: PostgresRows.messageJoins)
             WHERE m.chat_id = \(chat.rawValue) AND m.seq = \(seq)
             """
         ).first.map(PostgresRows.message)
@@ -34,9 +34,9 @@ extension PostgresChatStore {
             SELECT \(unescaped: PostgresRows.messageColumns)
             FROM message m
             JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = \(user.rawValue)
-            JOIN users s ON s.id = m.sender_id
+            \(unescaped: PostgresRows.messageJoins)
             WHERE to_tsvector('simple', m.text) @@ to_tsquery('simple', \(Self.tsquery(query)))
-              AND m.seq > mb.cleared_seq AND (\(chat?.rawValue)::bigint IS NULL OR m.chat_id = \(chat?.rawValue)::bigint)
+              AND m.seq > mb.cleared_seq AND m.deleted_at IS NULL AND (\(chat?.rawValue)::bigint IS NULL OR m.chat_id = \(chat?.rawValue)::bigint)
             ORDER BY m.id DESC LIMIT \(Int64(limit))
             """
         ).map(PostgresRows.message)

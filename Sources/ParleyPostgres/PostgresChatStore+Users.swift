@@ -110,9 +110,13 @@ extension PostgresChatStore {
         ).map(PostgresRows.user)
     }
 
-    public func createSession(tokenHash: Data, user: UserID, expiresAt: Date) async throws {
+    public func createSession(tokenHash: Data, user: UserID, expiresAt: Date, client: String, address: String, at time: Date) async throws {
         try await rows(
-            "INSERT INTO session (token_hash, user_id, expires_at) VALUES (\(tokenHash), \(user.rawValue), \(expiresAt.storedMilliseconds))"
+            """
+            INSERT INTO session (token_hash, user_id, expires_at, client, address, created_at, last_active_at)
+            VALUES (\(tokenHash), \(user.rawValue), \(expiresAt.storedMilliseconds), \(client), \(address), \(time.storedMilliseconds),
+                    \(time.storedMilliseconds))
+            """
         )
     }
 

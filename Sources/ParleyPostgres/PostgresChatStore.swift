@@ -148,9 +148,19 @@ enum PostgresRows {
         UserRef(id: UserID(try cells.next(Int64.self)), handle: try cells.next(), displayName: try cells.next(), isBot: try cells.next())
     }
 
-    /// `m.*` message columns followed by the sender's handle, name and bot flag.
-    static let messageColumns =
-        "m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via"
+    /// `m.*` message columns, the sender's handle, name and bot flag, and the quoted
+    /// original of a reply: read from `message m` and `messageJoins`.
+    static let messageColumns = """
+        m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via,
+        m.mentions, m.mentions_all, m.reactions, m.edited_at, m.deleted_at,
+        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at
+        """
+
+    static let messageJoins = """
+        JOIN users s ON s.id = m.sender_id
+        LEFT JOIN message r ON m.reply_seq IS NOT NULL AND r.chat_id = m.chat_id AND r.seq = m.reply_seq
+        LEFT JOIN users rs ON rs.id = r.sender_id
+        """
 
     static func message(_ row: PostgresRow) throws -> Message {
         var cells = Cells(row)
@@ -164,12 +174,29 @@ enum PostgresRows {
         let sentAt = try cells.date()
         let clientID: String? = try cells.next()
         let sender = UserRef(id: senderID, handle: try cells.next(), displayName: try cells.next(), isBot: try cells.next())
+        let via: String? = try cells.next()
+        let mentions = MessageColumns.mentions(try cells.next(String?.self))
+        let mentionsEveryone: Bool = try cells.next()
+        let reactions = MessageColumns.reactions(try cells.next(String?.self))
+        let editedAt = try cells.optionalDate()
+        let deletedAt = try cells.optionalDate()
+        let quotedSeq: Int64? = try cells.next()
+        var quotedSender: UserRef?
+        if let quotedID = try cells.next(Int64?.self) {
+            quotedSender = UserRef(id: UserID(quotedID), handle: try cells.next(), displayName: try cells.next(), isBot: try cells.next())
+        } else {
+            _ = (try cells.next(String?.self), try cells.next(String?.self), try cells.next(Bool?.self))
+        }
+        let quote = MessageColumns.quote(
+            seq: quotedSeq, sender: quotedSender, text: try cells.next(String?.self), deletedAt: try cells.next(Int64?.self))
         return Message(
             id: id, chatID: chat, seq: seq, sender: sender, kind: kind, text: text, media: media, sentAt: sentAt, clientID: clientID,
-            via: try cells.next())
+            via: via, mentions: mentions, mentionsEveryone: mentionsEveryone, replyTo: quote, reactions: reactions, editedAt: editedAt,
+            deletedAt: deletedAt)
     }
 
-    static let chatColumns = "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at"
+    static let chatColumns =
+        "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all"
 
     /// Chats from rows of `chatColumns`, with the two users of each direct chat.
     static func chats(_ rows: [PostgresRow], on connection: PostgresConnection, logger: Logger) async throws -> [Chat] {
@@ -193,7 +220,8 @@ enum PostgresRows {
             chats.append(
                 Chat(
                     id: id, kind: kind, handle: try cells.next(), title: try cells.next(), isPublic: try cells.next(),
-                    participants: participants, createdAt: try cells.date()))
+                    participants: participants, createdAt: try cells.date(), topic: try cells.next(), anyoneSetsTopic: try cells.next(),
+                    anyoneMentionsAll: try cells.next()))
         }
         return chats
     }

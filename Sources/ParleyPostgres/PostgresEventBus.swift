@@ -117,7 +117,7 @@ public final class PostgresEventBus: EventBus, Service {
             logger.error("an event could not be encoded", metadata: ["event": "\(event.type)"])
             return
         }
-        let kept: Bool = if case .presenceChanged = event { false } else { true }
+        let kept = !event.isTransient
         // The writer retries and never throws.
         try? await outgoing.submit(
             Outgoing(
@@ -132,11 +132,14 @@ public final class PostgresEventBus: EventBus, Service {
         if case .message(let event) = event { event.message.id } else { nil }
     }
 
-    /// The chat whose members or roles an event changes.
+    /// The chat whose members, roles or rules an event changes: other nodes forget
+    /// what they cached of it.
     private static func membershipChat(of event: ChatEvent) -> ChatID? {
         switch event {
-        case .memberJoined, .memberLeft, .memberKicked, .roleChanged: event.chatID
-        case .chatCreated, .message, .readMarkerMoved, .presenceChanged, .chatDeleted: nil
+        case .memberJoined, .memberLeft, .memberKicked, .roleChanged, .chatUpdated: event.chatID
+        case .chatCreated, .message, .readMarkerMoved, .presenceChanged, .chatDeleted, .messageEdited, .messageDeleted, .reactionChanged,
+            .typing, .away:
+            nil
         }
     }
 

@@ -87,19 +87,21 @@ final class PostgresMessageWriter: Sendable {
         let kind = message.kind.rawValue
         let statement = InsertMessage(
             sentAt: sentAt, sender: sender, kind: kind, text: message.text, media: media, clientID: message.clientID, chat: chat,
-            via: message.via)
+            via: message.via, mentions: MessageColumns.mentions(message.mentions.map(\.handle)), mentionsAll: message.mentionsEveryone,
+            replyTo: message.replyTo, mentioned: message.mentions.map(\.id.rawValue))
         var inserted: (id: Int64, seq: Int64)?
         for try await row in try await connection.execute(statement, logger: logger) { inserted = row }
         if let (id, seq) = inserted {
             let stored = Message(
                 id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind, text: message.text,
-                media: message.media, sentAt: Date(storedMilliseconds: sentAt), clientID: message.clientID, via: message.via)
+                media: message.media, sentAt: Date(storedMilliseconds: sentAt), clientID: message.clientID, via: message.via,
+                mentions: message.mentions.map(\.handle), mentionsEveryone: message.mentionsEveryone)
             return .success((stored, true))
         }
         if let clientID = message.clientID,
             let existing = try await connection.query(
                 """
-                SELECT \(unescaped: PostgresRows.messageColumns) FROM message m JOIN users s ON s.id = m.sender_id
+                SELECT \(unescaped: PostgresRows.messageColumns) FROM message m \(unescaped: PostgresRows.messageJoins)
                 WHERE m.sender_id = \(sender) AND m.client_id = \(clientID)
                 """, logger: logger
             ).collect().first
@@ -114,23 +116,27 @@ final class PostgresMessageWriter: Sendable {
 
 /// The statement that stores one message, prepared once per connection so it is not
 /// parsed and planned for every message. Parameters: $1 sent at, $2
-/// sender, $3 kind, $4 text, $5 media, $6 client id, $7 chat, $8 via. The sequence
-/// number, the membership check, the chat's copy of its last message, the message and
-/// the sender's read marker, in one statement.
+/// sender, $3 kind, $4 text, $5 media, $6 client id, $7 chat, $8 via, $9 mentioned
+/// handles, $10 mentions everyone, $11 the seq it replies to, $12 the mentioned users. The
+/// sequence number, the membership check, the chat's copy of its last message, the
+/// message, the sender's read marker and the mentions, in one statement.
 struct InsertMessage: PostgresPreparedStatement {
     static let sql = """
         WITH c AS (
             UPDATE chat SET last_seq = last_seq + 1, last_message_id = nextval('message_id_seq'), last_activity_at = $1,
-                last_sender_id = $2, last_kind = $3, last_text = $4, last_media = $5, last_client_id = $6
+                last_sender_id = $2, last_kind = $3, last_text = $4, last_media = $5, last_client_id = $6, last_deleted_at = NULL
             WHERE id = $7 AND EXISTS (SELECT 1 FROM member WHERE chat_id = $7 AND user_id = $2)
                 AND ($6::text IS NULL OR NOT EXISTS (SELECT 1 FROM message WHERE sender_id = $2 AND client_id = $6))
             RETURNING last_seq, last_message_id
         ), m AS (
-            INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via)
-            SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, $8 FROM c
+            INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq)
+            SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, $8, $9, $10, $11 FROM c
             RETURNING id, seq
         ), r AS (
             UPDATE member SET read_seq = m.seq, read_at = $1 FROM m WHERE member.chat_id = $7 AND member.user_id = $2
+        ), n AS (
+            INSERT INTO mention (user_id, chat_id, seq, message_id)
+            SELECT u, $7, m.seq, m.id FROM m, unnest($12::bigint[]) AS u ON CONFLICT DO NOTHING
         )
         SELECT id, seq FROM m
         """
@@ -144,9 +150,13 @@ struct InsertMessage: PostgresPreparedStatement {
     var clientID: String?
     var chat: Int64
     var via: String?
+    var mentions: String?
+    var mentionsAll: Bool
+    var replyTo: Int64?
+    var mentioned: [Int64]
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 8)
+        var bindings = PostgresBindings(capacity: 12)
         bindings.append(sentAt)
         bindings.append(sender)
         bindings.append(kind)
@@ -155,6 +165,10 @@ struct InsertMessage: PostgresPreparedStatement {
         bindings.append(clientID)
         bindings.append(chat)
         bindings.append(via)
+        bindings.append(mentions)
+        bindings.append(mentionsAll)
+        bindings.append(replyTo)
+        bindings.append(mentioned)
         return bindings
     }
 

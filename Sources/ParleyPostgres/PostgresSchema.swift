@@ -205,6 +205,48 @@ enum PostgresSchema {
             $$
             """
         ),
+        (
+            // Mentions, replies, edits, deletions and reactions on messages; group topics
+            // and rules; away, last seen and hidden activity on users; where and when each
+            // session signed in and was last used.
+            "4-conversation-features",
+            """
+            ALTER TABLE message ADD COLUMN mentions text;
+            ALTER TABLE message ADD COLUMN mentions_all boolean NOT NULL DEFAULT false;
+            ALTER TABLE message ADD COLUMN reply_seq bigint;
+            ALTER TABLE message ADD COLUMN reactions text;
+            ALTER TABLE message ADD COLUMN edited_at bigint;
+            ALTER TABLE message ADD COLUMN deleted_at bigint;
+            CREATE INDEX message_mentions_all ON message (chat_id, seq) WHERE mentions_all;
+            CREATE TABLE mention (
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                chat_id bigint NOT NULL,
+                seq bigint NOT NULL,
+                message_id bigint NOT NULL REFERENCES message(id) ON DELETE CASCADE,
+                PRIMARY KEY (user_id, chat_id, seq)
+            );
+            CREATE INDEX mention_message ON mention (message_id);
+            CREATE TABLE reaction (
+                chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                seq bigint NOT NULL,
+                emoji text NOT NULL,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                reacted_at bigint NOT NULL,
+                PRIMARY KEY (chat_id, seq, emoji, user_id)
+            );
+            ALTER TABLE chat ADD COLUMN last_deleted_at bigint;
+            ALTER TABLE chat ADD COLUMN topic text;
+            ALTER TABLE chat ADD COLUMN anyone_sets_topic boolean NOT NULL DEFAULT false;
+            ALTER TABLE chat ADD COLUMN anyone_mentions_all boolean NOT NULL DEFAULT false;
+            ALTER TABLE users ADD COLUMN away text;
+            ALTER TABLE users ADD COLUMN last_seen_at bigint;
+            ALTER TABLE users ADD COLUMN hide_activity boolean NOT NULL DEFAULT false;
+            ALTER TABLE session ADD COLUMN client text NOT NULL DEFAULT 'unknown';
+            ALTER TABLE session ADD COLUMN address text NOT NULL DEFAULT 'unknown';
+            ALTER TABLE session ADD COLUMN created_at bigint NOT NULL DEFAULT 0;
+            ALTER TABLE session ADD COLUMN last_active_at bigint NOT NULL DEFAULT 0;
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

@@ -14,6 +14,9 @@ public enum Op: String, CaseIterable, Sendable {
     case setViewing = "set_viewing", online
     case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"
     case revokeSignupCode = "revoke_signup_code"
+    case editMessage = "edit_message", deleteMessage = "delete_message", react, unreact, mentions, typing
+    case setTopic = "set_topic", setGroupRules = "set_group_rules"
+    case setAway = "set_away", back, hideActivity = "hide_activity", activity, sessions, revokeSession = "revoke_session"
     case ping
 }
 
@@ -172,7 +175,12 @@ public enum Args {
         public var clientID: String?
         /// The plugin sending for its user, if one is.
         public var via: String?
-        public init(to recipient: Recipient, text: String, media: String? = nil, clientID: String?, via: String? = nil) {
+        /// The sequence number of the message in the same chat this one answers.
+        public var replyTo: Int64?
+        public init(
+            to recipient: Recipient, text: String, media: String? = nil, clientID: String?, via: String? = nil, replyTo: Int64? = nil
+        ) {
+            self.replyTo = replyTo
             switch recipient {
             case .chat(let id): chat = id
             case .user(let id): user = id
@@ -220,6 +228,72 @@ public enum Args {
             self.chat = chat
             self.seq = seq
         }
+    }
+
+    /// `edit_message`: the new text of message `seq`.
+    public struct Edit: Codable, Sendable {
+        public var chat: ChatID
+        public var seq: Int64
+        public var text: String
+        public init(chat: ChatID, seq: Int64, text: String) {
+            self.chat = chat
+            self.seq = seq
+            self.text = text
+        }
+    }
+
+    /// `react` and `unreact`.
+    public struct Reaction: Codable, Sendable {
+        public var chat: ChatID
+        public var seq: Int64
+        public var emoji: String
+        public init(chat: ChatID, seq: Int64, emoji: String) {
+            self.chat = chat
+            self.seq = seq
+            self.emoji = emoji
+        }
+    }
+
+    public struct Limit: Codable, Sendable {
+        public var limit: Int?
+        public init(limit: Int) { self.limit = limit }
+    }
+
+    /// `set_topic`: null or empty clears it.
+    public struct Topic: Codable, Sendable {
+        public var chat: ChatID
+        public var topic: String?
+        public init(chat: ChatID, topic: String?) {
+            self.chat = chat
+            self.topic = topic
+        }
+    }
+
+    /// `set_group_rules`: a rule left out stays as it is.
+    public struct GroupRules: Codable, Sendable {
+        public var chat: ChatID
+        public var anyoneSetsTopic: Bool?
+        public var anyoneMentionsAll: Bool?
+        public init(chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) {
+            self.chat = chat
+            self.anyoneSetsTopic = anyoneSetsTopic
+            self.anyoneMentionsAll = anyoneMentionsAll
+        }
+    }
+
+    public struct Away: Codable, Sendable {
+        public var message: String?
+        public init(message: String?) { self.message = message }
+    }
+
+    public struct Hidden: Codable, Sendable {
+        public var hidden: Bool
+        public init(hidden: Bool) { self.hidden = hidden }
+    }
+
+    public struct Session: Codable, Sendable {
+        public var id: String
+        public init(id: String) { self.id = id }
     }
 
     public struct Chat: Codable, Sendable {

@@ -191,6 +191,9 @@ extension Chat: WireWritable {
             writer.field("is_public", isPublic)
             writer.field("participants", participants)
             writer.field("created_at", createdAt)
+            writer.field("topic", topic)
+            writer.field("anyone_sets_topic", anyoneSetsTopic)
+            writer.field("anyone_mentions_all", anyoneMentionsAll)
         }
     }
 }
@@ -221,6 +224,12 @@ extension Message: WireWritable {
             writer.field("sent_at", sentAt)
             writer.field("client_id", clientID)
             if let via { writer.field("via", via) }
+            if !mentions.isEmpty { writer.field("mentions", mentions) }
+            if mentionsEveryone { writer.field("mentions_everyone", true) }
+            writer.field("reply_to", replyTo)
+            if !reactions.isEmpty { writer.field("reactions", reactions) }
+            writer.field("edited_at", editedAt)
+            writer.field("deleted_at", deletedAt)
         }
     }
 }
@@ -230,6 +239,27 @@ extension MessageEvent: WireWritable {
         writer.object { writer in
             writer.field("chat", chat)
             writer.field("message", message)
+            writer.field("by", by)
+        }
+    }
+}
+
+extension ReplyQuote: WireWritable {
+    public func write(to writer: inout WireWriter) {
+        writer.object { writer in
+            writer.field("seq", seq)
+            writer.field("sender", sender)
+            writer.field("text", text)
+            writer.field("deleted", deleted)
+        }
+    }
+}
+
+extension ReactionCount: WireWritable {
+    public func write(to writer: inout WireWriter) {
+        writer.object { writer in
+            writer.field("emoji", emoji)
+            writer.field("count", count)
         }
     }
 }

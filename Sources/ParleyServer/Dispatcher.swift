@@ -138,7 +138,8 @@ struct Dispatcher: Sendable {
                         return try await session.sendMedia(
                             to: try args.recipient(), media: media, caption: args.text, clientID: args.clientID)
                     }
-                    return try await session.sendMessage(to: try args.recipient(), text: args.text, clientID: args.clientID, via: args.via)
+                    return try await session.sendMessage(
+                        to: try args.recipient(), text: args.text, clientID: args.clientID, via: args.via, replyTo: args.replyTo)
                 }
             case .history:
                 reply = try await call(id, frame) { (args: Args.History) in
@@ -206,6 +207,56 @@ struct Dispatcher: Sendable {
                     return Empty()
                 }
             case .online: reply = try await call(id, frame) { (args: Args.Chat) in try await session.online(in: args.chat) }
+            case .editMessage:
+                reply = try await call(id, frame) { (args: Args.Edit) in
+                    try await session.editMessage(chat: args.chat, seq: args.seq, text: args.text)
+                }
+            case .deleteMessage:
+                reply = try await call(id, frame) { (args: Args.ChatSeq) in try await session.deleteMessage(chat: args.chat, seq: args.seq)
+                }
+            case .react:
+                reply = try await call(id, frame) { (args: Args.Reaction) in
+                    try await session.react(chat: args.chat, seq: args.seq, emoji: args.emoji)
+                }
+            case .unreact:
+                reply = try await call(id, frame) { (args: Args.Reaction) in
+                    try await session.unreact(chat: args.chat, seq: args.seq, emoji: args.emoji)
+                }
+            case .mentions: reply = try await call(id, frame) { (args: Args.Limit) in try await session.mentions(limit: args.limit ?? 20) }
+            case .typing:
+                reply = try await call(id, frame) { (args: Args.Chat) in
+                    try await session.typing(in: args.chat)
+                    return Empty()
+                }
+            case .setTopic:
+                reply = try await call(id, frame) { (args: Args.Topic) in try await session.setTopic(args.topic, in: args.chat) }
+            case .setGroupRules:
+                reply = try await call(id, frame) { (args: Args.GroupRules) in
+                    try await session.setGroupRules(
+                        in: args.chat, anyoneSetsTopic: args.anyoneSetsTopic, anyoneMentionsAll: args.anyoneMentionsAll)
+                }
+            case .setAway:
+                reply = try await call(id, frame) { (args: Args.Away) in
+                    try await session.setAway(args.message)
+                    return Empty()
+                }
+            case .back:
+                reply = try await call(id, frame) { (_: Empty) in
+                    try await session.back()
+                    return Empty()
+                }
+            case .hideActivity:
+                reply = try await call(id, frame) { (args: Args.Hidden) in
+                    try await session.hideActivity(args.hidden)
+                    return Empty()
+                }
+            case .activity: reply = try await call(id, frame) { (args: Args.User) in try await session.activity(of: args.user) }
+            case .sessions: reply = try await call(id, frame) { (_: Empty) in try await session.sessions() }
+            case .revokeSession:
+                reply = try await call(id, frame) { (args: Args.Session) in
+                    try await session.revokeSession(args.id)
+                    return Empty()
+                }
             case .ping: reply = try await call(id, frame) { (_: Empty) in Empty() }
             }
         } catch let error as ParleyError {

@@ -41,6 +41,8 @@ public actor Shell {
         public var showProgress = false
         /// The terminal's width, for sizing previews.
         public var terminalColumns = 80
+        /// Shows who is typing in the current chat before the prompt (nil: nobody).
+        public var status: (@Sendable (String?) -> Void)?
 
         public init(dataFolder: URL, output: Output, interactive: Bool, environment: [String: String]?, modeDescription: String) {
             self.dataFolder = dataFolder
@@ -54,6 +56,14 @@ public actor Shell {
     public enum Outcome: Sendable {
         case proceed
         case quit
+    }
+
+    /// Who an event is shown to, and whether it should get their attention: a message
+    /// that mentions them, or a direct message outside the current chat.
+    public struct Viewer: Sendable {
+        public var me: UserID?
+        public var handle: String?
+        public var alert: Bool
     }
 
     var service: any ChatService
@@ -76,7 +86,11 @@ public actor Shell {
     /// The number the last `/login +PHONE` sent a code to, for `/code`.
     var pendingPhone: String?
     /// Called for each live event, e.g. to print it above the prompt.
-    private var eventSink: (@Sendable (ChatEvent, UserID?) -> Void)?
+    private var eventSink: (@Sendable (ChatEvent, Viewer) -> Void)?
+    /// Who is typing in which chat, and since when.
+    var typists: [ChatID: [String: ContinuousClock.Instant]] = [:]
+    /// When this user last told a chat they are typing.
+    var typingSent: [ChatID: ContinuousClock.Instant] = [:]
     private var pump: Task<Void, Never>?
     /// The bot plugins, started by the first `/plugin load`.
     var bots: BotHost?
@@ -90,7 +104,7 @@ public actor Shell {
     }
 
     /// Starts listening to events and signs back in with the saved session, if any.
-    public func start(eventSink: (@Sendable (ChatEvent, UserID?) -> Void)?) async {
+    public func start(eventSink: (@Sendable (ChatEvent, Viewer) -> Void)?) async {
         self.eventSink = eventSink
         let events = service.events
         let inbox = inbox
@@ -145,7 +159,13 @@ public actor Shell {
 
     private func deliver(_ event: ChatEvent) async {
         refreshCompletions(after: event)
-        eventSink?(event, me?.id)
+        var alert = false
+        if case .message(let data) = event, data.message.sender.id != me?.id {
+            alert = me.map { data.message.mentions($0.handle) } == true || (data.chat.kind == .direct && !isCurrent(data.chat))
+            noteTyping(stoppedBy: data.message.sender.handle, in: data.chat.id)
+        }
+        if case .typing(let typing) = event, typing.user.id != me?.id { noteTyping(typing.user.handle, in: typing.chatID) }
+        eventSink?(event, Viewer(me: me?.id, handle: me?.handle, alert: alert))
         // A message shown in the chat the user is looking at on a terminal has been
         // read; a script marks what it has read with /read. Not awaited: the next
         // event is shown without waiting for the server (markers never move back).

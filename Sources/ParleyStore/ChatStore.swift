@@ -25,11 +25,15 @@ public protocol ChatStore: Sendable {
     func searchUsers(prefix: String, limit: Int, offset: Int) async throws -> [User]
 
     // Sessions
-    func createSession(tokenHash: Data, user: UserID, expiresAt: Date) async throws
+    func createSession(tokenHash: Data, user: UserID, expiresAt: Date, client: String, address: String, at time: Date) async throws
     /// The user of a session that has not expired by `now`, and when it expires.
     func sessionUser(tokenHash: Data, now: Date) async throws -> (user: UserID, expiresAt: Date)?
     func deleteSession(tokenHash: Data) async throws
     func deleteSessions(of user: UserID, except tokenHash: Data?) async throws
+    /// The user's sessions that have not expired by `now`, oldest first.
+    func sessions(of user: UserID, now: Date) async throws -> [StoredSession]
+    /// Records that a session was used at `time`.
+    func touchSession(tokenHash: Data, at time: Date) async throws
     /// Deletes sessions and phone codes that expired before `now`; returns how many went.
     func purgeExpired(now: Date) async throws -> Int
 
@@ -54,6 +58,20 @@ public protocol ChatStore: Sendable {
     /// Hides the chat from the user's list and clears their history up to now.
     func hideChat(_ chat: ChatID, for user: UserID, at time: Date) async throws
 
+    // Activity
+    /// Records that the user was around at `time`.
+    func recordSeen(_ user: UserID, at time: Date) async throws
+    func activity(of user: UserID) async throws -> StoredActivity?
+    func setActivityHidden(_ hidden: Bool, of user: UserID) async throws
+    /// Sets (or with nil clears) the user's away message; returns whether it changed.
+    func setAway(_ message: String?, of user: UserID) async throws -> Bool
+    /// The away messages of those of `users` who are away.
+    func away(of users: [UserID]) async throws -> [UserID: String]
+
+    // Groups' topics and rules
+    func setTopic(_ topic: String?, of chat: ChatID) async throws -> Chat?
+    func setGroupRules(of chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat?
+
     // Messages
     /// Stores a message after checking the sender is a member; committed before it
     /// returns. A known (sender, client id) returns the stored message instead, with
@@ -73,6 +91,21 @@ public protocol ChatStore: Sendable {
     func markRead(chat: ChatID, user: UserID, seq: Int64, at time: Date) async throws -> (marker: ReadMarker, moved: Bool)
     /// Read markers at or past `seq`.
     func readers(chat: ChatID, atLeast seq: Int64) async throws -> [ReadMarker]
+    /// Replaces a message's text and marks it edited at `time`; its mentions stay as
+    /// sent. Returns the message as it now reads (nil: no such message).
+    func editMessage(chat: ChatID, seq: Int64, text: String, at time: Date) async throws -> Message?
+    /// Makes a message a tombstone at `time`: its text, media, mentions and reactions
+    /// go, search and the chat list no longer show them, and media that no other
+    /// message and no avatar uses is no longer its uploader's. Returns the tombstone.
+    func deleteMessage(chat: ChatID, seq: Int64, at time: Date) async throws -> Message?
+    /// Adds or takes back `user`'s `emoji` on a message, atomically. Adding a new emoji
+    /// to a message that already has `cap` different ones changes nothing and returns
+    /// nil. Otherwise returns whether anything changed and the message's counts.
+    func react(chat: ChatID, seq: Int64, user: UserID, emoji: String, add: Bool, cap: Int, at time: Date) async throws
+        -> (changed: Bool, reactions: [ReactionCount])?
+    /// Messages that mention `user` by handle or mention everyone in a chat of theirs
+    /// (in the part of their history they have not cleared), newest first.
+    func mentions(of user: UserID, limit: Int) async throws -> [Message]
 
     // Media
     /// Records an upload: the media (once per content) and who uploaded it.
@@ -223,6 +256,11 @@ public struct NewMessage: Sendable, Hashable {
     public var clientID: String?
     public var via: String?
     public var sentAt: Date
+    /// The members mentioned by handle (never the sender), whose counts it raises.
+    public var mentions: [UserRef] = []
+    public var mentionsEveryone = false
+    /// The message of the same chat this one answers.
+    public var replyTo: Int64?
 
     public init(
         chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: MediaInfo? = nil, clientID: String?, via: String? = nil,
@@ -236,6 +274,69 @@ public struct NewMessage: Sendable, Hashable {
         self.clientID = clientID
         self.via = via
         self.sentAt = sentAt
+    }
+}
+
+/// A stored session, for `/sessions`.
+public struct StoredSession: Sendable, Hashable {
+    public var tokenHash: Data
+    public var client: String
+    public var address: String
+    public var createdAt: Date
+    public var lastActiveAt: Date
+
+    public init(tokenHash: Data, client: String, address: String, createdAt: Date, lastActiveAt: Date) {
+        self.tokenHash = tokenHash
+        self.client = client
+        self.address = address
+        self.createdAt = createdAt
+        self.lastActiveAt = lastActiveAt
+    }
+}
+
+/// What the store keeps of a user's comings and goings.
+public struct StoredActivity: Sendable, Hashable {
+    public var lastSignIn: Date?
+    public var lastSeen: Date?
+    public var hidden: Bool
+    public var away: String?
+
+    public init(lastSignIn: Date?, lastSeen: Date?, hidden: Bool, away: String?) {
+        self.lastSignIn = lastSignIn
+        self.lastSeen = lastSeen
+        self.hidden = hidden
+        self.away = away
+    }
+}
+
+/// How the stores keep a message's mentions and reaction counts in a column each.
+package enum MessageColumns {
+    /// Handles, space-separated (nil: none).
+    package static func mentions(_ handles: [String]) -> String? {
+        handles.isEmpty ? nil : handles.joined(separator: " ")
+    }
+
+    package static func mentions(_ column: String?) -> [String] {
+        column.map { $0.split(separator: " ").map(String.init) } ?? []
+    }
+
+    /// One `emoji count` per line (nil: none).
+    package static func reactions(_ counts: [ReactionCount]) -> String? {
+        counts.isEmpty ? nil : counts.map { "\($0.emoji) \($0.count)" }.joined(separator: "\n")
+    }
+
+    package static func reactions(_ column: String?) -> [ReactionCount] {
+        guard let column else { return [] }
+        return column.split(separator: "\n").compactMap { line in
+            guard let space = line.lastIndex(of: " "), let count = Int(line[line.index(after: space)...]) else { return nil }
+            return ReactionCount(emoji: String(line[..<space]), count: count)
+        }
+    }
+
+    /// The quote of a reply from its original's columns, when there is one.
+    package static func quote(seq: Int64?, sender: UserRef?, text: String?, deletedAt: Int64?) -> ReplyQuote? {
+        guard let seq, let sender else { return nil }
+        return ReplyQuote(seq: seq, sender: sender, text: text ?? "", deleted: deletedAt != nil)
     }
 }
 

@@ -53,6 +53,7 @@ struct ShellLauncher {
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { settings.terminalColumns = Int(size.ws_col) }
         settings.anotherConnection = link.another
         settings.announce = announce
+        if interactive, isatty(STDOUT_FILENO) == 1 { settings.status = { editorBox.editor?.setStatus($0) } }
         settings.readSecret = { prompt in
             await withCheckedContinuation { continuation in
                 DispatchQueue.global().async { continuation.resume(returning: Terminal.readLine(prompt: prompt, echo: false)) }
@@ -62,7 +63,8 @@ struct ShellLauncher {
         defer { try? store?.close() }
 
         guard let scriptName else {
-            return await interact(shell, output: output, folder: folder, editorBox: editorBox)
+            let notifier = Notifier(command: environment["PARLEY_NOTIFY"], bell: isatty(STDOUT_FILENO) == 1)
+            return await interact(shell, output: output, folder: folder, editorBox: editorBox, notifier: notifier)
         }
         await shell.start(eventSink: nil)
         var lines = LineReader(descriptor: fileno(file))
@@ -129,9 +131,10 @@ struct ShellLauncher {
         }
     }
 
-    private func interact(_ shell: Shell, output: Output, folder: URL, editorBox: EditorBox) async -> Int32 {
-        await shell.start { event, me in
-            if let text = output.render(event, me: me) { editorBox.editor?.show(text) }
+    private func interact(_ shell: Shell, output: Output, folder: URL, editorBox: EditorBox, notifier: Notifier) async -> Int32 {
+        await shell.start { event, viewer in
+            guard let text = output.render(event, me: viewer.me, myHandle: viewer.handle) else { return }
+            editorBox.editor?.show(viewer.alert ? notifier.alert(text) : text)
         }
         let hooks = LineEditor.Hooks(
             execute: { line in
@@ -143,13 +146,41 @@ struct ShellLauncher {
                 }
             },
             prompt: { await shell.prompt },
-            completions: { word, atStart in shell.completions.candidates(for: word, atLineStart: atStart) })
+            completions: { word, atStart in shell.completions.candidates(for: word, atLineStart: atStart) },
+            typing: { shell.userIsTyping() })
         let editor = LineEditor(historyPath: folder.appendingPathComponent("history").path, hooks: hooks)
         editorBox.editor = editor
         output.note("Parley \(Parley.configuration.version) — /help for commands, Ctrl-D to quit")
         await editor.run()
         await shell.stop()
         return 0
+    }
+}
+
+/// Gets the user's attention for a mention or a direct message from another chat: the
+/// terminal's bell, or the command in `PARLEY_NOTIFY` (such as `notify-send Parley`),
+/// run with the line as its last argument.
+struct Notifier: Sendable {
+    var command: String?
+    var bell: Bool
+
+    /// The line to show: with a bell after it, unless a command notifies instead.
+    func alert(_ line: String) -> String {
+        guard let command, !command.trimmingCharacters(in: .whitespaces).isEmpty else { return bell ? line + "\u{07}" : line }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // The line is an argument, never part of the command: nothing in it is run.
+        process.arguments = ["-c", command + " \"$1\"", "parley-notify", Self.plain(line)]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+        return line
+    }
+
+    /// The line without colour codes.
+    static func plain(_ line: String) -> String {
+        line.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
     }
 }
 

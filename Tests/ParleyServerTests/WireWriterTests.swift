@@ -10,7 +10,7 @@ import Testing
     static let bot = UserRef(id: UserID(Int64.max), handle: "echo-bot", displayName: "Echo \\ Bot", isBot: true)
     static let group = Chat(
         id: ChatID(3), kind: .group, handle: "swift", title: "Swift / talk", isPublic: true, participants: [],
-        createdAt: Date(timeIntervalSince1970: 1_790_000_000.125))
+        createdAt: Date(timeIntervalSince1970: 1_790_000_000.125), topic: "Swift 6 on \"Linux\"", anyoneSetsTopic: true)
     static let direct = Chat(
         id: ChatID(4), kind: .direct, handle: nil, title: nil, isPublic: false, participants: [alice, bot],
         createdAt: Date(timeIntervalSince1970: 0))
@@ -43,6 +43,18 @@ import Testing
                     kind: media.kind == .image ? .image : .video,
                     text: "caption", media: media, sentAt: Self.date(index), clientID: nil))
         }
+        // Mentions, a reply, reactions, an edit and a tombstone.
+        let quote = ReplyQuote(
+            seq: 1, sender: alice, text: "the first words of a long original message, cut after sixty characters", deleted: false)
+        messages.append(
+            Message(
+                id: MessageID(200), chatID: group.id, seq: 9, sender: bot, kind: .text, text: "@alice @all see \"this\"", media: nil,
+                sentAt: Self.date(9), clientID: "c9", mentions: ["alice"], mentionsEveryone: true, replyTo: quote,
+                reactions: [ReactionCount(emoji: "👍", count: 2), ReactionCount(emoji: "🎉", count: 1)], editedAt: Self.date(10)))
+        messages.append(
+            Message(
+                id: MessageID(201), chatID: group.id, seq: 10, sender: alice, kind: .text, text: "", media: nil, sentAt: Self.date(11),
+                clientID: nil, replyTo: ReplyQuote(seq: 9, sender: bot, text: "gone", deleted: true), deletedAt: Self.date(12)))
         return messages
     }
 

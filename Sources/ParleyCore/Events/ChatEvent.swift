@@ -12,6 +12,17 @@ public enum ChatEvent: Hashable, Sendable {
     case readMarkerMoved(ReadMarker)
     case presenceChanged(PresenceChange)
     case chatDeleted(ChatDeleted)
+    /// A message's text changed; carries the message as it now reads.
+    case messageEdited(MessageEvent)
+    /// A message became a tombstone; carries it without text or media.
+    case messageDeleted(MessageEvent)
+    case reactionChanged(ReactionChange)
+    /// A group's topic or rules changed.
+    case chatUpdated(ChatUpdated)
+    /// Someone is typing in a chat (never stored, not replayed on resume).
+    case typing(Typing)
+    /// The user a direct message went to is away: told to its sender once per away period.
+    case away(AwayNotice)
 
     /// The stable name of the event on the wire and in `--json` output.
     public var type: String {
@@ -25,6 +36,12 @@ public enum ChatEvent: Hashable, Sendable {
         case .readMarkerMoved: "read_marker_moved"
         case .presenceChanged: "presence_changed"
         case .chatDeleted: "chat_deleted"
+        case .messageEdited: "message_edited"
+        case .messageDeleted: "message_deleted"
+        case .reactionChanged: "reaction_changed"
+        case .chatUpdated: "chat_updated"
+        case .typing: "typing"
+        case .away: "away"
         }
     }
 
@@ -38,6 +55,20 @@ public enum ChatEvent: Hashable, Sendable {
         case .readMarkerMoved(let marker): marker.chatID
         case .presenceChanged(let change): change.viewing
         case .chatDeleted(let event): event.chatID
+        case .messageEdited(let event), .messageDeleted(let event): event.chat.id
+        case .reactionChanged(let event): event.chatID
+        case .chatUpdated(let event): event.chat.id
+        case .typing(let event): event.chatID
+        case .away: nil
+        }
+    }
+
+    /// Events that only matter live (presence, typing): a bus need not keep them for
+    /// sessions that resume.
+    public var isTransient: Bool {
+        switch self {
+        case .presenceChanged, .typing: true
+        default: false
         }
     }
 }
@@ -57,8 +88,59 @@ public struct EventPosition: Hashable, Codable, Sendable {
 public struct MessageEvent: Hashable, Codable, Sendable {
     public var chat: Chat
     public var message: Message
-    public init(chat: Chat, message: Message) {
+    /// Who deleted the message, when it was not its sender (an admin or the owner).
+    public var by: UserRef?
+    public init(chat: Chat, message: Message, by: UserRef? = nil) {
         self.chat = chat
+        self.message = message
+        self.by = by
+    }
+}
+
+/// A member added or took back a reaction; `reactions` are the message's counts after.
+public struct ReactionChange: Hashable, Codable, Sendable {
+    public var chatID: ChatID
+    public var seq: Int64
+    public var user: UserRef
+    public var emoji: String
+    public var added: Bool
+    public var reactions: [ReactionCount]
+    public init(chatID: ChatID, seq: Int64, user: UserRef, emoji: String, added: Bool, reactions: [ReactionCount]) {
+        self.chatID = chatID
+        self.seq = seq
+        self.user = user
+        self.emoji = emoji
+        self.added = added
+        self.reactions = reactions
+    }
+}
+
+/// A group's topic (`what` is `topic`) or rules (`rules`) changed.
+public struct ChatUpdated: Hashable, Codable, Sendable {
+    public var chat: Chat
+    public var by: UserRef
+    public var what: String
+    public init(chat: Chat, by: UserRef, what: String) {
+        self.chat = chat
+        self.by = by
+        self.what = what
+    }
+}
+
+public struct Typing: Hashable, Codable, Sendable {
+    public var chatID: ChatID
+    public var user: UserRef
+    public init(chatID: ChatID, user: UserRef) {
+        self.chatID = chatID
+        self.user = user
+    }
+}
+
+public struct AwayNotice: Hashable, Codable, Sendable {
+    public var user: UserRef
+    public var message: String
+    public init(user: UserRef, message: String) {
+        self.user = user
         self.message = message
     }
 }
@@ -92,7 +174,10 @@ public struct PresenceChange: Hashable, Codable, Sendable {
     public var user: UserRef
     public var online: Bool
     public var viewing: ChatID?
-    public init(user: UserRef, online: Bool, viewing: ChatID?) {
+    /// Their away message, when they are away.
+    public var away: String?
+    public init(user: UserRef, online: Bool, viewing: ChatID?, away: String? = nil) {
+        self.away = away
         self.user = user
         self.online = online
         self.viewing = viewing
@@ -136,6 +221,12 @@ extension ChatEvent: Codable {
         case "read_marker_moved": .readMarkerMoved(try container.decode(ReadMarker.self, forKey: key))
         case "presence_changed": .presenceChanged(try container.decode(PresenceChange.self, forKey: key))
         case "chat_deleted": .chatDeleted(try container.decode(ChatDeleted.self, forKey: key))
+        case "message_edited": .messageEdited(try container.decode(MessageEvent.self, forKey: key))
+        case "message_deleted": .messageDeleted(try container.decode(MessageEvent.self, forKey: key))
+        case "reaction_changed": .reactionChanged(try container.decode(ReactionChange.self, forKey: key))
+        case "chat_updated": .chatUpdated(try container.decode(ChatUpdated.self, forKey: key))
+        case "typing": .typing(try container.decode(Typing.self, forKey: key))
+        case "away": .away(try container.decode(AwayNotice.self, forKey: key))
         default:
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown event type \(type)")
         }
@@ -144,7 +235,11 @@ extension ChatEvent: Codable {
     /// Encodes the event's data (without its type) under `key`.
     public func encodeData<Key: CodingKey>(into container: inout KeyedEncodingContainer<Key>, forKey key: Key) throws {
         switch self {
-        case .message(let data): try container.encode(data, forKey: key)
+        case .message(let data), .messageEdited(let data), .messageDeleted(let data): try container.encode(data, forKey: key)
+        case .reactionChanged(let data): try container.encode(data, forKey: key)
+        case .chatUpdated(let data): try container.encode(data, forKey: key)
+        case .typing(let data): try container.encode(data, forKey: key)
+        case .away(let data): try container.encode(data, forKey: key)
         case .chatCreated(let data): try container.encode(data, forKey: key)
         case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
             try container.encode(data, forKey: key)

@@ -29,6 +29,10 @@ public enum Role: String, Codable, Sendable, Comparable {
 /// A direct chat carries its two `participants`, so the same value reads correctly for
 /// both of them; a group carries its `handle` (without `#`) and `title`.
 public struct Chat: Hashable, Codable, Sendable {
+    private enum CodingKeys: String, CodingKey {
+        case id, kind, handle, title, isPublic, participants, createdAt, topic, anyoneSetsTopic, anyoneMentionsAll
+    }
+
     public var id: ChatID
     public var kind: ChatKind
     public var handle: String?
@@ -36,11 +40,20 @@ public struct Chat: Hashable, Codable, Sendable {
     public var isPublic: Bool
     public var participants: [UserRef]
     public var createdAt: Date
+    /// A group's topic, shown on joining and with its members.
+    public var topic: String?
+    /// Every member may set the topic (otherwise the owner and admins).
+    public var anyoneSetsTopic: Bool
+    /// Every member may mention `@all`/`@here` (otherwise the owner and admins).
+    public var anyoneMentionsAll: Bool
 
     public init(
         id: ChatID, kind: ChatKind, handle: String?, title: String?, isPublic: Bool,
-        participants: [UserRef], createdAt: Date
+        participants: [UserRef], createdAt: Date, topic: String? = nil, anyoneSetsTopic: Bool = false, anyoneMentionsAll: Bool = false
     ) {
+        self.topic = topic
+        self.anyoneSetsTopic = anyoneSetsTopic
+        self.anyoneMentionsAll = anyoneMentionsAll
         self.id = id
         self.kind = kind
         self.handle = handle
@@ -48,6 +61,19 @@ public struct Chat: Hashable, Codable, Sendable {
         self.isPublic = isPublic
         self.participants = participants
         self.createdAt = createdAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(ChatID.self, forKey: .id), kind: try container.decode(ChatKind.self, forKey: .kind),
+            handle: try container.decodeIfPresent(String.self, forKey: .handle),
+            title: try container.decodeIfPresent(String.self, forKey: .title), isPublic: try container.decode(Bool.self, forKey: .isPublic),
+            participants: try container.decode([UserRef].self, forKey: .participants),
+            createdAt: try container.decode(Date.self, forKey: .createdAt),
+            topic: try container.decodeIfPresent(String.self, forKey: .topic),
+            anyoneSetsTopic: try container.decodeIfPresent(Bool.self, forKey: .anyoneSetsTopic) ?? false,
+            anyoneMentionsAll: try container.decodeIfPresent(Bool.self, forKey: .anyoneMentionsAll) ?? false)
     }
 
     /// The other side of a direct chat, seen from `user`.
@@ -78,9 +104,12 @@ public struct ChatSummary: Hashable, Codable, Sendable {
     public var chat: Chat
     public var lastMessage: Message?
     public var unread: Int
+    /// Unread messages that mention the user (by handle, or everyone).
+    public var mentions: Int
     public var lastActivity: Date
 
-    public init(chat: Chat, lastMessage: Message?, unread: Int, lastActivity: Date) {
+    public init(chat: Chat, lastMessage: Message?, unread: Int, mentions: Int = 0, lastActivity: Date) {
+        self.mentions = mentions
         self.chat = chat
         self.lastMessage = lastMessage
         self.unread = unread

@@ -40,8 +40,11 @@ public struct Invite: Hashable, Codable, Sendable {
 public struct PresenceEntry: Hashable, Codable, Sendable {
     public var user: UserRef
     public var viewing: Bool
+    /// Their away message, when they are away.
+    public var away: String?
 
-    public init(user: UserRef, viewing: Bool) {
+    public init(user: UserRef, viewing: Bool, away: String? = nil) {
+        self.away = away
         self.user = user
         self.viewing = viewing
     }

@@ -8,7 +8,7 @@ public enum MessageKind: String, Codable, Sendable {
 }
 
 /// A stored message. `seq` numbers the messages of one chat 1, 2, 3… with no gaps.
-public struct Message: Hashable, Codable, Sendable {
+public struct Message: Hashable, Sendable {
     public var id: MessageID
     public var chatID: ChatID
     public var seq: Int64
@@ -22,11 +22,32 @@ public struct Message: Hashable, Codable, Sendable {
     /// The plugin that sent it for its user (nil: the user did). Plugins do not hear
     /// each other's messages unless they ask to, which keeps two of them from looping.
     public var via: String?
+    /// Handles of the members the text mentions with `@handle`, as sent.
+    public var mentions: [String]
+    /// The text says `@all` or `@here` in a group, mentioning every member.
+    public var mentionsEveryone: Bool
+    /// The message this one answers, as it reads now.
+    public var replyTo: ReplyQuote?
+    /// Reactions, each emoji with how many members gave it, in the order first given.
+    public var reactions: [ReactionCount]
+    /// When the sender last changed the text (nil: never).
+    public var editedAt: Date?
+    /// When the message was deleted: it stays as a tombstone, its number kept, without
+    /// its text or media.
+    public var deletedAt: Date?
 
     public init(
         id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
-        media: MediaInfo?, sentAt: Date, clientID: String?, via: String? = nil
+        media: MediaInfo?, sentAt: Date, clientID: String?, via: String? = nil, mentions: [String] = [],
+        mentionsEveryone: Bool = false, replyTo: ReplyQuote? = nil, reactions: [ReactionCount] = [], editedAt: Date? = nil,
+        deletedAt: Date? = nil
     ) {
+        self.mentions = mentions
+        self.mentionsEveryone = mentionsEveryone
+        self.replyTo = replyTo
+        self.reactions = reactions
+        self.editedAt = editedAt
+        self.deletedAt = deletedAt
         self.id = id
         self.chatID = chatID
         self.seq = seq
@@ -37,6 +58,98 @@ public struct Message: Hashable, Codable, Sendable {
         self.sentAt = sentAt
         self.clientID = clientID
         self.via = via
+    }
+}
+
+extension Message {
+    /// Whether the message mentions `handle` (by name, or everyone in the group).
+    public func mentions(_ handle: String) -> Bool {
+        mentionsEveryone || mentions.contains { $0.caseInsensitiveCompare(handle) == .orderedSame }
+    }
+
+    public var isDeleted: Bool { deletedAt != nil }
+}
+
+/// The head of the message a reply answers, read when the reply is: a deleted
+/// original shows as a tombstone.
+public struct ReplyQuote: Hashable, Codable, Sendable {
+    public var seq: Int64
+    public var sender: UserRef
+    /// The first words of the original (empty when it was deleted or is media only).
+    public var text: String
+    public var deleted: Bool
+
+    public init(seq: Int64, sender: UserRef, text: String, deleted: Bool) {
+        self.seq = seq
+        self.sender = sender
+        self.text = deleted ? "" : ReplyQuote.head(of: text)
+        self.deleted = deleted
+    }
+
+    /// At most `headLength` characters of the first line, with `…` when cut.
+    public static let headLength = 60
+
+    public static func head(of text: String) -> String {
+        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let cut = line.count > headLength || line.count < text.count
+        return cut ? String(line.prefix(headLength)) + "…" : line
+    }
+}
+
+/// One emoji on a message and how many members gave it.
+public struct ReactionCount: Hashable, Codable, Sendable {
+    public var emoji: String
+    public var count: Int
+
+    public init(emoji: String, count: Int) {
+        self.emoji = emoji
+        self.count = count
+    }
+}
+
+extension Message: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id, chatID, seq, sender, kind, text, media, sentAt, clientID, via, mentions, mentionsEveryone, replyTo, reactions,
+            editedAt, deletedAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(MessageID.self, forKey: .id), chatID: try container.decode(ChatID.self, forKey: .chatID),
+            seq: try container.decode(Int64.self, forKey: .seq), sender: try container.decode(UserRef.self, forKey: .sender),
+            kind: try container.decode(MessageKind.self, forKey: .kind), text: try container.decode(String.self, forKey: .text),
+            media: try container.decodeIfPresent(MediaInfo.self, forKey: .media), sentAt: try container.decode(Date.self, forKey: .sentAt),
+            clientID: try container.decodeIfPresent(String.self, forKey: .clientID),
+            via: try container.decodeIfPresent(String.self, forKey: .via),
+            mentions: try container.decodeIfPresent([String].self, forKey: .mentions) ?? [],
+            mentionsEveryone: try container.decodeIfPresent(Bool.self, forKey: .mentionsEveryone) ?? false,
+            replyTo: try container.decodeIfPresent(ReplyQuote.self, forKey: .replyTo),
+            reactions: try container.decodeIfPresent([ReactionCount].self, forKey: .reactions) ?? [],
+            editedAt: try container.decodeIfPresent(Date.self, forKey: .editedAt),
+            deletedAt: try container.decodeIfPresent(Date.self, forKey: .deletedAt))
+    }
+
+    /// Fields a plain message does not use (no mentions, reply, reactions, edit or
+    /// deletion) are left out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(chatID, forKey: .chatID)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(sender, forKey: .sender)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(text, forKey: .text)
+        try container.encodeIfPresent(media, forKey: .media)
+        try container.encode(sentAt, forKey: .sentAt)
+        try container.encodeIfPresent(clientID, forKey: .clientID)
+        try container.encodeIfPresent(via, forKey: .via)
+        if !mentions.isEmpty { try container.encode(mentions, forKey: .mentions) }
+        if mentionsEveryone { try container.encode(true, forKey: .mentionsEveryone) }
+        try container.encodeIfPresent(replyTo, forKey: .replyTo)
+        if !reactions.isEmpty { try container.encode(reactions, forKey: .reactions) }
+        try container.encodeIfPresent(editedAt, forKey: .editedAt)
+        try container.encodeIfPresent(deletedAt, forKey: .deletedAt)
     }
 }
 
@@ -68,8 +181,11 @@ public struct OutgoingText: Hashable, Sendable {
     public var text: String
     public var clientID: String?
     public var via: String?
+    /// The sequence number of the message in the same chat that this one answers.
+    public var replyTo: Int64?
 
-    public init(to recipient: Recipient, text: String, clientID: String? = nil, via: String? = nil) {
+    public init(to recipient: Recipient, text: String, clientID: String? = nil, via: String? = nil, replyTo: Int64? = nil) {
+        self.replyTo = replyTo
         self.recipient = recipient
         self.text = text
         self.clientID = clientID

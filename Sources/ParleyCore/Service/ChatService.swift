@@ -48,6 +48,21 @@ public protocol ChatService: AnyObject, Sendable {
     func signupCodes() async throws -> [SignupCode]
     func revokeSignupCode(_ code: String) async throws
     func updateProfile(displayName: String) async throws -> User
+    /// Marks the user away (nil message: "away") until `back()` or
+    /// their next message; contacts see it, and so does whoever sends them a direct
+    /// message (once per away period).
+    func setAway(_ message: String?) async throws
+    /// Back from away.
+    func back() async throws
+    /// Hides (or shows again) when the user was last around; one who hides sees nobody's.
+    func hideActivity(_ hidden: Bool) async throws
+    /// When a user joined, last signed in and was last seen, and whether they are
+    /// online or away now.
+    func activity(of user: UserID) async throws -> UserActivity
+    /// The user's open sessions.
+    func sessions() async throws -> [SessionInfo]
+    /// Ends one of the user's sessions by its id, its live connection included.
+    func revokeSession(_ id: String) async throws
 
     // People
     func searchUsers(_ query: String, limit: Int, offset: Int) async throws -> [User]
@@ -57,8 +72,10 @@ public protocol ChatService: AnyObject, Sendable {
     /// Stores a message and returns it once committed. Sending to a user creates the
     /// direct chat on the first message. The same `clientID` from the same user returns
     /// the original message instead of storing a second one. `via` names the plugin
-    /// sending it for the user, if one is (`Message.via`).
-    func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?) async throws -> Message
+    /// sending it for the user, if one is (`Message.via`). With `replyTo`, the message
+    /// answers that message of the same chat. `@handle` mentions a member, and `@all`
+    /// or `@here` every member of a group (owner and admins, unless the group lets anyone).
+    func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?, replyTo: Int64?) async throws -> Message
     /// Sends texts in order, as that many `sendMessage` calls would, and stops at the
     /// first that fails. The engine commits a batch in one transaction.
     func sendMessages(_ batch: [OutgoingText]) async -> SentBatch
@@ -70,6 +87,23 @@ public protocol ChatService: AnyObject, Sendable {
     func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker
     /// The members whose read marker is at or past `seq`, other than its sender.
     func seenBy(chat: ChatID, seq: Int64) async throws -> [ReadMarker]
+    /// Replaces the text of the user's own message (within the server's edit window).
+    /// It keeps its number and shows as edited; members get `message_edited`.
+    func editMessage(chat: ChatID, seq: Int64, text: String) async throws -> Message
+    /// Deletes a message: the user's own (within the delete window), or anyone's in a
+    /// group the user owns or administers. It stays as a tombstone without text or
+    /// media, and its media is served no more; members get `message_deleted`.
+    func deleteMessage(chat: ChatID, seq: Int64) async throws -> Message
+    /// Adds the user's reaction to a message (once per emoji; at most
+    /// `Limits.maxReactionsPerMessage` different emoji per message) and returns its counts.
+    func react(chat: ChatID, seq: Int64, emoji: String) async throws -> [ReactionCount]
+    /// Takes the user's reaction back and returns the counts.
+    func unreact(chat: ChatID, seq: Int64, emoji: String) async throws -> [ReactionCount]
+    /// Recent messages that mention the user, newest first.
+    func mentions(limit: Int) async throws -> [Message]
+    /// Tells the chat's other members the user is typing (at most one event every
+    /// few seconds; never stored).
+    func typing(in chat: ChatID) async throws
 
     // Media
     /// Uploads an image or video from a local file and returns it, ready for
@@ -110,6 +144,11 @@ public protocol ChatService: AnyObject, Sendable {
     func members(chat: ChatID) async throws -> [Member]
     func kick(user: UserID, from chat: ChatID) async throws
     func setRole(_ role: Role, for user: UserID, in chat: ChatID) async throws
+    /// Sets a group's topic (nil or empty clears it): owner and admins, or every member
+    /// when the group allows it. Members get `chat_updated`.
+    func setTopic(_ topic: String?, in chat: ChatID) async throws -> Chat
+    /// Changes who may set the topic and mention everyone (owner and admins only).
+    func setGroupRules(in chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat
     /// The groups the user is a member of.
     func groups() async throws -> [Chat]
 
@@ -130,12 +169,23 @@ extension ChatService {
         try await sendMessage(to: recipient, text: text, clientID: clientID, via: nil)
     }
 
+    public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?) async throws -> Message {
+        try await sendMessage(to: recipient, text: text, clientID: clientID, via: via, replyTo: nil)
+    }
+
+    /// A message answering message `seq` of the same chat.
+    public func reply(to seq: Int64, in chat: ChatID, text: String, clientID: String?, via: String? = nil) async throws -> Message {
+        try await sendMessage(to: .chat(chat), text: text, clientID: clientID, via: via, replyTo: seq)
+    }
+
     /// One `sendMessage` after another.
     public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
         var sent: [Message] = []
         for item in batch {
             do {
-                sent.append(try await sendMessage(to: item.recipient, text: item.text, clientID: item.clientID, via: item.via))
+                sent.append(
+                    try await sendMessage(
+                        to: item.recipient, text: item.text, clientID: item.clientID, via: item.via, replyTo: item.replyTo))
             } catch {
                 return SentBatch(sent: sent, failure: ParleyError(error))
             }

@@ -178,6 +178,44 @@ public enum Limits {
         return name
     }
 
+    public static let maxTopicLength = 300
+    public static let maxAwayLength = 200
+    /// Different emoji on one message.
+    public static let maxReactionsPerMessage = 20
+    /// Members one message may mention by handle.
+    public static let maxMentions = 50
+
+    /// Trims and checks a group topic: at most 300 characters on one line (empty clears it).
+    public static func topic(_ topic: String) throws(ParleyError) -> String? {
+        let trimmed = topic.trimmingSpaces()
+        guard trimmed.count <= maxTopicLength, !trimmed.unicodeScalars.contains(where: isControl) else {
+            throw ParleyError(.invalidText, "a topic is at most \(maxTopicLength) characters on one line")
+        }
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// Trims and checks an away message: at most 200 characters on one line; empty
+    /// gives "away".
+    public static func awayMessage(_ message: String?) throws(ParleyError) -> String {
+        let trimmed = (message ?? "").trimmingSpaces()
+        guard trimmed.count <= maxAwayLength, !trimmed.unicodeScalars.contains(where: isControl) else {
+            throw ParleyError(.invalidText, "an away message is at most \(maxAwayLength) characters on one line")
+        }
+        return trimmed.isEmpty ? "away" : trimmed
+    }
+
+    /// Checks a reaction: one emoji (a single character of at most 32 bytes that is
+    /// an emoji, with its modifiers and joiners).
+    public static func emoji(_ emoji: String) throws(ParleyError) -> String {
+        guard emoji.count == 1, emoji.utf8.count <= 32, let first = emoji.unicodeScalars.first,
+            emoji.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation })
+                || (first.properties.isEmoji && first.value > 0x7F)
+        else {
+            throw ParleyError(.invalidArgument, "a reaction is one emoji, like 👍")
+        }
+        return emoji
+    }
+
     /// C0, DEL and C1 control characters.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)

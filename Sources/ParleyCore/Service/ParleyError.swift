@@ -47,6 +47,11 @@ extension ErrorCode {
     public static let unknownChat = ErrorCode("unknown_chat")
     public static let unknownGroup = ErrorCode("unknown_group")
     public static let unknownMessage = ErrorCode("unknown_message")
+    public static let messageDeleted = ErrorCode("message_deleted")
+    public static let unknownSession = ErrorCode("unknown_session")
+    /// The edit or delete window of a message has passed.
+    public static let tooLate = ErrorCode("too_late")
+    public static let tooManyReactions = ErrorCode("too_many_reactions")
     // Rules
     public static let notMember = ErrorCode("not_member")
     public static let forbidden = ErrorCode("forbidden")

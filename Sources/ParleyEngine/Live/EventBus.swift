@@ -218,7 +218,7 @@ public final class InProcessEventBus: EventBus {
     }
 
     public func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async {
-        let kept: Bool = if case .presenceChanged = event { false } else { true }
+        let kept = !event.isTransient
         let capacity = backlogCapacity
         // Delivered under the lock: every session of a user sees events in position order.
         state.withLock { state in

@@ -168,7 +168,8 @@ extension EngineSession {
         let token = SecretToken.session()
         let hash = SecretToken.hash(token)
         let expiresAt = engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds)
-        try await store.createSession(tokenHash: hash, user: user.id, expiresAt: expiresAt)
+        try await store.createSession(
+            tokenHash: hash, user: user.id, expiresAt: expiresAt, client: client, address: address, at: engine.now)
         await attach(user, tokenHash: hash, expiresAt: expiresAt, after: nil)
         return SignedIn(user: user, token: token, expiresAt: expiresAt)
     }
@@ -198,6 +199,7 @@ extension EngineSession {
             }
         }
         if cameOnline, await engine.arrived(user.id) { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
+        if let away = try? await store.activity(of: user.id)?.away { engine.activity.setAway(away, of: user.id) }
         return complete
     }
 }

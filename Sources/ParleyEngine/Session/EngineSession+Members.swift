@@ -103,9 +103,10 @@ extension EngineSession {
     public func online(in chat: ChatID) async throws -> [PresenceEntry] {
         let entry = try await requireMember(chat).entry
         // What a member views is known on the node of their session only.
-        let online = await engine.online(among: Array(entry.roles.keys))
-        return try await store.users(ids: online.sorted()).map {
-            PresenceEntry(user: $0.ref, viewing: engine.registry.isViewing($0.id, chat))
+        let online = await engine.online(among: Array(entry.roles.keys)).sorted()
+        let away = try await store.away(of: online)
+        return try await store.users(ids: online).map {
+            PresenceEntry(user: $0.ref, viewing: engine.registry.isViewing($0.id, chat), away: away[$0.id])
         }
     }
 }

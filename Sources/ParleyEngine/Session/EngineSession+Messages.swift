@@ -3,14 +3,17 @@ public import ParleyCore
 import ParleyStore
 
 extension EngineSession {
-    public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?) async throws -> Message {
+    public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?, replyTo: Int64?) async throws
+        -> Message
+    {
         let user = try requireUser()
         let text = try Limits.messageText(text)
         let clientID = try Limits.clientID(clientID)
         let via = try Limits.via(via)
-        return try await deliver(
-            to: recipient, as: user,
-            NewMessage(chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now))
+        var message = NewMessage(
+            chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now)
+        message.replyTo = replyTo
+        return try await deliver(to: recipient, as: user, message)
     }
 
     /// Checks each text and its chat in order, then stores all that passed in one
@@ -18,9 +21,15 @@ extension EngineSession {
     public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
         guard !batch.isEmpty else { return SentBatch(sent: [], failure: nil) }
         var prepared: [NewMessage] = []
+        var quotes: [ReplyQuote?] = []
         var failure: ParleyError?
+        let user: User
         do {
-            let user = try requireUser()
+            user = try requireUser()
+        } catch {
+            return SentBatch(sent: [], failure: ParleyError(error))
+        }
+        do {
             var chats: [Recipient: ChatID] = [:]
             for item in batch {
                 let text = try Limits.messageText(item.text)
@@ -33,8 +42,11 @@ extension EngineSession {
                     chat = try await chatID(for: item.recipient, as: user)
                     chats[item.recipient] = chat
                 }
-                prepared.append(
-                    NewMessage(chatID: chat, sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now))
+                var message = NewMessage(
+                    chatID: chat, sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now)
+                message.replyTo = item.replyTo
+                quotes.append(try await annotate(&message, as: user))
+                prepared.append(message)
             }
         } catch {
             failure = ParleyError(error)
@@ -45,9 +57,14 @@ extension EngineSession {
         } catch {
             return SentBatch(sent: [], failure: ParleyError(error))
         }
-        let sent = outcome.stored.map(\.message)
+        var stored = outcome.stored
+        for index in stored.indices where stored[index].created {
+            stored[index].message.replyTo = quotes[index]
+        }
+        let sent = stored.map(\.message)
         do {
-            for (stored, created) in outcome.stored where created || engine.bus.deduplicatesMessages { try await announce(stored) }
+            for (message, created) in stored where created || engine.bus.deduplicatesMessages { try await announce(message) }
+            for chat in Set(sent.map(\.chatID)) { await afterSending(in: chat, as: user) }
         } catch {
             return SentBatch(sent: sent, failure: ParleyError(error))
         }
@@ -59,9 +76,55 @@ extension EngineSession {
     func deliver(to recipient: Recipient, as user: User, _ message: NewMessage) async throws -> Message {
         var message = message
         message.chatID = try await chatID(for: recipient, as: user)
-        let (stored, created) = try await store.append(message)
+        let quote = try await annotate(&message, as: user)
+        var (stored, created) = try await store.append(message)
+        if created { stored.replyTo = quote }
         if created || engine.bus.deduplicatesMessages { try await announce(stored) }
+        await afterSending(in: message.chatID, as: user)
         return stored
+    }
+
+    /// Finds the members the text mentions and the message it replies to. Mentioning
+    /// everyone in a group takes its owner or an admin, unless the group lets anyone.
+    private func annotate(_ message: inout NewMessage, as user: User) async throws -> ReplyQuote? {
+        guard let entry = try await engine.directory.entry(message.chatID) else { return nil }
+        let (handles, everyone) = Mentions.parse(message.text)
+        var named = handles
+        if entry.chat.kind == .group, everyone {
+            guard entry.roles[user.id]?.canManage == true || entry.chat.anyoneMentionsAll else {
+                throw ParleyError(
+                    .forbidden, "only the owner and admins of \(Self.name(of: entry.chat)) may mention @all or @here")
+            }
+            message.mentionsEveryone = true
+        } else if everyone {
+            named += Mentions.everyone
+        }
+        for handle in named.prefix(Limits.maxMentions) where handle.caseInsensitiveCompare(user.handle) != .orderedSame {
+            let found =
+                entry.chat.kind == .direct
+                ? entry.chat.participants.first { $0.handle.caseInsensitiveCompare(handle) == .orderedSame }
+                : try await store.user(handle: handle).flatMap { entry.roles[$0.id] == nil ? nil : $0.ref }
+            if let found, !message.mentions.contains(found) { message.mentions.append(found) }
+        }
+        guard let seq = message.replyTo else { return nil }
+        guard seq >= 1, let original = try await store.message(chat: message.chatID, seq: seq) else {
+            throw ParleyError(.unknownMessage, "no message \(seq) in this chat to reply to")
+        }
+        return ReplyQuote(seq: seq, sender: original.sender, text: original.text, deleted: original.isDeleted)
+    }
+
+    /// After a send: the sender is back if they were away, and learns once per away
+    /// period that the other side of a direct chat is away.
+    private func afterSending(in chat: ChatID, as user: User) async {
+        if engine.activity.away(of: user.id) != nil {
+            engine.activity.setAway(nil, of: user.id)
+            _ = try? await store.setAway(nil, of: user.id)
+        }
+        guard let entry = try? await engine.directory.entry(chat), entry.chat.kind == .direct,
+            let peer = entry.chat.peer(of: user.id), peer.id != user.id,
+            let away = try? await store.away(of: [peer.id])[peer.id], engine.activity.shouldTell(user.id, that: peer.id)
+        else { return }
+        await engine.bus.publish(.away(AwayNotice(user: peer, message: away)), to: [user.id], except: nil)
     }
 
     /// The chat a message to `recipient` goes to, after checking the user may send there.

@@ -29,12 +29,16 @@ public final class EngineSession: ChatService {
     /// Where the client connects from, for the code-sending rate limit ("local" when
     /// embedded).
     public let address: String
+    /// How the program connecting named itself, printable and at most 64 characters.
+    public let client: String
 
     init(
-        engine: ChatEngine, number: Int, address: String, sink: (@Sendable (PositionedEvent) -> Void)? = nil,
+        engine: ChatEngine, number: Int, address: String, client: String, sink: (@Sendable (PositionedEvent) -> Void)? = nil,
         ended: (@Sendable (ParleyError) -> Void)? = nil
     ) {
         self.address = address
+        let printable = String(String.UnicodeScalarView(client.unicodeScalars.filter { !Limits.isControl($0) }).prefix(64))
+        self.client = printable.isEmpty ? "unknown" : printable
         self.ended = ended
         self.engine = engine
         self.number = number
@@ -74,9 +78,11 @@ public final class EngineSession: ChatService {
 
     /// The signed-in user, also before the profile step (for `me`, `updateProfile`, `signOut`).
     func requireAccount() throws -> User {
-        guard let user = state.withLock({ $0.user }) else {
+        let (user, tokenHash) = state.withLock { ($0.user, $0.tokenHash) }
+        guard let user else {
             throw ParleyError(.notSignedIn, "sign in first (/login or /register)")
         }
+        engine.noteActivity(of: user.id, session: tokenHash)
         return user
     }
 
@@ -141,8 +147,9 @@ public final class EngineSession: ChatService {
                 state.subscription = nil
             }
         }
-        if engine.registry.disconnect(user.id, session: number), await engine.left(user.id) {
-            await engine.publishPresence(of: user.ref, online: false, viewing: nil)
+        if engine.registry.disconnect(user.id, session: number) {
+            try? await store.recordSeen(user.id, at: engine.now)
+            if await engine.left(user.id) { await engine.publishPresence(of: user.ref, online: false, viewing: nil) }
         }
     }
 }

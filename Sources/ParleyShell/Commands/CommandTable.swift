@@ -33,7 +33,20 @@ public enum CommandTable {
         CommandSpec(
             name: "users", aliases: ["who"], usage: "/users [QUERY] [--page N]",
             summary: "search the user directory by handle, name or email prefix", example: "/users ali"),
-        CommandSpec(name: "whois", usage: "/whois @H", summary: "show a user's profile", example: "/whois @bob"),
+        CommandSpec(
+            name: "whois", usage: "/whois @H",
+            summary: "a user's profile: joined, last signed in, last seen, online or away", example: "/whois @bob"),
+        CommandSpec(
+            name: "away", usage: "/away [MESSAGE]",
+            summary: "mark yourself away (shown in /online and /whois, and once to whoever messages you directly)",
+            example: "/away at lunch until 2"),
+        CommandSpec(name: "back", usage: "/back", summary: "no longer away (sending a message does it too)", example: "/back"),
+        CommandSpec(
+            name: "privacy", usage: "/privacy last-seen hide|show",
+            summary: "hide when you were last around (you then see nobody else's either)", example: "/privacy last-seen hide"),
+        CommandSpec(
+            name: "sessions", usage: "/sessions  |  /sessions revoke ID",
+            summary: "your open sessions (program, address, started, last active), or end one", example: "/sessions revoke 3fa2c901"),
         CommandSpec(
             name: "msg", aliases: ["m"], usage: "/msg @H TEXT",
             summary: "send a direct message (the first one creates the chat)", example: "/msg @bob lunch at noon?"),
@@ -56,11 +69,34 @@ public enum CommandTable {
         CommandSpec(name: "op", usage: "/op @H [#G]", summary: "make a member an admin (owner and admins)", example: "/op @bob #swift"),
         CommandSpec(name: "deop", usage: "/deop @H [#G]", summary: "make an admin a plain member (owner)", example: "/deop @bob #swift"),
         CommandSpec(
+            name: "topic", usage: "/topic [#G] [TEXT | --clear]",
+            summary: "show or set a group's topic (owner and admins, or anyone if the rules allow)",
+            example: "/topic #swift Swift 6.2 on Linux"),
+        CommandSpec(
+            name: "rules", usage: "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins]",
+            summary: "show or change who may set the topic and mention @all (owner and admins)", example: "/rules #swift topic=anyone"),
+        CommandSpec(
             name: "online", usage: "/online [#G]", summary: "who in a group is online, and who is looking at it",
             example: "/online #swift"),
         CommandSpec(
             name: "send", aliases: ["say"], usage: "/send [#G|@H] TEXT  |  /send [#G|@H] <<EOF … EOF",
             summary: "send a message to a chat (the current one by default)", example: "/send #swift hello"),
+        CommandSpec(
+            name: "reply", aliases: ["re"], usage: "/reply [#G|@H] SEQ TEXT",
+            summary: "answer a message; the answer shows the head of the original", example: "/reply 42 agreed, ship it"),
+        CommandSpec(
+            name: "edit", usage: "/edit [#G|@H] SEQ NEW TEXT",
+            summary: "change the text of one of your messages (within 24 hours by default)", example: "/edit 42 ship it friday"),
+        CommandSpec(
+            name: "delete", usage: "/delete [#G|@H] SEQ",
+            summary: "delete a message of yours, or (owner and admins) a member's; it stays as a tombstone", example: "/delete 42"),
+        CommandSpec(
+            name: "react", usage: "/react [#G|@H] SEQ EMOJI", summary: "react to a message with an emoji", example: "/react 42 👍"),
+        CommandSpec(
+            name: "unreact", usage: "/unreact [#G|@H] SEQ EMOJI", summary: "take your reaction back", example: "/unreact 42 👍"),
+        CommandSpec(
+            name: "mentions", usage: "/mentions [N]", summary: "recent messages that mention you (@you, @all, @here)",
+            example: "/mentions 10"),
         CommandSpec(
             name: "image", aliases: ["img"], usage: "/image [#G|@H] [--no-preview] PATH [CAPTION]",
             summary: "send a PNG, JPEG, GIF or WebP image (up to 10 MiB)", example: "/image #swift ~/shots/build.png green at last"),

@@ -166,10 +166,4 @@ extension Shell {
         output.result("users", lines, json: users)
     }
 
-    func whois(_ input: inout CommandInput) async throws {
-        let handle = try input.required("@HANDLE")
-        try noMoreArguments(input)
-        let user = try await user(handle)
-        output.result("whois", [Format.profile(user) + " — joined \(Format.day(user.createdAt))"], json: user)
-    }
 }

@@ -26,7 +26,8 @@ extension Shell {
             what.hasPrefix("#") ? try await service.joinGroup(handle: String(what.dropFirst())) : try await service.join(invite: what)
         completions.add(users: [], groups: [chat.handle ?? ""])
         try await makeCurrent(ChatTarget(chat: chat, peer: nil, label: Format.label(chat, me: me?.id)))
-        output.result("join", ["Joined \(Format.label(chat, me: me?.id))"], json: chat)
+        let topic = chat.topic.map { ["Topic: \(Sanitizer.line($0))"] } ?? []
+        output.result("join", ["Joined \(Format.label(chat, me: me?.id))"] + topic, json: chat)
     }
 
     func invite(_ input: inout CommandInput) async throws {
@@ -83,7 +84,8 @@ extension Shell {
                 + (member.role == .member ? "" : " (\(member.role.rawValue))")
                 + (member.avatar == nil ? "" : " (has avatar)")
         }
-        output.result("members", ["\(Format.label(chat, me: me?.id)): \(members.count) members"] + lines, json: members)
+        let topic = try await service.chat(chat.id).topic.map { ["Topic: \(Sanitizer.line($0))"] } ?? []
+        output.result("members", ["\(Format.label(chat, me: me?.id)): \(members.count) members"] + topic + lines, json: members)
     }
 
     func kick(_ input: inout CommandInput) async throws {
@@ -116,7 +118,9 @@ extension Shell {
         try noMoreArguments(input)
         let chat = try await groupTarget(target)
         let online = try await service.online(in: chat.id)
-        let lines = online.map { Format.user($0.user) + ($0.viewing ? " (here)" : "") }
+        let lines = online.map {
+            Format.user($0.user) + ($0.viewing ? " (here)" : "") + ($0.away.map { " (away: \(Sanitizer.line($0)))" } ?? "")
+        }
         output.result("online", ["\(Format.label(chat, me: me?.id)): \(online.count) online"] + lines, json: online)
     }
 

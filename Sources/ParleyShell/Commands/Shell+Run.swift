@@ -46,6 +46,18 @@ extension Shell {
         case "help": try help(&input)
         case "wait": try await wait(&input)
         case "sleep": try await sleep(&input)
+        case "reply": try await reply(&input)
+        case "edit": try await edit(&input)
+        case "delete": try await deleteMessage(&input)
+        case "react": try await react(&input, add: true)
+        case "unreact": try await react(&input, add: false)
+        case "mentions": try await mentions(&input)
+        case "topic": try await topic(&input)
+        case "rules": try await rules(&input)
+        case "away": try await away(&input)
+        case "back": try await back(&input)
+        case "privacy": try await privacy(&input)
+        case "sessions": try await sessions(&input)
         case "quit":
             try noMoreArguments(input)
             return .quit

@@ -13,11 +13,14 @@ public final class LineEditor: @unchecked Sendable {
         public var execute: @Sendable (String) async -> Bool
         public var prompt: @Sendable () async -> String
         public var completions: @Sendable (String, Bool) -> [String]
+        /// Called as the user types a message (not a command) into the line.
+        public var typing: @Sendable () -> Void
 
         public init(
             execute: @escaping @Sendable (String) async -> Bool, prompt: @escaping @Sendable () async -> String,
-            completions: @escaping @Sendable (String, Bool) -> [String]
+            completions: @escaping @Sendable (String, Bool) -> [String], typing: @escaping @Sendable () -> Void = {}
         ) {
+            self.typing = typing
             self.execute = execute
             self.prompt = prompt
             self.completions = completions
@@ -27,6 +30,8 @@ public final class LineEditor: @unchecked Sendable {
     private let hooks: Hooks
     private let historyPath: String
     private let events = Mutex<[String]>([])
+    /// Shown before the prompt (who is typing), nil for nothing.
+    private let status = Mutex<String?>(nil)
     private let eventPipe = Pipe()
     private let donePipe = Pipe()
 
@@ -38,6 +43,12 @@ public final class LineEditor: @unchecked Sendable {
     /// Queues text to print above the prompt (from any thread).
     public func show(_ text: String) {
         events.withLock { $0.append(text) }
+        eventPipe.wake()
+    }
+
+    /// Sets what is shown before the prompt, such as who is typing (from any thread).
+    public func setStatus(_ text: String?) {
+        status.withLock { $0 = text }
         eventPipe.wake()
     }
 
@@ -57,6 +68,8 @@ public final class LineEditor: @unchecked Sendable {
         ReadlineGlue.setUp(historyPath: historyPath, completions: hooks.completions)
         defer { ReadlineGlue.tearDown() }
         var prompt = blocking { await self.hooks.prompt() }
+        var shownStatus: String?
+        func decorated() -> String { shownStatus.map { "(\($0)) " + prompt } ?? prompt }
         ReadlineGlue.install(prompt: prompt)
         var running: Task<Void, Never>?
         while true {
@@ -78,24 +91,34 @@ public final class LineEditor: @unchecked Sendable {
                     return texts
                 }
                 for text in texts { ReadlineGlue.printAbovePrompt(text, promptActive: running == nil) }
+                let wanted = status.withLock { $0 }
+                if wanted != shownStatus, running == nil {
+                    shownStatus = wanted
+                    ReadlineGlue.changePrompt(decorated())
+                }
             }
             if fds[3].revents != 0 {
                 donePipe.drain()
                 running = nil
                 if ReadlineGlue.quitRequested { break }
                 prompt = blocking { await self.hooks.prompt() }
-                ReadlineGlue.install(prompt: prompt)
+                shownStatus = status.withLock { $0 }
+                ReadlineGlue.install(prompt: decorated())
             }
             if running == nil, fds[0].revents != 0 {
                 rl_callback_read_char()
-                guard let accepted = ReadlineGlue.takeLine() else { continue }
+                guard let accepted = ReadlineGlue.takeLine() else {
+                    let typed = ReadlineGlue.typed
+                    if !typed.isEmpty, !typed.hasPrefix("/") { hooks.typing() }
+                    continue
+                }
                 ReadlineGlue.remove()
                 guard let line = accepted else {
                     StandardOutput.write("\n")
                     break
                 }
                 guard let toRun = confirmPaste(line) else {
-                    ReadlineGlue.install(prompt: prompt)
+                    ReadlineGlue.install(prompt: decorated())
                     continue
                 }
                 ReadlineGlue.remember(line)

@@ -83,6 +83,21 @@ enum ReadlineGlue {
         rl_redisplay()
     }
 
+    /// Replaces the prompt of the line being edited, keeping what was typed.
+    static func changePrompt(_ prompt: String) {
+        guard installed else { return }
+        rl_clear_visible_line()
+        rl_set_prompt(prompt)
+        rl_on_new_line()
+        rl_redisplay()
+    }
+
+    /// What has been typed on the line so far.
+    static var typed: String {
+        guard installed, let buffer = rl_line_buffer else { return "" }
+        return String(cString: buffer)
+    }
+
     /// Prints text on its own lines above the prompt, then redraws the prompt and the
     /// half-typed line exactly as they were.
     static func printAbovePrompt(_ text: String, promptActive: Bool) {

@@ -41,8 +41,9 @@ public enum Format {
     }
 
     /// `[14:03] #swift <alice> hello`; continuation lines of a multi-line message are
-    /// indented under the text.
-    public static func message(_ message: Message, in chat: Chat, me: UserID?, colour: Bool = false) -> String {
+    /// indented under the text, and so is the quoted head of the message a reply answers.
+    /// A message that mentions `myHandle` is highlighted (in colour).
+    public static func message(_ message: Message, in chat: Chat, me: UserID?, myHandle: String? = nil, colour: Bool = false) -> String {
         let time = "[\(self.time(message.sentAt))]"
         let place = label(chat, me: me)
         // `*` marks a bot account; `via NAME` a plugin sending for its user.
@@ -51,6 +52,10 @@ public enum Format {
         let prefix = "\(time) \(place) \(nick) "
         var text = Sanitizer.message(message.text)
         if let media = message.media { text = self.media(media) + (text.isEmpty ? "" : " " + text) }
+        if message.isDeleted { text = "(deleted)" }
+        if message.editedAt != nil, !message.isDeleted { text += " (edited)" }
+        if !message.reactions.isEmpty { text += "  " + reactions(message.reactions) }
+        if let quote = message.replyTo { text += "\n" + self.quote(quote) }
         var body = text
         if text.utf8.contains(10) {
             let indent = String(repeating: " ", count: prefix.count)
@@ -58,15 +63,55 @@ public enum Format {
         }
         guard colour else { return prefix + body }
         let nickColour: Colour = message.sender.id == me ? .green : .magenta
+        if let myHandle, message.sender.id != me, message.mentions(myHandle) { body = highlight(body) }
         return "\(paint(time, .dim)) \(paint(place, .cyan)) \(paint(nick, nickColour)) \(body)"
     }
 
+    /// `↳ @ann: first words…`, or `↳ @ann: (deleted)`.
+    static func quote(_ quote: ReplyQuote) -> String {
+        "↳ @\(Sanitizer.line(quote.sender.handle)): " + (quote.deleted ? "(deleted)" : Sanitizer.line(quote.text))
+    }
+
+    /// `[👍 2 🎉 1]`.
+    static func reactions(_ counts: [ReactionCount]) -> String {
+        "[" + counts.map { "\(Sanitizer.line($0.emoji)) \($0.count)" }.joined(separator: " ") + "]"
+    }
+
+    /// Bold yellow: a line that mentions the user.
+    static func highlight(_ text: String) -> String {
+        "\u{1B}[1;\(Colour.yellow.rawValue)m\(text)\u{1B}[0m"
+    }
+
     /// A line for an event, or nil for events not worth a line.
-    static func event(_ event: ChatEvent, me: UserID?, colour: Bool) -> String? {
+    static func event(_ event: ChatEvent, me: UserID?, myHandle: String? = nil, colour: Bool) -> String? {
         let line: String
         switch event {
         case .message(let data):
-            return message(data.message, in: data.chat, me: me, colour: colour)
+            return message(data.message, in: data.chat, me: me, myHandle: myHandle, colour: colour)
+        case .messageEdited(let data):
+            let text = Sanitizer.line(data.message.text)
+            line = "* \(user(data.message.sender)) edited message \(data.message.seq) in \(label(data.chat, me: me)): \(text)"
+        case .messageDeleted(let data):
+            line =
+                "* message \(data.message.seq) of \(user(data.message.sender)) in \(label(data.chat, me: me)) was deleted"
+                + (data.by.map { " by \(user($0))" } ?? "")
+        case .reactionChanged(let change):
+            let verb = change.added ? "reacted \(Sanitizer.line(change.emoji)) to" : "took back \(Sanitizer.line(change.emoji)) on"
+            let counts = change.reactions.isEmpty ? "" : " " + reactions(change.reactions)
+            line = "* \(user(change.user)) \(verb) message \(change.seq)\(counts)"
+        case .chatUpdated(let change):
+            let place = label(change.chat, me: me)
+            if change.what == "topic" {
+                line =
+                    change.chat.topic.map { "* \(user(change.by)) set the topic of \(place): \(Sanitizer.line($0))" }
+                    ?? "* \(user(change.by)) cleared the topic of \(place)"
+            } else {
+                line = "* \(user(change.by)) changed the rules of \(place): \(rules(change.chat))"
+            }
+        case .away(let notice):
+            line = "* \(user(notice.user)) is away: \(Sanitizer.line(notice.message))"
+        case .typing:
+            return nil
         case .chatCreated(let data):
             line = "* \(user(data.by)) started a chat with you"
             _ = data
@@ -94,15 +139,24 @@ public enum Format {
 
     public static func chatSummary(_ summary: ChatSummary, me: UserID?) -> String {
         let place = label(summary.chat, me: me)
-        let unread = summary.unread > 0 ? " (\(summary.unread) unread)" : ""
+        var counts: [String] = []
+        if summary.unread > 0 { counts.append("\(summary.unread) unread") }
+        if summary.mentions > 0 { counts.append("\(summary.mentions) mention\(summary.mentions == 1 ? "" : "s")") }
+        let unread = counts.isEmpty ? "" : " (" + counts.joined(separator: ", ") + ")"
         let last =
             summary.lastMessage.map { message in
                 var text = Sanitizer.line(message.text)
                 if let media = message.media { text = "[\(media.kind.rawValue)]" + (text.isEmpty ? "" : " " + text) }
+                if message.isDeleted { text = "(deleted)" }
                 let short = text.count > 60 ? String(text.prefix(59)) + "…" : text
                 return " [\(time(message.sentAt))] <\(Sanitizer.line(message.sender.handle))> \(short)"
             } ?? " (no messages)"
         return "\(place)\(unread)\(last)"
+    }
+
+    /// `topic: admins, @all: anyone`.
+    static func rules(_ chat: Chat) -> String {
+        "topic: \(chat.anyoneSetsTopic ? "anyone" : "admins"), @all: \(chat.anyoneMentionsAll ? "anyone" : "admins")"
     }
 
     /// `[image PNG 640×480 12.3 KiB]`, `[video MP4 98.2 MiB]`.
@@ -130,4 +184,7 @@ extension Format {
     }()
 
     public static func day(_ date: Date) -> String { dayFormatter.string(from: date) }
+
+    /// `2026-11-24 14:03`, in local time.
+    public static func moment(_ date: Date) -> String { day(date) + " " + time(date) }
 }

@@ -68,16 +68,17 @@ public final class Output: Sendable {
         if location != nil || !isJSON { writeError(paint(line, .red)) }
     }
 
-    public func event(_ event: ChatEvent, me: UserID?) {
-        if let line = render(event, me: me) { write(line) }
+    public func event(_ event: ChatEvent, me: UserID?, myHandle: String? = nil) {
+        if let line = render(event, me: me, myHandle: myHandle) { write(line) }
     }
 
     /// The event as it would be printed, or nil for events not shown to people.
-    public func render(_ event: ChatEvent, me: UserID?) -> String? {
+    /// A message that mentions `myHandle` is highlighted on a terminal.
+    public func render(_ event: ChatEvent, me: UserID?, myHandle: String? = nil) -> String? {
         if isJSON {
             return jsonLine(["type": .string("event"), "event": .string(event.type)], data: EventData(event: event))
         }
-        return Format.event(event, me: me, colour: style == .colour)
+        return Format.event(event, me: me, myHandle: myHandle, colour: style == .colour)
     }
 
     /// Text already formatted as one printable line (or several, separated by newlines).
@@ -143,7 +144,11 @@ public final class Output: Sendable {
         let event: ChatEvent
         func encode(to encoder: any Encoder) throws {
             switch event {
-            case .message(let data): try data.encode(to: encoder)
+            case .message(let data), .messageEdited(let data), .messageDeleted(let data): try data.encode(to: encoder)
+            case .reactionChanged(let data): try data.encode(to: encoder)
+            case .chatUpdated(let data): try data.encode(to: encoder)
+            case .typing(let data): try data.encode(to: encoder)
+            case .away(let data): try data.encode(to: encoder)
             case .chatCreated(let data): try data.encode(to: encoder)
             case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
                 try data.encode(to: encoder)

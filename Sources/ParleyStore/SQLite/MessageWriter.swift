@@ -67,7 +67,7 @@ final class MessageWriter: Sendable {
             let existing = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT \(Rows.messageColumns) FROM message m JOIN user s ON s.id = m.sender_id
+                        SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins)
                         WHERE m.sender_id = ? AND m.client_id = ?
                         """),
                 arguments: [message.sender.id.rawValue, clientID])
@@ -84,12 +84,15 @@ final class MessageWriter: Sendable {
             let inserted = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via)
-                        SELECT ?1, last_seq + 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM chat
+                        INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq)
+                        SELECT ?1, last_seq + 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 FROM chat
                         WHERE id = ?1 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2)
                         RETURNING id, seq
                         """),
-                arguments: [chat, sender, message.kind.rawValue, message.text, media, sentAt, message.clientID, message.via])
+                arguments: [
+                    chat, sender, message.kind.rawValue, message.text, media, sentAt, message.clientID, message.via,
+                    MessageColumns.mentions(message.mentions.map(\.handle)), message.mentionsEveryone, message.replyTo,
+                ])
         else {
             let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
             return .failure(
@@ -101,16 +104,21 @@ final class MessageWriter: Sendable {
         try db.cachedStatement(
             sql: """
                 UPDATE chat SET last_seq = ?, last_message_id = ?, last_activity_at = ?,
-                    last_sender_id = ?, last_kind = ?, last_text = ?, last_media = ?, last_client_id = ?
+                    last_sender_id = ?, last_kind = ?, last_text = ?, last_media = ?, last_client_id = ?, last_deleted_at = NULL
                 WHERE id = ?
                 """
         ).execute(arguments: [seq, id, sentAt, sender, message.kind.rawValue, message.text, media, message.clientID, chat])
         // Sending implies having read the chat up to one's own message.
         try db.cachedStatement(sql: "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
             .execute(arguments: [seq, sentAt, chat, sender])
+        for mentioned in message.mentions {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO mention (user_id, chat_id, seq, message_id) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [mentioned.id.rawValue, chat, seq, id])
+        }
         let stored = Message(
             id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind,
-            text: message.text, media: message.media, sentAt: Rows.date(sentAt), clientID: message.clientID, via: message.via)
+            text: message.text, media: message.media, sentAt: Rows.date(sentAt), clientID: message.clientID, via: message.via,
+            mentions: message.mentions.map(\.handle), mentionsEveryone: message.mentionsEveryone)
         return .success((stored, true))
     }
 }

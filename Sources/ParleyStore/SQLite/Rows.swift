@@ -15,25 +15,45 @@ enum Rows {
             isBot: row[index + 4], avatar: row[index + 5], createdAt: date(row[index + 6]), owner: row[index + 7])
     }
 
-    /// `m.*` message columns followed by the sender's handle, name and bot flag.
-    static let messageColumns =
-        "m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via"
+    /// `m.*` message columns, the sender's handle, name and bot flag, and the quoted
+    /// original of a reply: read from `messageTables`.
+    static let messageColumns = """
+        m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via,
+        m.mentions, m.mentions_all, m.reactions, m.edited_at, m.deleted_at,
+        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at
+        """
+
+    /// The joins `messageColumns` reads from, after `message m`.
+    static let messageJoins = """
+        JOIN user s ON s.id = m.sender_id
+        LEFT JOIN message r ON m.reply_seq IS NOT NULL AND r.chat_id = m.chat_id AND r.seq = m.reply_seq
+        LEFT JOIN user rs ON rs.id = r.sender_id
+        """
 
     static func message(_ row: Row, from index: Int = 0) -> Message {
         let sender = UserRef(id: UserID(row[index + 3]), handle: row[index + 9], displayName: row[index + 10], isBot: row[index + 11])
+        let quoted: Int64? = row[index + 19]
+        let quote = MessageColumns.quote(
+            seq: row[index + 18],
+            sender: quoted.map { UserRef(id: UserID($0), handle: row[index + 20], displayName: row[index + 21], isBot: row[index + 22]) },
+            text: row[index + 23], deletedAt: row[index + 24])
         return Message(
             id: MessageID(row[index]), chatID: ChatID(row[index + 1]), seq: row[index + 2], sender: sender,
             kind: MessageKind(rawValue: row[index + 4]) ?? .text, text: row[index + 5], media: MediaColumn.decode(row[index + 6]),
-            sentAt: date(row[index + 7]), clientID: row[index + 8], via: row[index + 12])
+            sentAt: date(row[index + 7]), clientID: row[index + 8], via: row[index + 12],
+            mentions: MessageColumns.mentions(row[index + 13]), mentionsEveryone: row[index + 14], replyTo: quote,
+            reactions: MessageColumns.reactions(row[index + 15]), editedAt: date(row[index + 16] as Int64?),
+            deletedAt: date(row[index + 17] as Int64?))
     }
 
-    static let chatColumns = "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at"
+    static let chatColumns =
+        "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all"
 
     static func chat(_ row: Row, participants: [UserRef], from index: Int = 0) -> Chat {
         Chat(
             id: ChatID(row[index]), kind: ChatKind(rawValue: row[index + 1]) ?? .group, handle: row[index + 2],
             title: row[index + 3], isPublic: row[index + 4], participants: participants.sorted { $0.id < $1.id },
-            createdAt: date(row[index + 5]))
+            createdAt: date(row[index + 5]), topic: row[index + 6], anyoneSetsTopic: row[index + 7], anyoneMentionsAll: row[index + 8])
     }
 
     static func chat(_ db: Database, id: ChatID) throws -> Chat? {

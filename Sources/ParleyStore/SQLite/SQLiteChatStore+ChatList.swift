@@ -23,7 +23,12 @@ extension SQLiteChatStore {
                     SELECT c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.last_seq, c.last_activity_at,
                            mb.read_seq, pu.id, pu.handle, pu.display_name, pu.is_bot,
                            c.last_message_id, c.last_sender_id, c.last_kind, c.last_text, c.last_media, c.last_client_id,
-                           c.last_seq > mb.cleared_seq
+                           c.last_seq > mb.cleared_seq, c.topic, c.anyone_sets_topic, c.anyone_mentions_all, c.last_deleted_at,
+                           CASE WHEN c.last_seq > mb.read_seq THEN
+                               (SELECT count(*) FROM mention mn WHERE mn.user_id = mb.user_id AND mn.chat_id = c.id AND mn.seq > mb.read_seq)
+                               + (SELECT count(*) FROM message ma WHERE ma.chat_id = c.id AND ma.mentions_all = 1
+                                    AND ma.seq > mb.read_seq AND ma.sender_id <> mb.user_id)
+                           ELSE 0 END
                     FROM member mb
                     JOIN chat c ON c.id = mb.chat_id
                     LEFT JOIN user pu ON c.kind = 'direct'
@@ -52,7 +57,8 @@ extension SQLiteChatStore {
                 }
                 let chat = Chat(
                     id: chatID, kind: kind, handle: raw.optionalText(2), title: raw.optionalText(3), isPublic: raw.int(4) != 0,
-                    participants: participants, createdAt: Rows.date(raw.int(5)))
+                    participants: participants, createdAt: Rows.date(raw.int(5)), topic: raw.optionalText(20),
+                    anyoneSetsTopic: raw.int(21) != 0, anyoneMentionsAll: raw.int(22) != 0)
                 let lastSeq = raw.int(6)
                 let activity = raw.int(7)
                 var lastMessage: Message?
@@ -71,10 +77,14 @@ extension SQLiteChatStore {
                         id: MessageID(raw.int(13)), chatID: chatID, seq: lastSeq, sender: sender,
                         kind: MessageKind(rawValue: raw.text(15)) ?? .text, text: raw.text(16),
                         media: MediaColumn.decode(raw.optionalText(17)),
-                        sentAt: Rows.date(activity), clientID: raw.optionalText(18))
+                        sentAt: Rows.date(activity), clientID: raw.optionalText(18),
+                        deletedAt: raw.isNull(23) ? nil : Rows.date(raw.int(23)))
                 }
                 let unread = Int(max(0, lastSeq - raw.int(8)))
-                summaries.append(ChatSummary(chat: chat, lastMessage: lastMessage, unread: unread, lastActivity: Rows.date(activity)))
+                summaries.append(
+                    ChatSummary(
+                        chat: chat, lastMessage: lastMessage, unread: unread, mentions: Int(raw.int(24)), lastActivity: Rows.date(activity))
+                )
                 activities.append(activity)
             }
             // Sort small keys, then gather: moving whole summaries around costs more.

@@ -11,7 +11,7 @@ extension SQLiteChatStore {
         try await pool.read { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    SELECT \(Rows.messageColumns) FROM message m JOIN user s ON s.id = m.sender_id
+                    SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins)
                     WHERE m.chat_id = ? AND m.seq > ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
                     """)
             let rows = try Row.fetchAll(statement, arguments: [chat.rawValue, after, before ?? Int64.max, limit])
@@ -23,7 +23,7 @@ extension SQLiteChatStore {
         try await pool.read { db in
             try Row.fetchOne(
                 db,
-                sql: "SELECT \(Rows.messageColumns) FROM message m JOIN user s ON s.id = m.sender_id WHERE m.chat_id = ? AND m.seq = ?",
+                sql: "SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins) WHERE m.chat_id = ? AND m.seq = ?",
                 arguments: [chat.rawValue, seq]
             ).map { Rows.message($0) }
         }
@@ -41,8 +41,8 @@ extension SQLiteChatStore {
                     FROM message_fts f
                     JOIN message m ON m.id = f.rowid
                     JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = ?2
-                    JOIN user s ON s.id = m.sender_id
-                    WHERE message_fts MATCH ?1 AND m.seq > mb.cleared_seq AND (?3 IS NULL OR m.chat_id = ?3)
+                    \(Rows.messageJoins)
+                    WHERE message_fts MATCH ?1 AND m.seq > mb.cleared_seq AND m.deleted_at IS NULL AND (?3 IS NULL OR m.chat_id = ?3)
                     ORDER BY m.id DESC LIMIT ?4
                     """,
                 arguments: [ftsQuery, user.rawValue, chat?.rawValue, limit]

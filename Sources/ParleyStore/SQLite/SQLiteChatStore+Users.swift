@@ -125,11 +125,17 @@ extension SQLiteChatStore {
         }
     }
 
-    public func createSession(tokenHash: Data, user: UserID, expiresAt: Date) async throws {
+    public func createSession(tokenHash: Data, user: UserID, expiresAt: Date, client: String, address: String, at time: Date) async throws {
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO session (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
-                arguments: [tokenHash, user.rawValue, expiresAt.storedMilliseconds])
+                sql: """
+                    INSERT INTO session (token_hash, user_id, expires_at, client, address, created_at, last_active_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    tokenHash, user.rawValue, expiresAt.storedMilliseconds, client, address, time.storedMilliseconds,
+                    time.storedMilliseconds,
+                ])
         }
     }
 

@@ -213,6 +213,48 @@ enum Schema {
                     ) WITHOUT ROWID;
                     """)
         }
+        // Mentions, replies, edits, deletions and reactions on messages; group topics
+        // and rules; away, last seen and hidden activity on users; where and when each
+        // session signed in and was last used.
+        migrator.registerMigration("v12") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE message ADD COLUMN mentions TEXT;
+                    ALTER TABLE message ADD COLUMN mentions_all INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE message ADD COLUMN reply_seq INTEGER;
+                    ALTER TABLE message ADD COLUMN reactions TEXT;
+                    ALTER TABLE message ADD COLUMN edited_at INTEGER;
+                    ALTER TABLE message ADD COLUMN deleted_at INTEGER;
+                    CREATE INDEX message_mentions_all ON message(chat_id, seq) WHERE mentions_all = 1;
+                    CREATE TABLE mention (
+                        user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        chat_id INTEGER NOT NULL,
+                        seq INTEGER NOT NULL,
+                        message_id INTEGER NOT NULL REFERENCES message(id) ON DELETE CASCADE,
+                        PRIMARY KEY (user_id, chat_id, seq)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX mention_message ON mention(message_id);
+                    CREATE TABLE reaction (
+                        chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                        seq INTEGER NOT NULL,
+                        emoji TEXT NOT NULL,
+                        user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        reacted_at INTEGER NOT NULL,
+                        PRIMARY KEY (chat_id, seq, emoji, user_id)
+                    ) WITHOUT ROWID;
+                    ALTER TABLE chat ADD COLUMN last_deleted_at INTEGER;
+                    ALTER TABLE chat ADD COLUMN topic TEXT;
+                    ALTER TABLE chat ADD COLUMN anyone_sets_topic INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE chat ADD COLUMN anyone_mentions_all INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE user ADD COLUMN away TEXT;
+                    ALTER TABLE user ADD COLUMN last_seen_at INTEGER;
+                    ALTER TABLE user ADD COLUMN hide_activity INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE session ADD COLUMN client TEXT NOT NULL DEFAULT 'unknown';
+                    ALTER TABLE session ADD COLUMN address TEXT NOT NULL DEFAULT 'unknown';
+                    ALTER TABLE session ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE session ADD COLUMN last_active_at INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

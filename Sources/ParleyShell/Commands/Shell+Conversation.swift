@@ -1,0 +1,110 @@
+import Foundation
+import ParleyCore
+
+/// Replies, edits, deletions, reactions, mentions and group topics.
+extension Shell {
+    /// `[#G|@H] SEQ`: the chat (the current one by default) and a message number.
+    private func messageRef(_ input: inout CommandInput, usage: String) async throws -> (Chat, ChatTarget, Int64) {
+        let word = try input.target()
+        guard let text = try input.word(), let seq = Int64(text), seq >= 1 else { throw ParleyError(.usage, "usage: \(usage)") }
+        let (chat, target) = try await existingChat(word)
+        return (chat, target, seq)
+    }
+
+    func reply(_ input: inout CommandInput) async throws {
+        let usage = "/reply [#G|@H] SEQ TEXT"
+        let (chat, target, seq) = try await messageRef(&input, usage: usage)
+        let text = try input.text()
+        guard !text.isEmpty else { throw ParleyError(.usage, "usage: \(usage)") }
+        let message: Message
+        do {
+            message = try await service.reply(to: seq, in: chat.id, text: text, clientID: nil)
+        } catch let error as ParleyError where error.code == .pending {
+            return showPending(text, to: target, error)
+        }
+        show(message, in: target, command: "reply")
+    }
+
+    func edit(_ input: inout CommandInput) async throws {
+        let usage = "/edit [#G|@H] SEQ NEW TEXT"
+        let (chat, target, seq) = try await messageRef(&input, usage: usage)
+        let text = try input.text()
+        guard !text.isEmpty else { throw ParleyError(.usage, "usage: \(usage)") }
+        let message = try await service.editMessage(chat: chat.id, seq: seq, text: text)
+        show(message, in: target, command: "edit")
+    }
+
+    func deleteMessage(_ input: inout CommandInput) async throws {
+        let (chat, target, seq) = try await messageRef(&input, usage: "/delete [#G|@H] SEQ")
+        try noMoreArguments(input)
+        let message = try await service.deleteMessage(chat: chat.id, seq: seq)
+        output.result("delete", ["Deleted message \(seq) in \(target.label)"], json: message)
+    }
+
+    func react(_ input: inout CommandInput, add: Bool) async throws {
+        let usage = add ? "/react [#G|@H] SEQ EMOJI" : "/unreact [#G|@H] SEQ EMOJI"
+        let (chat, target, seq) = try await messageRef(&input, usage: usage)
+        guard let emoji = try input.word() else { throw ParleyError(.usage, "usage: \(usage)") }
+        try noMoreArguments(input)
+        let counts =
+            add
+            ? try await service.react(chat: chat.id, seq: seq, emoji: emoji)
+            : try await service.unreact(chat: chat.id, seq: seq, emoji: emoji)
+        let shown = counts.isEmpty ? "no reactions" : Format.reactions(counts)
+        output.result(add ? "react" : "unreact", ["Message \(seq) in \(target.label): \(shown)"], json: counts)
+    }
+
+    func mentions(_ input: inout CommandInput) async throws {
+        let word = try input.word()
+        try noMoreArguments(input)
+        guard let count = word.map({ Int($0) }) ?? 20 else { throw ParleyError(.usage, "usage: /mentions [N]") }
+        let found = try await service.mentions(limit: count)
+        var chats: [ChatID: Chat] = [:]
+        var lines: [String] = []
+        for message in found {
+            if chats[message.chatID] == nil { chats[message.chatID] = try await service.chat(message.chatID) }
+            if let chat = chats[message.chatID] {
+                lines.append("\(message.seq). " + Format.message(message, in: chat, me: me?.id, colour: output.style == .colour))
+            }
+        }
+        output.result("mentions", lines.isEmpty ? ["Nobody has mentioned you"] : lines, json: found)
+    }
+
+    func topic(_ input: inout CommandInput) async throws {
+        let word = try input.target()
+        let options = try input.options(flags: ["clear"])
+        let chat = try await groupTarget(word)
+        let place = Format.label(chat, me: me?.id)
+        if !options.flags.contains("clear"), options.positional.isEmpty {
+            let fresh = try await service.chat(chat.id)
+            let line = fresh.topic.map { "Topic of \(place): \(Sanitizer.line($0))" } ?? "\(place) has no topic"
+            return output.result("topic", [line], json: fresh)
+        }
+        let text = options.flags.contains("clear") ? nil : options.positional.joined(separator: " ")
+        let changed = try await service.setTopic(text, in: chat.id)
+        let line = changed.topic.map { "Topic of \(place): \(Sanitizer.line($0))" } ?? "Cleared the topic of \(place)"
+        output.result("topic", [line], json: changed)
+    }
+
+    func rules(_ input: inout CommandInput) async throws {
+        let usage = "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins]"
+        let word = try input.target()
+        var topic: Bool?
+        var mentions: Bool?
+        while let setting = try input.word() {
+            let parts = setting.lowercased().split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, ["anyone", "admins"].contains(parts[1]) else { throw ParleyError(.usage, "usage: \(usage)") }
+            switch parts[0] {
+            case "topic": topic = parts[1] == "anyone"
+            case "mentions", "all": mentions = parts[1] == "anyone"
+            default: throw ParleyError(.usage, "usage: \(usage)")
+            }
+        }
+        let chat = try await groupTarget(word)
+        let result =
+            topic == nil && mentions == nil
+            ? try await service.chat(chat.id)
+            : try await service.setGroupRules(in: chat.id, anyoneSetsTopic: topic, anyoneMentionsAll: mentions)
+        output.result("rules", ["Rules of \(Format.label(result, me: me?.id)): \(Format.rules(result))"], json: result)
+    }
+}

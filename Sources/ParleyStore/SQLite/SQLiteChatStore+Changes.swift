@@ -1,0 +1,234 @@
+public import Foundation
+import GRDB
+public import ParleyCore
+
+/// Edits, deletions, reactions and mentions of messages.
+extension SQLiteChatStore {
+    public func editMessage(chat: ChatID, seq: Int64, text: String, at time: Date) async throws -> Message? {
+        try await pool.write { db in
+            guard let (id, old) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
+            try Self.unindex(db, id: id, text: old)
+            try db.execute(sql: "UPDATE message SET text = ?, edited_at = ? WHERE id = ?", arguments: [text, time.storedMilliseconds, id])
+            try Self.reindex(db, id: id, text: text)
+            try db.execute(sql: "UPDATE chat SET last_text = ? WHERE id = ? AND last_message_id = ?", arguments: [text, chat.rawValue, id])
+            return try Self.message(db, chat: chat, seq: seq)
+        }
+    }
+
+    public func deleteMessage(chat: ChatID, seq: Int64, at time: Date) async throws -> Message? {
+        try await pool.write { db in
+            guard let (id, old) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
+            let media = MediaColumn.decode(try String.fetchOne(db, sql: "SELECT media FROM message WHERE id = ?", arguments: [id]))?.id
+            try Self.unindex(db, id: id, text: old)
+            try db.execute(
+                sql: """
+                    UPDATE message SET text = '', media = NULL, kind = 'text', mentions = NULL, mentions_all = 0, reactions = NULL,
+                        deleted_at = ?
+                    WHERE id = ?
+                    """, arguments: [time.storedMilliseconds, id])
+            try db.execute(sql: "DELETE FROM mention WHERE message_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM reaction WHERE chat_id = ? AND seq = ?", arguments: [chat.rawValue, seq])
+            try db.execute(
+                sql: """
+                    UPDATE chat SET last_text = '', last_media = NULL, last_kind = 'text', last_deleted_at = ?
+                    WHERE id = ? AND last_message_id = ?
+                    """, arguments: [time.storedMilliseconds, chat.rawValue, id])
+            if let media {
+                // Nobody may fetch it through this message any more; its uploader keeps it
+                // only while another message or an avatar still uses it.
+                try db.execute(
+                    sql: """
+                        DELETE FROM media_upload WHERE media_id = ?1
+                            AND NOT EXISTS (SELECT 1 FROM message WHERE substr(media, 1, 64) = ?1)
+                            AND NOT EXISTS (SELECT 1 FROM user WHERE avatar = ?1)
+                        """, arguments: [media])
+            }
+            return try Self.message(db, chat: chat, seq: seq)
+        }
+    }
+
+    public func react(chat: ChatID, seq: Int64, user: UserID, emoji: String, add: Bool, cap: Int, at time: Date) async throws
+        -> (changed: Bool, reactions: [ReactionCount])?
+    {
+        try await pool.write { db in
+            let key: StatementArguments = [chat.rawValue, seq, emoji, user.rawValue]
+            if add {
+                let present =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM reaction WHERE chat_id = ? AND seq = ? AND emoji = ?)",
+                        arguments: [chat.rawValue, seq, emoji]) ?? false
+                let kinds =
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(DISTINCT emoji) FROM reaction WHERE chat_id = ? AND seq = ?",
+                        arguments: [chat.rawValue, seq]) ?? 0
+                if !present, kinds >= cap { return nil }
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO reaction (chat_id, seq, emoji, user_id, reacted_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: key + [time.storedMilliseconds])
+            } else {
+                try db.execute(sql: "DELETE FROM reaction WHERE chat_id = ? AND seq = ? AND emoji = ? AND user_id = ?", arguments: key)
+            }
+            let changed = db.changesCount > 0
+            let counts = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT emoji, count(*) FROM reaction WHERE chat_id = ? AND seq = ?
+                    GROUP BY emoji ORDER BY min(reacted_at), emoji
+                    """, arguments: [chat.rawValue, seq]
+            ).map { ReactionCount(emoji: $0[0], count: $0[1]) }
+            if changed {
+                try db.execute(
+                    sql: "UPDATE message SET reactions = ? WHERE chat_id = ? AND seq = ?",
+                    arguments: [MessageColumns.reactions(counts), chat.rawValue, seq])
+            }
+            return (changed, counts)
+        }
+    }
+
+    public func mentions(of user: UserID, limit: Int) async throws -> [Message] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Rows.messageColumns)
+                    FROM (SELECT message_id AS id FROM mention WHERE user_id = ?1
+                          UNION
+                          SELECT a.id FROM member mb2 JOIN message a ON a.chat_id = mb2.chat_id AND a.mentions_all = 1
+                          WHERE mb2.user_id = ?1 AND a.sender_id <> ?1) x
+                    JOIN message m ON m.id = x.id
+                    JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = ?1
+                    \(Rows.messageJoins)
+                    WHERE m.seq > mb.cleared_seq AND m.deleted_at IS NULL
+                    ORDER BY m.id DESC LIMIT ?2
+                    """, arguments: [user.rawValue, limit]
+            ).map { Rows.message($0) }
+        }
+    }
+
+    /// The id and text of a message that is not deleted.
+    private static func live(_ db: Database, chat: ChatID, seq: Int64) throws -> (Int64, String)? {
+        try Row.fetchOne(
+            db, sql: "SELECT id, text FROM message WHERE chat_id = ? AND seq = ? AND deleted_at IS NULL", arguments: [chat.rawValue, seq]
+        ).map { ($0[0], $0[1]) }
+    }
+
+    private static func message(_ db: Database, chat: ChatID, seq: Int64) throws -> Message? {
+        try Row.fetchOne(
+            db, sql: "SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins) WHERE m.chat_id = ? AND m.seq = ?",
+            arguments: [chat.rawValue, seq]
+        ).map { Rows.message($0) }
+    }
+
+    /// Takes a message's old text out of the search index, if it was indexed yet
+    /// (messages are indexed in batches after they are stored).
+    private static func unindex(_ db: Database, id: Int64, text: String) throws {
+        guard try isIndexed(db, id: id) else { return }
+        try db.execute(sql: "INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', ?, ?)", arguments: [id, text])
+    }
+
+    private static func reindex(_ db: Database, id: Int64, text: String) throws {
+        guard try isIndexed(db, id: id) else { return }
+        try db.execute(sql: "INSERT INTO message_fts (rowid, text) VALUES (?, ?)", arguments: [id, text])
+    }
+
+    private static func isIndexed(_ db: Database, id: Int64) throws -> Bool {
+        id <= (try Int64.fetchOne(db, sql: "SELECT indexed_up_to FROM search_state WHERE id = 1") ?? 0)
+    }
+}
+
+/// Topics and rules of groups, away messages, activity and sessions.
+extension SQLiteChatStore {
+    public func setTopic(_ topic: String?, of chat: ChatID) async throws -> Chat? {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE chat SET topic = ? WHERE id = ?", arguments: [topic, chat.rawValue])
+            return try Rows.chat(db, id: chat)
+        }
+    }
+
+    public func setGroupRules(of chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat? {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE chat SET anyone_sets_topic = coalesce(?, anyone_sets_topic), anyone_mentions_all = coalesce(?, anyone_mentions_all)
+                    WHERE id = ?
+                    """, arguments: [anyoneSetsTopic, anyoneMentionsAll, chat.rawValue])
+            return try Rows.chat(db, id: chat)
+        }
+    }
+
+    public func recordSeen(_ user: UserID, at time: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE user SET last_seen_at = ? WHERE id = ?", arguments: [time.storedMilliseconds, user.rawValue])
+        }
+    }
+
+    public func activity(of user: UserID) async throws -> StoredActivity? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT last_login_at, last_seen_at, hide_activity, away FROM user WHERE id = ?", arguments: [user.rawValue]
+            ).map {
+                StoredActivity(lastSignIn: Rows.date($0[0] as Int64?), lastSeen: Rows.date($0[1] as Int64?), hidden: $0[2], away: $0[3])
+            }
+        }
+    }
+
+    public func setActivityHidden(_ hidden: Bool, of user: UserID) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE user SET hide_activity = ? WHERE id = ?", arguments: [hidden, user.rawValue])
+        }
+    }
+
+    public func setAway(_ message: String?, of user: UserID) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE user SET away = ?1 WHERE id = ?2 AND away IS NOT ?1", arguments: [message, user.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    public func away(of users: [UserID]) async throws -> [UserID: String] {
+        guard !users.isEmpty else { return [:] }
+        return try await pool.read { db in
+            var away: [UserID: String] = [:]
+            for chunk in users.chunks(of: 500) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT id, away FROM user WHERE away IS NOT NULL AND id IN (\(marks))",
+                    arguments: StatementArguments(chunk.map(\.rawValue)))
+                {
+                    away[UserID(row[0])] = row[1]
+                }
+            }
+            return away
+        }
+    }
+
+    public func sessions(of user: UserID, now: Date) async throws -> [StoredSession] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT token_hash, client, address, created_at, last_active_at FROM session
+                    WHERE user_id = ? AND expires_at > ? ORDER BY created_at, token_hash
+                    """, arguments: [user.rawValue, now.storedMilliseconds]
+            ).map {
+                StoredSession(
+                    tokenHash: $0[0], client: $0[1], address: $0[2], createdAt: Rows.date($0[3] as Int64),
+                    lastActiveAt: Rows.date($0[4] as Int64))
+            }
+        }
+    }
+
+    public func touchSession(tokenHash: Data, at time: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE session SET last_active_at = ? WHERE token_hash = ?", arguments: [time.storedMilliseconds, tokenHash])
+        }
+    }
+}
+
+extension Array {
+    /// The array in consecutive slices of at most `size` elements.
+    func chunks(of size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
