@@ -60,7 +60,12 @@ import Testing
             var lines: [String] = []
             lines.append("members \(try await store.members(of: group).map { "\($0.user.handle):\($0.role)" })")
             lines.append(
-                "history \(try await store.history(chat: group, after: 0, before: nil, limit: 100).map { "\($0.seq):\($0.text)" })")
+                "history \(try await store.history(chat: group, after: 0, before: nil, limit: 100).map { "\($0.seq):\($0.text):\($0.reactions):\(String(describing: $0.editedAt)):\(String(describing: $0.deletedAt))" })"
+            )
+            let chat = try await store.chat(id: group)
+            lines.append(
+                "chat \(String(describing: chat?.topic)) \(String(describing: chat?.anyoneSetsTopic)) \(String(describing: chat?.anyoneMentionsAll))"
+            )
             let invite = try await store.invite(code: invite)
             lines.append("invite \(String(describing: invite?.usesLeft)) \(String(describing: invite?.revoked))")
             lines.append("readers \(try await store.readers(chat: group, atLeast: 0).map { "\($0.user.handle):\($0.seq)" })")
@@ -103,6 +108,22 @@ import Testing
         membersOnly("setViewing") { s, f in try await s.setViewing(f.group) },
         membersOnly("deleteChat") { s, f in try await s.deleteChat(f.group) },
         membersOnly("leave") { s, f in try await s.leave(chat: f.group) },
+        membersOnly("reply") { s, f in _ = try await s.reply(to: 1, in: f.group, text: "indeed", clientID: nil) },
+        membersOnly("react") { s, f in _ = try await s.react(chat: f.group, seq: 1, emoji: "👍") },
+        membersOnly("unreact") { s, f in _ = try await s.unreact(chat: f.group, seq: 1, emoji: "👍") },
+        membersOnly("typing") { s, f in try await s.typing(in: f.group) },
+        managersOnly("setTopic") { s, f in _ = try await s.setTopic("new topic", in: f.group) },
+        managersOnly("setGroupRules") { s, f in _ = try await s.setGroupRules(in: f.group, anyoneSetsTopic: true, anyoneMentionsAll: true)
+        },
+        managersOnly("mentionEveryone") { s, f in _ = try await s.sendMessage(to: .chat(f.group), text: "@all hi", clientID: nil) },
+        Verb(
+            name: "editOwnersMessage",
+            expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+        ) { s, f in _ = try await s.editMessage(chat: f.group, seq: 1, text: "changed") },
+        Verb(
+            name: "deleteOwnersMessage",
+            expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+        ) { s, f in _ = try await s.deleteMessage(chat: f.group, seq: 1) },
         managersOnly("invite") { s, f in try await s.invite(user: f.target, to: f.group) },
         managersOnly("createInvite") { s, f in _ = try await s.createInvite(chat: f.group, maxUses: nil, expiresIn: nil) },
         managersOnly("revokeInvite") { s, f in try await s.revokeInvite(code: f.invite) },

@@ -20,7 +20,7 @@ extension EngineSession {
         let hash = await engine.hasher.hash(registration.password)
         let user = try await createAccount(
             email: email, handle: chosenHandle, displayName: displayName, passwordHash: hash, signupCode: code)
-        return try await startSession(for: user)
+        return try await signedIn(as: user)
     }
 
     /// Creates a person's account, deriving a free handle from the email when none was
