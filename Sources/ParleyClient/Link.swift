@@ -269,7 +269,7 @@ actor Link {
                 configuration.autoPing = .disabled
                 let tls = url.hasPrefix("wss:") ? try settings.trust.configuration() : nil
                 let close = try await WebSocketClient.connect(
-                    url: url, configuration: configuration, tlsConfiguration: tls, logger: logger
+                    url: Self.identified(url, as: settings.client), configuration: configuration, tlsConfiguration: tls, logger: logger
                 ) {
                     inbound, outbound, _ in
                     await self.connected(outbound)

@@ -26,9 +26,10 @@ public final class RemoteChatService: ChatService {
     ///     up is lost (nil: `connectTimeout`); a send is queued after that.
     ///   - onChange: called when a connection that was up is lost, and when it is back
     ///     (with whether every message missed meanwhile was passed on).
+    ///   - client: how this program names itself to the server (shown in `/sessions`).
     public init(
         url: String, folder: URL?, trust: ServerTrust = ServerTrust(), connectTimeout: Duration = .seconds(5),
-        reconnectWait: Duration? = nil,
+        reconnectWait: Duration? = nil, client: String = "parley/client",
         onAcknowledged: @escaping @Sendable (Message) -> Void = { _ in },
         onRejected: @escaping @Sendable (String, ParleyError) -> Void = { _, _ in },
         onChange: @escaping @Sendable (ConnectionChange) -> Void = { _ in }
@@ -38,7 +39,7 @@ public final class RemoteChatService: ChatService {
         let settings = Link.Settings(
             urls: url.split(separator: ",").map { Self.socketURL(String($0)) }, trust: trust, connectTimeout: connectTimeout,
             reconnectWait: reconnectWait,
-            outboxURL: folder?.appendingPathComponent("outbox.json"))
+            outboxURL: folder?.appendingPathComponent("outbox.json"), client: client)
         link = Link(settings: settings, events: continuation, onAcknowledged: onAcknowledged, onRejected: onRejected, onChange: onChange)
     }
 

@@ -49,7 +49,7 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                 maxFrameSize: server.configuration.maxFrameSize,
                 // `UpgradeCheck` has answered upgrades to any other path already.
                 shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
-                upgradePipelineHandler: { channel, _ in
+                upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
                         let maxSize = server.configuration.maxFrameSize
                         // No HTTP parser is left to fail, and frames need not pass it.
@@ -59,7 +59,8 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                         try channel.pipeline.syncOperations.addHandler(
                             NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: maxSize))
-                        try channel.pipeline.syncOperations.addHandler(SocketHandler(server: server))
+                        try channel.pipeline.syncOperations.addHandler(
+                            SocketHandler(server: server, client: SocketHandler.clientName(of: head)))
                         return .webSocket
                     }
                 })

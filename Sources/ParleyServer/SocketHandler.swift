@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOWebSocket
 import ParleyCore
 import ParleyEngine
@@ -47,8 +48,12 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var endReason = "connection dropped"
     private var address = "unknown"
 
-    init(server: ParleyServer) {
+    /// How the client named itself, for its sessions list.
+    private let client: String
+
+    init(server: ParleyServer, client: String) {
         self.server = server
+        self.client = client
         let rate = server.configuration.requestsPerSecond
         self.limiter = TokenBucket(perSecond: rate, burst: rate * 2)
     }
@@ -66,7 +71,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         address = channel.remoteAddress?.ipAddress ?? "unknown"
         server.logger.info("connection opened", metadata: ["address": "\(address)"])
         let session = server.engine.connect(
-            address: address,
+            address: address, client: client,
             deliver: { event in writer.add(event.encoded(ParleyServer.frame(of:)).bytes, to: this, id: id, position: event.position) },
             ended: { reason in eventLoop.execute { this.value.sendClose(Self.sessionEnded, reason: reason.message) } })
         dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch, logger: server.logger)
@@ -90,6 +95,18 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         frameWriter = nil
+    }
+
+    /// How a connecting client names itself: `?client=NAME` on the socket's URL (as
+    /// Parley's own clients do), else its User-Agent header, else "unknown". The engine
+    /// keeps it printable and short.
+    static func clientName(of head: HTTPRequestHead) -> String {
+        if let query = URLComponents(string: head.uri)?.queryItems, let named = query.first(where: { $0.name == "client" })?.value,
+            !named.isEmpty
+        {
+            return String(named.prefix(64))
+        }
+        return head.headers["user-agent"].first.map { String($0.prefix(64)) } ?? "unknown"
     }
 
     /// The close code of a socket whose session was signed out, revoked or expired.

@@ -104,7 +104,7 @@ struct ShellLauncher {
         let socketURL = nodes.joined(separator: ",")
         let folder = try Shell.clientFolder(data: dataFolder, server: nodes.first ?? url)
         let service = RemoteChatService(
-            url: socketURL, folder: folder, trust: trust, reconnectWait: .zero,
+            url: socketURL, folder: folder, trust: trust, reconnectWait: .zero, client: "parley/\(Parley.configuration.version) shell",
             onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },
             onRejected: { _, error in announce("[not sent] \(error.code): \(Sanitizer.line(error.message))") },
             onChange: { announce(describe($0, server: socketURL, queued: true)) })
@@ -113,7 +113,7 @@ struct ShellLauncher {
             try FileManager.default.createDirectory(
                 at: botFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return RemoteChatService(
-                url: socketURL, folder: botFolder, trust: trust,
+                url: socketURL, folder: botFolder, trust: trust, client: "parley/\(Parley.configuration.version) plugin \(name)",
                 onChange: { change in announceBots?("[\(name)] " + describe(change, server: socketURL, queued: false)) })
         }
         return ServiceLink(service: service, folder: folder, description: "client of \(socketURL)", another: another)
