@@ -23,7 +23,7 @@ import Testing
             """, environment: ["PW": "first-password"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
-            result.lines.dropLast() == [
+            result.lines.prefix(11) == [
                 "Welcome, @alice Alice Liddell <alice@example.com>",
                 "@alice Alice Liddell <alice@example.com>",
                 "@alice Alice L. <alice@example.com>",

@@ -22,7 +22,7 @@ extension Shell {
         try noMoreArguments(input)
         let user = try await user(handle)
         let activity = try await service.activity(of: user.id)
-        var lines = [Format.profile(user), "  joined \(Format.day(user.createdAt))"]
+        var lines = [Format.profile(user) + " — joined \(Format.day(user.createdAt))"]
         if activity.online {
             lines.append("  online now" + (activity.away.map { ", away: \(Sanitizer.line($0))" } ?? ""))
         } else {
