@@ -326,3 +326,61 @@ struct PluginHostTests {
         await bots.shutdown()
     }
 }
+
+/// What a plugin sees of mentions, edits and deletions, and how it replies and reacts.
+@Suite(.timeLimit(.minutes(2)))
+struct PluginConversationTests {
+    @Test func aBotHearsMentionsRepliesReactsAndSeesEditsAndDeletions() async throws {
+        let bots = try await BotWorld()
+        let (_, record) = try await bots.load("conversation", as: "helper")
+        let group = try await bots.group("room", bots: ["helper"])
+        let plain = try await bots.alice.sendMessage(to: .chat(group.id), text: "hello room", clientID: nil)
+        let asked = try await bots.alice.sendMessage(to: .chat(group.id), text: "@helper what time is it?", clientID: nil)
+        // The answer quotes the question, and the question gets a wave.
+        #expect(
+            try await eventually {
+                let history = try await bots.messages(in: group.id)
+                return history.contains { $0.text == "you called?" } && history.first { $0.seq == asked.seq }?.reactions.isEmpty == false
+            })
+        let history = try await bots.messages(in: group.id)
+        let answer = try #require(history.first { $0.text == "you called?" })
+        #expect(answer.sender.handle == "helper" && answer.replyTo?.seq == asked.seq && answer.replyTo?.sender.handle == "alice")
+        #expect(history.first { $0.seq == asked.seq }?.reactions == [ReactionCount(emoji: "👋", count: 1)])
+
+        _ = try await bots.alice.editMessage(chat: group.id, seq: asked.seq, text: "@helper what day is it?")
+        #expect(try await eventually { try await bots.messages(in: group.id).contains { $0.text == "saw the edit" } })
+        let noticed = try #require(try await bots.messages(in: group.id).first { $0.text == "saw the edit" })
+        #expect(noticed.replyTo?.seq == asked.seq && noticed.replyTo?.text == "@helper what day is it?")
+        _ = try await bots.alice.deleteMessage(chat: group.id, seq: plain.seq)
+        #expect(
+            await eventually {
+                bots.recorded(record).contains { $0["type"] == .string("message_deleted") }
+            })
+
+        let seen = bots.recorded(record)
+        let messages = seen.filter { $0["type"] == .string("message") }
+        let plainSeen = try #require(messages.first { $0["message"]?["seq"] == .number(Double(plain.seq)) })
+        #expect(plainSeen["mentioned_me"] == .bool(false) && plainSeen["message"]?["mentions"] == nil)
+        let askedSeen = try #require(messages.first { $0["message"]?["seq"] == .number(Double(asked.seq)) })
+        #expect(askedSeen["mentioned_me"] == .bool(true))
+        #expect(askedSeen["message"]?["mentions"] == .array([.string("helper")]))
+        let edited = try #require(seen.first { $0["type"] == .string("message_edited") })
+        #expect(edited["message"]?["text"] == .string("@helper what day is it?") && edited["message"]?["edited_at"] != nil)
+        let deleted = try #require(seen.first { $0["type"] == .string("message_deleted") })
+        #expect(deleted["message"]?["seq"] == .number(Double(plain.seq)) && deleted["message"]?["text"] == .string(""))
+        #expect(seen.contains { $0["type"] == .string("reaction_changed") } == false, "its own reaction is not told back to it")
+        await bots.shutdown()
+    }
+
+    @Test func badReplyAndReactLinesGetTheirErrors() async throws {
+        let bots = try await BotWorld()
+        let (_, record) = try await bots.load("conversation", as: "helper")
+        // On `ready` the plugin writes six bad lines, refs 1 to 6 (testbot.py).
+        #expect(await eventually { bots.recorded(record).filter { $0["type"] == .string("error") }.count >= 6 })
+        let errors = bots.recorded(record).filter { $0["type"] == .string("error") }
+        let refs = errors.compactMap { error -> Double? in if case .number(let ref)? = error["ref"] { ref } else { nil } }
+        #expect(refs.sorted() == [1, 2, 3, 4, 5, 6])
+        #expect(errors.allSatisfy { $0["code"] == .string("bad_line") })
+        await bots.shutdown()
+    }
+}

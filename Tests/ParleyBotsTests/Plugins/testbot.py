@@ -5,7 +5,9 @@ Every line the host writes is appended to RECORD (one JSON object per line).
 Modes: record, spam N, junk, crash, sleeper, forker, counter, commands, nohello,
 answer people|bots (answers every message it hears in its chat, naming the chat;
 "bots" also asks for plugins' and bots' messages; tells @alice when the loop guard
-trips), slow (answers each message after a pause, without naming the chat).
+trips), slow (answers each message after a pause, without naming the chat),
+conversation (answers a mention as a reply with a wave, and an edit with a reply that
+names the edited message).
 """
 import json
 import os
@@ -45,6 +47,8 @@ if mode == "commands":
     out({"type": "hello", "commands": [{"name": "shout", "usage": "/shout TEXT", "help": "shout in the current chat"}]})
 elif mode == "answer":
     out({"type": "hello", "name": mode, "events": ["message"], "bot_messages": argument == "bots"})
+elif mode == "conversation":
+    out({"type": "hello", "name": mode, "events": ["message", "message_edited", "message_deleted", "reaction_changed"]})
 elif mode != "nohello":
     out({"type": "hello", "name": mode, "events": ["message", "member_joined", "member_left"]})
 
@@ -61,6 +65,19 @@ for line in sys.stdin:
         out({"type": "send", "to": str(event["chat"]["id"]), "text": event["arguments"].upper() + "!"})
     if kind == "error" and event.get("code") == "bot_loop" and mode == "answer":
         out({"type": "send", "to": "@alice", "text": "tripped " + os.environ.get("PARLEY_BOT_NAME", "?")})
+    if mode == "conversation" and kind == "ready":
+        for ref, bad in enumerate([
+            {"type": "reply", "text": "x", "reply_to": -1},
+            {"type": "reply", "text": "x", "reply_to": "first"},
+            {"type": "send", "to": "#g", "text": "x", "reply_to": True},
+            {"type": "react"},
+            {"type": "react", "emoji": "👍", "seq": 1.5},
+            {"type": "unreact", "emoji": "👍", "chat": "room"},
+        ], start=1):
+            out(dict(bad, ref=ref))
+    if mode == "conversation" and kind == "message_edited":
+        edited = event["message"]
+        out({"type": "send", "to": event["chat"]["id"], "text": "saw the edit", "reply_to": edited["seq"]})
     if kind != "message":
         continue
     text = event["message"]["text"]
@@ -70,6 +87,9 @@ for line in sys.stdin:
     elif mode == "answer":
         name = os.environ.get("PARLEY_BOT_NAME", "?")
         out({"type": "reply", "chat": chat, "text": "pong from %s: %s" % (name, text)})
+    elif mode == "conversation" and event.get("mentioned_me"):
+        out({"type": "reply", "text": "you called?", "reply_to": True})
+        out({"type": "react", "emoji": "👋"})
     elif mode == "slow":
         time.sleep(0.3)
         out({"type": "reply", "text": "seen: " + text})
