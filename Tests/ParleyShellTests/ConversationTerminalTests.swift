@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Mentions, replies, edits, deletions and typing as two people see them: both shells
+/// in tmux against one server, the second reading the first's raw output for the bell
+/// and the highlight.
+@Suite(.serialized) struct ConversationTerminalTests {
+    @Test func mentionsRingRepliesQuoteAndEditsReachTheOtherUser() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let server = try #require(parley.serverURL)
+        let setup = try parley.run(
+            """
+            /register alice@example.com --handle alice --password secret-alice
+            /create #club
+            /logout
+            /register bob@example.com --handle bob --password secret-bob
+            /join #club
+            """)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let alice = ParleyBinary(clientOf: parley)
+        defer { alice.remove() }
+        #expect(try alice.run("/login @alice --password secret-alice\n").status == 0)
+
+        let bob = TmuxSession()
+        defer { bob.stop() }
+        let raw = parley.data.appendingPathComponent("bob-terminal.raw")
+        // In colour, whatever the environment the tests run in says.
+        try bob.start("env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
+        _ = try bob.waitFor("bob>")
+        try bob.type("/switch #club", "Enter")
+        _ = try bob.waitFor("bob #club>")
+
+        // Typing in alice's shell shows before bob's prompt.
+        let aliceTerminal = TmuxSession()
+        defer { aliceTerminal.stop() }
+        try aliceTerminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(alice.data.path) --server \(server)")
+        _ = try aliceTerminal.waitFor("alice>")
+        try aliceTerminal.type("/switch #club", "Enter")
+        _ = try aliceTerminal.waitFor("alice #club>")
+        try aliceTerminal.type("@bob standup no")
+        _ = try bob.waitFor("(@alice typing…) bob #club>")
+        try aliceTerminal.type("w", "Enter")
+        var screen = try bob.waitFor("<alice> @bob standup now")
+        #expect(try bob.waitFor("the typing status goes with the message") { !$0.contains("typing…") }.contains("bob #club>"))
+
+        // The mention is highlighted and rings; a plain line does not; a direct message
+        // from outside the current chat rings again.
+        try aliceTerminal.type("no mention here", "Enter")
+        _ = try bob.waitFor("<alice> no mention here")
+        #expect(try alice.run("/msg @bob psst\n").status == 0)
+        _ = try bob.waitFor("<alice> psst")
+        let bytes = try Data(contentsOf: raw)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(bytes.filter { $0 == 0x07 }.count == 2, "one bell for the mention, one for the direct message")
+        #expect(text.contains("\u{1B}[1;33m@bob standup now"), "the mention is bold yellow")
+        #expect(!text.contains("\u{1B}[1;33mno mention here"))
+
+        // A reply shows the head of what it answers.
+        try aliceTerminal.type("/reply 1 and bring coffee", "Enter")
+        screen = try bob.waitFor("<alice> and bring coffee")
+        #expect(screen.contains("↳ @alice: @bob standup now"))
+
+        // An edit and a delete reach bob as they happen, and in his history.
+        try aliceTerminal.type("/edit 2 no mention here, promise", "Enter")
+        _ = try bob.waitFor("* @alice edited message 2 in #club: no mention here, promise")
+        try aliceTerminal.type("/delete 1", "Enter")
+        _ = try bob.waitFor("* message 1 of @alice in #club was deleted")
+        try bob.type("/history", "Enter")
+        screen = try bob.waitFor("↳ @alice: (deleted)")
+        #expect(screen.contains("<alice> (deleted)"))
+        #expect(screen.contains("<alice> no mention here, promise (edited)"))
+        try bob.type("/chats", "Enter")
+        screen = try bob.waitFor("@alice (1 unread)")
+        #expect(screen.contains("#club ["), "bob has read #club, which he is looking at")
+    }
+}
