@@ -39,6 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Open connections at most; past it new ones are answered 503 (lowered to fit the open-file limit).")
     var maxConnections = 10_000
     @Option(help: "Events kept for resuming across all users.") var totalBacklog = 2_000_000
+    @Option(help: "Hours after sending that a user may edit a message (0: any time).") var editWindow = 24.0
+    @Option(help: "Hours after sending that a user may delete their own message (0: any time).") var deleteWindow = 0.0
     @Option(help: "Chats whose members are cached in memory.") var cachedChats = 50_000
     @Option(help: "KiB of events a socket may leave unread: past them, 10 s without reading closes it (code 4008).")
     var maxUnreadKib = 4096
@@ -141,6 +143,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
             configuration.registration = registration
             configuration.admins = Set(adminHandles)
+            configuration.editWindow = editWindow == 0 ? nil : try Limits.duration(seconds: editWindow * 3600)
+            configuration.deleteWindow = deleteWindow == 0 ? nil : try Limits.duration(seconds: deleteWindow * 3600)
         }
         let storage = try await openStorage(folder: folder, logger: logger, configure: configure)
         let engine = storage.engine

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyShell
 import Testing
 
 @Suite struct ScriptErrorTests {
@@ -135,5 +136,15 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("parley.sqlite").path))
         let xdg = try parley.run("/status\n", environment: ["XDG_DATA_HOME": parley.data.path], useData: false)
         #expect(xdg.stdout.contains("Data: \(parley.data.path)/parley"))
+    }
+}
+
+/// The README's command table names every command the shell knows, and no other.
+@Suite struct ReadmeCommandTableTests {
+    @Test func everyCommandIsInTheReadmeTable() throws {
+        let readme = try String(contentsOf: ParleyBinary.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `/") }
+        let named = Set(rows.compactMap { $0.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "`" }).first.map(String.init) })
+        #expect(named == Set(CommandTable.all.map(\.name)))
     }
 }
