@@ -56,7 +56,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .presenceChanged(let change): change.viewing
         case .chatDeleted(let event): event.chatID
         case .messageEdited(let event), .messageDeleted(let event): event.chat.id
-        case .reactionChanged(let event): event.chatID
+        case .reactionChanged(let event): event.chat.id
         case .chatUpdated(let event): event.chat.id
         case .typing(let event): event.chatID
         case .away: nil
@@ -99,14 +99,14 @@ public struct MessageEvent: Hashable, Codable, Sendable {
 
 /// A member added or took back a reaction; `reactions` are the message's counts after.
 public struct ReactionChange: Hashable, Codable, Sendable {
-    public var chatID: ChatID
+    public var chat: Chat
     public var seq: Int64
     public var user: UserRef
     public var emoji: String
     public var added: Bool
     public var reactions: [ReactionCount]
-    public init(chatID: ChatID, seq: Int64, user: UserRef, emoji: String, added: Bool, reactions: [ReactionCount]) {
-        self.chatID = chatID
+    public init(chat: Chat, seq: Int64, user: UserRef, emoji: String, added: Bool, reactions: [ReactionCount]) {
+        self.chat = chat
         self.seq = seq
         self.user = user
         self.emoji = emoji

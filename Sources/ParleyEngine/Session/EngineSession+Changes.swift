@@ -55,7 +55,7 @@ extension EngineSession {
     }
 
     private func changeReaction(chat: ChatID, seq: Int64, emoji: String, add: Bool) async throws -> [ReactionCount] {
-        let user = try await requireMember(chat).user
+        let (entry, _, user) = try await requireMember(chat)
         let emoji = try Limits.emoji(emoji)
         _ = try await requireLiveMessage(chat, seq)
         guard
@@ -65,7 +65,7 @@ extension EngineSession {
             throw ParleyError(.tooManyReactions, "a message takes at most \(Limits.maxReactionsPerMessage) different reactions")
         }
         if changed {
-            let change = ReactionChange(chatID: chat, seq: seq, user: user.ref, emoji: emoji, added: add, reactions: counts)
+            let change = ReactionChange(chat: entry.chat, seq: seq, user: user.ref, emoji: emoji, added: add, reactions: counts)
             try await publish(.reactionChanged(change), toMembersOf: chat)
         }
         return counts

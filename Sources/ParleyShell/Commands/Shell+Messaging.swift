@@ -100,9 +100,11 @@ extension Shell {
         guard let word = try input.target() else { throw ParleyError(.usage, "usage: /switch #G|@H") }
         try noMoreArguments(input)
         let target = try await target(word)
-        if word.hasPrefix("#"), let chat = target.chat { _ = try await service.chat(chat.id) }
+        var topic: String?
+        if word.hasPrefix("#"), let chat = target.chat { topic = try await service.chat(chat.id).topic }
         try await makeCurrent(target)
-        output.result("switch", ["Now in \(target.label)"], json: ["chat": target.label])
+        output.result(
+            "switch", ["Now in \(target.label)"] + (topic.map { ["Topic: \(Sanitizer.line($0))"] } ?? []), json: ["chat": target.label])
     }
 
     func makeCurrent(_ target: ChatTarget) async throws {

@@ -98,7 +98,7 @@ public enum Format {
         case .reactionChanged(let change):
             let verb = change.added ? "reacted \(Sanitizer.line(change.emoji)) to" : "took back \(Sanitizer.line(change.emoji)) on"
             let counts = change.reactions.isEmpty ? "" : " " + reactions(change.reactions)
-            line = "* \(user(change.user)) \(verb) message \(change.seq)\(counts)"
+            line = "* \(user(change.user)) \(verb) message \(change.seq) in \(label(change.chat, me: me))\(counts)"
         case .chatUpdated(let change):
             let place = label(change.chat, me: me)
             if change.what == "topic" {
