@@ -76,6 +76,27 @@ import Testing
         _ = try await bob.downloadMedia(uploaded.id, to: copy, replace: false, progress: nil)
         #expect(try Data(contentsOf: copy) == Data(contentsOf: image))
 
+        // Reactions, edits, topics and rules cross nodes; B forgets its copy of the group
+        // when the rules change on A, so carol may set the topic through B at once.
+        _ = try await bob.react(chat: group.id, seq: one.seq, emoji: "👍")
+        #expect(
+            await annLog.wait { events in events.contains { if case .reactionChanged(let c) = $0 { c.seq == one.seq } else { false } } })
+        _ = try await ann.editMessage(chat: group.id, seq: one.seq, text: "one, from A, edited")
+        #expect(
+            await carolLog.wait { events in events.contains { if case .messageEdited(let e) = $0 { e.message.id == one.id } else { false } }
+            })
+        await expectError(.forbidden) { _ = try await carol.setTopic("carol's", in: group.id) }
+        _ = try await ann.setGroupRules(in: group.id, anyoneSetsTopic: true, anyoneMentionsAll: nil)
+        #expect(
+            await carolLog.wait { events in events.contains { if case .chatUpdated(let c) = $0 { c.chat.anyoneSetsTopic } else { false } } }
+        )
+        #expect(try await carol.setTopic("carol's now", in: group.id).topic == "carol's now")
+        #expect(
+            await annLog.wait { events in
+                events.contains { if case .chatUpdated(let c) = $0 { c.chat.topic == "carol's now" } else { false } }
+            })
+        #expect(try await ann.chat(group.id).topic == "carol's now")
+
         // A password changed through A ends ann's other session, on B, as it would on A.
         let annOnB = RemoteChatService(url: b.url, folder: nil, connectTimeout: .seconds(120))
         _ = try await annOnB.signIn(login: "@ann", password: "password-ann")

@@ -75,4 +75,51 @@ import Testing
         screen = try bob.waitFor("@alice (1 unread)")
         #expect(screen.contains("#club ["), "bob has read #club, which he is looking at")
     }
+
+    @Test func aNotifyCommandRunsInsteadOfTheBell() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let server = try #require(parley.serverURL)
+        let setup = try parley.run(
+            """
+            /register alice@example.com --handle alice --password secret-alice
+            /logout
+            /register bob@example.com --handle bob --password secret-bob
+            """)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let notes = parley.data.appendingPathComponent("notes.txt")
+        let raw = parley.data.appendingPathComponent("bob-terminal.raw")
+        let bob = TmuxSession()
+        defer { bob.stop() }
+        try bob.start(
+            "NO_COLOR=1 PARLEY_NOTIFY='echo >> \(notes.path)' \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)"
+        )
+        _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
+        _ = try bob.waitFor("bob>")
+        let alice = ParleyBinary(clientOf: parley)
+        defer { alice.remove() }
+        let script = #"/msg @bob $(touch /tmp/pwned) "; touch /tmp/pwned2 #"#
+        #expect(try alice.run("/login @alice --password secret-alice\n" + script + "\n").status == 0)
+        _ = try bob.waitFor("<alice> $(touch /tmp/pwned)")
+        let noted = try #require(
+            try ParleyBinaryWait.until { (try? String(contentsOf: notes, encoding: .utf8))?.contains("<alice>") == true ? true : nil })
+        _ = noted
+        let line = try String(contentsOf: notes, encoding: .utf8)
+        // The line is an argument, sanitized, never run.
+        #expect(line.contains(#"@alice <alice> $(touch /tmp/pwned) "; touch /tmp/pwned2 #"#), "\(line)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/pwned") && !FileManager.default.fileExists(atPath: "/tmp/pwned2"))
+        #expect(!(try Data(contentsOf: raw)).contains(0x07), "the command rings instead of the bell")
+    }
+}
+
+/// Polls for a condition outside the terminal (a file another process writes).
+enum ParleyBinaryWait {
+    static func until<T>(timeout: Double = 120, _ condition: () throws -> T?) throws -> T? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let value = try condition() { return value }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return try condition()
+    }
 }
