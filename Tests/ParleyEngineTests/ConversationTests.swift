@@ -73,6 +73,11 @@ import Testing
         #expect(opened.anyoneMentionsAll && !opened.anyoneSetsTopic)
         #expect(try await club.say(club.bob, "@all cake").mentionsEveryone)
 
+        // Handles may hold `.` and `_`; a full stop after one ends the sentence.
+        let dotted = try await club.world.signUp("erin.o_k")
+        _ = try await dotted.joinGroup(handle: "club")
+        #expect(try await club.say(club.alice, "thanks @erin.o_k.").mentions == ["erin.o_k"])
+
         // A direct message mentions its other side; nobody mentions themself.
         let direct = try await club.alice.sendMessage(to: .user(try await club.dave.me().id), text: "@dave @alice ping", clientID: nil)
         #expect(direct.mentions == ["dave"])

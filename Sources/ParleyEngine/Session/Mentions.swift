@@ -8,7 +8,7 @@ enum Mentions {
     /// The handles mentioned, lowercased, each once and in order, and whether `@all` or
     /// `@here` is among them. A mention starts at `@` after a space, punctuation or the
     /// start of the text (so `ann@example.com` is none) and runs over the characters a
-    /// handle may hold.
+    /// handle may hold (letters, digits, `-`, `_` and `.`).
     static func parse(_ text: String) -> (handles: [String], everyone: Bool) {
         guard text.utf8.contains(UInt8(ascii: "@")) else { return ([], false) }
         var handles: [String] = []
@@ -20,8 +20,8 @@ enum Mentions {
             guard scalars[index] == "@", index == 0 || !isHandleScalar(scalars[index - 1]) && scalars[index - 1] != "@" else { continue }
             var end = index + 1
             while end < scalars.count, isHandleScalar(scalars[end]) { end += 1 }
-            // A handle does not end with a hyphen; `@ann-` at the end of a clause is `@ann`.
-            while end > index + 1, scalars[end - 1] == "-" { end -= 1 }
+            // A full stop after a handle ends the sentence: `@alice.smith.` is `@alice.smith`.
+            while end > index + 1, scalars[end - 1] == "." { end -= 1 }
             let handle = String(String.UnicodeScalarView(scalars[(index + 1)..<end])).lowercased()
             index = end - 1
             guard Limits.userHandleLength.contains(handle.count) || everyoneWords.contains(handle) else { continue }
@@ -37,6 +37,7 @@ enum Mentions {
     private static let everyoneWords = Set(everyone)
 
     private static func isHandleScalar(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-"
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_"
+            || scalar == "."
     }
 }

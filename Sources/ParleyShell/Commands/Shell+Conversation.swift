@@ -59,14 +59,7 @@ extension Shell {
         try noMoreArguments(input)
         guard let count = word.map({ Int($0) }) ?? 20 else { throw ParleyError(.usage, "usage: /mentions [N]") }
         let found = try await service.mentions(limit: count)
-        var chats: [ChatID: Chat] = [:]
-        var lines: [String] = []
-        for message in found {
-            if chats[message.chatID] == nil { chats[message.chatID] = try await service.chat(message.chatID) }
-            if let chat = chats[message.chatID] {
-                lines.append("\(message.seq). " + Format.message(message, in: chat, me: me?.id, colour: output.style == .colour))
-            }
-        }
+        let lines = try await numberedLines(found)
         output.result("mentions", lines.isEmpty ? ["Nobody has mentioned you"] : lines, json: found)
     }
 

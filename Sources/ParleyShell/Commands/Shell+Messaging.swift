@@ -178,15 +178,21 @@ extension Shell {
         }
         guard !words.isEmpty else { throw ParleyError(.usage, "usage: /search WORDS [#G|@H]") }
         let found = try await service.search(words.joined(separator: " "), in: chat?.id, limit: 50)
+        let lines = try await numberedLines(found)
+        output.result("search", lines.isEmpty ? ["No messages found"] : lines, json: found)
+    }
+
+    /// `42. [14:03] #swift <alice> …` for messages from any of the user's chats.
+    func numberedLines(_ messages: [Message]) async throws -> [String] {
         var chats: [ChatID: Chat] = [:]
         var lines: [String] = []
-        for message in found {
+        for message in messages {
             if chats[message.chatID] == nil { chats[message.chatID] = try await service.chat(message.chatID) }
             if let chat = chats[message.chatID] {
                 lines.append("\(message.seq). " + Format.message(message, in: chat, me: me?.id, colour: output.style == .colour))
             }
         }
-        output.result("search", lines.isEmpty ? ["No messages found"] : lines, json: found)
+        return lines
     }
 
     func chats(_ input: inout CommandInput) async throws {

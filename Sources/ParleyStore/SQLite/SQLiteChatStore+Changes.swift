@@ -51,6 +51,8 @@ extension SQLiteChatStore {
         -> (changed: Bool, reactions: [ReactionCount])?
     {
         try await pool.write { db in
+            // Deleted meanwhile: a tombstone takes no reactions.
+            guard try Self.live(db, chat: chat, seq: seq) != nil else { return (false, []) }
             let key: StatementArguments = [chat.rawValue, seq, emoji, user.rawValue]
             if add {
                 let present =
