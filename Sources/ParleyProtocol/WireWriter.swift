@@ -192,8 +192,8 @@ extension Chat: WireWritable {
             writer.field("participants", participants)
             writer.field("created_at", createdAt)
             writer.field("topic", topic)
-            writer.field("anyone_sets_topic", anyoneSetsTopic)
-            writer.field("anyone_mentions_all", anyoneMentionsAll)
+            if anyoneSetsTopic { writer.field("anyone_sets_topic", true) }
+            if anyoneMentionsAll { writer.field("anyone_mentions_all", true) }
         }
     }
 }

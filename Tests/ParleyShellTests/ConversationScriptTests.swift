@@ -83,7 +83,7 @@ import Testing
         #expect(history[1]["deleted_at"] != nil && history[1]["text"] as? String == "")
         #expect((history[0]["reactions"] as? [Object])?.first?["count"] as? Int == 1)
         let rules = try #require(Self.results(objects, "rules").first as? Object)
-        #expect(rules["anyone_sets_topic"] as? Bool == true && rules["anyone_mentions_all"] as? Bool == false)
+        #expect(rules["anyone_sets_topic"] as? Bool == true && rules["anyone_mentions_all"] == nil)
     }
 
     @Test func theSameCommandsReadWellWithoutJSON() throws {

@@ -101,9 +101,10 @@ import Testing
         let script = #"/msg @bob $(touch /tmp/pwned) "; touch /tmp/pwned2 #"#
         #expect(try alice.run("/login @alice --password secret-alice\n" + script + "\n").status == 0)
         _ = try bob.waitFor("<alice> $(touch /tmp/pwned)")
-        let noted = try #require(
-            try ParleyBinaryWait.until { (try? String(contentsOf: notes, encoding: .utf8))?.contains("<alice>") == true ? true : nil })
-        _ = noted
+        let noted = try ParleyBinaryWait.until {
+            (try? String(contentsOf: notes, encoding: .utf8))?.contains("<alice>") == true ? true : nil
+        }
+        #expect(noted == true, "the notify command ran")
         let line = try String(contentsOf: notes, encoding: .utf8)
         // The line is an argument, sanitized, never run.
         #expect(line.contains(#"@alice <alice> $(touch /tmp/pwned) "; touch /tmp/pwned2 #"#), "\(line)")

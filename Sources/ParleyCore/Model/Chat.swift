@@ -76,6 +76,22 @@ public struct Chat: Hashable, Codable, Sendable {
             anyoneMentionsAll: try container.decodeIfPresent(Bool.self, forKey: .anyoneMentionsAll) ?? false)
     }
 
+    /// The rules are written only when they allow something (most chats: neither), as
+    /// every message event carries its chat.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(handle, forKey: .handle)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encode(isPublic, forKey: .isPublic)
+        try container.encode(participants, forKey: .participants)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(topic, forKey: .topic)
+        if anyoneSetsTopic { try container.encode(true, forKey: .anyoneSetsTopic) }
+        if anyoneMentionsAll { try container.encode(true, forKey: .anyoneMentionsAll) }
+    }
+
     /// The other side of a direct chat, seen from `user`.
     public func peer(of user: UserID) -> UserRef? {
         guard kind == .direct else { return nil }
