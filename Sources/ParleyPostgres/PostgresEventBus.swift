@@ -55,7 +55,7 @@ public final class PostgresEventBus: EventBus, Service {
     private let state: Mutex<State>
     /// Publishes that arrive together go in one call.
     private let outgoing: BatchQueue<Outgoing, Void>
-    private let membership = Mutex<(@Sendable (ChatID) -> Void)?>(nil)
+    private let membership = Mutex<Callback<ChatID>?>(nil)
     private let prunedThrough: Atomic<UInt64>
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -102,7 +102,8 @@ public final class PostgresEventBus: EventBus, Service {
     }
 
     public func onMembershipChange(_ changed: @escaping @Sendable (ChatID) -> Void) {
-        membership.withLock { $0 = changed }
+        let callback = Callback(changed)
+        membership.withLock { $0 = callback }
     }
 
     // Publishing
@@ -255,7 +256,7 @@ public final class PostgresEventBus: EventBus, Service {
             }
             let reads = try rows.compactMap { try decode($0) }
             let invalidate = membership.withLock { $0 }
-            for read in reads { if let chat = read.membershipChat { invalidate?(ChatID(chat)) } }
+            for read in reads { if let chat = read.membershipChat { invalidate?.call(ChatID(chat)) } }
             state.withLock { state in
                 for read in reads where read.event.position > state.delivered {
                     state.delivered = read.event.position
