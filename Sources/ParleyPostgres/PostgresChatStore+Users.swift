@@ -91,7 +91,8 @@ extension PostgresChatStore {
     }
 
     public func recordLogin(of user: UserID, at time: Date) async throws {
-        try await rows("UPDATE users SET last_login_at = \(time.storedMilliseconds) WHERE id = \(user.rawValue)")
+        let at = time.storedMilliseconds
+        try await rows("UPDATE users SET last_login_at = \(at), last_seen_at = \(at) WHERE id = \(user.rawValue)")
     }
 
     public func handleExists(_ handle: String) async throws -> Bool {

@@ -18,6 +18,7 @@ public protocol ChatStore: Sendable {
     func passwordHash(of user: UserID) async throws -> String?
     func setPasswordHash(_ hash: String, of user: UserID) async throws
     func setDisplayName(_ name: String, of user: UserID) async throws -> User
+    /// Records a sign-in at `time`, which is also when the user was last seen.
     func recordLogin(of user: UserID, at time: Date) async throws
     func handleExists(_ handle: String) async throws -> Bool
     /// Users whose handle or display name (any word) starts with `prefix`, or whose

@@ -50,6 +50,15 @@ final class ActivityTracker: Sendable {
         }
     }
 
+    /// Notes writes made anyway: a sign-in writes the user's last-seen time, and a new
+    /// session its last use, so neither is written again for a minute.
+    func written(user: UserID?, session: Data?, at now: Date) {
+        state.withLock { state in
+            if let user { state.seenWritten[user] = now }
+            if let session { state.sessionTouched[session] = now }
+        }
+    }
+
     /// Whether a typing event from `user` in `chat` may go out at `now`.
     func mayAnnounceTyping(_ user: UserID, in chat: ChatID, at now: Date, interval: TimeInterval) -> Bool {
         state.withLock { state in

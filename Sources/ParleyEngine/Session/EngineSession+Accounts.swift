@@ -56,7 +56,9 @@ extension EngineSession {
 
     /// Records the sign-in and starts a session: the last step of every way in.
     func signedIn(as user: User) async throws -> SignedIn {
-        try await store.recordLogin(of: user.id, at: engine.now)
+        let now = engine.now
+        try await store.recordLogin(of: user.id, at: now)
+        engine.activity.written(user: user.id, session: nil, at: now)
         return try await startSession(for: user)
     }
 
@@ -168,8 +170,9 @@ extension EngineSession {
         let token = SecretToken.session()
         let hash = SecretToken.hash(token)
         let expiresAt = engine.now.addingTimeInterval(engine.configuration.sessionLifetime.seconds)
-        try await store.createSession(
-            tokenHash: hash, user: user.id, expiresAt: expiresAt, client: client, address: address, at: engine.now)
+        let now = engine.now
+        try await store.createSession(tokenHash: hash, user: user.id, expiresAt: expiresAt, client: client, address: address, at: now)
+        engine.activity.written(user: nil, session: hash, at: now)
         await attach(user, tokenHash: hash, expiresAt: expiresAt, after: nil)
         return SignedIn(user: user, token: token, expiresAt: expiresAt)
     }

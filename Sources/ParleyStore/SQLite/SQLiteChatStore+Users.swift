@@ -99,7 +99,8 @@ extension SQLiteChatStore {
     public func recordLogin(of user: UserID, at time: Date) async throws {
         try await pool.write { db in
             try db.execute(
-                sql: "UPDATE user SET last_login_at = ? WHERE id = ?", arguments: [time.storedMilliseconds, user.rawValue])
+                sql: "UPDATE user SET last_login_at = ?1, last_seen_at = ?1 WHERE id = ?2",
+                arguments: [time.storedMilliseconds, user.rawValue])
         }
     }
 
