@@ -3,7 +3,8 @@ public import ParleyCore
 
 /// Reads a request frame in two steps: the head (`id` and `op`), so a frame that is
 /// no request at all is refused before any op runs, then the op's arguments as the
-/// type the op takes. Every error is a `ParleyError` with a stable code (`bad_frame`,
+/// type the op takes. The head is usually found by `FrameHead` without a decode, so
+/// the frame is decoded once. Every error is a `ParleyError` with a stable code (`bad_frame`,
 /// `unknown_op`, `invalid_argument`); no frame, however malformed, traps.
 ///
 /// ```swift
@@ -19,6 +20,8 @@ public struct RequestDecoder: Sendable {
     /// The op a frame names, or why it is refused (with the frame's id when one could
     /// be read).
     public func head(of frame: Data) -> Result<(id: Int64, op: Op), Rejection> {
+        let scanned = frame.withUnsafeBytes { FrameHead.scan($0) }
+        if let scanned, let op = Op(rawValue: scanned.op) { return .success((scanned.id, op)) }
         guard let head = try? decoder.decode(RequestHead.self, from: frame) else {
             let id = (try? decoder.decode(IDOnly.self, from: frame))?.id
             return .failure(Rejection(id: id, error: ParleyError(.badFrame, "a request is a JSON object with a numeric id and an op")))
@@ -35,6 +38,10 @@ public struct RequestDecoder: Sendable {
         do {
             if let given = try decoder.decode(ArgsEnvelope<A>.self, from: frame).args { return given }
         } catch let error as DecodingError {
+            // Not JSON at all (the head was found without reading the whole frame).
+            if (try? JSONSerialization.jsonObject(with: frame, options: [.fragmentsAllowed])) == nil {
+                throw ParleyError(.badFrame, "a request is a JSON object with a numeric id and an op")
+            }
             throw ParleyError(.invalidArgument, "bad args: \(Self.describe(error))")
         } catch {
             throw ParleyError(.invalidArgument, "bad args")

@@ -1,0 +1,147 @@
+/// Finds a request frame's `id` and `op` without decoding the rest, so that the frame
+/// is decoded once (as its op's arguments) instead of twice. It only answers frames it
+/// reads without doubt: a JSON object whose top level holds `"id"` as a whole number and
+/// `"op"` as a plain string, each once, keys without escapes. Anything else (and any
+/// frame it cannot walk) is left to `JSONDecoder`, which then decides, as before. The
+/// rest of the frame is only skipped here: the decode of the arguments reads all of it.
+enum FrameHead {
+    /// Nesting deeper than this is left to the decoder.
+    private static let maxDepth = 64
+
+    static func scan(_ frame: UnsafeRawBufferPointer) -> (id: Int64, op: String)? {
+        var reader = Reader(bytes: frame)
+        reader.skipSpace()
+        guard reader.take(UInt8(ascii: "{")) else { return nil }
+        var id: Int64?
+        var op: String?
+        reader.skipSpace()
+        if reader.take(UInt8(ascii: "}")) { return nil }
+        while true {
+            reader.skipSpace()
+            guard let key = reader.plainString(maxLength: 64) else { return nil }
+            reader.skipSpace()
+            guard reader.take(UInt8(ascii: ":")) else { return nil }
+            reader.skipSpace()
+            switch key {
+            case "id":
+                guard id == nil, let number = reader.wholeNumber() else { return nil }
+                id = number
+            case "op":
+                guard op == nil, let name = reader.plainString(maxLength: 64) else { return nil }
+                op = name
+            default:
+                guard reader.skipValue(depth: 0) else { return nil }
+            }
+            reader.skipSpace()
+            if reader.take(UInt8(ascii: ",")) { continue }
+            guard reader.take(UInt8(ascii: "}")) else { return nil }
+            break
+        }
+        reader.skipSpace()
+        guard reader.atEnd, let id, let op else { return nil }
+        return (id, op)
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var index = 0
+
+        var atEnd: Bool { index >= bytes.count }
+
+        func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard peek() == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func skipSpace() {
+            while let byte = peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+        }
+
+        /// A string without escapes or control characters, of at most `maxLength` bytes.
+        mutating func plainString(maxLength: Int) -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = index
+            while let byte = peek() {
+                if byte == UInt8(ascii: "\"") {
+                    let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    index += 1
+                    return text
+                }
+                guard byte != UInt8(ascii: "\\"), byte >= 0x20, index - start < maxLength else { return nil }
+                index += 1
+            }
+            return nil
+        }
+
+        /// `-`, then 1 to 19 digits, that fit an `Int64`, not followed by a fraction or an
+        /// exponent (which the decoder judges).
+        mutating func wholeNumber() -> Int64? {
+            let negative = take(UInt8(ascii: "-"))
+            var value: Int64 = 0
+            var digits = 0
+            while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflowSum) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+                guard !overflowTimes, !overflowSum else { return nil }
+                value = sum
+                digits += 1
+                index += 1
+            }
+            guard digits > 0, digits == 1 || bytes[index - digits] != UInt8(ascii: "0") else { return nil }
+            if let byte = peek(), byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return nil }
+            return negative ? -value : value
+        }
+
+        /// Steps over one value: a string (escapes included), an object or array (to
+        /// `maxDepth`), or a number or literal (its bytes up to the next delimiter).
+        mutating func skipValue(depth: Int) -> Bool {
+            guard depth < FrameHead.maxDepth, let first = peek() else { return false }
+            switch first {
+            case UInt8(ascii: "\""):
+                index += 1
+                while let byte = peek() {
+                    index += 1
+                    if byte == UInt8(ascii: "\\") {
+                        guard !atEnd else { return false }
+                        index += 1
+                    } else if byte == UInt8(ascii: "\"") {
+                        return true
+                    }
+                }
+                return false
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let close = first == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                index += 1
+                skipSpace()
+                if take(close) { return true }
+                while true {
+                    skipSpace()
+                    if first == UInt8(ascii: "{") {
+                        guard skipValue(depth: depth + 1) else { return false }  // the key
+                        skipSpace()
+                        guard take(UInt8(ascii: ":")) else { return false }
+                        skipSpace()
+                    }
+                    guard skipValue(depth: depth + 1) else { return false }
+                    skipSpace()
+                    if take(UInt8(ascii: ",")) { continue }
+                    return take(close)
+                }
+            default:
+                let start = index
+                while let byte = peek(), !Self.isDelimiter(byte) { index += 1 }
+                return index > start
+            }
+        }
+
+        private static func isDelimiter(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), 0x20, 0x09, 0x0A, 0x0D: true
+            default: false
+            }
+        }
+    }
+}
