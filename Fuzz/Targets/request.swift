@@ -46,6 +46,14 @@ public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     decode(Args.Code.self, frame)
     decode(Args.SetRole.self, frame)
     decode(Args.Viewing.self, frame)
+    if let edit = try? decoder.arguments(Args.Edit.self, from: frame) { _ = try? Limits.messageText(edit.text) }
+    if let reaction = try? decoder.arguments(Args.Reaction.self, from: frame) { _ = try? Limits.emoji(reaction.emoji) }
+    decode(Args.Limit.self, frame)
+    if let topic = try? decoder.arguments(Args.Topic.self, from: frame), let text = topic.topic { _ = try? Limits.topic(text) }
+    decode(Args.GroupRules.self, frame)
+    if let away = try? decoder.arguments(Args.Away.self, from: frame) { _ = try? Limits.awayMessage(away.message) }
+    decode(Args.Hidden.self, frame)
+    decode(Args.Session.self, frame)
     decode(Empty.self, frame)
     return 0
 }

@@ -29,16 +29,14 @@ import Testing
         try bob.start("env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
         _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
         _ = try bob.waitFor("bob>")
-        try bob.type("/switch #club", "Enter")
-        _ = try bob.waitFor("bob #club>")
+        _ = try bob.firstCommand("/switch #club", until: "bob #club>")
 
         // Typing in alice's shell shows before bob's prompt.
         let aliceTerminal = TmuxSession()
         defer { aliceTerminal.stop() }
         try aliceTerminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(alice.data.path) --server \(server)")
         _ = try aliceTerminal.waitFor("alice>")
-        try aliceTerminal.type("/switch #club", "Enter")
-        _ = try aliceTerminal.waitFor("alice #club>")
+        _ = try aliceTerminal.firstCommand("/switch #club", until: "alice #club>")
         try aliceTerminal.type("@bob standup no")
         _ = try bob.waitFor("(@alice typing…) bob #club>")
         try aliceTerminal.type("w", "Enter")
@@ -110,6 +108,26 @@ import Testing
         #expect(line.contains(#"@alice <alice> $(touch /tmp/pwned) "; touch /tmp/pwned2 #"#), "\(line)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/pwned") && !FileManager.default.fileExists(atPath: "/tmp/pwned2"))
         #expect(!(try Data(contentsOf: raw)).contains(0x07), "the command rings instead of the bell")
+    }
+}
+
+extension TmuxSession {
+    /// Types the first command of a shell that has just shown its prompt, and waits for
+    /// `text`. Under load, keys sent in the moment the line editor takes over the
+    /// terminal were seen to vanish without an echo: when the command never shows on
+    /// the screen at all, it is typed again (it cannot have run).
+    func firstCommand(_ command: String, until text: String) throws -> String {
+        for _ in 0..<5 {
+            try type(command, "Enter")
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                let shown = try screen()
+                if shown.contains(text) { return shown }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            if try screen().contains(command) { break }
+        }
+        return try waitFor(text)
     }
 }
 
