@@ -9,7 +9,7 @@ import PostgresNIO
 extension PostgresChatStore {
     public func editMessage(chat: ChatID, seq: Int64, text: String, at time: Date) async throws -> Message? {
         try await transaction { connection in
-            if let id = try await Self.lockLive(connection, chat: chat, seq: seq, logger: logger) {
+            if let (id, _) = try await Self.lockLive(connection, chat: chat, seq: seq, logger: logger) {
                 try await connection.query(
                     "UPDATE message SET text = \(text), edited_at = \(time.storedMilliseconds) WHERE id = \(id)", logger: logger)
                 try await connection.query(
@@ -21,9 +21,8 @@ extension PostgresChatStore {
 
     public func deleteMessage(chat: ChatID, seq: Int64, at time: Date) async throws -> Message? {
         try await transaction { connection in
-            if let id = try await Self.lockLive(connection, chat: chat, seq: seq, logger: logger) {
-                let media = try await connection.query("SELECT media FROM message WHERE id = \(id)", logger: logger).collect().first
-                    .flatMap { MediaColumn.decode(try? $0.decode(String?.self, context: .default))?.id }
+            if let (id, column) = try await Self.lockLive(connection, chat: chat, seq: seq, logger: logger) {
+                let media = MediaColumn.decode(column)?.id
                 let at = time.storedMilliseconds
                 try await connection.query(
                     """
@@ -116,11 +115,14 @@ extension PostgresChatStore {
         ).map(PostgresRows.message)
     }
 
-    /// Locks a message that is not deleted and returns its id.
-    private static func lockLive(_ connection: PostgresConnection, chat: ChatID, seq: Int64, logger: Logger) async throws -> Int64? {
+    /// Locks a message that is not deleted and returns its id and media column.
+    private static func lockLive(_ connection: PostgresConnection, chat: ChatID, seq: Int64, logger: Logger) async throws
+        -> (id: Int64, media: String?)?
+    {
         try await connection.query(
-            "SELECT id FROM message WHERE chat_id = \(chat.rawValue) AND seq = \(seq) AND deleted_at IS NULL FOR UPDATE", logger: logger
-        ).collect().first.map { try $0.decode(Int64.self, context: .default) }
+            "SELECT id, media FROM message WHERE chat_id = \(chat.rawValue) AND seq = \(seq) AND deleted_at IS NULL FOR UPDATE",
+            logger: logger
+        ).collect().first.map { try $0.decode((Int64, String?).self, context: .default) }
     }
 
     private static func message(_ connection: PostgresConnection, chat: ChatID, seq: Int64, logger: Logger) async throws -> Message? {

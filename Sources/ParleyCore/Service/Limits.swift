@@ -62,7 +62,7 @@ public enum Limits {
     public static func userHandle(_ handle: String) throws(ParleyError) -> String {
         var bare = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
         bare = bare.lowercased()
-        guard userHandleLength.contains(bare.count), bare.unicodeScalars.allSatisfy({ isHandleScalar($0) || $0 == "_" || $0 == "." }),
+        guard userHandleLength.contains(bare.count), bare.unicodeScalars.allSatisfy(isUserHandleScalar),
             bare.first != "-", bare.first != "."
         else {
             throw ParleyError(.invalidHandle, "a user handle is 2–32 lowercase letters, digits, '-', '_' or '.', like @alice")
@@ -75,7 +75,7 @@ public enum Limits {
         let local = email.split(separator: "@").first.map(String.init) ?? ""
         let base = local.split(separator: "+").first.map(String.init) ?? local
         var handle = String(
-            base.lowercased().unicodeScalars.filter { isHandleScalar($0) || $0 == "_" || $0 == "." }.map(Character.init))
+            base.lowercased().unicodeScalars.filter(isUserHandleScalar).map(Character.init))
         while handle.first == "." || handle.first == "-" { handle.removeFirst() }
         if handle.count > 24 { handle = String(handle.prefix(24)) }
         if handle.count < 2 { handle = "user" + handle }
@@ -219,6 +219,11 @@ public enum Limits {
     /// C0, DEL and C1 control characters.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// What a user handle is made of: a group handle's characters, `_` and `.`.
+    public static func isUserHandleScalar(_ scalar: Unicode.Scalar) -> Bool {
+        isHandleScalar(scalar) || scalar == "_" || scalar == "."
     }
 
     private static func isHandleScalar(_ scalar: Unicode.Scalar) -> Bool {

@@ -36,8 +36,8 @@ enum Mentions {
 
     private static let everyoneWords = Set(everyone)
 
+    /// A user handle's characters, in either case (people write `@Bob`).
     private static func isHandleScalar(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_"
-            || scalar == "."
+        Limits.isUserHandleScalar(scalar) || ("A"..."Z").contains(scalar)
     }
 }

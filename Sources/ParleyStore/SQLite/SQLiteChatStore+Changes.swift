@@ -6,7 +6,7 @@ public import ParleyCore
 extension SQLiteChatStore {
     public func editMessage(chat: ChatID, seq: Int64, text: String, at time: Date) async throws -> Message? {
         try await pool.write { db in
-            guard let (id, old) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
+            guard let (id, old, _) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
             try Self.unindex(db, id: id, text: old)
             try db.execute(sql: "UPDATE message SET text = ?, edited_at = ? WHERE id = ?", arguments: [text, time.storedMilliseconds, id])
             try Self.reindex(db, id: id, text: text)
@@ -17,8 +17,8 @@ extension SQLiteChatStore {
 
     public func deleteMessage(chat: ChatID, seq: Int64, at time: Date) async throws -> Message? {
         try await pool.write { db in
-            guard let (id, old) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
-            let media = MediaColumn.decode(try String.fetchOne(db, sql: "SELECT media FROM message WHERE id = ?", arguments: [id]))?.id
+            guard let (id, old, column) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
+            let media = MediaColumn.decode(column)?.id
             try Self.unindex(db, id: id, text: old)
             try db.execute(
                 sql: """
@@ -107,11 +107,12 @@ extension SQLiteChatStore {
         }
     }
 
-    /// The id and text of a message that is not deleted.
-    private static func live(_ db: Database, chat: ChatID, seq: Int64) throws -> (Int64, String)? {
+    /// The id, text and media column of a message that is not deleted.
+    private static func live(_ db: Database, chat: ChatID, seq: Int64) throws -> (Int64, String, String?)? {
         try Row.fetchOne(
-            db, sql: "SELECT id, text FROM message WHERE chat_id = ? AND seq = ? AND deleted_at IS NULL", arguments: [chat.rawValue, seq]
-        ).map { ($0[0], $0[1]) }
+            db, sql: "SELECT id, text, media FROM message WHERE chat_id = ? AND seq = ? AND deleted_at IS NULL",
+            arguments: [chat.rawValue, seq]
+        ).map { ($0[0], $0[1], $0[2]) }
     }
 
     private static func message(_ db: Database, chat: ChatID, seq: Int64) throws -> Message? {
@@ -188,18 +189,10 @@ extension SQLiteChatStore {
     }
 
     public func away(of users: [UserID]) async throws -> [UserID: String] {
-        guard !users.isEmpty else { return [:] }
-        return try await pool.read { db in
+        try await pool.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT away FROM user WHERE id = ? AND away IS NOT NULL")
             var away: [UserID: String] = [:]
-            for chunk in users.chunks(of: 500) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                for row in try Row.fetchAll(
-                    db, sql: "SELECT id, away FROM user WHERE away IS NOT NULL AND id IN (\(marks))",
-                    arguments: StatementArguments(chunk.map(\.rawValue)))
-                {
-                    away[UserID(row[0])] = row[1]
-                }
-            }
+            for user in users { away[user] = try String.fetchOne(statement, arguments: [user.rawValue]) }
             return away
         }
     }
@@ -225,12 +218,5 @@ extension SQLiteChatStore {
             try db.execute(
                 sql: "UPDATE session SET last_active_at = ? WHERE token_hash = ?", arguments: [time.storedMilliseconds, tokenHash])
         }
-    }
-}
-
-extension Array {
-    /// The array in consecutive slices of at most `size` elements.
-    func chunks(of size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }
