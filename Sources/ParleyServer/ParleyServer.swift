@@ -95,7 +95,7 @@ public final class ParleyServer: Sendable {
     let logger: Logger
     private let socketsPerUser = Mutex([UserID: Int]())
     let sockets = SocketRegistry()
-    private let eventWriters = Mutex([ObjectIdentifier: EventWriter]())
+    private let loops = Mutex([ObjectIdentifier: (writer: EventWriter, executor: LoopExecutor)]())
     /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
     let openConnections = Atomic<Int>(0)
 
@@ -239,13 +239,14 @@ public final class ParleyServer: Sendable {
         }
     }
 
-    /// The one `EventWriter` of `eventLoop`.
-    func eventWriter(for eventLoop: any EventLoop) -> EventWriter {
-        eventWriters.withLock { writers in
-            if let writer = writers[ObjectIdentifier(eventLoop)] { return writer }
+    /// The one `EventWriter` of `eventLoop`, and the executor its sockets' requests run on.
+    func perLoop(_ eventLoop: any EventLoop) -> (writer: EventWriter, executor: LoopExecutor) {
+        loops.withLock { loops in
+            if let known = loops[ObjectIdentifier(eventLoop)] { return known }
             let writer = EventWriter(eventLoop: eventLoop, interval: TimeAmount(configuration.eventWriteInterval), metrics: metrics)
-            writers[ObjectIdentifier(eventLoop)] = writer
-            return writer
+            let made = (writer, LoopExecutor(eventLoop))
+            loops[ObjectIdentifier(eventLoop)] = made
+            return made
         }
     }
 

@@ -26,6 +26,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The frame encoder's place in the pipeline: bytes written there skip it.
     private var frameWriter: ChannelHandlerContext?
     private var dispatcher: Dispatcher?
+    /// The event loop as the executor this socket's requests run on.
+    private var executor: LoopExecutor?
     /// Request frames waiting for the one before them to be answered.
     private var waiting = CircularBuffer<ByteBuffer>()
     private var answering = false
@@ -66,7 +68,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         frameWriter = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         if frameWriter == nil { context.close(promise: nil) }
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let (writer, id) = (server.eventWriter(for: context.eventLoop), ObjectIdentifier(self))
+        let (writer, executor) = server.perLoop(context.eventLoop)
+        self.executor = executor
+        let id = ObjectIdentifier(self)
         let eventLoop = context.eventLoop
         address = channel.remoteAddress?.ipAddress ?? "unknown"
         server.logger.info("connection opened", metadata: ["address": "\(address)"])
@@ -274,7 +278,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers the oldest waiting request in a task of its own, then the next one.
     private func answerNext() {
-        guard let context, let dispatcher else { return }
+        guard let context, let dispatcher, let executor else { return }
         guard !closing, let frame = waiting.popFirst() else {
             answering = false
             return
@@ -284,7 +288,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let (server, limiter, user) = (server, limiter, user)
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        Task {
+        Task(executorPreference: executor) {
             let reply = await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, limiter: limiter, user: user)
             eventLoop.execute { this.value.answered(reply) }
         }

@@ -1,3 +1,4 @@
+package import Dispatch
 import Synchronization
 
 /// Group commit's queue: what callers submit while a batch is being written waits and
@@ -10,12 +11,26 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
         var continuation: CheckedContinuation<Output, any Error>
     }
 
-    private let state = Mutex<(pending: [Pending], writing: Bool)>(([], false))
-    /// Writes a batch; returns each item's result, in order (or throws for them all).
-    private let write: @Sendable ([Item]) async throws -> [Result<Output, any Error>]
+    /// How a batch is written: awaited in a task, or on a Dispatch queue of its own.
+    private enum Writer: Sendable {
+        case async(@Sendable ([Item]) async throws -> [Result<Output, any Error>])
+        case blocking(DispatchQueue, @Sendable ([Item]) throws -> [Result<Output, any Error>])
+    }
 
+    private let state = Mutex<(pending: [Pending], writing: Bool)>(([], false))
+    private let writer: Writer
+
+    /// Batches written by `write`, awaited in a task; returns each item's result, in
+    /// order (or throws for them all).
     package init(write: @escaping @Sendable ([Item]) async throws -> [Result<Output, any Error>]) {
-        self.write = write
+        writer = .async(write)
+    }
+
+    /// Batches written by `write`, which blocks, one after another on `queue`. The queue
+    /// takes the next batch itself and answers each caller from there: a batch costs no
+    /// task and no hop through Swift's pool between the write and its callers.
+    package init(on queue: DispatchQueue, write: @escaping @Sendable ([Item]) throws -> [Result<Output, any Error>]) {
+        writer = .blocking(queue, write)
     }
 
     /// Queues `item` and returns its result once its batch is written.
@@ -27,25 +42,48 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
                 state.writing = true
                 return true
             }
-            if start { Task { await self.drain() } }
+            guard start else { return }
+            switch writer {
+            case .async(let write): Task { await self.drain(write) }
+            case .blocking(let queue, let write): queue.async { self.drain(write) }
+            }
         }
     }
 
-    private func drain() async {
-        while true {
-            let batch = state.withLock { state in
-                let batch = state.pending
-                state.pending = []
-                if batch.isEmpty { state.writing = false }
-                return batch
-            }
-            if batch.isEmpty { return }
+    /// The next batch, or nil (and no longer writing) when nothing waits.
+    private func next() -> [Pending]? {
+        state.withLock { state in
+            let batch = state.pending
+            state.pending = []
+            if batch.isEmpty { state.writing = false }
+            return batch.isEmpty ? nil : batch
+        }
+    }
+
+    private static func answer(_ batch: [Pending], with results: Result<[Result<Output, any Error>], any Error>) {
+        switch results {
+        case .success(let results):
+            for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
+        case .failure(let error):
+            for pending in batch { pending.continuation.resume(throwing: error) }
+        }
+    }
+
+    private func drain(_ write: @Sendable ([Item]) async throws -> [Result<Output, any Error>]) async {
+        while let batch = next() {
+            let results: Result<[Result<Output, any Error>], any Error>
             do {
-                let results = try await write(batch.map(\.item))
-                for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
+                results = .success(try await write(batch.map(\.item)))
             } catch {
-                for pending in batch { pending.continuation.resume(throwing: error) }
+                results = .failure(error)
             }
+            Self.answer(batch, with: results)
+        }
+    }
+
+    private func drain(_ write: @Sendable ([Item]) throws -> [Result<Output, any Error>]) {
+        while let batch = next() {
+            Self.answer(batch, with: Result { try write(batch.map(\.item)) })
         }
     }
 }

@@ -18,13 +18,10 @@ final class MessageWriter: Sendable {
     init(pool: DatabasePool, afterCommit: @escaping @Sendable () -> Void) {
         let observer = observer
         let queue = DispatchQueue(label: "parley.message-writer")
-        // SQLite's writes block: a batch is written on a queue of its own.
-        batches = BatchQueue { batch in
-            try await withCheckedThrowingContinuation { continuation in
-                queue.async {
-                    continuation.resume(with: Result { try Self.write(batch, pool: pool, observer: observer, afterCommit: afterCommit) })
-                }
-            }
+        // SQLite's writes block: batches are written on a queue of their own, which
+        // answers the senders itself.
+        batches = BatchQueue(on: queue) { batch in
+            try Self.write(batch, pool: pool, observer: observer, afterCommit: afterCommit)
         }
     }
 

@@ -1,0 +1,20 @@
+import NIOCore
+
+/// An event loop as the executor a socket's request tasks prefer: a request is answered
+/// on the thread that read it, its reply and its events to sockets of the same loop are
+/// queued there without waking another thread, and a commit resumes it with one wake of
+/// that loop instead of a thread of Swift's pool and then the loop. Whatever blocks
+/// (SQLite, bcrypt, files) runs on queues of its own, as it does for any task.
+final class LoopExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        eventLoop.execute { job.runSynchronously(on: executor) }
+    }
+}
