@@ -42,7 +42,7 @@ enum FrameHead {
         return (id, op)
     }
 
-    private struct Reader {
+    struct Reader {
         let bytes: UnsafeRawBufferPointer
         var index = 0
 
@@ -74,6 +74,90 @@ enum FrameHead {
                 index += 1
             }
             return nil
+        }
+
+        /// A string with JSON's escapes, of at most `maxLength` bytes as written: nil
+        /// for anything the decoder might judge otherwise (a control character, a lone
+        /// surrogate, bytes that are not UTF-8).
+        mutating func string(maxLength: Int) -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = index
+            var scalars = String.UnicodeScalarView()
+            var plainFrom = index
+            func flush(_ reader: Reader) -> Bool {
+                guard plainFrom < reader.index else { return true }
+                guard
+                    let plain = String(validating: UnsafeRawBufferPointer(rebasing: reader.bytes[plainFrom..<reader.index]), as: UTF8.self)
+                else { return false }
+                scalars.append(contentsOf: plain.unicodeScalars)
+                return true
+            }
+            while let byte = peek(), index - start <= maxLength {
+                switch byte {
+                case UInt8(ascii: "\""):
+                    guard flush(self) else { return nil }
+                    index += 1
+                    return String(scalars)
+                case UInt8(ascii: "\\"):
+                    guard flush(self) else { return nil }
+                    index += 1
+                    guard let escape = peek() else { return nil }
+                    index += 1
+                    switch escape {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(Unicode.Scalar(escape))
+                    case UInt8(ascii: "b"): scalars.append("\u{08}")
+                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                    case UInt8(ascii: "n"): scalars.append("\n")
+                    case UInt8(ascii: "r"): scalars.append("\r")
+                    case UInt8(ascii: "t"): scalars.append("\t")
+                    case UInt8(ascii: "u"):
+                        guard let high = hex4() else { return nil }
+                        if (0xD800..<0xDC00).contains(high) {
+                            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(), (0xDC00..<0xE000).contains(low)
+                            else { return nil }
+                            guard let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) else { return nil }
+                            scalars.append(scalar)
+                        } else {
+                            guard let scalar = Unicode.Scalar(high) else { return nil }
+                            scalars.append(scalar)
+                        }
+                    default: return nil
+                    }
+                    plainFrom = index
+                default:
+                    guard byte >= 0x20 else { return nil }
+                    index += 1
+                }
+            }
+            return nil
+        }
+
+        /// Four hex digits, as a `\u` escape's code unit.
+        private mutating func hex4() -> UInt32? {
+            guard index + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                value = value << 4 | UInt32(digit)
+                index += 1
+            }
+            return value
+        }
+
+        mutating func literal(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+            index += count
+            if let byte = peek(), !Self.isDelimiter(byte) { return false }
+            return true
         }
 
         /// `-`, then 1 to 19 digits, that fit an `Int64`, not followed by a fraction or an
@@ -137,7 +221,7 @@ enum FrameHead {
             }
         }
 
-        private static func isDelimiter(_ byte: UInt8) -> Bool {
+        static func isDelimiter(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), 0x20, 0x09, 0x0A, 0x0D: true
             default: false

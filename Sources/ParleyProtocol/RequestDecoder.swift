@@ -35,6 +35,12 @@ public struct RequestDecoder: Sendable {
 
     /// The frame's `args` as `A`; an op that takes none may leave them out.
     public func arguments<A: Decodable>(_ type: A.Type, from frame: Data) throws(ParleyError) -> A {
+        if let flat = type as? any FlatDecodable.Type,
+            let values = frame.withUnsafeBytes({ FlatArgs.scan($0, keys: flat.flatKeys) }),
+            let args = flat.init(flat: values) as? A
+        {
+            return args
+        }
         do {
             if let given = try decoder.decode(ArgsEnvelope<A>.self, from: frame).args { return given }
         } catch let error as DecodingError {

@@ -1,4 +1,6 @@
 import NIOCore
+import NIOPosix
+import Synchronization
 
 /// An event loop as the executor a socket's request tasks prefer: a request is answered
 /// on the thread that read it, its reply and its events to sockets of the same loop are
@@ -16,5 +18,22 @@ final class LoopExecutor: TaskExecutor {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         eventLoop.execute { job.runSynchronously(on: executor) }
+    }
+}
+
+/// Event loop groups by their number of threads, made once and kept for the process
+/// (as NIO's own singleton group is): every server of a process with the same count
+/// shares one.
+enum LoopGroups {
+    private static let groups = Mutex([Int: MultiThreadedEventLoopGroup]())
+
+    static func shared(threads: Int) -> MultiThreadedEventLoopGroup {
+        let threads = min(max(threads, 1), 256)
+        return groups.withLock { groups in
+            if let group = groups[threads] { return group }
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+            groups[threads] = group
+            return group
+        }
     }
 }

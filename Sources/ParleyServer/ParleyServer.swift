@@ -39,6 +39,12 @@ public final class ParleyServer: Sendable {
         /// stream each write carries several, at the cost of at most this much delay;
         /// an event after a quiet spell goes out at once.
         public var eventWriteInterval: Duration = .milliseconds(1)
+        /// Threads that serve the sockets (NIO event loops; each socket's requests run
+        /// on its own). One fewer than the cores, at least one: the core left over
+        /// writes the messages (SQLite's writer has a thread of its own), and fewer
+        /// threads than cores keeps hand-offs cheap (see docs/performance.md).
+        public var eventLoops = Self.defaultEventLoops
+        public static var defaultEventLoops: Int { max(1, ProcessInfo.processInfo.activeProcessorCount - 1) }
         /// A connection that has not finished its HTTP request head (or WebSocket
         /// upgrade) by then is closed; an HTTP connection idle this long between
         /// requests too.
@@ -188,6 +194,7 @@ public final class ParleyServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
             services: [sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, metrics: metrics, logger: logger)],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            eventLoopGroupProvider: .shared(LoopGroups.shared(threads: configuration.eventLoops)),
             logger: logger
         )
     }

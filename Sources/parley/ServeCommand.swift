@@ -42,6 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Hours after sending that a user may edit a message (0: any time).") var editWindow = 24.0
     @Option(help: "Hours after sending that a user may delete their own message (0: any time).") var deleteWindow = 0.0
     @Option(help: "Chats whose members are cached in memory.") var cachedChats = 50_000
+    @Option(help: "Threads serving sockets (default: one fewer than the cores, at least 1).") var threads: Int?
     @Option(help: "KiB of events a socket may leave unread: past them, 10 s without reading closes it (code 4008).")
     var maxUnreadKib = 4096
     @Option(help: "Who may make an account: open (anyone), invite (with a sign-up code from an admin) or closed.")
@@ -85,6 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--admin takes a user's @handle, not \(admin)")
             }
         }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads takes 1 to 256") }
         guard (1...3600).contains(heartbeatTimeout) else { throw ValidationError("--heartbeat-timeout takes 1 to 3600 seconds") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if registration == .invite && admins.isEmpty {
@@ -159,6 +161,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxSocketsPerUser = maxSocketsPerUser
         configuration.maxConnections = maxConnections
         configuration.maxUnwrittenBytes = maxUnreadKib * 1024
+        if let threads { configuration.eventLoops = threads }
         if let tlsCert, let tlsKey {
             do {
                 try configuration.useTLS(certificateFile: tlsCert, keyFile: tlsKey)

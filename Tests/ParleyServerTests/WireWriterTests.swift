@@ -163,3 +163,83 @@ import Testing
         }
     }
 }
+
+@Suite struct FlatSendArgsTests {
+    private struct Envelope: Decodable {
+        var args: Args.Send
+    }
+
+    /// What the decoder alone makes of a frame: the send's fields, or the error code.
+    private static func reference(_ frame: String) -> String {
+        do {
+            return describe(try Wire.decoder().decode(Envelope.self, from: Data(frame.utf8)).args)
+        } catch {
+            return "refused"
+        }
+    }
+
+    private static func fast(_ frame: String) -> String {
+        do {
+            return describe(try RequestDecoder().arguments(Args.Send.self, from: Data(frame.utf8)))
+        } catch {
+            return "refused"
+        }
+    }
+
+    private static func describe(_ send: Args.Send) -> String {
+        [
+            send.chat.map { "chat \($0)" }, send.user.map { "user \($0)" }, "text \(Array(send.text.unicodeScalars).map(\.value))",
+            send.media.map { "media \($0)" }, send.clientID.map { "client \($0)" }, send.via.map { "via \($0)" },
+            send.replyTo.map { "reply \($0)" },
+        ].compactMap { $0 }.joined(separator: "; ")
+    }
+
+    @Test func sendArgumentsAreReadAsTheDecoderReadsThem() {
+        let args = [
+            #"{"chat":1,"text":"hello","client_id":"c-1"}"#,
+            #"{"user":7,"text":"a \"quoted\" \\ \/ \b\f\n\r\t end","client_id":null,"via":"bot","reply_to":3}"#,
+            #"{"chat":2,"text":"caf\u00e9 \ud83d\ude00 ünïcödé 👍","media":"ab12"}"#,
+            #"{ "chat" : -4 , "text" : "" , "reply_to" : null }"#,
+            #"{"chat":9223372036854775807,"text":"max"}"#,
+            // What the fast path leaves to the decoder, which then decides:
+            #"{"chat":1,"text":"lone \ud83d surrogate"}"#, #"{"chat":1,"text":"bad \x escape"}"#,
+            #"{"chat":1.0,"text":"fraction"}"#, #"{"chat":1e1,"text":"exponent"}"#, #"{"chat":"1","text":"string id"}"#,
+            #"{"chat":1,"text":5}"#, #"{"chat":1}"#, #"{"chat":1,"text":null}"#, #"{"chat":1,"text":"t","extra":[1]}"#,
+            #"{"chat":1,"text":"a","text":"b"}"#, #"{"chat":01,"text":"leading zero"}"#, #"{"chat":1,"text":"x","client_id":true}"#,
+            #"{"chat":9223372036854775808,"text":"too big"}"#, #"{"chat":1,"text":"unterminated}"#, #"{"chat":1,"text":"tab\#tinside"}"#,
+            #"{"chat":1,"clientID":"camel","text":"t"}"#, #"{"chat":1,"text":"t",}"#, #"{"chat":tru,"text":"t"}"#,
+        ]
+        for arg in args {
+            for frame in [#"{"id":1,"op":"send","args":\#(arg)}"#, #"{"args":\#(arg),"op":"send","id":2}"#] {
+                #expect(Self.fast(frame) == Self.reference(frame), "\(frame)")
+            }
+        }
+        // Around the arguments: a frame that is not JSON is refused whichever path reads it.
+        for frame in [
+            #"{"id":1,"op":"send","x":tru,"args":{"chat":1,"text":"t"}}"#, #"{"id":1,"op":"send","args":{"chat":1,"text":"t"}} x"#,
+            #"{"id":1,"op":"send","args":{"chat":1,"text":"t"},"args":{"chat":2,"text":"u"}}"#,
+        ] {
+            #expect(Self.fast(frame) == Self.reference(frame), "\(frame)")
+        }
+        #expect(Self.fast(#"{"id":1,"op":"send","args":{"chat":1,"text":"t"}}"#) == "chat 1; text [116]")
+    }
+
+    @Test func invalidUTF8InATextIsLeftToTheDecoder() {
+        var frame = Data(#"{"id":1,"op":"send","args":{"chat":1,"text":"a"#.utf8)
+        frame.append(contentsOf: [0xC3, 0x28])
+        frame.append(contentsOf: Data(#""}}"#.utf8))
+        let fast: String
+        do {
+            fast = Self.describe(try RequestDecoder().arguments(Args.Send.self, from: frame))
+        } catch {
+            fast = "refused"
+        }
+        let reference: String
+        do {
+            reference = Self.describe(try Wire.decoder().decode(Envelope.self, from: frame).args)
+        } catch {
+            reference = "refused"
+        }
+        #expect(fast == reference)
+    }
+}
