@@ -29,6 +29,12 @@ public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? send.recipient()
         _ = try? Limits.clientID(send.clientID)
         _ = try? Limits.messageText(send.text)
+        // A send read without JSONDecoder (FlatArgs) must be the send the decoder reads.
+        let reference = try? Wire.decoder().decode(SendEnvelope.self, from: frame).args
+        precondition(
+            reference?.chat == send.chat && reference?.user == send.user && reference?.text == send.text
+                && reference?.media == send.media && reference?.clientID == send.clientID && reference?.via == send.via
+                && reference?.replyTo == send.replyTo, "the flat path read a send otherwise than the decoder")
     }
     decode(Args.History.self, frame)
     decode(Args.Search.self, frame)
@@ -56,4 +62,8 @@ public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     decode(Args.Session.self, frame)
     decode(Empty.self, frame)
     return 0
+}
+
+private struct SendEnvelope: Decodable {
+    var args: Args.Send
 }
