@@ -103,6 +103,32 @@ import Testing
     }
 
     /// A port in use is named, with what to do about it, instead of a bind errno.
+    /// `--threads` sets how many event loops serve the sockets: two shells on a server
+    /// with three chat through it, and a count out of range is refused before anything
+    /// starts.
+    @Test(.timeLimit(.minutes(1))) func threadsSetsTheEventLoops() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-threads-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--threads", "3"])
+        defer { server.stop() }
+        let ann = ParleyBinary(serverURL: server.url)
+        let ben = ParleyBinary(serverURL: server.url)
+        defer {
+            ann.remove()
+            ben.remove()
+        }
+        #expect(try ann.run("/register ann@example.com --handle ann --password pass-ann-1").status == 0)
+        #expect(try ben.run("/register ben@example.com --handle ben --password pass-ben-1").status == 0)
+        #expect(try ann.run("/send @ben hello over three loops").status == 0)
+        let read = try ben.run("/history @ann")
+        #expect(read.stdout.contains("hello over three loops"), "\(read.stdout)")
+        for wrong in ["0", "257", "many"] {
+            let refused = try ann.run(arguments: ["serve", "--port", "0", "--threads", wrong])
+            #expect(refused.status != 0, "--threads \(wrong)")
+            #expect(refused.stderr.contains("--threads"), "\(refused.stderr)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func aBusyPortIsNamedWithWhatToDo() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
