@@ -1,12 +1,11 @@
 import ParleyCore
 
 /// The arguments of a request read without `JSONDecoder`, for the ops every message
-/// pays for (`send`): a frame whose `args` is a flat object of known keys, each once,
-/// with strings, whole numbers, `true`, `false` or `null` as values, in a frame of
-/// nothing but `id`, `op` and `args`. Anything else, a wrong type included, is left to
-/// the decoder, which then decides and words the error
-/// as before; so this path never refuses a frame, and what it accepts it reads as the
-/// decoder would.
+/// pays for (`send`): a frame of nothing but `id`, `op` and `args`, whose `args` is a
+/// flat object of known keys, each once, with strings, whole numbers, `true`, `false`
+/// or `null` as values. Anything else, a wrong type included, is left to the decoder,
+/// which then decides and words the error as before: this path never refuses a frame,
+/// and what it accepts it reads as the decoder would.
 enum FlatArgs {
     enum Value: Equatable {
         case string(String)
