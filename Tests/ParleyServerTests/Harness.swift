@@ -173,7 +173,7 @@ final class TestSocket: Sendable {
 
     /// The next frame from the server, as JSON; nil once the socket is closed (or
     /// after `timeout`, which only guards against a hang).
-    func next(timeout: Duration = .seconds(10)) async -> [String: Any]? {
+    func next(timeout: Duration = .seconds(120)) async -> [String: Any]? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let (text, ended): (String?, Bool) = inbound.withLock { state in

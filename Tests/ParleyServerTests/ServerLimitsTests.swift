@@ -80,7 +80,7 @@ import WSCore
         // One more message: the socket's events come in order, so once it is here every
         // replayed event is too, and nothing else can follow them.
         _ = try await alice.sendMessage(to: .chat(group.id), text: "3001 barrier", clientID: nil)
-        while let frame = await again.next(timeout: .seconds(60)) {
+        while let frame = await again.next() {
             if frame["event"] != nil { replayed.append(frame) }
             if ((frame["data"] as? [String: Any])?["message"] as? [String: Any])?["text"] as? String == "3001 barrier" { break }
         }

@@ -119,7 +119,7 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         // A message after the replay: events come in order, so once it is here every
         // replayed one is too, and the list shows each missed message exactly once.
         _ = try await alice.sendMessage(to: .chat(first.chatID), text: "barrier", clientID: nil)
-        while let frame = await again.next(timeout: .seconds(30)) {
+        while let frame = await again.next() {
             replayed.append(frame)
             if ((frame["data"] as? [String: Any])?["message"] as? [String: Any])?["text"] as? String == "barrier" { break }
         }
@@ -172,10 +172,12 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         await aside.stop()
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("outbox.json").path))
 
-        // The old listening socket may take a moment to go.
+        // The old listening socket may take a moment to go (the deadline only guards
+        // against a hang).
         var restartedServer: TestServer?
         var lastError: (any Error)?
-        for _ in 0..<50 where restartedServer == nil {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while restartedServer == nil, ContinuousClock.now < deadline {
             do {
                 restartedServer = try await TestServer.start(database: database, port: port)
             } catch {

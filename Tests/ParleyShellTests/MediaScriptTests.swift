@@ -116,7 +116,7 @@ import Testing
             port: port, path: "/v1/media?kind=video", token: token, announced: video.count, body: Array(video.prefix(1_000_000)))
         let media = parley.data.appendingPathComponent("server-data/media")
         let temporaries = media.appendingPathComponent("tmp")
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: temporaries.path)) ?? []).isEmpty {
             Thread.sleep(forTimeInterval: 0.02)
         }
