@@ -7,7 +7,7 @@ import ParleyCore
 /// which then decides and words the error as before: this path never refuses a frame,
 /// and what it accepts it reads as the decoder would.
 enum FlatArgs {
-    enum Value: Equatable {
+    enum Value {
         case string(String)
         case number(Int64)
         case bool(Bool)
@@ -24,68 +24,41 @@ enum FlatArgs {
         var args: [String: Value]?
         var seen: Set<String> = []
         reader.skipSpace()
-        guard reader.take(UInt8(ascii: "{")) else { return nil }
-        while true {
-            reader.skipSpace()
-            guard let key = reader.plainString(maxLength: 64), seen.insert(key).inserted else { return nil }
-            reader.skipSpace()
-            guard reader.take(UInt8(ascii: ":")) else { return nil }
-            reader.skipSpace()
-            // Every byte is read as JSON, not skipped: a frame that is not JSON is the
-            // decoder's to refuse.
+        // Every byte is read as JSON, not skipped: a frame that is not JSON is the
+        // decoder's to refuse.
+        let walked = reader.object { key, reader in
+            guard seen.insert(key).inserted else { return false }
             switch key {
             case "args":
-                guard let object = object(&reader, keys: keys) else { return nil }
-                args = object
-            case "id":
-                guard reader.wholeNumber() != nil, reader.atEnd || FrameHead.Reader.isDelimiter(reader.peek() ?? 0) else { return nil }
-            case "op":
-                guard reader.plainString(maxLength: 64) != nil else { return nil }
-            default:
-                return nil
+                args = object(&reader, keys: keys)
+                return args != nil
+            case "id": return reader.wholeNumber() != nil
+            case "op": return reader.plainString(maxLength: 64) != nil
+            default: return false
             }
-            reader.skipSpace()
-            if reader.take(UInt8(ascii: ",")) { continue }
-            guard reader.take(UInt8(ascii: "}")) else { return nil }
-            break
         }
         reader.skipSpace()
-        return reader.atEnd ? args : nil
+        return walked && reader.atEnd ? args : nil
     }
 
     private static func object(_ reader: inout FrameHead.Reader, keys: Set<String>) -> [String: Value]? {
-        guard reader.take(UInt8(ascii: "{")) else { return nil }
         var object: [String: Value] = [:]
-        reader.skipSpace()
-        if reader.take(UInt8(ascii: "}")) { return object }
-        while true {
-            reader.skipSpace()
-            guard let key = reader.plainString(maxLength: 64), keys.contains(key), object[key] == nil else { return nil }
-            reader.skipSpace()
-            guard reader.take(UInt8(ascii: ":")) else { return nil }
-            reader.skipSpace()
-            switch reader.peek() {
-            case UInt8(ascii: "\""):
-                guard let text = reader.string(maxLength: maxString) else { return nil }
-                object[key] = .string(text)
-            case UInt8(ascii: "t"):
-                guard reader.literal("true") else { return nil }
-                object[key] = .bool(true)
-            case UInt8(ascii: "f"):
-                guard reader.literal("false") else { return nil }
-                object[key] = .bool(false)
-            case UInt8(ascii: "n"):
-                guard reader.literal("null") else { return nil }
-                object[key] = .null
-            default:
-                guard let number = reader.wholeNumber() else { return nil }
-                if let byte = reader.peek(), !FrameHead.Reader.isDelimiter(byte) { return nil }
-                object[key] = .number(number)
-            }
-            reader.skipSpace()
-            if reader.take(UInt8(ascii: ",")) { continue }
-            guard reader.take(UInt8(ascii: "}")) else { return nil }
-            return object
+        let walked = reader.object { key, reader in
+            guard keys.contains(key), object[key] == nil, let value = value(&reader) else { return false }
+            object[key] = value
+            return true
+        }
+        return walked ? object : nil
+    }
+
+    /// A string, a whole number, `true`, `false` or `null`.
+    private static func value(_ reader: inout FrameHead.Reader) -> Value? {
+        switch reader.peek() {
+        case UInt8(ascii: "\""): reader.string(maxLength: maxString).map { .string($0) }
+        case UInt8(ascii: "t"): reader.literal("true") ? .bool(true) : nil
+        case UInt8(ascii: "f"): reader.literal("false") ? .bool(false) : nil
+        case UInt8(ascii: "n"): reader.literal("null") ? .null : nil
+        default: reader.wholeNumber().map { .number($0) }
         }
     }
 }

@@ -10,35 +10,24 @@ enum FrameHead {
 
     static func scan(_ frame: UnsafeRawBufferPointer) -> (id: Int64, op: String)? {
         var reader = Reader(bytes: frame)
-        reader.skipSpace()
-        guard reader.take(UInt8(ascii: "{")) else { return nil }
         var id: Int64?
         var op: String?
         reader.skipSpace()
-        if reader.take(UInt8(ascii: "}")) { return nil }
-        while true {
-            reader.skipSpace()
-            guard let key = reader.plainString(maxLength: 64) else { return nil }
-            reader.skipSpace()
-            guard reader.take(UInt8(ascii: ":")) else { return nil }
-            reader.skipSpace()
+        let walked = reader.object { key, reader in
             switch key {
             case "id":
-                guard id == nil, let number = reader.wholeNumber() else { return nil }
+                guard id == nil, let number = reader.wholeNumber() else { return false }
                 id = number
             case "op":
-                guard op == nil, let name = reader.plainString(maxLength: 64) else { return nil }
+                guard op == nil, let name = reader.plainString(maxLength: 64) else { return false }
                 op = name
             default:
-                guard reader.skipValue(depth: 0) else { return nil }
+                return reader.skipValue(depth: 0)
             }
-            reader.skipSpace()
-            if reader.take(UInt8(ascii: ",")) { continue }
-            guard reader.take(UInt8(ascii: "}")) else { return nil }
-            break
+            return true
         }
         reader.skipSpace()
-        guard reader.atEnd, let id, let op else { return nil }
+        guard walked, reader.atEnd, let id, let op else { return nil }
         return (id, op)
     }
 
@@ -58,6 +47,26 @@ enum FrameHead {
 
         mutating func skipSpace() {
             while let byte = peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+        }
+
+        /// An object whose keys are plain strings of at most 64 bytes: each key's value is
+        /// left to `value`, which reads or skips it and says whether it could. False for
+        /// anything else, or when `value` says no.
+        mutating func object(_ value: (_ key: String, _ reader: inout Reader) -> Bool) -> Bool {
+            guard take(UInt8(ascii: "{")) else { return false }
+            skipSpace()
+            if take(UInt8(ascii: "}")) { return true }
+            while true {
+                skipSpace()
+                guard let key = plainString(maxLength: 64) else { return false }
+                skipSpace()
+                guard take(UInt8(ascii: ":")) else { return false }
+                skipSpace()
+                guard value(key, &self) else { return false }
+                skipSpace()
+                if take(UInt8(ascii: ",")) { continue }
+                return take(UInt8(ascii: "}"))
+            }
         }
 
         /// A string without escapes or control characters, of at most `maxLength` bytes.
@@ -221,7 +230,7 @@ enum FrameHead {
             }
         }
 
-        static func isDelimiter(_ byte: UInt8) -> Bool {
+        private static func isDelimiter(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), 0x20, 0x09, 0x0A, 0x0D: true
             default: false
