@@ -28,7 +28,8 @@ enum LoopGroups {
     private static let groups = Mutex([Int: MultiThreadedEventLoopGroup]())
 
     static func shared(threads: Int) -> MultiThreadedEventLoopGroup {
-        let threads = min(max(threads, 1), 256)
+        let range = ParleyServer.Configuration.eventLoopRange
+        let threads = min(max(threads, range.lowerBound), range.upperBound)
         return groups.withLock { groups in
             if let group = groups[threads] { return group }
             let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)

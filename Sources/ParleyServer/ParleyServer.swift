@@ -45,6 +45,8 @@ public final class ParleyServer: Sendable {
         /// threads than cores keeps hand-offs cheap (see docs/performance.md).
         public var eventLoops = Self.defaultEventLoops
         public static var defaultEventLoops: Int { max(1, ProcessInfo.processInfo.activeProcessorCount - 1) }
+        /// The counts of event loops a server takes; one outside is brought to the nearest.
+        public static let eventLoopRange = 1...256
         /// A connection that has not finished its HTTP request head (or WebSocket
         /// upgrade) by then is closed; an HTTP connection idle this long between
         /// requests too.

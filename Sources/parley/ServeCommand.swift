@@ -86,7 +86,10 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--admin takes a user's @handle, not \(admin)")
             }
         }
-        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads takes 1 to 256") }
+        let loops = ParleyServer.Configuration.eventLoopRange
+        if let threads, !loops.contains(threads) {
+            throw ValidationError("--threads takes \(loops.lowerBound) to \(loops.upperBound)")
+        }
         guard (1...3600).contains(heartbeatTimeout) else { throw ValidationError("--heartbeat-timeout takes 1 to 3600 seconds") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if registration == .invite && admins.isEmpty {
