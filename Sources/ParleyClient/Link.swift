@@ -262,7 +262,9 @@ actor Link {
     /// Connects, and reconnects with backoff while there is a session or an outbox to keep.
     private func run() async {
         var backoff: Duration = .milliseconds(100)
-        while state != .closed {
+        // `close()` cancels this task: a cancelled sleep would return at once, so the
+        // loop ends on cancellation as well as on `.closed`.
+        while state != .closed, !Task.isCancelled {
             state = .connecting
             do {
                 var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
@@ -272,7 +274,8 @@ actor Link {
                     url: Self.identified(url, as: settings.client), configuration: configuration, tlsConfiguration: tls, logger: logger
                 ) {
                     inbound, outbound, _ in
-                    await self.connected(outbound)
+                    // Closed while the connection was being made: hang it up.
+                    guard await self.connected(outbound) else { return }
                     let handshake = Task { await self.handshake() }
                     defer { handshake.cancel() }
                     for try await message in inbound.messages(maxSize: 16 << 20) {
@@ -300,17 +303,20 @@ actor Link {
                 current = (current + 1) % settings.urls.count
                 if current != 0 { continue }
             }
-            try? await Task.sleep(for: backoff)
+            do { try await Task.sleep(for: backoff) } catch { break }
             backoff = min(backoff * 2, .seconds(5))
         }
         runner = nil
     }
 
-    private func connected(_ outbound: WebSocketOutboundWriter) {
+    /// Takes a new connection, unless the link was closed meanwhile (then false).
+    private func connected(_ outbound: WebSocketOutboundWriter) -> Bool {
+        guard state != .closed else { return false }
         lastFailure = nil
         generation += 1
         self.outbound = outbound
         state = .handshaking
+        return true
     }
 
     /// After connecting: resume the session (missed events come first), send the outbox,
