@@ -204,7 +204,8 @@ actor LoadedPlugin {
             } else if now - handedAt >= limits.replyWait {
                 return
             }
-            try? await Task.sleep(for: .milliseconds(20))
+            // A cancelled sleep returns at once: stop rather than spin.
+            guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return }
         }
     }
 
@@ -220,7 +221,7 @@ actor LoadedPlugin {
             while !stopping {
                 if let process, await process.write(line) { break }
                 guard case .restarting = status else { return }
-                try? await Task.sleep(for: .milliseconds(20))
+                guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return }
             }
         }
     }

@@ -23,27 +23,27 @@ public final class EventRecorder: Sendable {
 
     /// Waits until an event matches, or `timeout` passes (then nil). The timeout only
     /// guards against a hang; it is not a speed check.
-    public func first(timeout: Duration = .seconds(5), where match: (ChatEvent) -> Bool) async -> ChatEvent? {
+    public func first(timeout: Duration = .seconds(120), where match: (ChatEvent) -> Bool) async -> ChatEvent? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let event = events.first(where: match) { return event }
-            try? await Task.sleep(for: .milliseconds(5))
+            guard await pause(.milliseconds(5)) else { break }
         }
         return events.first(where: match)
     }
 
     /// Waits until `count` events match, or `timeout` passes; returns how many matched.
-    public func count(_ count: Int, timeout: Duration = .seconds(5), where match: (ChatEvent) -> Bool) async -> Int {
+    public func count(_ count: Int, timeout: Duration = .seconds(120), where match: (ChatEvent) -> Bool) async -> Int {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline, events.filter(match).count < count {
-            try? await Task.sleep(for: .milliseconds(5))
+            guard await pause(.milliseconds(5)) else { break }
         }
         return events.filter(match).count
     }
 
     /// The messages received so far, once at least `count` have come (or the timeout
     /// passed).
-    public func messages(count: Int, timeout: Duration = .seconds(5)) async -> [Message] {
+    public func messages(count: Int, timeout: Duration = .seconds(120)) async -> [Message] {
         let isMessage: (ChatEvent) -> Bool = { if case .message = $0 { true } else { false } }
         _ = await self.count(count, timeout: timeout, where: isMessage)
         return events.compactMap { if case .message(let data) = $0 { data.message } else { nil } }

@@ -20,9 +20,16 @@ public func eventually(timeout: Duration = .seconds(120), _ condition: () async 
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
+        guard await pause(.milliseconds(20)) else { break }
     }
     return try await condition()
+}
+
+/// Sleeps between two polls; false once the task is cancelled (a test past its time
+/// limit), when a poll must stop: a cancelled sleep returns at once, and a loop that
+/// ignored it would spin and starve every other test of the machine.
+public func pause(_ duration: Duration) async -> Bool {
+    (try? await Task.sleep(for: duration)) != nil
 }
 
 /// The code `body` failed with, or nil when it succeeded (`internal` for an error that

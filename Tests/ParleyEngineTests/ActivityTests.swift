@@ -25,7 +25,7 @@ import Testing
         _ = try await alice.sendMessage(to: .user(bobID), text: "hello?", clientID: nil)
         // bob answers (which also ends his away): by then alice has had every notice.
         _ = try await bob.sendMessage(to: .user(try await alice.me().id), text: "back now", clientID: nil)
-        #expect(await aliceEvents.first(timeout: .seconds(60), where: ConversationTests.isMessage("back now")) != nil)
+        #expect(await aliceEvents.first(timeout: .seconds(120), where: ConversationTests.isMessage("back now")) != nil)
         let notices = aliceEvents.events.filter(Self.isAway)
         #expect(notices.count == 1)
         if case .away(let notice)? = notices.first { #expect(notice.user.handle == "bob" && notice.message == "at lunch") }
@@ -35,7 +35,7 @@ import Testing
         try await bob.setAway(nil)
         #expect(try await alice.activity(of: bobID).away == "away")
         _ = try await alice.sendMessage(to: .user(bobID), text: "again?", clientID: nil)
-        #expect(await aliceEvents.count(2, timeout: .seconds(60), where: Self.isAway) == 2)
+        #expect(await aliceEvents.count(2, timeout: .seconds(120), where: Self.isAway) == 2)
         try await bob.back()
         #expect(try await alice.activity(of: bobID).away == nil)
     }

@@ -42,7 +42,7 @@ import Testing
         // Only members are mentioned; an email address mentions nobody.
         #expect(sent.mentions == ["bob"])
         #expect(!sent.mentionsEveryone)
-        let received = await bobEvents.first(timeout: .seconds(60), where: Self.isMessage(sent.text))
+        let received = await bobEvents.first(timeout: .seconds(120), where: Self.isMessage(sent.text))
         guard case .message(let event) = received else {
             Issue.record("bob did not get the message")
             return
@@ -95,7 +95,7 @@ import Testing
         let edited = try await club.alice.editMessage(chat: club.group.id, seq: original.seq, text: "deploy on monday")
         #expect(edited.seq == original.seq && edited.id == original.id)
         #expect(edited.text == "deploy on monday" && edited.editedAt != nil)
-        let seen = await carolEvents.first(timeout: .seconds(60)) { if case .messageEdited = $0 { true } else { false } }
+        let seen = await carolEvents.first(timeout: .seconds(120)) { if case .messageEdited = $0 { true } else { false } }
         guard case .messageEdited(let event) = seen else {
             Issue.record("carol was not told of the edit")
             return
@@ -116,7 +116,7 @@ import Testing
         #expect(try await club.alice.history(chat: club.group.id, limit: 5, before: nil).last?.text == "deploy on monday")
         // dave, in no chat with them, heard nothing: the first thing he hears is this.
         _ = try await club.alice.sendMessage(to: .user(try await club.dave.me().id), text: "for dave", clientID: nil)
-        #expect(await daveEvents.first(timeout: .seconds(60), where: Self.isMessage("for dave")) != nil)
+        #expect(await daveEvents.first(timeout: .seconds(120), where: Self.isMessage("for dave")) != nil)
         #expect(!daveEvents.events.contains { if case .messageEdited = $0 { true } else { false } })
     }
 
@@ -136,7 +136,7 @@ import Testing
         // An admin deletes a member's message: members hear who did it.
         let tombstone = try await club.bob.deleteMessage(chat: club.group.id, seq: fromCarol.seq)
         #expect(tombstone.isDeleted && tombstone.text.isEmpty && tombstone.seq == fromCarol.seq)
-        let told = await carolEvents.first(timeout: .seconds(60)) { if case .messageDeleted = $0 { true } else { false } }
+        let told = await carolEvents.first(timeout: .seconds(120)) { if case .messageDeleted = $0 { true } else { false } }
         guard case .messageDeleted(let event) = told else {
             Issue.record("carol was not told")
             return
@@ -197,7 +197,7 @@ import Testing
         let reply = try await club.bob.reply(to: original.seq, in: club.group.id, text: "agreed", clientID: nil)
         #expect(reply.replyTo?.seq == original.seq && reply.replyTo?.sender.handle == "alice")
         #expect(reply.replyTo?.text == String(long.prefix(ReplyQuote.headLength)) + "…")
-        let live = await carolEvents.first(timeout: .seconds(60), where: Self.isMessage("agreed"))
+        let live = await carolEvents.first(timeout: .seconds(120), where: Self.isMessage("agreed"))
         guard case .message(let event) = live else {
             Issue.record("carol did not get the reply")
             return
@@ -224,7 +224,7 @@ import Testing
         #expect(try await club.bob.react(chat: chat, seq: message.seq, emoji: "👍") == [ReactionCount(emoji: "👍", count: 1)])
         #expect(try await club.bob.react(chat: chat, seq: message.seq, emoji: "👍") == [ReactionCount(emoji: "👍", count: 1)])
         #expect(try await club.carol.react(chat: chat, seq: message.seq, emoji: "👍").first?.count == 2)
-        let told = await aliceEvents.count(2, timeout: .seconds(60)) { if case .reactionChanged = $0 { true } else { false } }
+        let told = await aliceEvents.count(2, timeout: .seconds(120)) { if case .reactionChanged = $0 { true } else { false } }
         #expect(told == 2)
         for bad in ["x", "👍👍", "", "ab", "\u{1B}"] {
             await expectError(.invalidArgument) { try await club.bob.react(chat: chat, seq: message.seq, emoji: bad) }
@@ -249,7 +249,7 @@ import Testing
         await expectError(.forbidden) { try await club.bob.setTopic("bob's topic", in: club.group.id) }
         let set = try await club.alice.setTopic("  Swift on Linux  ", in: club.group.id)
         #expect(set.topic == "Swift on Linux")
-        let told = await bobEvents.first(timeout: .seconds(60)) { if case .chatUpdated = $0 { true } else { false } }
+        let told = await bobEvents.first(timeout: .seconds(120)) { if case .chatUpdated = $0 { true } else { false } }
         guard case .chatUpdated(let change) = told else {
             Issue.record("bob was not told")
             return
@@ -281,12 +281,12 @@ import Testing
         let isTyping = { (handle: String) in
             { (event: ChatEvent) in if case .typing(let t) = event { t.user.handle == handle } else { false } }
         }
-        #expect(await aliceEvents.first(timeout: .seconds(60), where: isTyping("carol")) != nil)
+        #expect(await aliceEvents.first(timeout: .seconds(120), where: isTyping("carol")) != nil)
         #expect(aliceEvents.events.filter(isTyping("bob")).count == 1)
         #expect(!bobEvents.events.contains(where: isTyping("bob")))
         club.world.clock.advance(by: .seconds(3))
         try await club.bob.typing(in: club.group.id)
-        #expect(await aliceEvents.count(2, timeout: .seconds(60), where: isTyping("bob")) == 2)
+        #expect(await aliceEvents.count(2, timeout: .seconds(120), where: isTyping("bob")) == 2)
         await expectError(.notMember) { try await club.dave.typing(in: club.group.id) }
         // Never stored: a resume does not bring them back.
         #expect(try await club.alice.history(chat: club.group.id, limit: 5, before: nil).isEmpty)

@@ -9,7 +9,7 @@ import Testing
 
 /// The event bus between nodes on PostgreSQL: two engines, each with its own pool and
 /// bus, on one database, as two `parley serve` nodes would be.
-@Suite(.timeLimit(.minutes(3))) struct PostgresBusTests {
+@Suite(.timeLimit(.minutes(10))) struct PostgresBusTests {
     final class Node: Sendable {
         let engine: ChatEngine
         let store: PostgresChatStore
@@ -66,7 +66,7 @@ import Testing
 
     static func wait(for count: Int, in log: Shared<[PositionedEvent]>) async {
         let deadline = ContinuousClock.now + .seconds(120)
-        while messages(log).count < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        while messages(log).count < count, ContinuousClock.now < deadline, await pause(.milliseconds(10)) {}
     }
 
     /// Writers on both nodes at once: positions come from one sequence but commit in

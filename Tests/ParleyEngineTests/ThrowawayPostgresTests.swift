@@ -5,7 +5,7 @@ import Testing
 /// The PostgreSQL the store tests will run on: started by the test itself, taking
 /// connections, and gone after `stop()`. Without the server's binaries this fails
 /// and says what to install; it is never skipped.
-@Suite(.timeLimit(.minutes(3))) struct ThrowawayPostgresTests {
+@Suite(.timeLimit(.minutes(10))) struct ThrowawayPostgresTests {
     @Test func aServerOfTheTestsOwnTakesConnectionsAndGoesAway() throws {
         let postgres = try ThrowawayPostgres.start()
         let answer = try postgres.tool(

@@ -7,7 +7,7 @@ import Testing
 /// Mentions, replies, edits, deletions, reactions, topics, typing, away and sessions
 /// over the wire: a real server, real clients, and raw frames for what a client gets
 /// wrong.
-@Suite(.timeLimit(.minutes(3))) struct ConversationServerTests {
+@Suite(.timeLimit(.minutes(10))) struct ConversationServerTests {
     @Test func theNewVerbsWorkOverTheWireAndReachTheRightPeople() async throws {
         let server = try await TestServer.start()
         let (alice, _, _) = try await client(server, "alice")

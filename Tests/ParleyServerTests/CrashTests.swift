@@ -5,7 +5,7 @@ import ParleyCore
 import ParleyTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct CrashTests {
+@Suite(.timeLimit(.minutes(10))) struct CrashTests {
     /// SIGKILL under load: after a restart on the same folder every acknowledged
     /// message is there once with the sequence number it was acknowledged with, and
     /// every send that was in flight, retried by the client with its client id, once.

@@ -129,7 +129,7 @@ final class EventLog: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(all) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+            guard await pause(.milliseconds(20)) else { break }
         }
         return condition(all)
     }
@@ -181,7 +181,7 @@ final class TestSocket: Sendable {
             }
             if let text { return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] }
             if ended { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
+            guard await pause(.milliseconds(5)) else { break }
         }
         return nil
     }

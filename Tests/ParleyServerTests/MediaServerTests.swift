@@ -7,7 +7,7 @@ import Testing
 
 /// Media through a real server on a free port: uploads and downloads over HTTP, sends
 /// over the WebSocket.
-@Suite(.timeLimit(.minutes(2))) struct MediaServerTests {
+@Suite(.timeLimit(.minutes(10))) struct MediaServerTests {
     static func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-media-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

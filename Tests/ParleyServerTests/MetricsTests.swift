@@ -5,7 +5,7 @@ import ParleyTesting
 import Testing
 
 /// `/metrics` after real traffic, read as Prometheus reads it.
-@Suite(.timeLimit(.minutes(2))) struct MetricsTests {
+@Suite(.timeLimit(.minutes(10))) struct MetricsTests {
     /// One sample: `name{labels} value`.
     struct Sample {
         var name: String

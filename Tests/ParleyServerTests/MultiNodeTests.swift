@@ -5,7 +5,7 @@ import ParleyTesting
 import Testing
 
 /// Two `parley serve` nodes on one PostgreSQL, clients on each: one chat service.
-@Suite(.timeLimit(.minutes(5))) struct MultiNodeTests {
+@Suite(.timeLimit(.minutes(10))) struct MultiNodeTests {
     struct Node {
         let process: ServeProcess
         var url: String { process.url }

@@ -5,7 +5,7 @@ import ParleyEngine
 import ParleyTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct PhoneServerTests {
+@Suite(.timeLimit(.minutes(10))) struct PhoneServerTests {
     @Test func phoneSignInWorksThroughTheServer() async throws {
         let codes = CapturedCodes()
         let server = try await TestServer.start(engine: { $0.codeSender = codes })

@@ -17,7 +17,7 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
     return (service, log, signedIn)
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ServerTests {
+@Suite(.timeLimit(.minutes(10))) struct ServerTests {
     @Test func twoUsersChatLive() async throws {
         let server = try await TestServer.start()
         let (alice, aliceLog, _) = try await client(server, "alice")
@@ -298,7 +298,7 @@ final class EventBox<Value: Sendable>: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+            guard await pause(.milliseconds(20)) else { break }
         }
         return condition()
     }

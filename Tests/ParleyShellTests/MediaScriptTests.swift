@@ -103,7 +103,7 @@ import Testing
 
     /// `parley serve` killed with SIGKILL in the middle of an upload: the temporary file
     /// it leaves is gone once the server starts again, and no blob was stored.
-    @Test(.timeLimit(.minutes(1))) func aServerKilledMidUploadKeepsNoHalfFile() throws {
+    @Test(.timeLimit(.minutes(10))) func aServerKilledMidUploadKeepsNoHalfFile() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let registered = try parley.run("/register alice@example.com --handle alice --password secret-alice\n")

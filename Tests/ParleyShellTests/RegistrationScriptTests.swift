@@ -4,7 +4,7 @@ import Testing
 
 /// `parley serve --registration invite|closed` run as an operator would: the first
 /// admin's code from the log, sign-up codes made in the shell, bots made by their owners.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct RegistrationScriptTests {
     @Test func anInviteOnlyServerThenAClosedOne() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-registration-\(UUID().uuidString)")

@@ -199,7 +199,7 @@ import Testing
 
     /// A script waits for another user's message, which arrives through the server
     /// while `/wait` blocks.
-    @Test(.timeLimit(.minutes(1))) func waitReturnsWhenAMatchingMessageArrives() throws {
+    @Test(.timeLimit(.minutes(10))) func waitReturnsWhenAMatchingMessageArrives() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)

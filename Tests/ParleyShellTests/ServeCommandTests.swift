@@ -5,7 +5,7 @@ import Testing
 @Suite struct ServeCommandTests {
     /// SIGTERM stops `parley serve` gracefully: connected clients get a close frame
     /// (normal closure or going away), even one that never answers, and the process exits 0.
-    @Test(.timeLimit(.minutes(1))) func sigtermClosesSocketsAndExitsCleanly() throws {
+    @Test(.timeLimit(.minutes(10))) func sigtermClosesSocketsAndExitsCleanly() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
@@ -19,7 +19,7 @@ import Testing
 
     /// `parley serve` is one group of services: on SIGTERM the server and its upkeep
     /// stop, then the database closes, and the process exits 0 with the folder free.
-    @Test(.timeLimit(.minutes(1))) func sigtermStopsTheServicesInOrder() throws {
+    @Test(.timeLimit(.minutes(10))) func sigtermStopsTheServicesInOrder() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-stop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -39,7 +39,7 @@ import Testing
 
     /// `--log-format json`: every line of the log is one JSON object, and a request's
     /// line names its op, its user and, when refused, the error code.
-    @Test(.timeLimit(.minutes(1))) func jsonLogsNameTheOpTheUserAndTheCode() throws {
+    @Test(.timeLimit(.minutes(10))) func jsonLogsNameTheOpTheUserAndTheCode() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-json-log-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -63,7 +63,7 @@ import Testing
     /// One folder, one server: a second `parley serve` on it, or an embedded shell beside
     /// it, would write the same database with live sessions of its own. Both are refused
     /// and leave the folder as it was; and a server is kept out while a shell has it open.
-    @Test(.timeLimit(.minutes(1))) func aFolderIsServedByOneServerAndNoShellBesideIt() throws {
+    @Test(.timeLimit(.minutes(10))) func aFolderIsServedByOneServerAndNoShellBesideIt() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let folder = parley.data.appendingPathComponent("server-data")
@@ -91,7 +91,7 @@ import Testing
         // Once it has stopped, a shell may open the folder; while the shell is open, no server.
         #expect(parley.stopServer(signal: SIGTERM) == 0)
         let embedded = try ParleyBinary(folder: folder).converse()
-        embedded.send("/login @ann --password pass-ann-1")
+        try embedded.send("/login @ann --password pass-ann-1")
         #expect(try embedded.waitForLine(containing: "@ann") != nil)
         let refused = try other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
         #expect(refused.status != 0)
@@ -106,7 +106,7 @@ import Testing
     /// `--threads` sets how many event loops serve the sockets: two shells on a server
     /// with three chat through it, and a count out of range is refused before anything
     /// starts.
-    @Test(.timeLimit(.minutes(1))) func threadsSetsTheEventLoops() throws {
+    @Test(.timeLimit(.minutes(10))) func threadsSetsTheEventLoops() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-threads-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--threads", "3"])
@@ -129,7 +129,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func aBusyPortIsNamedWithWhatToDo() throws {
+    @Test(.timeLimit(.minutes(10))) func aBusyPortIsNamedWithWhatToDo() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
@@ -147,7 +147,7 @@ import Testing
     /// A PostgreSQL that cannot be reached, a database that does not exist and a URL that
     /// is not one each stop `parley serve` at once with `unavailable`, saying which, and
     /// never echo a password.
-    @Test(.timeLimit(.minutes(1))) func aDatabaseOutOfReachStopsTheServerWithUnavailable() throws {
+    @Test(.timeLimit(.minutes(10))) func aDatabaseOutOfReachStopsTheServerWithUnavailable() throws {
         let postgres = try TestPostgres.shared()
         let parley = try ParleyBinary()
         defer { parley.remove() }
@@ -180,7 +180,7 @@ import Testing
     /// not take its own notice back and end the connection, which has signed in again
     /// meanwhile: a script of ten `/login`s on one connection, each signing the last
     /// session out, keeps it (before this held, 2 of 5 such logins lost it).
-    @Test(.timeLimit(.minutes(2))) func signingInAgainOnOneConnectionKeepsItOnPostgreSQL() throws {
+    @Test(.timeLimit(.minutes(10))) func signingInAgainOnOneConnectionKeepsItOnPostgreSQL() throws {
         let database = try TestPostgres.newDatabase()
         let parley = try ParleyBinary(mode: .server, serverArguments: ["--postgres", database])
         defer { parley.remove() }
@@ -192,7 +192,7 @@ import Testing
 
     /// An operator sees sign-ups, sign-ins, refusals and connections in the log, with
     /// addresses and reasons, and never a password.
-    @Test(.timeLimit(.minutes(1))) func theLogShowsAccountsAndConnectionsWithoutSecrets() throws {
+    @Test(.timeLimit(.minutes(10))) func theLogShowsAccountsAndConnectionsWithoutSecrets() throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         let log = parley.data.appendingPathComponent("serve.log")

@@ -5,7 +5,7 @@ import Testing
 /// `parley serve --tls-cert --tls-key` with a certificate the test makes: the shell
 /// signs in over `wss://` and moves an image over `https://` when it trusts the
 /// certificate (`--ca-file`), and is refused, saying why, when it does not.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct TLSScriptTests {
     /// A self-signed certificate for `localhost`, made with the openssl command.
     static func certificate(in folder: URL) throws -> (certificate: String, key: String) {
