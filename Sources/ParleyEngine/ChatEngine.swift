@@ -26,7 +26,7 @@ public final class ChatEngine: Sendable {
         public var unusedMediaGrace: Duration = .seconds(24 * 3600)
         /// Delivers sign-in codes; by default shows them on standard error (development).
         public var codeSender: any CodeSender = DevelopmentCodeSender { line in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
         }
         public var phoneCodes = PhoneCodeRules()
         /// The OpenID Connect provider whose ID tokens sign users in (nil: none).

@@ -43,7 +43,7 @@ struct BotCommand: AsyncParsableCommand {
         let folder = try ShellOptions.folder(data ?? parent.global.data)
         let server = server ?? parent.global.server
         let log: @Sendable (String) -> Void = { line in
-            FileHandle.standardError.write(Data("\(Date().formatted(.iso8601)) \(line)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("\(Date().formatted(.iso8601)) \(line)\n".utf8))
         }
         let link: ServiceLink
         let store: SQLiteChatStore?

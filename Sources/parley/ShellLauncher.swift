@@ -76,7 +76,8 @@ struct ShellLauncher {
     /// The engine on `parley.sqlite` in the data folder.
     /// Sign-in codes for phones are shown with `showCode` (there is no gateway when embedded).
     static func embedded(
-        folder: URL, showCode: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+        folder: URL,
+        showCode: @escaping @Sendable (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) },
         identity: IdentityProvider? = nil
     ) throws -> (link: ServiceLink, store: SQLiteChatStore) {
         let (engine, store) = try DataFolderEngine.open(folder: folder, access: .shared) {

@@ -4,7 +4,7 @@ import Testing
 
 /// Bot plugins driven through the real binary: the demo script, declared commands, a
 /// plugin that never reads, and `parley bot` beside a server.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct BotScriptTests {
     static let testBot = "Tests/ParleyBotsTests/Plugins/testbot.py"
 
@@ -91,9 +91,9 @@ struct BotScriptTests {
             let binary = ParleyBinary(clientOf: server)
             let shell = try binary.converse()
             shells.append((binary, shell))
-            shell.send("/register \(name)@example.com --handle \(name) --password secret-\(name)")
-            shell.send("/join #loop")
-            shell.send("/plugin load \(Self.testBot) --name pong-\(name) answer /dev/null \(askForPluginMessages ? "bots" : "people")")
+            try shell.send("/register \(name)@example.com --handle \(name) --password secret-\(name)")
+            try shell.send("/join #loop")
+            try shell.send("/plugin load \(Self.testBot) --name pong-\(name) answer /dev/null \(askForPluginMessages ? "bots" : "people")")
             #expect(try shell.waitForLine(containing: "Loaded plugin pong-\(name)") != nil)
         }
         // Each plugin takes its events in order and its lines run in order, so once

@@ -93,7 +93,9 @@ struct ParleyBinary {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        input.fileHandleForWriting.write(Data(script.utf8))
+        // A shell that stops early (a script's first error) closes the pipe: what it
+        // printed and its status tell the test, not the write that could not finish.
+        try? input.fileHandleForWriting.write(contentsOf: Data(script.utf8))
         try input.fileHandleForWriting.close()
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = errors.fileHandleForReading.readDataToEndOfFile()
@@ -146,8 +148,9 @@ extension ParleyBinary {
             self.output = output
         }
 
-        func send(_ line: String) {
-            input.write(Data((line + "\n").utf8))
+        /// Writes `line` to the shell; throws if the shell has ended (a closed pipe).
+        func send(_ line: String) throws {
+            try input.write(contentsOf: Data((line + "\n").utf8))
         }
 
         /// The next output line containing `text` (any line for ""), or nil if the shell ends first. The
@@ -182,10 +185,13 @@ extension ParleyBinary {
     }
 
     /// Starts the shell on a pipe, signed in as whoever the data folder's session is.
-    func converse() throws -> Conversation {
+    /// With `keepGoing`, a command that fails (the server restarting, say) does not end
+    /// the shell, and its error line comes with the answers: for a conversation that
+    /// asks again until it gets its answer.
+    func converse(keepGoing: Bool = false) throws -> Conversation {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["--data", data.path] + (serverURL.map { ["--server", $0] } ?? [])
+        process.arguments = ["--data", data.path] + (serverURL.map { ["--server", $0] } ?? []) + (keepGoing ? ["--keep-going"] : [])
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         env["NO_COLOR"] = "1"
@@ -194,7 +200,8 @@ extension ParleyBinary {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        // A conversation that goes on after errors reads them with the answers.
+        process.standardError = keepGoing ? output : FileHandle.nullDevice
         try process.run()
         return Conversation(process: process, input: input.fileHandleForWriting, output: output.fileHandleForReading)
     }

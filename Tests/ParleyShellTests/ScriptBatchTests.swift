@@ -67,10 +67,10 @@ import Testing
         let conversation = try parley.converse()
         defer { conversation.finish() }
         for index in 1...3 {
-            conversation.send("/send #swift turn \(index)")
+            try conversation.send("/send #swift turn \(index)")
             #expect(try conversation.waitForLine(containing: "<bob> turn \(index)") != nil)
         }
-        conversation.send("/whoami")
+        try conversation.send("/whoami")
         #expect(try conversation.waitForLine(containing: "@bob") != nil)
     }
 }
