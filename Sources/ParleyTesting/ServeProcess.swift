@@ -43,6 +43,7 @@ public struct ServeProcess: @unchecked Sendable {
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: log)
         }
+        ProcessLaunch.prepare()
         try process.run()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {

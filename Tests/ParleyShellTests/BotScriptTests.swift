@@ -202,6 +202,7 @@ struct BotScriptTests {
         let errors = Pipe()
         bot.standardError = errors
         bot.standardOutput = FileHandle.nullDevice
+        ProcessLaunch.prepare()
         try bot.run()
         return (bot, errors)
     }

@@ -92,6 +92,7 @@ struct ParleyBinary {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
+        ProcessLaunch.prepare()
         try process.run()
         // A shell that stops early (a script's first error) closes the pipe: what it
         // printed and its status tell the test, not the write that could not finish.
@@ -202,6 +203,7 @@ extension ParleyBinary {
         process.standardOutput = output
         // A conversation that goes on after errors reads them with the answers.
         process.standardError = keepGoing ? output : FileHandle.nullDevice
+        ProcessLaunch.prepare()
         try process.run()
         return Conversation(process: process, input: input.fileHandleForWriting, output: output.fileHandleForReading)
     }

@@ -17,6 +17,7 @@ struct TLSScriptTests {
             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
         ]
         openssl.standardError = FileHandle.nullDevice
+        ProcessLaunch.prepare()
         try openssl.run()
         openssl.waitUntilExit()
         #expect(openssl.terminationStatus == 0, "making a certificate needs the openssl command (Debian: apt-get install openssl)")
