@@ -3,11 +3,13 @@ import Synchronization
 
 /// Foundation's `Process.run()` on Linux (Swift 6.3.1) reads each `/proc/self/fd` entry's
 /// whole 256-byte name field, past the end of glibc's directory buffer, and crashes when
-/// that buffer ends at the edge of mapped memory. A test process holding many sockets
-/// hit it about one run in eight on a busy machine (fixed upstream in
-/// swift-corelibs-foundation pull request 5472). Allocations from 32 KiB up, that
-/// buffer among them, are given mappings of their own, which always end at least a
-/// page past it: call this before any `Process.run()` in a test.
+/// that buffer ends at the edge of mapped memory (fixed upstream in
+/// swift-corelibs-foundation pull request 5472). A test process holding many sockets hit
+/// it about one run in eight on a busy machine. The edge is met mostly when malloc grows
+/// a heap by just the buffer's size; from 32 KiB up, an allocation that does not fit the
+/// heap gets a mapping of its own instead, which ends at least a page past the buffer.
+/// That makes the crash rare, not impossible: the sure cure is to start processes
+/// without Foundation. Call this before any `Process.run()` in a test.
 public enum ProcessLaunch {
     private static let prepared = Mutex(false)
 
