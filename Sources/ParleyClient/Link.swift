@@ -262,8 +262,7 @@ actor Link {
     /// Connects, and reconnects with backoff while there is a session or an outbox to keep.
     private func run() async {
         var backoff: Duration = .milliseconds(100)
-        // `close()` cancels this task: a cancelled sleep would return at once, so the
-        // loop ends on cancellation as well as on `.closed`.
+        // Ends on cancellation too (`close()`): a cancelled sleep returns at once.
         while state != .closed, !Task.isCancelled {
             state = .connecting
             do {

@@ -21,22 +21,15 @@ import Testing
         // so the signed-in client reconnects through the proxy.
         proxy.holdNext()
         proxy.cutFirst()
-        #expect(await offPoolWait { proxy.waitForHeldAnswer() })
+        #expect(try await offPool { proxy.waitForHeldAnswer() })
         await service.close()
         proxy.release()
-        let afterUpgrade = await offPoolWait { proxy.clientBytesAfterUpgrade() }
+        let afterUpgrade = try await offPool { proxy.clientBytesAfterUpgrade() }
         // A WebSocket close frame (0x88) or nothing at all; a text frame (0x81) would be
         // the resume request of a client that took the connection.
         #expect(afterUpgrade.first != 0x81, "the closed client sent \(afterUpgrade.prefix(2).map { String($0, radix: 16) })")
         proxy.stop()
         await server.stop()
-    }
-}
-
-/// Runs blocking work on a thread of its own and returns its result.
-private func offPoolWait<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: work()) }
     }
 }
 
