@@ -2,10 +2,8 @@ public import Foundation
 
 /// The real `parley serve`, run as a process for tests through the binary: started on
 /// a port over a data folder, stopped with a signal or killed.
-/// Sendable so tests can wait on it off the cooperative pool; `Process` is used from
-/// one thread at a time.
-public struct ServeProcess: @unchecked Sendable {
-    public let process: Process
+public struct ServeProcess: Sendable {
+    public let process: ChildProcess
     /// Where it listens, `ws://127.0.0.1:PORT/v1/ws` (`wss://` with TLS).
     public let url: String
     public let port: Int
@@ -28,26 +26,17 @@ public struct ServeProcess: @unchecked Sendable {
     public static func start(
         data: URL, port: Int = 0, arguments: [String] = [], logLevel: String = "warning", log: URL? = nil
     ) throws -> ServeProcess {
-        let process = Process()
-        process.executableURL = executable
         // Deadlines meant for strangers are long here, so a busy machine cannot trip
         // them for a test's well-behaved clients; `arguments` may set them shorter.
         let patient = ["--handshake-timeout", "120", "--sign-in-timeout", "120"]
-        process.arguments = ["serve", "--port", String(port), "--data", data.path, "--log-level", logLevel] + patient + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["PARLEY_BCRYPT_COST"] = "4"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        if let log {
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: log)
-        }
-        ProcessLaunch.prepare()
-        try process.run()
+        let process = try ChildProcess(
+            executable.path, ["serve", "--port", String(port), "--data", data.path, "--log-level", logLevel] + patient + arguments,
+            environment: environment, stdout: .pipe, stderr: log.map { .file($0.path) } ?? .inherit)
         var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
+        while !line.contains(UInt8(ascii: "\n")), let output = process.output {
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             line += chunk
         }
@@ -64,7 +53,7 @@ public struct ServeProcess: @unchecked Sendable {
 
     /// SIGKILL: no goodbye, no cleanup, as a crash would end it.
     public func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.terminate(SIGKILL)
         process.waitUntilExit()
     }
 

@@ -103,29 +103,22 @@ public final class ThrowawayPostgres: Sendable {
         return try Self.run(program, arguments)
     }
 
-    /// Runs a program to its end, its output in a file. posix_spawn and waitpid rather
-    /// than Foundation's Process, which does not see the end of `pg_ctl start` while the
+    /// Runs a program to its end, its output in a file. `ChildProcess` rather than
+    /// Foundation's Process, which does not see the end of `pg_ctl start` while the
     /// server it started keeps running.
     @discardableResult
     private static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("parley-postgres-tool-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: log) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw Unavailable(description: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(executable, arguments, stdout: .file(log.path), stderr: .output)
+        } catch {
+            throw Unavailable(description: "\(error)")
+        }
+        process.waitUntilExit()
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        // Exited normally with status 0.
-        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+        guard process.terminationStatus == 0, !process.endedBySignal else {
             let name = URL(fileURLWithPath: executable).lastPathComponent
             throw Unavailable(description: "\(name) \(arguments.joined(separator: " ")) failed: \(text)")
         }

@@ -175,7 +175,7 @@ struct BotScriptTests {
         #expect(signUp.status == 0, "\(signUp.stderr)")
         server.stop()
         let (bot, errors) = try Self.echoBot(server: url, data: owner.data)
-        let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors.fileHandleForReading)
+        let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors)
         #expect(try log.waitForLine(containing: "retrying in") != nil, "no server yet")
         server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
         #expect(try log.waitForLine(containing: "loaded echo") != nil)
@@ -184,26 +184,21 @@ struct BotScriptTests {
         server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
         defer { server.stop() }
         #expect(try log.waitForLine(containing: "[echo] [connection back]") != nil)
-        kill(bot.processIdentifier, SIGTERM)
+        bot.terminate()
         bot.waitUntilExit()
         #expect(bot.terminationStatus == 0)
     }
 
     /// `parley bot plugins/echo.py --as @echo` against `server` (nil: the embedded
     /// database in `data`), its log on a pipe.
-    static func echoBot(server: String?, data: URL) throws -> (Process, Pipe) {
-        let bot = Process()
-        bot.executableURL = ParleyBinary.executable
-        bot.arguments = ["bot", "plugins/echo.py", "--as", "@echo", "--data", data.path] + (server.map { ["--server", $0] } ?? [])
-        bot.currentDirectoryURL = ParleyBinary.repository
+    static func echoBot(server: String?, data: URL) throws -> (ChildProcess, FileHandle) {
         var environment = ProcessInfo.processInfo.environment
         environment["PARLEY_BCRYPT_COST"] = "4"
-        bot.environment = environment
-        let errors = Pipe()
-        bot.standardError = errors
-        bot.standardOutput = FileHandle.nullDevice
-        ProcessLaunch.prepare()
-        try bot.run()
+        let bot = try ChildProcess(
+            ParleyBinary.executable.path,
+            ["bot", "plugins/echo.py", "--as", "@echo", "--data", data.path] + (server.map { ["--server", $0] } ?? []),
+            environment: environment, directory: ParleyBinary.repository.path, stderr: .pipe)
+        guard let errors = bot.errors else { fatalError("a pipe asked for") }
         return (bot, errors)
     }
 
@@ -215,7 +210,7 @@ struct BotScriptTests {
         let (bot, errors) = try Self.echoBot(server: parley.serverURL!, data: parley.data)
         var log = ""
         while !log.contains("loaded echo") {
-            let chunk = errors.fileHandleForReading.availableData
+            let chunk = errors.availableData
             if chunk.isEmpty { break }
             log += String(decoding: chunk, as: UTF8.self)
         }
@@ -231,7 +226,7 @@ struct BotScriptTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.lines.first?.hasPrefix("@echo echo [bot of @alice] — joined ") == true, "alice owns the bot she made: \(result.lines)")
-        kill(bot.processIdentifier, SIGTERM)
+        bot.terminate()
         bot.waitUntilExit()
         #expect(bot.terminationStatus == 0)
         #expect(kill(pid, 0) != 0, "the plugin stopped with the bot")
@@ -246,10 +241,10 @@ struct BotScriptTests {
         let signUp = try parley.run("/register alice@example.com --handle alice --password secret-alice")
         #expect(signUp.status == 0, "\(signUp.stderr)")
         let (bot, errors) = try Self.echoBot(server: nil, data: parley.data)
-        let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors.fileHandleForReading)
+        let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors)
         let loaded = try #require(try log.waitForLine(containing: "loaded echo"))
         let pid = try #require(loaded.firstMatch(of: /pid (\d+)/).flatMap { Int32($0.1) })
-        kill(bot.processIdentifier, SIGTERM)
+        bot.terminate()
         let stopped = try log.waitForLine(containing: "stopped:")
         #expect(stopped?.hasSuffix("stopped: plugins, then the connection, the bot state and the database") == true, "\(stopped ?? "")")
         bot.waitUntilExit()

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTesting
 import Testing
 
 /// Drives the real binary in a tmux pseudo-terminal and reads the screen.
@@ -6,46 +7,15 @@ struct TmuxSession {
     let socket = "parley-test-\(UUID().uuidString.prefix(8))"
     let name = "shell"
 
-    /// Runs a tmux command and returns its output. Spawned directly (posix_spawn and
-    /// waitpid): Foundation's Process did not reap the tmux client here.
+    /// Runs a tmux command and returns its output. Nothing else of this process may leak
+    /// into tmux, whose server outlives the call: an inherited listening socket of an
+    /// in-process test server kept its port taken, and an inherited pipe would never end
+    /// (`ChildProcess` passes on only the three streams).
     @discardableResult
     func tmux(_ arguments: [String], captureOutput: Bool = true) throws -> String {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
-        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if captureOutput {
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        } else {
-            // The tmux server started by new-session would hold a pipe open forever.
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
-        // Nothing else of this process may leak into tmux (its server outlives the call):
-        // an inherited listening socket of an in-process test server kept its port taken.
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap(Int32.init) ?? []
-        for fd in open where fd > 2 && fd != fds[0] && fd != fds[1] && fcntl(fd, F_GETFD) != -1 {
-            posix_spawn_file_actions_addclose(&actions, fd)
-        }
-        let argv = (["tmux", "-L", socket] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
-        close(fds[1])
-        defer { close(fds[0]) }
-        guard spawned == 0 else { throw POSIXError(.ENOENT) }
-        var output = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fds[0], &buffer, buffer.count)
-            if count <= 0 { break }
-            output += buffer[0..<count]
-        }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        let process = try ChildProcess("/usr/bin/env", ["tmux", "-L", socket] + arguments, stdout: captureOutput ? .pipe : .null)
+        let output = process.output?.readDataToEndOfFile() ?? Data()
+        process.waitUntilExit()
         return String(decoding: output, as: UTF8.self)
     }
 

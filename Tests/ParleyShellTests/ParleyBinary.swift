@@ -20,7 +20,7 @@ struct ParleyBinary {
 
     let data: URL
     /// The `parley serve` process in server mode, and its address.
-    private let server: Process?
+    private let server: ChildProcess?
     let serverURL: String?
 
     init(mode: Mode = .embedded, serverArguments: [String] = []) throws {
@@ -53,13 +53,13 @@ struct ParleyBinary {
     }
 
     /// Starts `parley serve` on a free port over `data`; returns it once it listens.
-    static func startServer(data: URL, arguments: [String] = []) throws -> (Process, String) {
+    static func startServer(data: URL, arguments: [String] = []) throws -> (ChildProcess, String) {
         let server = try ServeProcess.start(data: data, arguments: arguments)
         return (server.process, server.url)
     }
 
     /// A second `parley serve` over a data folder an earlier one used.
-    static func restartServer(data: URL) throws -> Process {
+    static func restartServer(data: URL) throws -> ChildProcess {
         try startServer(data: data).0
     }
 
@@ -77,29 +77,20 @@ struct ParleyBinary {
 
     /// Feeds `script` on stdin (or runs `arguments` alone) and waits for the exit.
     func run(_ script: String = "", arguments: [String] = [], environment: [String: String] = [:], useData: Bool = true) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = (useData ? ["--data", data.path] : []) + (serverURL.map { ["--server", $0] } ?? []) + arguments
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.currentDirectoryURL = Self.repository
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        ProcessLaunch.prepare()
-        try process.run()
+        let process = try ChildProcess(
+            Self.executable.path, (useData ? ["--data", data.path] : []) + (serverURL.map { ["--server", $0] } ?? []) + arguments,
+            environment: env, directory: Self.repository.path, stdin: .pipe, stdout: .pipe, stderr: .pipe)
+        guard let input = process.input, let output = process.output, let errors = process.errors else { fatalError("pipes asked for") }
         // A shell that stops early (a script's first error) closes the pipe: what it
         // printed and its status tell the test, not the write that could not finish.
-        try? input.fileHandleForWriting.write(contentsOf: Data(script.utf8))
-        try input.fileHandleForWriting.close()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        try? input.write(contentsOf: Data(script.utf8))
+        try input.close()
+        let outData = output.readDataToEndOfFile()
+        let errData = errors.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(
             stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
@@ -109,7 +100,7 @@ struct ParleyBinary {
     /// Sends `signal` to the server and returns its exit status.
     func stopServer(signal: Int32) -> Int32? {
         guard let server else { return nil }
-        kill(server.processIdentifier, signal)
+        server.terminate(signal)
         server.waitUntilExit()
         return server.terminationStatus
     }
@@ -118,7 +109,7 @@ struct ParleyBinary {
     var serverProcessID: Int32? { server?.processIdentifier }
 
     func remove() {
-        if let server, server.isRunning {
+        if let server {
             server.terminate()
             server.waitUntilExit()
         }
@@ -138,12 +129,12 @@ extension ParleyBinary {
     /// The shell reading a pipe the test writes to line by line, reading its answers
     /// as they come.
     final class Conversation {
-        let process: Process
+        let process: ChildProcess
         private let input: FileHandle
         private let output: FileHandle
         private var pending = ""
 
-        init(process: Process, input: FileHandle, output: FileHandle) {
+        init(process: ChildProcess, input: FileHandle, output: FileHandle) {
             self.process = process
             self.input = input
             self.output = output
@@ -190,21 +181,15 @@ extension ParleyBinary {
     /// the shell, and its error line comes with the answers: for a conversation that
     /// asks again until it gets its answer.
     func converse(keepGoing: Bool = false) throws -> Conversation {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["--data", data.path] + (serverURL.map { ["--server", $0] } ?? []) + (keepGoing ? ["--keep-going"] : [])
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         env["NO_COLOR"] = "1"
-        process.environment = env
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
         // A conversation that goes on after errors reads them with the answers.
-        process.standardError = keepGoing ? output : FileHandle.nullDevice
-        ProcessLaunch.prepare()
-        try process.run()
-        return Conversation(process: process, input: input.fileHandleForWriting, output: output.fileHandleForReading)
+        let process = try ChildProcess(
+            Self.executable.path,
+            ["--data", data.path] + (serverURL.map { ["--server", $0] } ?? []) + (keepGoing ? ["--keep-going"] : []),
+            environment: env, stdin: .pipe, stdout: .pipe, stderr: keepGoing ? .output : .null)
+        guard let input = process.input, let output = process.output else { fatalError("pipes asked for") }
+        return Conversation(process: process, input: input, output: output)
     }
 }

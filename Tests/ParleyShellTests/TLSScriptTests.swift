@@ -10,15 +10,12 @@ struct TLSScriptTests {
     /// A self-signed certificate for `localhost`, made with the openssl command.
     static func certificate(in folder: URL) throws -> (certificate: String, key: String) {
         let (certificate, key) = (folder.appendingPathComponent("cert.pem").path, folder.appendingPathComponent("key.pem").path)
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        ProcessLaunch.prepare()
-        try openssl.run()
+        let openssl = try ChildProcess(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
+            ])
         openssl.waitUntilExit()
         #expect(openssl.terminationStatus == 0, "making a certificate needs the openssl command (Debian: apt-get install openssl)")
         return (certificate, key)
