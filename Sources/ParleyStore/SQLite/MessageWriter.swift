@@ -60,57 +60,64 @@ final class MessageWriter: Sendable {
     /// Inserts one message inside the batch's transaction. A rule failure for this
     /// message is its result; a database error aborts the whole batch.
     private static func insert(_ message: NewMessage, _ db: Database) throws -> Result<(message: Message, created: Bool), ParleyError> {
-        if let clientID = message.clientID,
-            let existing = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins)
-                        WHERE m.sender_id = ? AND m.client_id = ?
-                        """),
-                arguments: [message.sender.id.rawValue, clientID])
-        {
-            return .success((Rows.message(existing), false))
-        }
         let chat = message.chatID.rawValue
         let sender = message.sender.id.rawValue
+        if let clientID = message.clientID {
+            let retried = try RawStatement(db, "SELECT id FROM message WHERE sender_id = ? AND client_id = ?")
+            try retried.bind(.integer(sender), .text(clientID))
+            if try retried.step() {
+                let id = retried.integer(0)
+                retried.reset()
+                let existing = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins) WHERE m.id = ?"),
+                    arguments: [id])
+                if let existing { return .success((Rows.message(existing), false)) }
+            }
+        }
         let sentAt = message.sentAt.storedMilliseconds
         let media = MediaColumn.encode(message.media)
         // The next sequence number and the membership check in the insert itself; the
         // writer is the only one, so nothing can take the same number in between.
-        guard
-            let inserted = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq)
-                        SELECT ?1, last_seq + 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 FROM chat
-                        WHERE id = ?1 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2)
-                        RETURNING id, seq
-                        """),
-                arguments: [
-                    chat, sender, message.kind.rawValue, message.text, media, sentAt, message.clientID, message.via,
-                    MessageColumns.mentions(message.mentions.map(\.handle)), message.mentionsEveryone, message.replyTo,
-                ])
-        else {
+        let insert = try RawStatement(
+            db,
+            """
+            INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq)
+            SELECT ?1, last_seq + 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 FROM chat
+            WHERE id = ?1 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2)
+            RETURNING id, seq
+            """)
+        try insert.bind(
+            .integer(chat), .integer(sender), .text(message.kind.rawValue), .text(message.text), .optional(media), .integer(sentAt),
+            .optional(message.clientID), .optional(message.via), .optional(MessageColumns.mentions(message.mentions.map(\.handle))),
+            .flag(message.mentionsEveryone), .optional(message.replyTo))
+        guard try insert.step() else {
             let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
             return .failure(
                 chatExists
                     ? ParleyError(.notMember, "you are not a member of this chat") : ParleyError(.unknownChat, "no such chat"))
         }
-        let id: Int64 = inserted[0]
-        let seq: Int64 = inserted[1]
-        try db.cachedStatement(
-            sql: """
-                UPDATE chat SET last_seq = ?, last_message_id = ?, last_activity_at = ?,
-                    last_sender_id = ?, last_kind = ?, last_text = ?, last_media = ?, last_client_id = ?, last_deleted_at = NULL
-                WHERE id = ?
-                """
-        ).execute(arguments: [seq, id, sentAt, sender, message.kind.rawValue, message.text, media, message.clientID, chat])
+        let id = insert.integer(0)
+        let seq = insert.integer(1)
+        try insert.run()
+        let lastMessage = try RawStatement(
+            db,
+            """
+            UPDATE chat SET last_seq = ?, last_message_id = ?, last_activity_at = ?,
+                last_sender_id = ?, last_kind = ?, last_text = ?, last_media = ?, last_client_id = ?, last_deleted_at = NULL
+            WHERE id = ?
+            """)
+        try lastMessage.bind(
+            .integer(seq), .integer(id), .integer(sentAt), .integer(sender), .text(message.kind.rawValue), .text(message.text),
+            .optional(media), .optional(message.clientID), .integer(chat))
+        try lastMessage.run()
         // Sending implies having read the chat up to one's own message.
-        try db.cachedStatement(sql: "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
-            .execute(arguments: [seq, sentAt, chat, sender])
+        let read = try RawStatement(db, "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
+        try read.bind(.integer(seq), .integer(sentAt), .integer(chat), .integer(sender))
+        try read.run()
         for mentioned in message.mentions {
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO mention (user_id, chat_id, seq, message_id) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [mentioned.id.rawValue, chat, seq, id])
+            let mention = try RawStatement(db, "INSERT OR IGNORE INTO mention (user_id, chat_id, seq, message_id) VALUES (?, ?, ?, ?)")
+            try mention.bind(.integer(mentioned.id.rawValue), .integer(chat), .integer(seq), .integer(id))
+            try mention.run()
         }
         let stored = Message(
             id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind,
