@@ -40,16 +40,18 @@ final class MessageWriter: Sendable {
         _ batch: [[NewMessage]], pool: DatabasePool, observer: CommitObserver, afterCommit: @Sendable () -> Void
     ) throws -> [Result<Outcome, any Error>] {
         let started = ContinuousClock.now
-        let outcomes = try pool.write { db in
-            try batch.map { messages -> Outcome in
-                var stored: [(message: Message, created: Bool)] = []
-                for message in messages {
-                    switch try insert(message, db) {
-                    case .success(let result): stored.append(result)
-                    case .failure(let refusal): return (stored, refusal)
+        let outcomes = try pool.writeWithoutTransaction { db in
+            try RawStatement.transaction(db) {
+                try batch.map { messages -> Outcome in
+                    var stored: [(message: Message, created: Bool)] = []
+                    for message in messages {
+                        switch try insert(message, db) {
+                        case .success(let result): stored.append(result)
+                        case .failure(let refusal): return (stored, refusal)
+                        }
                     }
+                    return (stored, nil)
                 }
-                return (stored, nil)
             }
         }
         observer.committed(outcomes.reduce(0) { $0 + $1.stored.count }, since: started)

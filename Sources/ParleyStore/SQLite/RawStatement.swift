@@ -65,6 +65,22 @@ struct RawStatement {
         while try step() {}
     }
 
+    /// Runs `body` in an immediate transaction, committed if it returns and rolled back
+    /// if it throws: what GRDB's `write` does, with the two statements cached instead of
+    /// parsed for every commit.
+    static func transaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try RawStatement(db, "BEGIN IMMEDIATE").run()
+        do {
+            let result = try body()
+            try RawStatement(db, "COMMIT").run()
+            return result
+        } catch {
+            // Some errors end the transaction themselves; then there is nothing to undo.
+            if db.isInsideTransaction { try RawStatement(db, "ROLLBACK").run() }
+            throw error
+        }
+    }
+
     /// Column `index` of the current row.
     func integer(_ index: Int32) -> Int64 {
         sqlite3_column_int64(statement, index)
