@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ParleyCore
 import ParleyEngine
 import ParleyTesting
@@ -118,5 +119,31 @@ import Testing
         #expect(try await alice.search("act* concurrency", in: nil, limit: 10).map(\.text) == ["actors make concurrency safe"])
         #expect(try await alice.search("act concurrency", in: nil, limit: 10).isEmpty, "only the last word and starred ones are prefixes")
         await expectError(.invalidArgument) { try await alice.search("* **", in: nil, limit: 10) }
+    }
+
+    /// A database error inside the writer's transaction (here a trigger the test adds to
+    /// the file) refuses that send and rolls its commit back: nothing of it is stored, and
+    /// the next send commits with the next sequence number.
+    @Test func aDatabaseErrorWhileStoringRollsTheCommitBackAndTheNextSendLands() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "rollback", title: nil, isPublic: true)
+        let first = try await alice.sendMessage(to: .chat(group.id), text: "before", clientID: "c-1")
+        try await DatabaseQueue(path: world.databasePath).write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER refuse_boom BEFORE UPDATE OF last_seq ON chat WHEN NEW.last_text = 'boom'
+                    BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                    """)
+        }
+        await #expect(throws: (any Error).self) { try await alice.sendMessage(to: .chat(group.id), text: "boom", clientID: "c-2") }
+        let next = try await alice.sendMessage(to: .chat(group.id), text: "after", clientID: "c-3")
+        #expect(next.seq == first.seq + 1)
+        #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["before", "after"])
+        // The refused message's client id was not taken either: a retry of it is a new send.
+        let retried = try await alice.sendMessage(to: .chat(group.id), text: "boom again", clientID: "c-2")
+        #expect(retried.seq == next.seq + 1)
+        let list = try #require(try await alice.chats().first { $0.chat.id == group.id })
+        #expect(list.lastMessage?.text == "boom again")
     }
 }
