@@ -2,9 +2,8 @@ import GRDB
 import GRDBSQLite
 
 /// One of a connection's cached statements, bound and stepped through SQLite's C API.
-/// For the send path, where GRDB's general machinery (an argument array of existentials,
-/// a `Row` and its cursor per query, a parse of the SQL for the lookup) cost more than
-/// SQLite's own work. The statement stays GRDB's: it is prepared, cached and finalized
+/// For the send path, where GRDB's general machinery (an array of existential arguments,
+/// a `Row` and its cursor per query) cost more than SQLite's own work. The statement stays GRDB's: it is prepared, cached and finalized
 /// by the connection, and is reset here after each use.
 struct RawStatement {
     private let statement: OpaquePointer
