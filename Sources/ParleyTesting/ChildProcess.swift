@@ -128,7 +128,8 @@ public final class ChildProcess: Sendable {
         _ = isRunning
     }
 
-    /// Whether it is still running (not yet ended, or ended but not yet waited for).
+    /// Whether it is still running. A child found ended is reaped here, and its status
+    /// kept for `terminationStatus`.
     public var isRunning: Bool {
         status.withLock { reaped in
             guard reaped == nil else { return false }
