@@ -76,7 +76,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyServer",
         dependencies: [
-            "ParleyCore", "ParleyEngine", "ParleyProtocol",
+            "ParleyCore", "ParleyEngine", "ParleyProtocol", "ParleyStore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import ParleyStore
 import Synchronization
 
 /// An event loop as the executor a socket's request tasks prefer: a request is answered
@@ -25,16 +26,29 @@ final class LoopExecutor: TaskExecutor {
 /// (as NIO's own singleton group is): every server of a process with the same count
 /// shares one.
 enum LoopGroups {
-    private static let groups = Mutex([Int: MultiThreadedEventLoopGroup]())
+    /// The groups by their number of threads, and every loop of them.
+    private static let state = Mutex((groups: [Int: MultiThreadedEventLoopGroup](), loops: Set<ObjectIdentifier>()))
 
     static func shared(threads: Int) -> MultiThreadedEventLoopGroup {
         let range = ParleyServer.Configuration.eventLoopRange
         let threads = min(max(threads, range.lowerBound), range.upperBound)
-        return groups.withLock { groups in
-            if let group = groups[threads] { return group }
+        return state.withLock { state in
+            if let group = state.groups[threads] { return group }
             let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-            groups[threads] = group
+            state.groups[threads] = group
+            for loop in group.makeIterator() { state.loops.insert(ObjectIdentifier(loop)) }
+            BatchStart.install(deferOnOurLoop)
             return group
         }
+    }
+
+    /// Runs a commit's beginning after what the calling loop already has queued when
+    /// called on one of these loops (which live as long as the process, so the work
+    /// always runs): the other requests read in the same turn of the loop join it.
+    private static func deferOnOurLoop(_ work: @escaping @Sendable () -> Void) {
+        guard let loop = MultiThreadedEventLoopGroup.currentEventLoop,
+            state.withLock({ $0.loops.contains(ObjectIdentifier(loop)) })
+        else { return work() }
+        loop.execute(work)
     }
 }
