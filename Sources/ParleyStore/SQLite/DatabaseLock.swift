@@ -57,6 +57,10 @@ public final class DatabaseLock: Sendable {
     public func release() {
         descriptor.withLock { descriptor in
             guard descriptor >= 0 else { return }
+            // Unlocked before closing: a child that this process is starting at the same
+            // moment holds a copy of the descriptor until it runs its program, and the
+            // lock would last as long as that copy.
+            _ = flock(descriptor, LOCK_UN)
             close(descriptor)
             descriptor = -1
         }
