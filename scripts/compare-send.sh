@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Two release binaries of `parley serve`, run in turns under the side-by-side bench's load
+# generator (each run on a fresh server, through scripts/profile-send.sh without perf), one
+# line per run: the generator's figures and the server's own counters from /metrics.
+# Runs in turns because this machine's speed drifts over minutes: a figure is only worth
+# comparing with the other binary's run next to it (docs/performance.md).
+#
+#   scripts/compare-send.sh OLD NEW 4 -k 8000              # closed loop, 4 runs each
+#   scripts/compare-send.sh OLD NEW 3 -k 2000 --rate 1000  # a fixed 1,000 messages/s
+#
+# Per run: acknowledged/s; e2e p50 and p99 (generator's clock); server and generator CPU
+# per message (whole run, setup included); messages per commit and commit time per message
+# (parley_commit_*); events per socket write; and the bucket holding the 99th percentile of
+# the server's own send time (frame to reply).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 3 ] || { sed -n 2,14p "$0"; exit 2; }
+old=$1 new=$2 runs=$3
+shift 3
+for run in $(seq 1 "$runs"); do
+    for bin in "$old" "$new"; do
+        PERF=0 PARLEY_BIN="$bin" scripts/profile-send.sh "$@" > /dev/null
+        python3 - "$bin" /tmp/parley-send.out /tmp/parley-send.metrics <<'EOF'
+import re, sys
+
+binary, out, metrics = sys.argv[1:]
+figures = dict(line.split(None, 1) for line in open(out) if re.match(r"^[a-z_0-9]+ +\S", line))
+number = lambda key: float(figures.get(key, "nan").split()[0])
+lines = [line for line in open(metrics) if not line.startswith("#")]
+
+
+def total(name):
+    return sum(float(line.split()[-1]) for line in lines if line.startswith(name + " ") or line.startswith(name + "{"))
+
+
+def bucket(name, label, q):
+    buckets = []
+    for line in lines:
+        if line.startswith(name + "_bucket") and label in line:
+            le = re.search(r'le="([^"]+)"', line)[1]
+            buckets.append((float("inf") if le == "+Inf" else float(le), float(line.split()[-1])))
+    buckets.sort()
+    if not buckets or buckets[-1][1] == 0:
+        return float("nan")
+    return next(le for le, count in buckets if count >= q * buckets[-1][1]) * 1000
+
+
+acked = number("acked")
+send_p99 = bucket("parley_request_duration_seconds", 'op="send"', 0.99)
+messages = total("parley_commit_batch_messages_sum")
+commits = total("parley_commit_batch_messages_count")
+writes = total("parley_socket_write_batch_events_count")
+print(
+    f"{binary}: {number('acked_per_s'):,.0f}/s  e2e p50 {number('e2e_p50_ms')} p99 {number('e2e_p99_ms')} ms  "
+    f"CPU/msg server {number('server_cpu_s') / acked * 1e6:.0f} µs generator {number('client_cpu_s') / acked * 1e6:.0f} µs  "
+    f"msgs/commit {messages / max(commits, 1):.2f}  commit/msg {total('parley_commit_duration_seconds_sum') / max(messages, 1) * 1e6:.0f} µs  "
+    f"events/write {total('parley_socket_write_batch_events_sum') / max(writes, 1):.2f}  "
+    f"send p99 ≤ {send_p99} ms  errors {figures.get('errors', '?').strip()}"
+)
+EOF
+    done
+done
