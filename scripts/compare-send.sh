@@ -45,7 +45,7 @@ def bucket(name, label, q):
     return next(le for le, count in buckets if count >= q * buckets[-1][1]) * 1000
 
 
-acked = number("acked")
+acked = number("acked") or float("nan")  # a run with nothing acknowledged prints nan, not a traceback
 send_p99 = bucket("parley_request_duration_seconds", 'op="send"', 0.99)
 messages = total("parley_commit_batch_messages_sum")
 commits = total("parley_commit_batch_messages_count")
