@@ -12,10 +12,12 @@ import ServiceLifecycle
 import Synchronization
 import WSClient
 
-/// A real server on a free port (or a given one), over a real SQLite file.
+/// A real server on a free port (or a given one), over a real SQLite file. A database the
+/// harness names goes with the server; one a test names is the test's to remove.
 final class TestServer: Sendable {
     let port: Int
     let databasePath: String
+    private let ownsDatabase: Bool
     private let store: SQLiteChatStore
     private let task: Task<Void, any Error>
     private let services: ServiceGroup
@@ -63,18 +65,29 @@ final class TestServer: Sendable {
             try? store.close()
             throw ServerDidNotStart(port: port, reason: "\(await task.result)")
         }
-        return TestServer(port: bound, databasePath: path, store: store, task: task, services: services, server: server)
+        return TestServer(
+            port: bound, databasePath: path, ownsDatabase: database == nil, store: store, task: task, services: services, server: server)
     }
 
     private init(
-        port: Int, databasePath: String, store: SQLiteChatStore, task: Task<Void, any Error>, services: ServiceGroup, server: ParleyServer
+        port: Int, databasePath: String, ownsDatabase: Bool, store: SQLiteChatStore, task: Task<Void, any Error>, services: ServiceGroup,
+        server: ParleyServer
     ) {
         self.server = server
         self.services = services
         self.port = port
         self.databasePath = databasePath
+        self.ownsDatabase = ownsDatabase
         self.store = store
         self.task = task
+    }
+
+    deinit {
+        guard ownsDatabase else { return }
+        let lock = URL(fileURLWithPath: databasePath).deletingPathExtension().appendingPathExtension("lock").path
+        for file in [databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-media", lock] {
+            try? FileManager.default.removeItem(atPath: file)
+        }
     }
 
     /// Where the server keeps media bytes.

@@ -34,6 +34,7 @@ import Testing
     @Test func eachKindGoesThroughTheServerAndComesBackIdentical() async throws {
         let server = try await TestServer.start()
         let files = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: files) }
         let (alice, _, _) = try await client(server, "alice")
         let (bob, bobLog, _) = try await client(server, "bob")
         let group = try await alice.createGroup(handle: "media", title: nil, isPublic: true)
@@ -69,6 +70,7 @@ import Testing
     @Test func theSameImageUploadedTwiceIsStoredOnce() async throws {
         let server = try await TestServer.start()
         let files = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: files) }
         let (alice, _, _) = try await client(server, "alice")
         let (bob, _, bobIn) = try await client(server, "bob")
         let file = files.appendingPathComponent("same.png")
@@ -87,6 +89,7 @@ import Testing
     @Test func downloadsAreForMembersAndServeRanges() async throws {
         let server = try await TestServer.start()
         let files = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: files) }
         let (alice, _, aliceIn) = try await client(server, "alice")
         let (carol, _, carolIn) = try await client(server, "carol")
         let group = try await alice.createGroup(handle: "closed", title: nil, isPublic: false)
@@ -133,6 +136,7 @@ import Testing
     @Test func badUploadsAreRefusedWithTheirCodeAndLeaveNothing() async throws {
         let server = try await TestServer.start(engine: { $0.mediaLimits = MediaLimits(maxImageBytes: 64 << 10, maxVideoBytes: 256 << 10) })
         let files = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: files) }
         let (alice, _, aliceIn) = try await client(server, "alice")
         let (bob, _, _) = try await client(server, "bob")
         let group = try await alice.createGroup(handle: "strict", title: nil, isPublic: true)
@@ -198,6 +202,7 @@ import Testing
     @Test func anAvatarIsVisibleToEveryoneSignedIn() async throws {
         let server = try await TestServer.start()
         let files = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: files) }
         let (alice, _, _) = try await client(server, "alice")
         let (bob, _, _) = try await client(server, "bob")
         let face = files.appendingPathComponent("face.jpg")

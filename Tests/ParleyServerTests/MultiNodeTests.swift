@@ -17,8 +17,8 @@ import Testing
         return folder
     }
 
-    static func node(database: String, media: URL) async throws -> ServeProcess {
-        let data = try temporaryFolder("node")
+    static func node(_ data: URL, database: String, media: URL) async throws -> ServeProcess {
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         return try await offPool {
             try ServeProcess.start(
                 data: data, arguments: ["--postgres", database, "--media", media.path, "--heartbeat-timeout", "5", "--rate-limit", "0"])
@@ -39,9 +39,12 @@ import Testing
 
     @Test func chatsMembersPresenceAndMediaAreOneServiceAcrossNodesAndSurviveANodeKilled() async throws {
         let database = try TestPostgres.newDatabase()
-        let media = try Self.temporaryFolder("shared-media")
-        let a = try await Self.node(database: database, media: media)
-        let b = try await Self.node(database: database, media: media)
+        let scratch = try Self.temporaryFolder("nodes")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let media = scratch.appendingPathComponent("shared-media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let a = try await Self.node(scratch.appendingPathComponent("a"), database: database, media: media)
+        let b = try await Self.node(scratch.appendingPathComponent("b"), database: database, media: media)
         defer { a.stop() }
 
         // ann and dan on A; bob on B, who moves to A if B stops answering; carol on B only.
@@ -68,7 +71,7 @@ import Testing
         await expectError(.notMember) { _ = try await dan.history(chat: group.id, limit: 10, before: nil) }
 
         // Media uploaded through A downloads through B: the nodes share the folder.
-        let image = try Self.temporaryFolder("image").appendingPathComponent("dot.png")
+        let image = scratch.appendingPathComponent("dot.png")
         try SampleMedia.png(width: 4, height: 3) { x, y in [UInt8(x * 60), UInt8(y * 80), 200] }.write(to: image)
         let uploaded = try await ann.uploadMedia(from: image, kind: .image, for: .chat(group.id), progress: nil)
         _ = try await ann.sendMedia(to: .chat(group.id), media: uploaded.id, caption: "a dot", clientID: "ann-media")

@@ -133,14 +133,21 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
     }
 
     @Test func messagesSentWhileTheServerWasDownLandOnceAfterItRestarts() async throws {
+        // Three servers use the database in turn: the test names it, so that it outlives
+        // the first.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("parley-restart-\(UUID().uuidString)")
+        let folder = scratch.appendingPathComponent("client")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let database = scratch.appendingPathComponent("server.sqlite").path
         // The server comes back on the same port, so it takes one below the kernel's
         // ephemeral range: a port picked by the kernel could be handed to another
         // test's socket while this server is down.
         var firstServer: TestServer?
-        for _ in 0..<50 where firstServer == nil { firstServer = try? await TestServer.start(port: Int.random(in: 20_000..<32_000)) }
+        for _ in 0..<50 where firstServer == nil {
+            firstServer = try? await TestServer.start(database: database, port: Int.random(in: 20_000..<32_000))
+        }
         let server = try #require(firstServer)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-client-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let acknowledged = EventBox<Message>()
         let changes = EventBox<ConnectionChange>()
         let alice = RemoteChatService(
@@ -151,7 +158,6 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         _ = try await alice.register(Registration(email: "alice@example.com", password: "password-alice", handle: "alice"))
         let group = try await alice.createGroup(handle: "later", title: nil, isPublic: true)
         let port = server.port
-        let database = server.databasePath
         await server.stop()
 
         #expect(await EventBox<ConnectionChange>.wait { changes.count == 1 })

@@ -58,8 +58,9 @@ struct TLSScriptTests {
         #expect(
             untrusted.stderr.contains("error: unavailable: cannot reach \(url): the server's certificate is not trusted")
                 && untrusted.stderr.contains("--ca-file"), "\(untrusted.stderr)")
-        let plain = try ParleyBinary(serverURL: url.replacingOccurrences(of: "wss://", with: "ws://")).run(
-            "/register bob@example.com --password secret-bob")
+        let plainShell = ParleyBinary(serverURL: url.replacingOccurrences(of: "wss://", with: "ws://"))
+        defer { plainShell.remove() }
+        let plain = try plainShell.run("/register bob@example.com --password secret-bob")
         #expect(plain.status == 1 && plain.stderr.contains("wss://"), "\(plain.stderr)")
         let missing = try bob.run("/whoami", arguments: ["--ca-file", folder.appendingPathComponent("none.pem").path])
         #expect(missing.status != 0 && missing.stderr.contains("--ca-file"), "\(missing.stderr)")
