@@ -84,8 +84,8 @@ final class TestServer: Sendable {
 
     deinit {
         guard ownsDatabase else { return }
-        let lock = URL(fileURLWithPath: databasePath).deletingPathExtension().appendingPathExtension("lock").path
-        for file in [databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-media", lock] {
+        let log = [databasePath + "-wal", databasePath + "-shm"]
+        for file in [databasePath, mediaFolder.path, DatabaseLock.file(forDatabase: databasePath)] + log {
             try? FileManager.default.removeItem(atPath: file)
         }
     }

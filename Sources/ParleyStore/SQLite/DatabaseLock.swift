@@ -25,9 +25,8 @@ public final class DatabaseLock: Sendable {
 
     /// Locks the database at `databasePath`, or says who holds it (`unavailable`).
     public init(databasePath: String, access: Access) throws(ParleyError) {
-        let database = URL(fileURLWithPath: databasePath)
-        let folder = database.deletingLastPathComponent()
-        let path = database.deletingPathExtension().appendingPathExtension("lock").path
+        let folder = URL(fileURLWithPath: databasePath).deletingLastPathComponent()
+        let path = Self.file(forDatabase: databasePath)
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw ParleyError(.fileError, "cannot open \(path): \(String(cString: strerror(errno)))")
@@ -42,6 +41,11 @@ public final class DatabaseLock: Sendable {
     }
 
     deinit { release() }
+
+    /// The lock's file beside the database at `databasePath` (`parley.lock` for `parley.sqlite`).
+    public static func file(forDatabase databasePath: String) -> String {
+        URL(fileURLWithPath: databasePath).deletingPathExtension().appendingPathExtension("lock").path
+    }
 
     /// Writes this process's pid, and the server's address once it listens, for the refusals.
     public func announce(url: String?) {
