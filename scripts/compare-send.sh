@@ -2,8 +2,8 @@
 # Two release binaries of `parley serve`, run in turns under the side-by-side bench's load
 # generator (each run on a fresh server, through scripts/profile-send.sh without perf), one
 # line per run: the generator's figures and the server's own counters from /metrics.
-# Runs in turns because this machine's speed drifts over minutes: a figure is only worth
-# comparing with the other binary's run next to it (docs/performance.md).
+# Runs in turns because this machine's speed changes on its own, within seconds: a figure
+# is only worth comparing with the other binary's runs beside it (docs/performance.md).
 #
 #   scripts/compare-send.sh OLD NEW 4 -k 8000              # closed loop, 4 runs each
 #   scripts/compare-send.sh OLD NEW 3 -k 2000 --rate 1000  # a fixed 1,000 messages/s
