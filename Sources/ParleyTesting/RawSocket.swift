@@ -268,11 +268,17 @@ public func readUntilClosed(_ fd: Int32, timeout: Duration) -> (answer: String, 
     return (String(decoding: answer, as: UTF8.self), false)
 }
 
-/// A TCP connection to 127.0.0.1:`port`; the caller closes the descriptor.
+/// A TCP connection to 127.0.0.1:`port`; the caller closes the descriptor. A read or
+/// write that waits 5 minutes fails (a guard against a hang: a server that never
+/// answers fails its test instead of holding the run until CI gives up on it).
 public func connectToLocalhost(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     if var size = receiveBuffer {
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+    var patience = timeval(tv_sec: 300, tv_usec: 0)
+    for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+        _ = setsockopt(fd, SOL_SOCKET, option, &patience, socklen_t(MemoryLayout<timeval>.size))
     }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

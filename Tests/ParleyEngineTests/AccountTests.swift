@@ -5,7 +5,7 @@ import ParleyEngine
 import ParleyTesting
 import Testing
 
-@Suite struct AccountTests {
+@Suite(.timeLimit(.minutes(10))) struct AccountTests {
     @Test(arguments: StoreKind.all) func registerSignsInAndDerivesHandleFromEmail(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
         let session = world.engine.connect()

@@ -5,7 +5,7 @@ import ParleyTesting
 import Testing
 
 /// Away, last seen and sessions, on both stores.
-@Suite struct ActivityTests {
+@Suite(.timeLimit(.minutes(10))) struct ActivityTests {
     static func isAway(_ event: ChatEvent) -> Bool { if case .away = event { true } else { false } }
 
     @Test(arguments: StoreKind.all) func awayShowsInOnlineWhoisAndOnceToADirectSender(_ kind: StoreKind) async throws {

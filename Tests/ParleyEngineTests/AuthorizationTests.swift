@@ -8,7 +8,7 @@ import Testing
 /// Every verb that touches a group, called by each kind of caller, against a fresh
 /// private group: allowed or denied with the expected code, and a denied call leaves
 /// the stored state exactly as it was.
-@Suite struct AuthorizationTests {
+@Suite(.timeLimit(.minutes(10))) struct AuthorizationTests {
     enum Caller: String, CaseIterable, Sendable {
         case signedOut, nonMember, member, admin, owner
     }

@@ -5,7 +5,7 @@ import ParleyTesting
 import Testing
 
 /// `sendMessages`: the same messages as one `sendMessage` after another, in one commit.
-@Suite struct BatchSendTests {
+@Suite(.timeLimit(.minutes(10))) struct BatchSendTests {
     @Test(arguments: StoreKind.all) func aBatchLandsInOrderAcrossChatsAndOpensADirectChat(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")

@@ -5,7 +5,7 @@ import ParleyTesting
 import Testing
 
 /// Mentions, replies, edits, deletions, reactions and group topics, on both stores.
-@Suite struct ConversationTests {
+@Suite(.timeLimit(.minutes(10))) struct ConversationTests {
     /// alice owns #club; bob and carol are members; dave is in no chat with them.
     struct Club {
         let world: TestWorld

@@ -7,7 +7,7 @@ import Testing
 /// The files a data folder holds: small ones written whole (`AtomicFile.replaceContents`,
 /// for the session, outbox, bot credentials and current chat), and the database, which
 /// every store locks.
-@Suite struct DataFileTests {
+@Suite(.timeLimit(.minutes(10))) struct DataFileTests {
     @Test func aFileIsReplacedWholeAndPrivateAndFailuresAreReported() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-small-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

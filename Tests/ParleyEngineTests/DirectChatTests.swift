@@ -4,7 +4,7 @@ import ParleyEngine
 import ParleyTesting
 import Testing
 
-@Suite struct DirectChatTests {
+@Suite(.timeLimit(.minutes(10))) struct DirectChatTests {
     @Test(arguments: StoreKind.all) func firstMessageCreatesTheChatForBoth(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")

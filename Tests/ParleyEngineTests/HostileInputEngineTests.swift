@@ -6,7 +6,7 @@ import Testing
 @testable import ParleyEngine
 
 /// The engine's rules against callers who probe, guess and flood.
-@Suite struct HostileInputEngineTests {
+@Suite(.timeLimit(.minutes(10))) struct HostileInputEngineTests {
     static let limits = SignInLimits(failuresPerAccount: 3, failuresPerAddress: 5, registrationsPerAddress: 2, window: .seconds(600))
 
     @Test(arguments: StoreKind.all) func passwordGuessesAreLimitedPerAccountThenForgivenAfterTheWindow(_ kind: StoreKind) async throws {

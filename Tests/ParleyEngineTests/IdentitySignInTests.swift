@@ -5,7 +5,7 @@ import ParleyEngine
 import ParleyTesting
 import Testing
 
-@Suite struct IdentitySignInTests {
+@Suite(.timeLimit(.minutes(10))) struct IdentitySignInTests {
     static func world(_ idp: TestIdentityProvider, on kind: StoreKind) async throws -> TestWorld {
         try await TestWorld(on: kind) { $0.identityProvider = idp.provider }
     }

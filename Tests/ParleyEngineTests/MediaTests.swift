@@ -5,7 +5,7 @@ import ParleyStore
 import ParleyTesting
 import Testing
 
-@Suite struct MediaTests {
+@Suite(.timeLimit(.minutes(10))) struct MediaTests {
     /// Every stored blob file (temporaries included), relative to the media folder.
     static func storedFiles(_ world: TestWorld) -> [String] {
         let folder = world.folder.appendingPathComponent("media")

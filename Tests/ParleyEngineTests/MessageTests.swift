@@ -5,7 +5,7 @@ import ParleyEngine
 import ParleyTesting
 import Testing
 
-@Suite struct MessageTests {
+@Suite(.timeLimit(.minutes(10))) struct MessageTests {
     @Test(arguments: StoreKind.all) func sameClientIDFromTwentyTasksStoresOneMessage(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")

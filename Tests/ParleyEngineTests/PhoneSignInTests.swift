@@ -4,7 +4,7 @@ import ParleyEngine
 import ParleyTesting
 import Testing
 
-@Suite struct PhoneSignInTests {
+@Suite(.timeLimit(.minutes(10))) struct PhoneSignInTests {
     static func world(_ codes: CapturedCodes, on kind: StoreKind) async throws -> TestWorld {
         try await TestWorld(on: kind) { $0.codeSender = codes }
     }

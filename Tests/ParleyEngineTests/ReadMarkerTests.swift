@@ -4,7 +4,7 @@ import ParleyEngine
 import ParleyTesting
 import Testing
 
-@Suite struct ReadMarkerTests {
+@Suite(.timeLimit(.minutes(10))) struct ReadMarkerTests {
     @Test(arguments: StoreKind.all) func markersMoveForwardOnlyAndDriveUnreadCounts(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")

@@ -7,7 +7,7 @@ import Testing
 
 /// `--registration open|invite|closed`, sign-up codes made by server admins, and bot
 /// accounts made and owned by signed-in users.
-@Suite struct RegistrationModeTests {
+@Suite(.timeLimit(.minutes(10))) struct RegistrationModeTests {
     static func world(
         _ mode: RegistrationMode, on kind: StoreKind, codes: CapturedCodes = CapturedCodes(), idp: TestIdentityProvider? = nil
     ) async throws -> TestWorld {

@@ -5,7 +5,7 @@ import Testing
 
 /// The hand-written JSON of `WireWriter` must mean exactly what `Wire.encoder()` writes
 /// for the same value, and read back to the same value.
-@Suite struct WireWriterTests {
+@Suite(.timeLimit(.minutes(10))) struct WireWriterTests {
     static let alice = UserRef(id: UserID(12), handle: "alice", displayName: "Alice \"Al\" Liddell", isBot: false)
     static let bot = UserRef(id: UserID(Int64.max), handle: "echo-bot", displayName: "Echo \\ Bot", isBot: true)
     static let group = Chat(
@@ -115,7 +115,7 @@ import Testing
 
 /// The request head is found without a decode where it can be; every frame gets the
 /// same answer as a full decode would give.
-@Suite struct RequestHeadTests {
+@Suite(.timeLimit(.minutes(10))) struct RequestHeadTests {
     static func head(_ frame: String) -> String {
         switch RequestDecoder().head(of: Data(frame.utf8)) {
         case .success(let (id, op)): "\(id) \(op.rawValue)"
@@ -164,7 +164,7 @@ import Testing
     }
 }
 
-@Suite struct FlatSendArgsTests {
+@Suite(.timeLimit(.minutes(10))) struct FlatSendArgsTests {
     private struct Envelope: Decodable {
         var args: Args.Send
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// The new commands through the binary in script mode, with `--json`, embedded and
 /// against a server.
-@Suite struct ConversationScriptTests {
+@Suite(.timeLimit(.minutes(10))) struct ConversationScriptTests {
     typealias Object = [String: Any]
 
     static func objects(_ result: ParleyBinary.Result) throws -> [Object] {

@@ -4,7 +4,7 @@ import Testing
 /// Mentions, replies, edits, deletions and typing as two people see them: both shells
 /// in tmux against one server, the second reading the first's raw output for the bell
 /// and the highlight.
-@Suite(.serialized) struct ConversationTerminalTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ConversationTerminalTests {
     @Test func mentionsRingRepliesQuoteAndEditsReachTheOtherUser() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }

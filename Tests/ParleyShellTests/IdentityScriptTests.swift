@@ -4,7 +4,7 @@ import ParleyEngine
 import ParleyTesting
 import Testing
 
-@Suite struct IdentityScriptTests {
+@Suite(.timeLimit(.minutes(10))) struct IdentityScriptTests {
     @Test(arguments: ParleyBinary.Mode.allCases) func loginWithAnIDToken(mode: ParleyBinary.Mode) async throws {
         let idp = try await TestIdentityProvider()
         let jwks = FileManager.default.temporaryDirectory.appendingPathComponent("parley-jwks-\(UUID().uuidString).json")

@@ -57,7 +57,7 @@ struct TmuxSession {
     }
 }
 
-@Suite(.serialized) struct InteractiveTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct InteractiveTests {
     @Test func promptCompletionPasswordsAndCtrlC() throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }

@@ -4,7 +4,7 @@ import ParleyShell
 import ParleyTesting
 import Testing
 
-@Suite struct MediaScriptTests {
+@Suite(.timeLimit(.minutes(10))) struct MediaScriptTests {
     /// Sample files in a folder of their own.
     static func samples() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-samples-\(UUID().uuidString)")
@@ -131,7 +131,7 @@ import Testing
     }
 }
 
-@Suite struct ImagePreviewTests {
+@Suite(.timeLimit(.minutes(10))) struct ImagePreviewTests {
     /// A 4×4 PNG: red and green on the first two rows, blue and a transparent hole
     /// below, decoded by libpng and drawn as two rows of two half-block cells each.
     @Test func aSmallPNGIsDrawnCellForCellInItsColours() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite struct PhoneScriptTests {
+@Suite(.timeLimit(.minutes(10))) struct PhoneScriptTests {
     /// Embedded, the development sender shows the code in the shell's output.
     @Test func embeddedPhoneSignUpShowsTheCodeAndAsksForAName() throws {
         let parley = try ParleyBinary()

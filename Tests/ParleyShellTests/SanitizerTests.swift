@@ -3,7 +3,7 @@ import ParleyCore
 import ParleyShell
 import Testing
 
-@Suite struct SanitizerTests {
+@Suite(.timeLimit(.minutes(10))) struct SanitizerTests {
     static let hostile = [
         "clear \u{1B}[2J screen", "title \u{1B}]0;pwned\u{7} set", "csi \u{9B}31m c1", "nel \u{85} next",
         "bidi \u{202E}txt.exe", "isolate \u{2066}x\u{2069}", "bs \u{8}\u{8} del \u{7F}",

@@ -3,7 +3,7 @@ import Testing
 
 /// Runs of `/send` lines go to the engine as one batch; the script must not be able to
 /// tell: the same output, the same error at the same line, nothing after it stored.
-@Suite struct ScriptBatchTests {
+@Suite(.timeLimit(.minutes(10))) struct ScriptBatchTests {
     /// 300 sends with a bad one at line `bad`: the sends before it are stored and
     /// printed, the error names its line, and the ones after it never run.
     @Test(arguments: ParleyBinary.Mode.allCases) func anErrorInARunOfSendsStopsAtItsLine(mode: ParleyBinary.Mode) throws {

@@ -2,7 +2,7 @@ import Foundation
 import ParleyShell
 import Testing
 
-@Suite struct ScriptErrorTests {
+@Suite(.timeLimit(.minutes(10))) struct ScriptErrorTests {
     /// Each script fails on its last line with `-:LINE: error: CODE:` and stops there.
     @Test(arguments: [
         ("/bogus", "unknown_command"),
@@ -140,7 +140,7 @@ import Testing
 }
 
 /// The README's command table names every command the shell knows, and no other.
-@Suite struct ReadmeCommandTableTests {
+@Suite(.timeLimit(.minutes(10))) struct ReadmeCommandTableTests {
     @Test func everyCommandIsInTheReadmeTable() throws {
         let readme = try String(contentsOf: ParleyBinary.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `/") }

@@ -2,7 +2,7 @@ import Foundation
 import ParleyTesting
 import Testing
 
-@Suite struct ScriptTests {
+@Suite(.timeLimit(.minutes(10))) struct ScriptTests {
     @Test(arguments: ParleyBinary.Mode.allCases) func accountCommands(mode: ParleyBinary.Mode) throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }

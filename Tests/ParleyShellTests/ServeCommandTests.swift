@@ -2,7 +2,7 @@ import Foundation
 import ParleyTesting
 import Testing
 
-@Suite struct ServeCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ServeCommandTests {
     /// SIGTERM stops `parley serve` gracefully: connected clients get a close frame
     /// (normal closure or going away), even one that never answers, and the process exits 0.
     @Test(.timeLimit(.minutes(10))) func sigtermClosesSocketsAndExitsCleanly() throws {
