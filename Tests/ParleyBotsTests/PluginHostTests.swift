@@ -159,7 +159,9 @@ struct PluginHostTests {
     }
 
     @Test func reloadKeepsTheOldProcessWhenTheNewOneFails() async throws {
-        let bots = try await BotWorld()
+        // Each script here says hello or exits: a reload waits for one or the other. (With
+        // the world's 300 ms, a loaded machine let the broken script count as running.)
+        let bots = try await BotWorld { $0.helloWait = .seconds(120) }
         let script = bots.folder.appendingPathComponent("swap.sh")
         func write(_ body: String) throws {
             try ("#!/bin/sh\n" + body).write(to: script, atomically: true, encoding: .utf8)
