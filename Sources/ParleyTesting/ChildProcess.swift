@@ -109,6 +109,15 @@ public final class ChildProcess: Sendable {
     private static let changeDirectory = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
         .map { unsafeBitCast($0, to: ChangeDirectory.self) }
 
+    /// A child still running when the test lets go of it (a test that failed before it
+    /// stopped its server, say) is killed: left running, it would outlive the test run,
+    /// and one holding the run's standard error keeps `swift test` from ever ending.
+    deinit {
+        guard isRunning else { return }
+        terminate(SIGKILL)
+        waitUntilExit()
+    }
+
     /// Sends `signal` (SIGTERM by default), unless the child has been reaped already.
     public func terminate(_ signal: Int32 = SIGTERM) {
         status.withLock { reaped in
