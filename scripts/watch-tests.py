@@ -6,9 +6,11 @@
 The command's output passes through unchanged. If the command has not ended after
 SECONDS, this prints
 
-  - each test process's threads (gdb, when installed), demangled;
+  - the tests that started and never ended;
   - the processes the command started, still running;
-  - the tests that started and never ended, last, where a CI log's tail shows them;
+  - the test process's threads that are in Parley's code (gdb, when installed),
+    demangled, with all of its threads in a file;
+  - the tests that never ended once more, for a log read from its end;
 
 then kills what the command started and exits 124. Otherwise it exits with the
 command's status.
@@ -25,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -93,20 +96,21 @@ def main() -> int:
         return child.returncode
 
     sys.stdout.flush()
-    print(f"\n=== watch-tests: {reason} ===", flush=True)
-    for pid in processes.members():
-        if is_test_process(pid):
-            print_threads(pid)
-    print("=== processes the command started, still running ===", flush=True)
-    for pid in processes.members():
-        print(f"{pid} {command_line(pid)}", flush=True)
-    processes.kill()
-    reader.join(timeout=10)
     with lock:
         unfinished = sorted(running.items(), key=lambda item: item[1])
-    print(f"=== {len(unfinished)} tests started and never ended (started at, in s after the command) ===")
-    for name, started in unfinished:
-        print(f"{started:8.1f}  {name}")
+    leftovers = processes.members()
+    print(f"\n=== watch-tests: {reason} ===", flush=True)
+    print_unfinished(unfinished)
+    print("=== processes the command started, still running ===", flush=True)
+    for pid in leftovers:
+        print(f"{pid} {command_line(pid)}", flush=True)
+    for pid in leftovers:
+        if is_test_process(pid):
+            print_threads(pid)
+    processes.kill()
+    reader.join(timeout=10)
+    # Again, last, for a log read from its end.
+    print_unfinished(unfinished)
     print(f"=== watch-tests: {reason} ===", flush=True)
     return 124
 
@@ -177,25 +181,42 @@ def is_test_process(pid: int) -> bool:
     return ".xctest" in command_line(pid).split(" ")[0]
 
 
+def print_unfinished(unfinished: list[tuple[str, float]]) -> None:
+    print(f"=== {len(unfinished)} tests started and never ended (started at, in s after the command) ===")
+    for name, started in unfinished:
+        print(f"{started:8.1f}  {name}")
+    sys.stdout.flush()
+
+
 def print_threads(pid: int) -> None:
-    print(f"=== threads of {pid} {command_line(pid)} ===", flush=True)
+    """The threads of the test process that are in the project's code, their first
+    frames; all of them, whole, go to a file (a CI log may keep only so much)."""
     gdb = shutil.which("gdb")
     if gdb is None:
-        print("(gdb is not installed: no backtraces)", flush=True)
+        print(f"=== no threads of {pid}: gdb is not installed ===", flush=True)
         return
     try:
         traced = subprocess.run(
-            [gdb, "-p", str(pid), "-batch", "-ex", "set print frame-arguments none", "-ex", "thread apply all bt 40"],
+            [gdb, "-p", str(pid), "-batch", "-ex", "set print frame-arguments none", "-ex", "thread apply all bt 60"],
             capture_output=True, timeout=300)
     except subprocess.TimeoutExpired:
-        print("(gdb did not finish within 300 s)", flush=True)
+        print(f"=== no threads of {pid}: gdb did not finish within 300 s ===", flush=True)
         return
     text = traced.stdout.decode("utf-8", "replace")
     demangler = shutil.which("swift-demangle")
     if demangler:
         demangled = subprocess.run([demangler, "--simplified"], input=text.encode(), capture_output=True)
         text = demangled.stdout.decode("utf-8", "replace") or text
-    print(text, flush=True)
+    dump = os.path.join(tempfile.gettempdir(), f"watch-tests-threads-{pid}.txt")
+    with open(dump, "w") as file:
+        file.write(text)
+    threads = re.split(r"\n(?=Thread \d+ )", text)
+    ours = [thread for thread in threads if thread.startswith("Thread ") and "Parley" in thread]
+    print(f"=== {len(ours)} of the {len(threads) - 1} threads of {pid} are in Parley's code (all of them: {dump}) ===")
+    for thread in ours:
+        lines = thread.strip().split("\n")
+        print("\n".join(line[:240] for line in lines[:30]))
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
