@@ -118,7 +118,9 @@ def main() -> int:
 class Processes:
     """What the command started: its descendants, and every process in a process group
     one of them led or joined. `swift test` runs the test process in a group of its own,
-    and the children of a test process that crashed stay in that group."""
+    and the children of a test process that crashed stay in that group. A process that
+    left the command's session on purpose (PostgreSQL, the watcher that stops it after
+    the tests) is not counted: it holds none of the command's output."""
 
     def __init__(self, root: int):
         self.root = root
@@ -134,8 +136,8 @@ class Processes:
                     fields = stat.read().rsplit(b")", 1)[1].split()
             except OSError:
                 continue
-            # After the name: state, ppid, pgrp.
-            if fields[0] != b"Z":
+            # After the name: state, ppid, pgrp, session.
+            if fields[0] != b"Z" and int(fields[3]) == self.root:
                 table[int(entry)] = (int(fields[1]), int(fields[2]))
         descendants = {self.root}
         grew = True

@@ -15,7 +15,7 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
 }
 
 /// One PostgreSQL server for the whole test process, started on first use and stopped
-/// when the process exits; each test gets a database of its own on it.
+/// once the process has ended; each test gets a database of its own on it.
 public enum TestPostgres {
     private static let server = Mutex<Result<ThrowawayPostgres, ThrowawayPostgres.Unavailable>?>(nil)
     private static let databases = Atomic<Int>(0)
@@ -26,8 +26,14 @@ public enum TestPostgres {
             if let server { return try server.get() }
             let started: Result<ThrowawayPostgres, ThrowawayPostgres.Unavailable>
             do {
-                started = .success(try ThrowawayPostgres.start())
-                atexit { TestPostgres.stopShared() }
+                let postgres = try ThrowawayPostgres.start()
+                do {
+                    try postgres.stopWhenThisProcessEnds()
+                } catch {
+                    postgres.stop()
+                    throw error
+                }
+                started = .success(postgres)
             } catch let error as ThrowawayPostgres.Unavailable {
                 started = .failure(error)
             } catch {
@@ -36,10 +42,6 @@ public enum TestPostgres {
             server = started
             return try started.get()
         }
-    }
-
-    private static func stopShared() {
-        if case .success(let postgres) = server.withLock({ $0 }) { postgres.stop() }
     }
 
     /// A new, empty database on the shared server; returns its URL.

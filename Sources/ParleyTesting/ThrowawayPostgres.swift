@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// A PostgreSQL server of a test's own, so `swift test` needs nothing running first:
 /// `initdb` in a temporary folder, `pg_ctl start` on a free port (its socket in the
@@ -89,6 +90,29 @@ public final class ThrowawayPostgres: Sendable {
     public func stop() {
         stop(removing: true)
     }
+
+    /// Has the server stopped and its folder removed once this process has ended, however
+    /// it ends (a crash or SIGKILL too), by a watcher in a session of its own that waits
+    /// for the end of a pipe only this process holds. Nothing is left for `exit`: a test
+    /// process that spawned `pg_ctl` from an exit handler, while its other threads still
+    /// ran, once hung there after every test had passed, and `swift test` with it.
+    public func stopWhenThisProcessEnds() throws {
+        let data = folder.appendingPathComponent("data").path
+        let stop =
+            (runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [
+                bin.appendingPathComponent("pg_ctl").path, "-D", data, "-m", "immediate", "-w", "stop",
+            ]
+        // sh -c SCRIPT FOLDER STOP…: $0 is the folder, "$@" the stop command.
+        let script = #"cat > /dev/null; "$@" > /dev/null 2>&1; rm -rf -- "$0""#
+        let shell = ["/bin/sh", "-c", script, folder.path] + stop
+        let detach = FileManager.default.isExecutableFile(atPath: "/usr/bin/setsid") ? ["/usr/bin/setsid"] : []
+        let command = detach + shell
+        let watcher = try ChildProcess(command[0], Array(command.dropFirst()), stdin: .pipe)
+        Self.watchers.withLock { $0.append(watcher) }
+    }
+
+    /// The watchers, and with them the pipes they wait on, for the life of the process.
+    private static let watchers = Mutex<[ChildProcess]>([])
 
     private func stop(removing: Bool) {
         _ = try? tool("pg_ctl", ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
