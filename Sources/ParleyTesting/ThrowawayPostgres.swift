@@ -93,9 +93,9 @@ public final class ThrowawayPostgres: Sendable {
 
     /// Has the server stopped and its folder removed once this process has ended, however
     /// it ends (a crash or SIGKILL too), by a watcher in a session of its own that waits
-    /// for the end of a pipe only this process holds. Nothing is left for `exit`: a test
-    /// process that spawned `pg_ctl` from an exit handler, while its other threads still
-    /// ran, once hung there after every test had passed, and `swift test` with it.
+    /// for the end of a pipe only this process holds. Nothing is left for `exit`: when an
+    /// exit handler did this, a loaded machine spent minutes in it removing a whole run's
+    /// databases (over a gigabyte), after every test had passed, and `swift test` waited.
     public func stopWhenThisProcessEnds() throws {
         let data = folder.appendingPathComponent("data").path
         let stop =
