@@ -97,34 +97,36 @@ public final class ThrowawayPostgres: Sendable {
     /// exit handler did this, a loaded machine spent minutes in it removing a whole run's
     /// databases (over a gigabyte), after every test had passed, and `swift test` waited.
     public func stopWhenThisProcessEnds() throws {
-        let data = folder.appendingPathComponent("data").path
-        let stop =
-            (runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [
-                bin.appendingPathComponent("pg_ctl").path, "-D", data, "-m", "immediate", "-w", "stop",
-            ]
         // sh -c SCRIPT FOLDER STOP…: $0 is the folder, "$@" the stop command.
         let script = #"cat > /dev/null; "$@" > /dev/null 2>&1; rm -rf -- "$0""#
-        let shell = ["/bin/sh", "-c", script, folder.path] + stop
+        let shell = ["/bin/sh", "-c", script, folder.path] + command("pg_ctl", stopArguments)
         let detach = FileManager.default.isExecutableFile(atPath: "/usr/bin/setsid") ? ["/usr/bin/setsid"] : []
-        let command = detach + shell
-        let watcher = try ChildProcess(command[0], Array(command.dropFirst()), stdin: .pipe)
+        let line = detach + shell
+        let watcher = try ChildProcess(line[0], Array(line.dropFirst()), stdin: .pipe)
         Self.watchers.withLock { $0.append(watcher) }
     }
 
     /// The watchers, and with them the pipes they wait on, for the life of the process.
     private static let watchers = Mutex<[ChildProcess]>([])
 
+    /// `pg_ctl`'s arguments for an immediate stop, waited for.
+    private var stopArguments: [String] { ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"] }
+
     private func stop(removing: Bool) {
-        _ = try? tool("pg_ctl", ["-D", folder.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
+        _ = try? tool("pg_ctl", stopArguments)
         if removing { try? FileManager.default.removeItem(at: folder) }
     }
 
     /// Runs one of the server's programs (as the `postgres` user under root).
     @discardableResult
     public func tool(_ name: String, _ arguments: [String]) throws -> String {
-        let program = bin.appendingPathComponent(name).path
-        if let runAs { return try Self.run("/usr/sbin/runuser", ["-u", runAs, "--", program] + arguments) }
-        return try Self.run(program, arguments)
+        let line = command(name, arguments)
+        return try Self.run(line[0], Array(line.dropFirst()))
+    }
+
+    /// The command line that runs one of the server's programs as `tool` runs it.
+    private func command(_ name: String, _ arguments: [String]) -> [String] {
+        (runAs.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [bin.appendingPathComponent(name).path] + arguments
     }
 
     /// Runs a program to its end, its output in a file. `ChildProcess` rather than
