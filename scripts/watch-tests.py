@@ -212,9 +212,9 @@ def print_threads(pid: int) -> None:
     dump = os.path.join(tempfile.gettempdir(), f"watch-tests-threads-{pid}.txt")
     with open(dump, "w") as file:
         file.write(text)
-    threads = re.split(r"\n(?=Thread \d+ )", text)
-    ours = [thread for thread in threads if thread.startswith("Thread ") and "Parley" in thread]
-    print(f"=== {len(ours)} of the {len(threads) - 1} threads of {pid} are in Parley's code (all of them: {dump}) ===")
+    threads = [part for part in re.split(r"\n(?=Thread \d+ )", text) if part.startswith("Thread ")]
+    ours = [thread for thread in threads if "Parley" in thread]
+    print(f"=== {len(ours)} of the {len(threads)} threads of {pid} are in Parley's code (all of them: {dump}) ===")
     for thread in ours:
         lines = thread.strip().split("\n")
         print("\n".join(line[:240] for line in lines[:30]))
