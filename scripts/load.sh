@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load figures for the README: starts a release `parley serve` on a free port with a
+# Load figures for docs/performance.md: starts a release `parley serve` on a free port with a
 # fresh data folder, runs parley-load in the three workloads of the server issue, and
 # reads the server's RSS while 10,000 sessions sit idle.
 #

@@ -7,7 +7,7 @@ import Synchronization
 /// The server's metrics, kept in its own Prometheus registry (so several servers in one
 /// process, as in tests, do not share them) and published at `/metrics`, each with a
 /// `# HELP` line, in base units (seconds, bytes) and Prometheus's naming (`_total` for
-/// counters). README.md lists them with example alert rules.
+/// counters). docs/server.md lists them with example alert rules.
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
 

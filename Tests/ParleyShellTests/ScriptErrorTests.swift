@@ -139,11 +139,11 @@ import Testing
     }
 }
 
-/// The README's command table names every command the shell knows, and no other.
-@Suite(.timeLimit(.minutes(10))) struct ReadmeCommandTableTests {
-    @Test func everyCommandIsInTheReadmeTable() throws {
-        let readme = try String(contentsOf: ParleyBinary.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `/") }
+/// docs/shell.md's command table names every command the shell knows, and no other.
+@Suite(.timeLimit(.minutes(10))) struct DocumentedCommandTableTests {
+    @Test func everyCommandIsInTheShellDocsTable() throws {
+        let docs = try String(contentsOf: ParleyBinary.repository.appendingPathComponent("docs/shell.md"), encoding: .utf8)
+        let rows = docs.split(separator: "\n").filter { $0.hasPrefix("| `/") }
         let named = Set(rows.compactMap { $0.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "`" }).first.map(String.init) })
         #expect(named == Set(CommandTable.all.map(\.name)))
     }
