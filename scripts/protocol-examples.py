@@ -12,7 +12,7 @@ import base64, json, os, re, socket, struct, subprocess, sys, tempfile, time
 def start_server(binary):
     data = tempfile.mkdtemp()
     env = dict(os.environ, PARLEY_BCRYPT_COST="4")
-    proc = subprocess.Popen([binary, "serve", "--port", "0", "--data", data, "--log-level", "error"],
+    proc = subprocess.Popen([binary, "serve", "--port", "0", "--data", data, "--log-level", "error", "--admin", "@alice"],
                             stdout=subprocess.PIPE, env=env, text=True)
     line = proc.stdout.readline()
     port = int(re.search(r":(\d+)/v1/ws", line).group(1))
@@ -196,6 +196,18 @@ def main():
         other = next(session["id"] for session in sessions if not session["current"])
         show("end one of my sessions (its sockets close with 4001)", "bob", four.call("revoke_session", {"id": other}))
         show("sign out (revokes the token)", "bob", four.call("sign_out"))
+        show("make a bot account that I own", "alice", alice.call("create_bot", {"handle": "dicebot", "display_name": "Dice", "password": "roll-them-all"}))
+        show("the bot accounts I own", "alice", alice.call("bots"))
+        exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})
+        code = exchange[1]["result"]["code"]
+        show("a sign-up code, for a server that registers by invitation (server admins)", "alice", exchange)
+        show("the sign-up codes that can still be used (server admins)", "alice", alice.call("signup_codes"))
+        show("revoke a sign-up code (server admins)", "alice", alice.call("revoke_signup_code", {"code": code}))
+        show("remove my avatar (an uploaded image's id sets it)", "alice", alice.call("set_avatar", {"media": None}))
+        phone = Socket(port)
+        show("send a 6-digit sign-in code to a phone (the server logs it, or hands it to --sms-command)", "a new connection", phone.call("request_code", {"phone": "+15551234567"}))
+        show("sign in with the code sent to a phone (here a wrong one)", "that connection", phone.call("sign_in_code", {"phone": "+15551234567", "code": "000000"}))
+        show("sign in with an OpenID Connect ID token (here on a server that trusts no provider)", "another connection", Socket(port).call("sign_in_token", {"id_token": "eyJhbGciOiJSUzI1NiJ9.e30.c2ln"}))
         print("### Errors\n")
         for title, who, sock, op, args in [
             ("a frame that is not a request", "anyone", Socket(port), None, None),

@@ -82,14 +82,14 @@ actor Link {
 
     /// Sends a request and returns its decoded result, or throws the server's error.
     /// Waits for the connection up to the connect timeout (`unavailable` after that).
-    func call<Args: Codable & Sendable, Result: Codable & Sendable>(_ op: Op, _ args: Args, as: Result.Type = Result.self) async throws
-        -> Result
-    {
+    @discardableResult
+    func call<Args, Result>(_ operation: OpDeclaration<Args, Result>, _ args: Args) async throws -> Result {
         try await ready()
-        return try await exchange(op, args)
+        return try await exchange(operation, args)
     }
 
-    private func exchange<Args: Codable & Sendable, Result: Codable & Sendable>(_ op: Op, _ args: Args) async throws -> Result {
+    private func exchange<Args, Result>(_ operation: OpDeclaration<Args, Result>, _ args: Args) async throws -> Result {
+        let op = operation.op
         guard let outbound else { throw Self.unavailable }
         nextID += 1
         let id = nextID
@@ -141,7 +141,7 @@ actor Link {
 
     /// Where each chat stood at sign-in, so a later gap can be filled.
     private func learnWhereChatsStand() async {
-        guard let summaries: [ChatSummary] = try? await call(.chats, Empty()) else { return }
+        guard let summaries: [ChatSummary] = try? await call(OpDeclarations.chats, Empty()) else { return }
         missed.learn(summaries)
     }
 
@@ -149,13 +149,13 @@ actor Link {
     /// each chat, oldest chat first, up to `MissedMessages.limit` a chat. Returns
     /// whether that was all of them.
     private func fetchMissed() async -> Bool {
-        guard let summaries: [ChatSummary] = try? await exchange(.chats, Empty()) else { return false }
+        guard let summaries: [ChatSummary] = try? await exchange(OpDeclarations.chats, Empty()) else { return false }
         var whole = true
         for summary in summaries.sorted(by: { $0.lastActivity < $1.lastActivity }) {
             guard let last = summary.lastMessage?.seq, let gap = missed.gap(in: summary.chat.id, upTo: last) else { continue }
             guard
                 let messages: [Message] = try? await exchange(
-                    .history, Args.History(chat: summary.chat.id, limit: gap.count, before: last + 1))
+                    OpDeclarations.history, Args.History(chat: summary.chat.id, limit: gap.count, before: last + 1))
             else {
                 whole = false
                 continue
@@ -196,7 +196,7 @@ actor Link {
             throw ParleyError(.pending, "not connected: the message is queued and will be sent when the connection is back")
         }
         do {
-            let message: Message = try await exchange(.send, entry)
+            let message: Message = try await exchange(OpDeclarations.send, entry)
             outbox.remove(clientID: entry.clientID)
             missed.saw(message)
             return message
@@ -212,7 +212,7 @@ actor Link {
     private func flushOutbox() async {
         for entry in outbox.entries {
             do {
-                let message: Message = try await exchange(.send, entry)
+                let message: Message = try await exchange(OpDeclarations.send, entry)
                 outbox.remove(clientID: entry.clientID)
                 missed.saw(message)
                 onAcknowledged(message)
@@ -328,10 +328,10 @@ actor Link {
             missed.startHolding()
             defer { for event in missed.release() { pass(event) } }
             do {
-                let session: SessionResult = try await exchange(.resume, Args.Resume(token: token, after: after))
+                let session: SessionResult = try await exchange(OpDeclarations.resume, Args.Resume(token: token, after: after))
                 adopt(epoch: session.epoch, position: nil)
                 complete = session.complete
-                if let viewing { let _: Empty? = try? await exchange(.setViewing, Args.Viewing(chat: viewing)) }
+                if let viewing { let _: Empty? = try? await exchange(OpDeclarations.setViewing, Args.Viewing(chat: viewing)) }
                 if !session.complete { complete = await fetchMissed() }
             } catch let error as ParleyError where error.code == .invalidToken {
                 self.token = nil

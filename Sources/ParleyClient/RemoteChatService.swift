@@ -56,70 +56,70 @@ public final class RemoteChatService: ChatService {
         await link.queued.map { ($0.clientID ?? "", $0.text) }
     }
 
-    private func session(_ op: Op, _ args: some Codable & Sendable) async throws -> SignedIn {
-        let result: SessionResult = try await link.call(op, args)
-        await link.signedIn(result, fresh: op != .resume)
+    private func session<Args>(_ operation: OpDeclaration<Args, SessionResult>, _ args: Args) async throws -> SignedIn {
+        let result = try await link.call(operation, args)
+        await link.signedIn(result, fresh: operation.op != .resume)
         return result.signedIn
     }
 
     public func register(_ registration: Registration) async throws -> SignedIn {
-        try await session(.register, Args.Register(registration))
+        try await session(OpDeclarations.register, Args.Register(registration))
     }
 
     public func signIn(login: String, password: String) async throws -> SignedIn {
-        try await session(.signIn, Args.SignIn(login: login, password: password))
+        try await session(OpDeclarations.signIn, Args.SignIn(login: login, password: password))
     }
 
     public func requestCode(phone: String) async throws -> CodeRequest {
-        try await link.call(.requestCode, Args.Phone(phone: phone))
+        try await link.call(OpDeclarations.requestCode, Args.Phone(phone: phone))
     }
 
     public func signIn(phone: String, code: String) async throws -> SignedIn {
-        try await session(.signInCode, Args.PhoneCode(phone: phone, code: code))
+        try await session(OpDeclarations.signInCode, Args.PhoneCode(phone: phone, code: code))
     }
 
     public func signIn(idToken: String) async throws -> SignedIn {
-        try await session(.signInToken, Args.IDToken(idToken: idToken))
+        try await session(OpDeclarations.signInToken, Args.IDToken(idToken: idToken))
     }
 
     public func resume(token: String) async throws -> SignedIn {
-        try await session(.resume, Args.Resume(token: token, after: nil))
+        try await session(OpDeclarations.resume, Args.Resume(token: token, after: nil))
     }
 
     public func signOut() async throws {
-        let _: Empty = try await link.call(.signOut, Empty())
+        try await link.call(OpDeclarations.signOut, Empty())
         await link.signedOut()
     }
 
     public func changePassword(current: String, new: String) async throws {
-        let _: Empty = try await link.call(.changePassword, Args.ChangePassword(current: current, new: new))
+        try await link.call(OpDeclarations.changePassword, Args.ChangePassword(current: current, new: new))
     }
 
-    public func me() async throws -> User { try await link.call(.me, Empty()) }
+    public func me() async throws -> User { try await link.call(OpDeclarations.me, Empty()) }
 
-    public func createBot(_ bot: NewBot) async throws -> User { try await link.call(.createBot, Args.CreateBot(bot)) }
+    public func createBot(_ bot: NewBot) async throws -> User { try await link.call(OpDeclarations.createBot, Args.CreateBot(bot)) }
 
-    public func bots() async throws -> [User] { try await link.call(.bots, Empty()) }
+    public func bots() async throws -> [User] { try await link.call(OpDeclarations.bots, Empty()) }
 
     public func createSignupCode(maxUses: Int?, expiresIn: Duration?) async throws -> SignupCode {
-        try await link.call(.createSignupCode, Args.CreateSignupCode(maxUses: maxUses, expiresIn: expiresIn))
+        try await link.call(OpDeclarations.createSignupCode, Args.CreateSignupCode(maxUses: maxUses, expiresIn: expiresIn))
     }
 
-    public func signupCodes() async throws -> [SignupCode] { try await link.call(.signupCodes, Empty()) }
+    public func signupCodes() async throws -> [SignupCode] { try await link.call(OpDeclarations.signupCodes, Empty()) }
 
     public func revokeSignupCode(_ code: String) async throws {
-        let _: Empty = try await link.call(.revokeSignupCode, Args.Code(code: code))
+        try await link.call(OpDeclarations.revokeSignupCode, Args.Code(code: code))
     }
 
     public func updateProfile(displayName: String) async throws -> User {
-        try await link.call(.updateProfile, Args.Profile(displayName: displayName))
+        try await link.call(OpDeclarations.updateProfile, Args.Profile(displayName: displayName))
     }
 
     public func searchUsers(_ query: String, limit: Int, offset: Int) async throws -> [User] {
-        try await link.call(.searchUsers, Args.SearchUsers(query: query, limit: limit, offset: offset))
+        try await link.call(OpDeclarations.searchUsers, Args.SearchUsers(query: query, limit: limit, offset: offset))
     }
 
-    public func user(handle: String) async throws -> User { try await link.call(.user, Args.Handle(handle: handle)) }
+    public func user(handle: String) async throws -> User { try await link.call(OpDeclarations.user, Args.Handle(handle: handle)) }
 
     public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?, replyTo: Int64?) async throws
         -> Message
@@ -129,129 +129,137 @@ public final class RemoteChatService: ChatService {
     }
 
     public func editMessage(chat: ChatID, seq: Int64, text: String) async throws -> Message {
-        try await link.call(.editMessage, Args.Edit(chat: chat, seq: seq, text: text))
+        try await link.call(OpDeclarations.editMessage, Args.Edit(chat: chat, seq: seq, text: text))
     }
 
     public func deleteMessage(chat: ChatID, seq: Int64) async throws -> Message {
-        try await link.call(.deleteMessage, Args.ChatSeq(chat: chat, seq: seq))
+        try await link.call(OpDeclarations.deleteMessage, Args.ChatSeq(chat: chat, seq: seq))
     }
 
     public func react(chat: ChatID, seq: Int64, emoji: String) async throws -> [ReactionCount] {
-        try await link.call(.react, Args.Reaction(chat: chat, seq: seq, emoji: emoji))
+        try await link.call(OpDeclarations.react, Args.Reaction(chat: chat, seq: seq, emoji: emoji))
     }
 
     public func unreact(chat: ChatID, seq: Int64, emoji: String) async throws -> [ReactionCount] {
-        try await link.call(.unreact, Args.Reaction(chat: chat, seq: seq, emoji: emoji))
+        try await link.call(OpDeclarations.unreact, Args.Reaction(chat: chat, seq: seq, emoji: emoji))
     }
 
-    public func mentions(limit: Int) async throws -> [Message] { try await link.call(.mentions, Args.Limit(limit: limit)) }
+    public func mentions(limit: Int) async throws -> [Message] { try await link.call(OpDeclarations.mentions, Args.Limit(limit: limit)) }
 
     public func typing(in chat: ChatID) async throws {
-        let _: Empty = try await link.call(.typing, Args.Chat(chat: chat))
+        try await link.call(OpDeclarations.typing, Args.Chat(chat: chat))
     }
 
     public func setTopic(_ topic: String?, in chat: ChatID) async throws -> Chat {
-        try await link.call(.setTopic, Args.Topic(chat: chat, topic: topic))
+        try await link.call(OpDeclarations.setTopic, Args.Topic(chat: chat, topic: topic))
     }
 
     public func setGroupRules(in chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat {
         try await link.call(
-            .setGroupRules, Args.GroupRules(chat: chat, anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll))
+            OpDeclarations.setGroupRules,
+            Args.GroupRules(chat: chat, anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll))
     }
 
     public func setAway(_ message: String?) async throws {
-        let _: Empty = try await link.call(.setAway, Args.Away(message: message))
+        try await link.call(OpDeclarations.setAway, Args.Away(message: message))
     }
 
     public func back() async throws {
-        let _: Empty = try await link.call(.back, Empty())
+        try await link.call(OpDeclarations.back, Empty())
     }
 
     public func hideActivity(_ hidden: Bool) async throws {
-        let _: Empty = try await link.call(.hideActivity, Args.Hidden(hidden: hidden))
+        try await link.call(OpDeclarations.hideActivity, Args.Hidden(hidden: hidden))
     }
 
-    public func activity(of user: UserID) async throws -> UserActivity { try await link.call(.activity, Args.User(user: user)) }
+    public func activity(of user: UserID) async throws -> UserActivity {
+        try await link.call(OpDeclarations.activity, Args.User(user: user))
+    }
 
-    public func sessions() async throws -> [SessionInfo] { try await link.call(.sessions, Empty()) }
+    public func sessions() async throws -> [SessionInfo] { try await link.call(OpDeclarations.sessions, Empty()) }
 
     public func revokeSession(_ id: String) async throws {
-        let _: Empty = try await link.call(.revokeSession, Args.Session(id: id))
+        try await link.call(OpDeclarations.revokeSession, Args.Session(id: id))
     }
 
     public func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message] {
-        try await link.call(.history, Args.History(chat: chat, limit: limit, before: before))
+        try await link.call(OpDeclarations.history, Args.History(chat: chat, limit: limit, before: before))
     }
 
     public func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message] {
-        try await link.call(.search, Args.Search(words: words, chat: chat, limit: limit))
+        try await link.call(OpDeclarations.search, Args.Search(words: words, chat: chat, limit: limit))
     }
 
     public func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker {
-        try await link.call(.markRead, Args.ChatSeq(chat: chat, seq: seq))
+        try await link.call(OpDeclarations.markRead, Args.ChatSeq(chat: chat, seq: seq))
     }
 
     public func seenBy(chat: ChatID, seq: Int64) async throws -> [ReadMarker] {
-        try await link.call(.seenBy, Args.ChatSeq(chat: chat, seq: seq))
+        try await link.call(OpDeclarations.seenBy, Args.ChatSeq(chat: chat, seq: seq))
     }
 
-    public func chats() async throws -> [ChatSummary] { try await link.call(.chats, Empty()) }
+    public func chats() async throws -> [ChatSummary] { try await link.call(OpDeclarations.chats, Empty()) }
 
-    public func chat(_ id: ChatID) async throws -> Chat { try await link.call(.chat, Args.Chat(chat: id)) }
+    public func chat(_ id: ChatID) async throws -> Chat { try await link.call(OpDeclarations.chat, Args.Chat(chat: id)) }
 
     public func directChat(with user: UserID) async throws -> Chat? {
-        let result: OptionalChat = try await link.call(.directChat, Args.User(user: user))
-        return result.chat
+        try await link.call(OpDeclarations.directChat, Args.User(user: user)).chat
     }
 
     public func deleteChat(_ chat: ChatID) async throws {
-        let _: Empty = try await link.call(.deleteChat, Args.Chat(chat: chat))
+        try await link.call(OpDeclarations.deleteChat, Args.Chat(chat: chat))
     }
 
     public func createGroup(handle: String, title: String?, isPublic: Bool) async throws -> Chat {
-        try await link.call(.createGroup, Args.CreateGroup(handle: handle, title: title, isPublic: isPublic))
+        try await link.call(OpDeclarations.createGroup, Args.CreateGroup(handle: handle, title: title, isPublic: isPublic))
     }
 
-    public func group(handle: String) async throws -> Chat { try await link.call(.group, Args.Handle(handle: handle)) }
+    public func group(handle: String) async throws -> Chat { try await link.call(OpDeclarations.group, Args.Handle(handle: handle)) }
 
-    public func joinGroup(handle: String) async throws -> Chat { try await link.call(.joinGroup, Args.Handle(handle: handle)) }
+    public func joinGroup(handle: String) async throws -> Chat {
+        try await link.call(OpDeclarations.joinGroup, Args.Handle(handle: handle))
+    }
 
-    public func join(invite codeOrLink: String) async throws -> Chat { try await link.call(.join, Args.Join(invite: codeOrLink)) }
+    public func join(invite codeOrLink: String) async throws -> Chat {
+        try await link.call(OpDeclarations.join, Args.Join(invite: codeOrLink))
+    }
 
     public func invite(user: UserID, to chat: ChatID) async throws {
-        let _: Empty = try await link.call(.invite, Args.Member(user: user, chat: chat))
+        try await link.call(OpDeclarations.invite, Args.Member(user: user, chat: chat))
     }
 
     public func createInvite(chat: ChatID, maxUses: Int?, expiresIn: Duration?) async throws -> Invite {
-        try await link.call(.createInvite, Args.CreateInvite(chat: chat, maxUses: maxUses, expiresIn: expiresIn))
+        try await link.call(OpDeclarations.createInvite, Args.CreateInvite(chat: chat, maxUses: maxUses, expiresIn: expiresIn))
     }
 
     public func revokeInvite(code: String) async throws {
-        let _: Empty = try await link.call(.revokeInvite, Args.Code(code: code))
+        try await link.call(OpDeclarations.revokeInvite, Args.Code(code: code))
     }
 
     public func leave(chat: ChatID) async throws {
-        let _: Empty = try await link.call(.leave, Args.Chat(chat: chat))
+        try await link.call(OpDeclarations.leave, Args.Chat(chat: chat))
     }
 
-    public func members(chat: ChatID) async throws -> [Member] { try await link.call(.members, Args.Chat(chat: chat)) }
+    public func members(chat: ChatID) async throws -> [Member] { try await link.call(OpDeclarations.members, Args.Chat(chat: chat)) }
 
     public func kick(user: UserID, from chat: ChatID) async throws {
-        let _: Empty = try await link.call(.kick, Args.Member(user: user, chat: chat))
+        try await link.call(OpDeclarations.kick, Args.Member(user: user, chat: chat))
     }
 
     public func setRole(_ role: Role, for user: UserID, in chat: ChatID) async throws {
-        let _: Empty = try await link.call(.setRole, Args.SetRole(user: user, chat: chat, role: role))
+        try await link.call(OpDeclarations.setRole, Args.SetRole(user: user, chat: chat, role: role))
     }
 
-    public func groups() async throws -> [Chat] { try await link.call(.groups, Empty()) }
+    public func groups() async throws -> [Chat] { try await link.call(OpDeclarations.groups, Empty()) }
 
     public func setViewing(_ chat: ChatID?) async throws {
-        let _: Empty = try await link.call(.setViewing, Args.Viewing(chat: chat))
+        try await link.call(OpDeclarations.setViewing, Args.Viewing(chat: chat))
         await link.viewing(chat)
     }
 
-    public func online(in chat: ChatID) async throws -> [PresenceEntry] { try await link.call(.online, Args.Chat(chat: chat)) }
+    public func online(in chat: ChatID) async throws -> [PresenceEntry] {
+        try await link.call(OpDeclarations.online, Args.Chat(chat: chat))
+    }
 
     public func uploadMedia(from file: URL, kind: MediaKind?, for recipient: Recipient?, progress: TransferProgress?) async throws
         -> MediaInfo
@@ -287,7 +295,7 @@ public final class RemoteChatService: ChatService {
     }
 
     public func setAvatar(_ media: String?) async throws -> User {
-        try await link.call(.setAvatar, Args.Avatar(media: media))
+        try await link.call(OpDeclarations.setAvatar, Args.Avatar(media: media))
     }
 
     public func close() async { await link.close() }

@@ -1,48 +1,5 @@
-public import Foundation
+import Foundation
 public import ParleyCore
-
-/// Every request a client can make: one per `ChatService` verb, plus `ping`.
-/// docs/protocol.md shows each with an example exchange.
-public enum Op: String, CaseIterable, Sendable {
-    case register, signIn = "sign_in", requestCode = "request_code", signInCode = "sign_in_code", signInToken = "sign_in_token", resume,
-        signOut = "sign_out", changePassword = "change_password"
-    case me, updateProfile = "update_profile", setAvatar = "set_avatar", searchUsers = "search_users", user
-    case send, history, search, markRead = "mark_read", seenBy = "seen_by"
-    case chats, chat, directChat = "direct_chat", deleteChat = "delete_chat"
-    case createGroup = "create_group", group, joinGroup = "join_group", join, invite
-    case createInvite = "create_invite", revokeInvite = "revoke_invite", leave, members, kick, setRole = "set_role", groups
-    case setViewing = "set_viewing", online
-    case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"
-    case revokeSignupCode = "revoke_signup_code"
-    case editMessage = "edit_message", deleteMessage = "delete_message", react, unreact, mentions, typing
-    case setTopic = "set_topic", setGroupRules = "set_group_rules"
-    case setAway = "set_away", back, hideActivity = "hide_activity", activity, sessions, revokeSession = "revoke_session"
-    case ping
-}
-
-/// The reply to `register`, `sign_in` and `resume`: the user, the session token, and
-/// the epoch of the event positions that follow.
-public struct SessionResult: Codable, Sendable {
-    public var user: User
-    public var token: String
-    public var expiresAt: Date
-    public var epoch: String
-    /// The newest event position when the session started: later events follow.
-    public var position: UInt64
-    /// False after a `resume` whose missed events are no longer all kept.
-    public var complete: Bool
-
-    public init(signedIn: SignedIn, epoch: String, position: UInt64, complete: Bool) {
-        self.user = signedIn.user
-        self.token = signedIn.token
-        self.expiresAt = signedIn.expiresAt
-        self.epoch = epoch
-        self.position = position
-        self.complete = complete
-    }
-
-    public var signedIn: SignedIn { SignedIn(user: user, token: token, expiresAt: expiresAt) }
-}
 
 /// Arguments of each op, named as on the wire (in snake_case there).
 public enum Args {
@@ -362,10 +319,4 @@ public enum Args {
         public var chat: ChatID?
         public init(chat: ChatID?) { self.chat = chat }
     }
-}
-
-/// `direct_chat`'s result: `{"chat": {...}}` or `{"chat": null}`.
-public struct OptionalChat: Codable, Sendable {
-    public var chat: Chat?
-    public init(chat: Chat?) { self.chat = chat }
 }

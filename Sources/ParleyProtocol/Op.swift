@@ -1,0 +1,19 @@
+/// The wire name of every request a client can make: one per `ChatService` verb, plus
+/// `ping`. Each is declared with its argument and result types in `OpDeclarations`
+/// (`op.declaration`); docs/protocol.md shows each with an example exchange.
+public enum Op: String, CaseIterable, Sendable {
+    case register, signIn = "sign_in", requestCode = "request_code", signInCode = "sign_in_code", signInToken = "sign_in_token", resume,
+        signOut = "sign_out", changePassword = "change_password"
+    case me, updateProfile = "update_profile", setAvatar = "set_avatar", searchUsers = "search_users", user
+    case send, history, search, markRead = "mark_read", seenBy = "seen_by"
+    case chats, chat, directChat = "direct_chat", deleteChat = "delete_chat"
+    case createGroup = "create_group", group, joinGroup = "join_group", join, invite
+    case createInvite = "create_invite", revokeInvite = "revoke_invite", leave, members, kick, setRole = "set_role", groups
+    case setViewing = "set_viewing", online
+    case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"
+    case revokeSignupCode = "revoke_signup_code"
+    case editMessage = "edit_message", deleteMessage = "delete_message", react, unreact, mentions, typing
+    case setTopic = "set_topic", setGroupRules = "set_group_rules"
+    case setAway = "set_away", back, hideActivity = "hide_activity", activity, sessions, revokeSession = "revoke_session"
+    case ping
+}
