@@ -37,10 +37,23 @@ var targets: [Target] = [
         name: "ParleyCore",
         swiftSettings: swiftSettings
     ),
+    // What the engine and the PostgreSQL bus share: the event bus and presence protocols.
+    .target(
+        name: "ParleyLive",
+        dependencies: ["ParleyCore"],
+        swiftSettings: swiftSettings
+    ),
+    // The storage protocol and what both drivers share; it knows no database.
     .target(
         name: "ParleyStore",
+        dependencies: ["ParleyCore"],
+        swiftSettings: swiftSettings
+    ),
+    // The SQLite driver: the only module that links GRDB.
+    .target(
+        name: "ParleySQLite",
         dependencies: [
-            "ParleyCore",
+            "ParleyCore", "ParleyStore",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ],
@@ -50,7 +63,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyPostgres",
         dependencies: [
-            "ParleyCore", "ParleyStore", "ParleyEngine", "ParleyProtocol",
+            "ParleyCore", "ParleyStore", "ParleyLive", "ParleyProtocol",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -61,7 +74,7 @@ var targets: [Target] = [
         name: "ParleyEngine",
         dependencies: [
             "ParleyCore", "CMalloc",
-            "ParleyStore",
+            "ParleyStore", "ParleyLive",
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "JWTKit", package: "jwt-kit"),
@@ -76,7 +89,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyServer",
         dependencies: [
-            "ParleyCore", "ParleyEngine", "ParleyProtocol", "ParleyStore",
+            "ParleyCore", "ParleyEngine", "ParleyLive", "ParleyProtocol", "ParleyStore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -110,7 +123,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyBots",
         dependencies: [
-            "ParleyCore", "ParleyProtocol", "ParleyStore",
+            "ParleyCore", "ParleyProtocol", "ParleySQLite",
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -123,13 +136,14 @@ var targets: [Target] = [
     .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
     .target(
         name: "ParleyShell",
-        dependencies: ["ParleyCore", "ParleyStore", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
+        dependencies: ["ParleyCore", "ParleySQLite", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
         swiftSettings: swiftSettings
     ),
     .executableTarget(
         name: "parley",
         dependencies: [
-            "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyBots", "ParleyPostgres",
+            "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyServer", "ParleyClient", "ParleyBots",
+            "ParleyPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -154,7 +168,7 @@ var targets: [Target] = [
     .executableTarget(
         name: "parley-example-bot",
         dependencies: [
-            "ParleyCore", "ParleyBots", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyClient",
+            "ParleyCore", "ParleyBots", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyClient",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -165,7 +179,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyTesting",
         dependencies: [
-            "ParleyCore", "ParleyStore", "ParleyEngine", "ParleyPostgres", "CJPEG",
+            "ParleyCore", "ParleyStore", "ParleySQLite", "ParleyEngine", "ParleyPostgres", "CJPEG",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -175,7 +189,7 @@ var targets: [Target] = [
     .testTarget(
         name: "ParleyEngineTests",
         dependencies: [
-            "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyTesting", "ParleyPostgres",
+            "ParleyCore", "ParleyEngine", "ParleyLive", "ParleyStore", "ParleySQLite", "ParleyTesting", "ParleyPostgres",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "JWTKit", package: "jwt-kit"),
@@ -185,7 +199,8 @@ var targets: [Target] = [
     .testTarget(
         name: "ParleyServerTests",
         dependencies: [
-            "ParleyCore", "ParleyEngine", "ParleyStore", "ParleyServer", "ParleyClient", "ParleyProtocol", "ParleyTesting",
+            "ParleyCore", "ParleyEngine", "ParleyLive", "ParleyStore", "ParleySQLite", "ParleyServer", "ParleyClient", "ParleyProtocol",
+            "ParleyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "WSClient", package: "swift-websocket"),
             .product(name: "WSCore", package: "swift-websocket"),
@@ -197,7 +212,7 @@ var targets: [Target] = [
     ),
     .testTarget(
         name: "ParleyBotsTests",
-        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleyBots", "ParleyTesting"],
+        dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyBots", "ParleyTesting"],
         exclude: ["Plugins"],
         swiftSettings: swiftSettings
     ),

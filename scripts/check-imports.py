@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Checks that each target's imports and its declared dependencies in Package.swift
 match: a module imported without being declared builds only by luck (another target
-pulled it in), and a dependency never imported is dead weight. Run by .ci/run.
+pulled it in), and a dependency never imported is dead weight. It also holds the module
+picture of docs/contributing.md: no edge points back up (the storage protocol knows no
+database, the PostgreSQL driver knows no engine, only the SQLite driver links GRDB).
+Run by .ci/run.
 
     python3 scripts/check-imports.py        # exit status 1 and a line per mismatch
 """
@@ -19,6 +22,23 @@ PRODUCT_MODULES = {"Metrics": {"Metrics", "CoreMetrics"}, "GRDBSQLite": {"GRDBSQ
 # Dependencies that are there for the build, not for an import: the tests run the
 # `parley` binary, so they depend on it.
 BUILD_ONLY = {("ParleyShellTests", "parley")}
+
+# The module picture: what each layer may never depend on, directly.
+DATABASES = {"GRDB", "GRDBSQLite", "PostgresNIO", "ParleySQLite", "ParleyPostgres"}
+FRONT_ENDS = {"ParleyServer", "ParleyClient", "ParleyShell", "ParleyBots", "parley"}
+FORBIDDEN = {
+    "ParleyCore": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyLive", "ParleyEngine", "ParleyProtocol"},
+    "ParleyLive": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyEngine"},
+    "ParleyStore": DATABASES | FRONT_ENDS | {"ParleyLive", "ParleyEngine"},
+    "ParleySQLite": FRONT_ENDS | {"ParleyEngine", "ParleyPostgres", "ParleyLive"},
+    "ParleyPostgres": FRONT_ENDS | {"ParleyEngine", "ParleySQLite", "GRDB", "GRDBSQLite"},
+    "ParleyEngine": DATABASES | FRONT_ENDS | {"ParleyProtocol"},
+    "ParleyProtocol": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyLive", "ParleyEngine"},
+    "ParleyServer": DATABASES | {"ParleyClient", "ParleyShell", "ParleyBots", "parley"},
+    "ParleyClient": DATABASES | {"ParleyServer", "ParleyShell", "ParleyBots", "ParleyEngine", "ParleyStore", "parley"},
+}
+# Only the SQLite driver links GRDB among the product's modules.
+GRDB_ALLOWED = {"ParleySQLite"}
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 package = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=root, capture_output=True, text=True, check=True).stdout)
@@ -48,6 +68,10 @@ for target in package["targets"]:
     for dep, modules in sorted(declared.items()):
         if not modules & imported and (name, dep) not in BUILD_ONLY:
             problems.append(f"{name} declares {dep} and never imports it")
+    for dep in sorted(set(declared) & FORBIDDEN.get(name, set())):
+        problems.append(f"{name} depends on {dep}, against the module picture in docs/contributing.md")
+    if target["type"] != "test" and "GRDB" in declared and name not in GRDB_ALLOWED:
+        problems.append(f"{name} depends on GRDB: only ParleySQLite may")
 
 for problem in problems:
     print(problem)

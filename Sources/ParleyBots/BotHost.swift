@@ -1,6 +1,6 @@
 public import Foundation
 public import ParleyCore
-public import ParleyStore
+public import ParleySQLite
 import Synchronization
 
 /// Runs slash commands as a bot's user (the shell provides one); the result is the

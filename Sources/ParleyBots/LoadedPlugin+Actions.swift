@@ -1,6 +1,6 @@
 import Foundation
 import ParleyCore
-import ParleyStore
+import ParleySQLite
 
 /// What a plugin writes: each line read, checked, and run as the bot's user, in order
 /// and at the rate limit.

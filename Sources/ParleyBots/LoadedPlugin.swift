@@ -1,6 +1,6 @@
 import Foundation
 import ParleyCore
-import ParleyStore
+import ParleySQLite
 import Synchronization
 
 /// One bot in a host: its connection, its queue of events, its guards, and (for a

@@ -1,5 +1,6 @@
 public import Foundation
 public import ParleyCore
+public import ParleyLive
 public import ParleyStore
 import Synchronization
 

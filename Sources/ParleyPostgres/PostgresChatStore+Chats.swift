@@ -179,24 +179,10 @@ extension PostgresChatStore {
             }
             guard let me = try await users(user.rawValue) else { return [] }
             var senders: [Int64: UserRef] = [me.id.rawValue: me]
+            var bindings = PostgresBindings()
+            bindings.append(user.rawValue)
             let rows = try await connection.query(
-                """
-                SELECT c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.last_seq, c.last_activity_at,
-                       mb.read_seq, pu.id, pu.handle, pu.display_name, pu.is_bot,
-                       c.last_message_id, c.last_sender_id, c.last_kind, c.last_text, c.last_media, c.last_client_id,
-                       c.last_seq > mb.cleared_seq, c.topic, c.anyone_sets_topic, c.anyone_mentions_all, c.last_deleted_at,
-                       CASE WHEN c.last_seq > mb.read_seq THEN
-                           (SELECT count(*) FROM mention mn WHERE mn.user_id = mb.user_id AND mn.chat_id = c.id AND mn.seq > mb.read_seq)
-                           + (SELECT count(*) FROM message ma WHERE ma.chat_id = c.id AND ma.mentions_all
-                                AND ma.seq > mb.read_seq AND ma.sender_id <> mb.user_id)
-                       ELSE 0 END
-                FROM member mb
-                JOIN chat c ON c.id = mb.chat_id
-                LEFT JOIN users pu ON c.kind = 'direct'
-                    AND pu.id = (CASE WHEN c.user_low = mb.user_id THEN c.user_high ELSE c.user_low END)
-                WHERE mb.user_id = \(user.rawValue) AND NOT (mb.hidden AND c.last_seq <= mb.cleared_seq)
-                ORDER BY c.last_activity_at DESC, c.id DESC
-                """, logger: logger
+                PostgresQuery(unsafeSQL: ChatListQuery.postgres, binds: bindings), logger: logger
             ).collect()
             var summaries: [ChatSummary] = []
             for row in rows {

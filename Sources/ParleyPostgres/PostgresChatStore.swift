@@ -19,13 +19,19 @@ public final class PostgresChatStore: ChatStore, Service {
     let client: PostgresClient
     let logger: Logger
     let writer: PostgresMessageWriter
+    /// Where the store's batches (messages, and the bus's publishes) begin.
+    let batchStart: BatchStart
 
-    /// - Parameter connections: the pool's size; each node holds at most this many.
-    public init(location: PostgresLocation, connections: Int = 16, logger: Logger) {
+    /// - Parameters:
+    ///   - connections: the pool's size; each node holds at most this many.
+    ///   - batchStart: a server's, so that sends read in one turn of an event loop share
+    ///     a transaction.
+    public init(location: PostgresLocation, connections: Int = 16, batchStart: BatchStart = .immediately, logger: Logger) {
         self.location = location
         self.logger = logger
+        self.batchStart = batchStart
         client = PostgresClient(configuration: location.clientConfiguration(connections: connections), backgroundLogger: logger)
-        writer = PostgresMessageWriter(client: client, logger: logger)
+        writer = PostgresMessageWriter(client: client, start: batchStart, logger: logger)
     }
 
     /// Runs the connection pool until the task is cancelled.

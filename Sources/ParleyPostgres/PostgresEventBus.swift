@@ -1,7 +1,7 @@
 public import Foundation
 public import Logging
 public import ParleyCore
-public import ParleyEngine
+public import ParleyLive
 import ParleyProtocol
 import ParleyStore
 import PostgresNIO
@@ -74,10 +74,13 @@ public final class PostgresEventBus: EventBus, Service {
         guard let row = rows.first else { throw ParleyError(.unavailable, "the database has no event bus: was it migrated?") }
         let (epoch, pruned, newest) = try row.decode((String, Int64, Int64).self)
         return PostgresEventBus(
-            client: store.client, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep, logger: logger)
+            client: store.client, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep,
+            start: store.batchStart, logger: logger)
     }
 
-    private init(client: PostgresClient, epoch: String, newest: UInt64, pruned: UInt64, keep: Int, logger: Logger) {
+    private init(
+        client: PostgresClient, epoch: String, newest: UInt64, pruned: UInt64, keep: Int, start: BatchStart, logger: Logger
+    ) {
         self.client = client
         self.epoch = epoch
         self.logger = logger
@@ -88,7 +91,7 @@ public final class PostgresEventBus: EventBus, Service {
         prunedThrough = Atomic(pruned)
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (self.wakes, self.wake) = (wakes, wake)
-        outgoing = BatchQueue { batch in
+        outgoing = BatchQueue(start: start) { batch in
             await Self.write(batch, client: client, logger: logger)
             wake.yield()
             return batch.map { _ in .success(()) }

@@ -16,9 +16,9 @@ final class PostgresMessageWriter: Sendable {
     private let observer = CommitObserver()
     private let batches: BatchQueue<[NewMessage], Outcome>
 
-    init(client: PostgresClient, logger: Logger) {
+    init(client: PostgresClient, start: BatchStart, logger: Logger) {
         let observer = observer
-        batches = BatchQueue { batch in try await Self.write(batch, client: client, logger: logger, observer: observer) }
+        batches = BatchQueue(start: start) { batch in try await Self.write(batch, client: client, logger: logger, observer: observer) }
     }
 
     func observe(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
@@ -109,8 +109,7 @@ final class PostgresMessageWriter: Sendable {
             return .success((try PostgresRows.message(existing), false))
         }
         let chatExists = try await !connection.query("SELECT 1 FROM chat WHERE id = \(chat)", logger: logger).collect().isEmpty
-        return .failure(
-            chatExists ? ParleyError(.notMember, "you are not a member of this chat") : ParleyError(.unknownChat, "no such chat"))
+        return .failure(AppendRefusal.error(chatExists: chatExists))
     }
 }
 

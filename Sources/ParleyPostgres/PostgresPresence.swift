@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
 public import ParleyCore
-public import ParleyEngine
+public import ParleyLive
 import PostgresNIO
 public import ServiceLifecycle
 import Synchronization
@@ -17,7 +17,8 @@ public final class PostgresPresence: PresenceLedger, Service {
     private let location: PostgresLocation
     private let logger: Logger
     private let timeout: Duration
-    private let engine = Mutex<ChatEngine?>(nil)
+    /// This node's sessions (the engine), once bound.
+    private let sessions = Mutex<(any LocalSessions)?>(nil)
     private static let now = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
     /// - Parameter timeout: how long a node may miss heartbeats before its users are
@@ -35,8 +36,8 @@ public final class PostgresPresence: PresenceLedger, Service {
         return seconds &* 1000 &+ attoseconds / 1_000_000_000_000_000
     }
 
-    public func bind(to engine: ChatEngine) {
-        self.engine.withLock { $0 = engine }
+    public func bind(to sessions: any LocalSessions) {
+        self.sessions.withLock { $0 = sessions }
     }
 
     /// Records this node; call before the server takes connections (the pool need
@@ -140,7 +141,7 @@ public final class PostgresPresence: PresenceLedger, Service {
                     try await connection.listen(on: Self.sessionChannel) { notifications in
                         for try await notification in notifications {
                             guard let (user, end) = self.sessionEnd(notification.payload) else { continue }
-                            self.engine.withLock { $0 }?.endSessionsHere(of: user, end)
+                            self.sessions.withLock { $0 }?.endSessionsHere(of: user, end)
                         }
                     }
                 }
@@ -187,7 +188,7 @@ public final class PostgresPresence: PresenceLedger, Service {
             // Another node took this one for gone (it missed beats): stand up again.
             logger.warning("this node was taken for gone; recording its sessions again", metadata: ["node": "\(node)"])
             try await client.query(Self.registration(node), logger: logger)
-            for user in engine.withLock({ $0 })?.usersOnlineHere ?? [] { _ = await arrived(user) }
+            for user in sessions.withLock({ $0 })?.usersOnlineHere ?? [] { _ = await arrived(user) }
         } catch {
             logger.warning("heartbeat failed", metadata: ["error": "\(PostgresChatStore.describe(error))"])
         }
@@ -208,7 +209,7 @@ public final class PostgresPresence: PresenceLedger, Service {
             let stillOnline = await onlineElsewhere(among: users)
             let gone = users.filter { !stillOnline.contains($0) }
             logger.notice("a node stopped answering: its users are offline", metadata: ["users": "\(gone.count)"])
-            await engine.withLock({ $0 })?.announceOffline(gone)
+            await sessions.withLock({ $0 })?.announceOffline(gone)
         } catch {
             logger.warning("looking for stopped nodes failed", metadata: ["error": "\(PostgresChatStore.describe(error))"])
         }

@@ -57,7 +57,6 @@ enum LoopGroups {
             let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
             state.groups[threads] = group
             for loop in group.makeIterator() { state.backlogs[ObjectIdentifier(loop)] = LoopBacklog() }
-            BatchStart.install(deferOnOurLoop)
             return group
         }
     }
@@ -67,6 +66,9 @@ enum LoopGroups {
     static func backlog(of loop: any EventLoop) -> LoopBacklog {
         state.withLock { $0.backlogs[ObjectIdentifier(loop)] } ?? LoopBacklog()
     }
+
+    /// Where a server's stores begin a commit (`ParleyServer.batchStart`).
+    static let batchStart = BatchStart(deferOnOurLoop)
 
     /// Runs a commit's beginning after what the calling loop already has queued when
     /// called on one of these loops with a short queue (they live as long as the

@@ -8,7 +8,9 @@ public import NIOSSL
 import NIOWebSocket
 public import ParleyCore
 public import ParleyEngine
+import ParleyLive
 import ParleyProtocol
+public import ParleyStore
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -132,6 +134,11 @@ public final class ParleyServer: Sendable {
         self.configuration = configuration
         self.logger = logger
     }
+
+    /// How a server's store begins a commit: after the requests its event loop has
+    /// already read, so their sends join it. Give it to the store the server's engine
+    /// runs on (`SQLiteChatStore(path:…, batchStart: ParleyServer.batchStart)`).
+    public static var batchStart: BatchStart { LoopGroups.batchStart }
 
     /// What a failure to start means for the person who ran the server, or nil when
     /// there is nothing to add to the error itself.

@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOWebSocket
 import ParleyCore
 import ParleyEngine
+import ParleyLive
 import Prometheus
 import Synchronization
 

@@ -1,7 +1,7 @@
 public import Foundation
 public import ParleyBots
 public import ParleyCore
-import ParleyStore
+import ParleySQLite
 
 /// The slash-command shell over one `ChatService` connection. Line input (readline or a
 /// script) feeds `execute`; results and events go to `output`.

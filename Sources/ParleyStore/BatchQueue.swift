@@ -19,30 +19,35 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
 
     private let state = Mutex<(pending: [Pending], writing: Bool)>(([], false))
     private let writer: Writer
+    private let start: BatchStart
 
     /// Batches written by `write`, awaited in a task; returns each item's result, in
     /// order (or throws for them all).
-    package init(write: @escaping @Sendable ([Item]) async throws -> [Result<Output, any Error>]) {
+    package init(start: BatchStart = .immediately, write: @escaping @Sendable ([Item]) async throws -> [Result<Output, any Error>]) {
         writer = .async(write)
+        self.start = start
     }
 
     /// Batches written by `write`, which blocks, one after another on `queue`. The queue
     /// takes the next batch itself and answers each caller from there: a batch costs no
     /// task and no hop through Swift's pool between the write and its callers.
-    package init(on queue: DispatchQueue, write: @escaping @Sendable ([Item]) throws -> [Result<Output, any Error>]) {
+    package init(
+        on queue: DispatchQueue, start: BatchStart = .immediately, write: @escaping @Sendable ([Item]) throws -> [Result<Output, any Error>]
+    ) {
         writer = .blocking(queue, write)
+        self.start = start
     }
 
     /// Queues `item` and returns its result once its batch is written.
     package func submit(_ item: Item) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
-            let start = state.withLock { state in
+            let first = state.withLock { state in
                 state.pending.append(Pending(item: item, continuation: continuation))
                 if state.writing { return false }
                 state.writing = true
                 return true
             }
-            guard start else { return }
+            guard first else { return }
             let writer = writer
             let begin: @Sendable () -> Void = {
                 switch writer {
@@ -50,7 +55,7 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
                 case .blocking(let queue, let write): queue.async { self.drain(write) }
                 }
             }
-            BatchStart.begin(begin)
+            start.begin(begin)
         }
     }
 
@@ -92,23 +97,29 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     }
 }
 
-/// When a batch that nothing else is being written for begins.
-package enum BatchStart {
-    private static let deferral = Mutex<Callback<@Sendable () -> Void>?>(nil)
+/// Where a batch that nothing else is being written for begins: at once, or where the
+/// store's builder says. A server whose threads each run a queue of work (event loops
+/// answering several sockets' requests) gives its stores one that begins a batch after
+/// the work already queued on the calling thread: the requests read in the same turn of
+/// a loop then join the batch instead of waiting for the next one. Nothing waits on a
+/// clock.
+public struct BatchStart: Sendable {
+    private let deferral: Callback<@Sendable () -> Void>?
 
-    /// Installed by a server whose threads each run a queue of work, such as event loops
-    /// answering several sockets' requests: `deferral` is given a batch's beginning and
-    /// runs it after the work already queued on the calling thread (or at once, on a
-    /// thread that has no such queue). The requests read in the same turn of a loop then
-    /// join the batch instead of waiting for the next one. Nothing waits on a clock.
-    /// Unset, a batch begins at once.
-    package static func install(_ deferral: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
-        let callback = Callback(deferral)
-        Self.deferral.withLock { $0 = callback }
+    /// Every batch begins at once, on the thread that submitted its first item.
+    public static let immediately = BatchStart(deferral: nil)
+
+    /// `deferral` is given a batch's beginning and runs it (at once, or after other work).
+    public init(_ deferral: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.init(deferral: Callback(deferral))
     }
 
-    static func begin(_ work: @escaping @Sendable () -> Void) {
-        if let deferral = deferral.withLock({ $0 }) { deferral.call(work) } else { work() }
+    private init(deferral: Callback<@Sendable () -> Void>?) {
+        self.deferral = deferral
+    }
+
+    func begin(_ work: @escaping @Sendable () -> Void) {
+        if let deferral { deferral.call(work) } else { work() }
     }
 }
 

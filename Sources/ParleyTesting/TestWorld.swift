@@ -1,6 +1,7 @@
 public import Foundation
 import ParleyCore
 public import ParleyEngine
+import ParleySQLite
 public import ParleyStore
 import Synchronization
 

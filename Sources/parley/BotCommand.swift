@@ -4,6 +4,7 @@ import Logging
 import ParleyBots
 import ParleyClient
 import ParleyCore
+import ParleySQLite
 import ParleyShell
 import ParleyStore
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyEngine
+import ParleySQLite
 import ParleyStore
 
 /// The engine over a data folder, as `parley serve` and the embedded shell open it:
@@ -8,10 +9,11 @@ import ParleyStore
 enum DataFolderEngine {
     static func open(
         folder: URL, access: DatabaseLock.Access, durability: SQLiteChatStore.Durability = .normal, backlog: Int = 1024,
-        totalBacklog: Int = 2_000_000, media: URL? = nil,
+        totalBacklog: Int = 2_000_000, media: URL? = nil, batchStart: BatchStart = .immediately,
         configure: (inout ChatEngine.Configuration) throws -> Void
     ) throws -> (engine: ChatEngine, store: SQLiteChatStore) {
-        let store = try SQLiteChatStore(path: folder.appendingPathComponent("parley.sqlite").path, durability: durability, access: access)
+        let store = try SQLiteChatStore(
+            path: folder.appendingPathComponent("parley.sqlite").path, durability: durability, access: access, batchStart: batchStart)
         let configuration = try Self.configuration(configure)
         let blobs = try FileBlobStore(folder: media ?? folder.appendingPathComponent("media"))
         let engine = ChatEngine(

@@ -4,6 +4,8 @@ import ParleyBots
 import ParleyCore
 import ParleyEngine
 import ParleyPostgres
+import ParleySQLite
+import ParleyServer
 import ParleyStore
 import ServiceLifecycle
 
@@ -30,7 +32,7 @@ extension ServeCommand {
         guard let postgres else {
             let (engine, store) = try DataFolderEngine.open(
                 folder: folder, access: .exclusive, durability: syncFull ? .full : .normal, backlog: backlog,
-                totalBacklog: totalBacklog, media: mediaFolder, configure: configure)
+                totalBacklog: totalBacklog, media: mediaFolder, batchStart: ParleyServer.batchStart, configure: configure)
             let closer = ClosingService("database") {
                 try store.close()
                 logger.info("database closed")
@@ -41,7 +43,7 @@ extension ServeCommand {
         }
         let location = try PostgresLocation(url: postgres)
         try await PostgresChatStore.prepare(location, logger: logger)
-        let store = PostgresChatStore(location: location, logger: logger)
+        let store = PostgresChatStore(location: location, batchStart: ParleyServer.batchStart, logger: logger)
         let bus = try await PostgresEventBus.open(store: store, keep: totalBacklog, logger: logger)
         let presence = PostgresPresence(store: store, timeout: try Limits.duration(seconds: heartbeatTimeout), logger: logger)
         try await presence.register()

@@ -3,6 +3,7 @@ import Foundation
 import ParleyClient
 import ParleyCore
 import ParleyEngine
+import ParleySQLite
 import ParleyShell
 import ParleyStore
 

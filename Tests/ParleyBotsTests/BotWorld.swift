@@ -2,6 +2,7 @@ import Foundation
 import ParleyBots
 import ParleyCore
 import ParleyEngine
+import ParleySQLite
 import ParleyStore
 import ParleyTesting
 import Synchronization

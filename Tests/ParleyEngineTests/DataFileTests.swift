@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleySQLite
 import ParleyStore
 import ParleyTesting
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ParleyCore
 import ParleyEngine
+import ParleyLive
 import ParleyPostgres
 import ParleyStore
 import ParleyTesting

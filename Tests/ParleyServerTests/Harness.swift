@@ -5,6 +5,8 @@ import NIOWebSocket
 import ParleyClient
 import ParleyCore
 import ParleyEngine
+import ParleyLive
+import ParleySQLite
 import ParleyServer
 import ParleyStore
 import ParleyTesting
@@ -32,7 +34,7 @@ final class TestServer: Sendable {
     ) async throws -> TestServer {
         let path =
             database ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString).sqlite").path
-        let store = try SQLiteChatStore(path: path)
+        let store = try SQLiteChatStore(path: path, batchStart: ParleyServer.batchStart)
         var engineConfiguration = ChatEngine.Configuration()
         engineConfiguration.bcryptCost = 4
         configureEngine(&engineConfiguration)

@@ -11,6 +11,7 @@ import ParleyBots
 import ParleyClient
 import ParleyCore
 import ParleyEngine
+import ParleySQLite
 import ParleyShell
 import ParleyStore
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyLive
 import Synchronization
 
 /// The live sessions of each user: presence is derived from it (online while at least

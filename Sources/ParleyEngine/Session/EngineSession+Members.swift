@@ -1,5 +1,6 @@
 import Foundation
 public import ParleyCore
+import ParleyLive
 import ParleyStore
 
 extension EngineSession {

@@ -1,5 +1,6 @@
 public import Foundation
 public import ParleyCore
+import ParleyLive
 import ParleyStore
 import Synchronization
 

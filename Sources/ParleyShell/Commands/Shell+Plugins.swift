@@ -1,7 +1,7 @@
 public import Foundation
 public import ParleyBots
 public import ParleyCore
-import ParleyStore
+import ParleySQLite
 import Synchronization
 
 extension Shell {

@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
+public import ParleyStore
 
 /// Edits, deletions, reactions and mentions of messages.
 extension SQLiteChatStore {

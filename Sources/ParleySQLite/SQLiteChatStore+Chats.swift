@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
+public import ParleyStore
 
 extension SQLiteChatStore {
     public func chat(id: ChatID) async throws -> Chat? {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ParleyCore
+public import ParleyStore
 
 /// `ChatStore` on a SQLite file: WAL journal, `synchronous=NORMAL` (a committed message
 /// survives a crash of the process) or `FULL` (also survives power loss), and group commit
@@ -31,8 +32,11 @@ public final class SQLiteChatStore: ChatStore {
 
     /// Opens (or creates) the database at `path`, locked for `access`: a server opens
     /// it `.exclusive`, anything else `.shared`; either fails with `unavailable` while
-    /// the other kind has it open.
-    public init(path: String, durability: Durability = .normal, access: DatabaseLock.Access = .shared) throws {
+    /// the other kind has it open. A server passes its `batchStart`, so that sends read
+    /// in one turn of an event loop share a commit.
+    public init(
+        path: String, durability: Durability = .normal, access: DatabaseLock.Access = .shared, batchStart: BatchStart = .immediately
+    ) throws {
         lock = try DatabaseLock(databasePath: path, access: access)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -51,7 +55,7 @@ public final class SQLiteChatStore: ChatStore {
         pool = try DatabasePool(path: path, configuration: poolConfiguration)
         try Schema.migrator.migrate(pool)
         indexer = SearchIndexer(pool: pool)
-        writer = MessageWriter(pool: pool) { [indexer] in indexer.schedule() }
+        writer = MessageWriter(pool: pool, start: batchStart) { [indexer] in indexer.schedule() }
         indexer.schedule(after: .milliseconds(0))
     }
 

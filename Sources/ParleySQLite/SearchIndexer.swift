@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ParleyStore
 import Synchronization
 
 /// Keeps the full-text index off the send path. Indexing one message per transaction

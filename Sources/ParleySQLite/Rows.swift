@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ParleyCore
+import ParleyStore
 
 /// Column lists and decoders shared by the queries, so every query reads rows the same way.
 enum Rows {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import ParleyStore
 import Synchronization
 
 /// Keeps the write-ahead log short without making senders wait for it.

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyStore
 import Synchronization
 
 /// Background work that many callers ask for and that runs once for all of them: the

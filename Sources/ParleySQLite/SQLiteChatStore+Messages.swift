@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
+public import ParleyStore
 
 extension SQLiteChatStore {
     public func append(_ messages: [NewMessage]) async throws -> (stored: [(message: Message, created: Bool)], failure: ParleyError?) {

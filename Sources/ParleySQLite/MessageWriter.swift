@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ParleyCore
+import ParleyStore
 import Synchronization
 
 /// Group commit: sends that arrive while a transaction is being written wait and go
@@ -15,12 +16,12 @@ final class MessageWriter: Sendable {
 
     /// - Parameter afterCommit: runs after each committed batch (search indexing,
     ///   checkpoints).
-    init(pool: DatabasePool, afterCommit: @escaping @Sendable () -> Void) {
+    init(pool: DatabasePool, start: BatchStart, afterCommit: @escaping @Sendable () -> Void) {
         let observer = observer
         let queue = DispatchQueue(label: "parley.message-writer")
         // SQLite's writes block: batches are written on a queue of their own, which
         // answers the senders itself.
-        batches = BatchQueue(on: queue) { batch in
+        batches = BatchQueue(on: queue, start: start) { batch in
             try Self.write(batch, pool: pool, observer: observer, afterCommit: afterCommit)
         }
     }
@@ -94,9 +95,7 @@ final class MessageWriter: Sendable {
             .flag(message.mentionsEveryone), .optional(message.replyTo))
         guard try insert.step() else {
             let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
-            return .failure(
-                chatExists
-                    ? ParleyError(.notMember, "you are not a member of this chat") : ParleyError(.unknownChat, "no such chat"))
+            return .failure(AppendRefusal.error(chatExists: chatExists))
         }
         let id = insert.integer(0)
         let seq = insert.integer(1)

@@ -2,14 +2,13 @@ import Foundation
 import GRDB
 import GRDBSQLite
 public import ParleyCore
+import ParleyStore
 
 extension SQLiteChatStore {
-    /// One query over the user's memberships: the chat with its copy of the last
-    /// message (unless cleared), the peer of a direct chat, and the unread count from the
-    /// read marker. A chat the user deleted stays out until a message arrives after their
-    /// `cleared_seq`. The sender of a last message is the user, the peer, or a group
-    /// member looked up once per list. Sorting happens here rather than in SQL, which
-    /// would carry every column through its sorter.
+    /// One query over the user's memberships (`ChatListQuery`), with the unread count
+    /// from the read marker. The sender of a last message is the user, the peer, or a
+    /// group member looked up once per list. Sorting happens here rather than in SQL,
+    /// which would carry every column through its sorter.
     public func chatList(for user: UserID) async throws -> [ChatSummary] {
         try await pool.read { db in
             let users = try db.cachedStatement(sql: "SELECT id, handle, display_name, is_bot FROM user WHERE id = ?")
@@ -18,23 +17,7 @@ extension SQLiteChatStore {
             }
             guard let me = try lookUp(user.rawValue) else { return [] }
             var senders: [Int64: UserRef] = [me.id.rawValue: me]
-            let statement = try db.cachedStatement(
-                sql: """
-                    SELECT c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.last_seq, c.last_activity_at,
-                           mb.read_seq, pu.id, pu.handle, pu.display_name, pu.is_bot,
-                           c.last_message_id, c.last_sender_id, c.last_kind, c.last_text, c.last_media, c.last_client_id,
-                           c.last_seq > mb.cleared_seq, c.topic, c.anyone_sets_topic, c.anyone_mentions_all, c.last_deleted_at,
-                           CASE WHEN c.last_seq > mb.read_seq THEN
-                               (SELECT count(*) FROM mention mn WHERE mn.user_id = mb.user_id AND mn.chat_id = c.id AND mn.seq > mb.read_seq)
-                               + (SELECT count(*) FROM message ma WHERE ma.chat_id = c.id AND ma.mentions_all = 1
-                                    AND ma.seq > mb.read_seq AND ma.sender_id <> mb.user_id)
-                           ELSE 0 END
-                    FROM member mb
-                    JOIN chat c ON c.id = mb.chat_id
-                    LEFT JOIN user pu ON c.kind = 'direct'
-                        AND pu.id = (CASE WHEN c.user_low = mb.user_id THEN c.user_high ELSE c.user_low END)
-                    WHERE mb.user_id = ? AND NOT (mb.hidden = 1 AND c.last_seq <= mb.cleared_seq)
-                    """)
+            let statement = try db.cachedStatement(sql: ChatListQuery.sqlite)
             // The hottest read of all: columns are read straight from SQLite, which halves
             // the time of GRDB's row decoding for a thousand rows.
             var summaries: [ChatSummary] = []

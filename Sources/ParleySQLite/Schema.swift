@@ -1,4 +1,5 @@
 import GRDB
+import ParleyStore
 
 /// The SQLite schema. Migrations are append-only: never edit a registered one, add the next.
 enum Schema {

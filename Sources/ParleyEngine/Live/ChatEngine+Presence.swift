@@ -1,40 +1,8 @@
-public import Foundation
 public import ParleyCore
+public import ParleyLive
 import ParleyStore
 
-/// Who is online on any node, for servers that share a database. The engine keeps each
-/// node's own sessions; a ledger adds what the other nodes hold. Without one (a single
-/// process), the engine's own sessions are the whole answer.
-public protocol PresenceLedger: Sendable {
-    /// Called once with the engine, before any session signs in.
-    func bind(to engine: ChatEngine)
-    /// The user's first session on this node began; true when no other node had one.
-    func arrived(_ user: UserID) async -> Bool
-    /// The user's last session on this node ended; true when no other node has one.
-    func left(_ user: UserID) async -> Bool
-    /// Which of `users` have a session on another node.
-    func onlineElsewhere(among users: [UserID]) async -> Set<UserID>
-    /// Ends the user's sessions that `end` names on the other nodes too (their tokens
-    /// are already deleted); each node calls `ChatEngine.endSessionsHere`.
-    func endSessionsElsewhere(of user: UserID, _ end: SessionEnd) async
-}
-
-/// Which of a user's live sessions a change of credentials ends.
-public enum SessionEnd: Sendable, Hashable {
-    /// Those signed in with this token (it signed out).
-    case signedOut(token: Data)
-    /// All but those signed in with this token (the password changed there).
-    case passwordChanged(keeping: Data?)
-
-    var reason: ParleyError {
-        switch self {
-        case .signedOut: ParleyError(.invalidToken, "this session was signed out")
-        case .passwordChanged: ParleyError(.invalidToken, "the password was changed; sign in again")
-        }
-    }
-}
-
-extension ChatEngine {
+extension ChatEngine: LocalSessions {
     /// Users with a live session on this node.
     public var usersOnlineHere: [UserID] { registry.onlineUsers }
 

@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
+import ParleyStore
 
 extension SQLiteChatStore {
     public func createSignupCode(_ code: SignupCode) async throws {

@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
+import ParleyStore
 
 extension SQLiteChatStore {
     public func createInvite(_ invite: Invite, at time: Date) async throws {

@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import ParleyStore
 
 /// One of a connection's cached statements, bound and stepped through SQLite's C API.
 /// For the send path, where GRDB's general machinery (an array of existential arguments,
