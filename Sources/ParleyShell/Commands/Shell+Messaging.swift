@@ -12,25 +12,26 @@ extension Shell {
         try await sendText(to: target, text)
     }
 
-    private static func msgParts(_ input: inout CommandInput) throws(ParleyError) -> (target: String?, text: String) {
+    static func msgParts(_ input: inout CommandInput) throws(ParleyError) -> (target: String?, text: String) {
         guard let target = try input.target(), target.hasPrefix("@") else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
         let text = try input.text()
         guard !text.isEmpty else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
         return (target, text)
     }
 
-    private static func sendParts(_ input: inout CommandInput) throws(ParleyError) -> (target: String?, text: String) {
+    static func sendParts(_ input: inout CommandInput) throws(ParleyError) -> (target: String?, text: String) {
         let target = try input.target()
         let text = try input.text()
         guard !text.isEmpty else { throw ParleyError(.usage, "usage: /send [#G|@H] TEXT") }
         return (target, text)
     }
 
-    /// Whether a line only sends text: `/send`, `/msg` (or an alias), or a line that is
-    /// not a command. Such lines can run as one batch (`executeSends`).
+    /// Whether a line only sends text: a command with `textParts` (`/send`, `/msg`, or an
+    /// alias), or a line that is not a command. Such lines can run as one batch
+    /// (`executeSends`).
     public nonisolated static func sendsText(_ line: String) -> Bool {
         guard let (name, _) = split(line) else { return true }
-        return ["send", "msg"].contains(CommandTable.command(named: String(name))?.name)
+        return CommandTable.command(named: String(name))?.textParts != nil
     }
 
     /// The target word and text of a line for which `sendsText` is true.
@@ -39,8 +40,11 @@ extension Shell {
             var input = CommandInput(Self.plainText(line), tokenizer: tokenizer)
             return (nil, try input.text())
         }
+        guard let parts = CommandTable.command(named: String(name))?.textParts else {
+            throw ParleyError(.unknownCommand, "unknown command /\(name)")
+        }
         var input = CommandInput(String(rest), tokenizer: tokenizer)
-        return CommandTable.command(named: String(name))?.name == "msg" ? try Self.msgParts(&input) : try Self.sendParts(&input)
+        return try parts(&input)
     }
 
     /// Runs lines for which `sendsText` is true as if one after another, but sends
