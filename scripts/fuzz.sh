@@ -45,9 +45,9 @@ request) sources=() ;;
 shell)
     sources=(Sources/ParleyShell/Input/LineReader.swift Sources/ParleyShell/Input/HereDocument.swift
         Sources/ParleyShell/Input/Tokenizer.swift Sources/ParleyShell/Input/CommandInput.swift
-        Sources/ParleyShell/Input/DurationText.swift)
+        Sources/ParleyShell/Input/DurationText.swift Sources/ParleyShell/ErrorCode+Shell.swift)
     ;;
-plugin) sources=(Sources/ParleyBots/BotProtocol.swift Sources/ParleyBots/JSONValue.swift) ;;
+plugin) sources=($(find Sources/ParleyBots/PluginLines -name '*.swift' | sort) Sources/ParleyBots/JSONValue.swift) ;;
 sanitizer) sources=(Sources/ParleyShell/Output/Sanitizer.swift) ;;
 *)
     echo "unknown target $target (media request shell plugin sanitizer)" >&2

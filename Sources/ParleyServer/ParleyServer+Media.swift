@@ -10,7 +10,7 @@ import Prometheus
 /// `PUT /v1/media` and `GET /v1/media/ID` (see `MediaHTTP`). The body of an upload is
 /// streamed into the engine's `MediaUpload`, never held whole in memory.
 extension ParleyServer {
-    func addMediaRoutes(to router: Router<ParleyRequestContext>) {
+    func addMediaRoutes(to router: Router<BasicRequestContext>) {
         router.put(RouterPath(MediaHTTP.uploadPath)) { [self] request, context in
             await answer { try await upload(request, context: context) }
         }
@@ -19,7 +19,7 @@ extension ParleyServer {
         }
     }
 
-    private func upload(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+    private func upload(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let user = try await engine.user(token: try Self.bearer(request))
         let query = request.uri.queryParameters
         var kind: MediaKind?
@@ -47,7 +47,7 @@ extension ParleyServer {
             body: .init(byteBuffer: ByteBuffer(bytes: try Wire.encoder().encode(media))))
     }
 
-    private func download(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+    private func download(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let user = try await engine.user(token: try Self.bearer(request))
         let id = context.parameters.get("id") ?? ""
         let (media, file) = try await engine.openMedia(id, for: user)

@@ -65,7 +65,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.context = context
         let channel = context.channel
         // Events bypass the frame encoder: each is a finished frame, shared by every
-        // socket that gets it (see `ParleyServer.frame(of:)`).
+        // socket that gets it (see `EventFrameBytes.frame(of:)`).
         frameWriter = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         if frameWriter == nil { context.close(promise: nil) }
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -77,7 +77,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         server.logger.info("connection opened", metadata: ["address": "\(address)"])
         let session = server.engine.connect(
             address: address, client: client,
-            deliver: { event in writer.add(event.encoded(ParleyServer.frame(of:)).bytes, to: this, id: id, position: event.position) },
+            deliver: { event in writer.add(event.encoded(EventFrameBytes.frame(of:)).bytes, to: this, id: id, position: event.position) },
             ended: { reason in eventLoop.execute { this.value.sendClose(Self.sessionEnded, reason: reason.message) } })
         dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch, logger: server.logger)
         server.metrics.anonymousConnections.increment()

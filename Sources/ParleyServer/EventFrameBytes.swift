@@ -1,0 +1,33 @@
+import Foundation
+import NIOCore
+import ParleyLive
+import ParleyProtocol
+
+/// One event's frame, encoded once and written to every socket that gets it.
+final class EventFrameBytes: Sendable {
+    let bytes: ByteBuffer
+    init(bytes: ByteBuffer) { self.bytes = bytes }
+
+    private static let eventEncoder = Wire.encoder()
+
+    /// An event as a complete WebSocket text frame, header included: a server's frames
+    /// are not masked, so every socket can be sent the same bytes.
+    static func frame(of event: PositionedEvent) -> EventFrameBytes {
+        let frame = EventFrame(event: event.event, pos: event.position)
+        let payload = WireWriter.eventFrame(frame) ?? Array((try? eventEncoder.encode(frame)) ?? Data())
+        var bytes = ByteBuffer()
+        bytes.reserveCapacity(payload.count + 10)
+        bytes.writeInteger(UInt8(0x81))  // FIN, text
+        switch payload.count {
+        case ..<126: bytes.writeInteger(UInt8(payload.count))
+        case ...0xFFFF:
+            bytes.writeInteger(UInt8(126))
+            bytes.writeInteger(UInt16(payload.count))
+        default:
+            bytes.writeInteger(UInt8(127))
+            bytes.writeInteger(UInt64(payload.count))
+        }
+        bytes.writeBytes(payload)
+        return EventFrameBytes(bytes: bytes)
+    }
+}

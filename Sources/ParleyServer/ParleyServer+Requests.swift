@@ -1,0 +1,74 @@
+import Foundation
+import ParleyCore
+import ParleyEngine
+import ParleyProtocol
+import Prometheus
+import Synchronization
+
+/// A socket's requests: the rate limit, the reply, and which user the socket is signed in as.
+extension ParleyServer {
+    /// Answers one request frame: the reply frame, whether the socket must close, and
+    /// whether the socket's session changed (signed in, resumed or signed out).
+    func handle(
+        _ frame: Data, dispatcher: Dispatcher, limiter: TokenBucket, user: SocketUser
+    ) async -> (frame: Data, close: Bool, sessionChanged: Bool) {
+        let started = ContinuousClock.now
+        switch dispatcher.head(of: frame) {
+        case .failure(let failure):
+            metrics.rejected.increment()
+            metrics.count(failure.error.code)
+            return (dispatcher.failure(failure.id, failure.error), false, false)
+        case .success(let (id, op)):
+            guard limiter.allow() else {
+                metrics.rejected.increment()
+                metrics.count(.rateLimited)
+                return (
+                    dispatcher.failure(
+                        id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false,
+                    false
+                )
+            }
+            let (reply, error, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
+            metrics.record(op: op, since: started, error: error)
+            if op == .send && error == nil { metrics.sent.increment() }
+            if op == .signOut, let previous = user.value.withLock({ $0 }) {
+                release(previous)
+                user.value.withLock { $0 = nil }
+            }
+            if let signedIn {
+                guard claim(signedIn.id) else {
+                    await dispatcher.session.close()
+                    let error = ParleyError(.tooManySockets, "at most \(configuration.maxSocketsPerUser) connections per user")
+                    return (dispatcher.failure(id, error), true, false)
+                }
+                if let previous = user.value.withLock({ $0 }) { release(previous) }
+                user.value.withLock { $0 = signedIn.id }
+            }
+            return (reply, false, op == .signOut || signedIn != nil)
+        }
+    }
+
+    func claim(_ user: UserID) -> Bool {
+        socketsPerUser.withLock { counts in
+            guard counts[user, default: 0] < configuration.maxSocketsPerUser else { return false }
+            counts[user, default: 0] += 1
+            metrics.signedInConnections.increment()
+            metrics.anonymousConnections.decrement()
+            return true
+        }
+    }
+
+    func release(_ user: UserID) {
+        socketsPerUser.withLock { counts in
+            counts[user, default: 1] -= 1
+            if counts[user] == 0 { counts[user] = nil }
+            metrics.signedInConnections.decrement()
+            metrics.anonymousConnections.increment()
+        }
+    }
+}
+
+/// Who a socket is signed in as.
+final class SocketUser: Sendable {
+    let value = Mutex<UserID?>(nil)
+}
