@@ -106,6 +106,18 @@ var targets: [Target] = [
         ],
         swiftSettings: swiftSettings
     ),
+    // The IRC gateway: IRC lines in, ChatService verbs out; engine events in, lines out.
+    .target(
+        name: "ParleyIRC",
+        dependencies: [
+            "ParleyCore", "ParleyEngine", "ParleyLive",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        swiftSettings: swiftSettings
+    ),
     .target(
         name: "ParleyClient",
         dependencies: [
@@ -143,7 +155,7 @@ var targets: [Target] = [
         name: "parley",
         dependencies: [
             "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyServer", "ParleyClient", "ParleyBots",
-            "ParleyPostgres",
+            "ParleyPostgres", "ParleyIRC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -25,7 +25,7 @@ BUILD_ONLY = {("ParleyShellTests", "parley")}
 
 # The module picture: what each layer may never depend on, directly.
 DATABASES = {"GRDB", "GRDBSQLite", "PostgresNIO", "ParleySQLite", "ParleyPostgres"}
-FRONT_ENDS = {"ParleyServer", "ParleyClient", "ParleyShell", "ParleyBots", "parley"}
+FRONT_ENDS = {"ParleyServer", "ParleyIRC", "ParleyClient", "ParleyShell", "ParleyBots", "parley"}
 FORBIDDEN = {
     "ParleyCore": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyLive", "ParleyEngine", "ParleyProtocol"},
     "ParleyLive": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyEngine"},
@@ -34,7 +34,8 @@ FORBIDDEN = {
     "ParleyPostgres": FRONT_ENDS | {"ParleyEngine", "ParleySQLite", "GRDB", "GRDBSQLite"},
     "ParleyEngine": DATABASES | FRONT_ENDS | {"ParleyProtocol"},
     "ParleyProtocol": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyLive", "ParleyEngine"},
-    "ParleyServer": DATABASES | {"ParleyClient", "ParleyShell", "ParleyBots", "parley"},
+    "ParleyServer": DATABASES | {"ParleyIRC", "ParleyClient", "ParleyShell", "ParleyBots", "parley"},
+    "ParleyIRC": DATABASES | {"ParleyServer", "ParleyClient", "ParleyShell", "ParleyBots", "parley"},
     "ParleyClient": DATABASES | {"ParleyServer", "ParleyShell", "ParleyBots", "ParleyEngine", "ParleyStore", "parley"},
 }
 # Only the SQLite driver links GRDB among the product's modules.

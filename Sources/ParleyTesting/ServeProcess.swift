@@ -7,6 +7,8 @@ public struct ServeProcess: Sendable {
     /// Where it listens, `ws://127.0.0.1:PORT/v1/ws` (`wss://` with TLS).
     public let url: String
     public let port: Int
+    /// The IRC gateway's port, when started with `--irc-port`.
+    public let ircPort: Int?
 
     public struct StartFailure: Error {
         public var output: String
@@ -48,7 +50,10 @@ public struct ServeProcess: Sendable {
             process.waitUntilExit()
             throw StartFailure(output: text)
         }
-        return ServeProcess(process: process, url: listening.absoluteString, port: bound)
+        let irc = text.range(of: " irc://").flatMap { start in
+            text[start.upperBound...].split(separator: " ").first?.split(separator: ":").last.flatMap { Int($0) }
+        }
+        return ServeProcess(process: process, url: listening.absoluteString, port: bound, ircPort: irc)
     }
 
     /// SIGKILL: no goodbye, no cleanup, as a crash would end it.

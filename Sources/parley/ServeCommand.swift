@@ -4,6 +4,7 @@ import Logging
 import ParleyBots
 import ParleyCore
 import ParleyEngine
+import ParleyIRC
 import ParleyServer
 import ParleyStore
 import ServiceLifecycle
@@ -63,6 +64,8 @@ struct ServeCommand: AsyncParsableCommand {
     var media: String?
     @Option(help: "With --postgres: seconds a node may miss heartbeats before its users are shown offline.")
     var heartbeatTimeout = 15.0
+    @Option(help: ArgumentHelp("Also serve IRC clients on this port (0 picks a free one; off when not given).", valueName: "PORT"))
+    var ircPort: Int?
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
     @Option(help: "Log as text lines, or as one JSON object per line (json).") var logFormat = LogFormat.text
 
@@ -91,6 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--threads takes \(loops.lowerBound) to \(loops.upperBound)")
         }
         guard (1...3600).contains(heartbeatTimeout) else { throw ValidationError("--heartbeat-timeout takes 1 to 3600 seconds") }
+        if let ircPort, !(0...65535).contains(ircPort) { throw ValidationError("--irc-port takes 0 to 65535") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if registration == .invite && admins.isEmpty {
             throw ValidationError("--registration invite needs at least one --admin @HANDLE to make sign-up codes")
@@ -179,17 +183,34 @@ struct ServeCommand: AsyncParsableCommand {
         storage.observeCommits { duration, messages in server.recordCommit(duration: duration, messages: messages) }
         let host = host
         let announce = storage.announce
-        let app = server.application { port in
+        var gateways: [IRCGateway] = []
+        var ircURL = ""
+        if let ircPort {
+            var irc = IRCGateway.Configuration(host: host, port: ircPort)
+            irc.pingTimeout = configuration.pingTimeout
+            irc.signInTimeout = configuration.signInTimeout
+            irc.maxConnections = configuration.maxConnections
+            let gateway = IRCGateway(engine: engine, configuration: irc, logger: logger)
+            do {
+                ircURL = " irc://\(host):\(try await gateway.bind())"
+            } catch {
+                storage.abandon()
+                throw ParleyServer.startFailure(error, host: host, port: ircPort) ?? error
+            }
+            gateways.append(gateway)
+        }
+        let app = server.application { [ircURL] port in
             // The first line on stdout says where to connect (tests and scripts read it).
             let url = "\(scheme)://\(host):\(port)/v1/ws"
             announce(url)
-            let line = "parley serve: listening on \(url) data \(folder.path)\n"
+            let line = "parley serve: listening on \(url)\(ircURL) data \(folder.path)\n"
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
         }
         // One group, stopped by SIGTERM or SIGINT: the server (sockets, then the upkeep)
         // stops first, the storage last.
         let group = ServiceGroup(
-            configuration: .init(services: storage.services + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(
+                services: storage.services + gateways + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {

@@ -1,0 +1,100 @@
+import NIOCore
+import ParleyCore
+
+/// One IRC connection's end of the pipeline: hands its lines, in order, to the
+/// connection's `IRCConnection`, and keeps the clock: the sign-in deadline, a PING at
+/// half the ping timeout, and closing a connection silent for the whole of it.
+final class IRCChannelHandler: ChannelInboundHandler {
+    typealias InboundIn = IRCInbound
+
+    private let gateway: IRCGateway
+    private var lines: AsyncStream<IRCInbound>.Continuation?
+    private var lastHeard = NIODeadline.now()
+    private var timers: [Scheduled<Void>] = []
+    private var pinger: RepeatedTask?
+
+    init(gateway: IRCGateway) {
+        self.gateway = gateway
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let output = IRCOutput(channel: channel)
+        guard gateway.opened(channel) else {
+            output.send(IRCMessage(command: "ERROR", params: ["Closing link: the server is full"]))
+            output.close()
+            return
+        }
+        let address = channel.remoteAddress?.ipAddress ?? "unknown"
+        let connection = IRCConnection(gateway: gateway, output: output, address: address)
+        let (stream, continuation) = AsyncStream.makeStream(of: IRCInbound.self)
+        lines = continuation
+        Task {
+            for await inbound in stream { await connection.handle(inbound) }
+            await connection.closed()
+        }
+        let configuration = gateway.configuration
+        timers.append(
+            context.eventLoop.scheduleTask(in: .init(configuration.signInTimeout)) {
+                Task {
+                    guard await !connection.isRegistered else { return }
+                    output.send(IRCMessage(command: "ERROR", params: ["Closing link: sign in within \(configuration.signInTimeout)"]))
+                    output.close()
+                }
+            })
+        let timeout = TimeAmount(configuration.pingTimeout)
+        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let half = TimeAmount.nanoseconds(timeout.nanoseconds / 2)
+        pinger = context.eventLoop.scheduleRepeatedTask(initialDelay: half, delay: half) { _ in
+            let handler = this.value
+            if NIODeadline.now() - handler.lastHeard >= timeout {
+                output.send(IRCMessage(command: "ERROR", params: ["Closing link: ping timeout"]))
+                output.close()
+            } else {
+                output.send(IRCMessage(command: "PING", params: [configuration.serverName]))
+            }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastHeard = .now()
+        lines?.yield(unwrapInboundIn(data))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        for timer in timers { timer.cancel() }
+        pinger?.cancel()
+        lines?.finish()
+        lines = nil
+        gateway.closed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+/// Where a connection's lines go: its channel, one line a write.
+struct IRCOutput: Sendable {
+    let channel: any Channel
+
+    func send(_ message: IRCMessage) {
+        channel.writeAndFlush(ByteBuffer(string: message.serialized + "\r\n"), promise: nil)
+    }
+
+    func send(_ messages: [IRCMessage]) {
+        guard !messages.isEmpty else { return }
+        var buffer = channel.allocator.buffer(capacity: messages.count * 64)
+        for message in messages {
+            buffer.writeString(message.serialized)
+            buffer.writeString("\r\n")
+        }
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+
+    func close() {
+        channel.eventLoop.execute { channel.close(promise: nil) }
+    }
+}

@@ -1,0 +1,49 @@
+import ParleyCore
+
+/// One command the gateway understands: whether it needs a signed-in connection, and
+/// what it does.
+struct IRCCommand: Sendable {
+    var needsSignIn = true
+    let run: @Sendable (isolated IRCConnection, IRCMessage) async throws -> Void
+}
+
+extension IRCConnection {
+    /// Every command, by name; anything else answers 421.
+    static let commands: [String: IRCCommand] = [
+        "CAP": IRCCommand(needsSignIn: false) { try await $0.cap($1) },
+        "AUTHENTICATE": IRCCommand(needsSignIn: false) { try await $0.authenticate($1) },
+        "PASS": IRCCommand(needsSignIn: false) { $0.pass($1) },
+        "NICK": IRCCommand(needsSignIn: false) { try await $0.nickCommand($1) },
+        "USER": IRCCommand(needsSignIn: false) { try await $0.userCommand($1) },
+        "PING": IRCCommand(needsSignIn: false) { $0.ping($1) },
+        "PONG": IRCCommand(needsSignIn: false) { _, _ in },
+        "QUIT": IRCCommand(needsSignIn: false) { $0.quit($1) },
+        "JOIN": IRCCommand { try await $0.join($1) },
+        "PART": IRCCommand { try await $0.part($1) },
+        "PRIVMSG": IRCCommand { try await $0.privmsg($1, notice: false) },
+        "NOTICE": IRCCommand { try await $0.privmsg($1, notice: true) },
+        "TOPIC": IRCCommand { try await $0.topic($1) },
+        "NAMES": IRCCommand { try await $0.names($1) },
+        "WHO": IRCCommand { try await $0.who($1) },
+        "WHOIS": IRCCommand { try await $0.whois($1) },
+        "KICK": IRCCommand { try await $0.kick($1) },
+        "INVITE": IRCCommand { try await $0.invite($1) },
+        "MODE": IRCCommand { try await $0.mode($1) },
+        "LIST": IRCCommand { try await $0.list($1) },
+        "AWAY": IRCCommand { try await $0.away($1) },
+        "ISON": IRCCommand { try await $0.ison($1) },
+        "USERHOST": IRCCommand { try await $0.userhost($1) },
+    ]
+
+    /// The parameter at `index`, or 461 ERR_NEEDMOREPARAMS.
+    func parameter(_ message: IRCMessage, _ index: Int) throws(IRCRefusal) -> String {
+        guard index < message.params.count, !message.params[index].isEmpty else {
+            reply(IRCNumeric.needMoreParams, [message.command, "Not enough parameters"])
+            throw IRCRefusal()
+        }
+        return message.params[index]
+    }
+}
+
+/// A command already answered with its numeric: nothing more to say.
+struct IRCRefusal: Error {}

@@ -1,0 +1,43 @@
+import ParleyCore
+
+extension IRCConnection {
+    /// PRIVMSG/NOTICE to a channel (its group) or a nick (the direct chat, created by
+    /// the first message). CTCP other than ACTION is not carried; ACTION goes as text.
+    func privmsg(_ message: IRCMessage, notice: Bool) async throws {
+        let targets = try parameter(message, 0)
+        guard message.params.count > 1, !message.params[1].isEmpty else {
+            if !notice { reply("412", ["No text to send"]) }
+            return
+        }
+        var text = message.params[1]
+        if text.hasPrefix("\u{1}") {
+            let body = text.dropFirst().prefix { $0 != "\u{1}" }
+            guard body.hasPrefix("ACTION ") else { return }
+            text = "* \(nick) " + body.dropFirst("ACTION ".count)
+        }
+        for target in targets.split(separator: ",").map(String.init) {
+            do {
+                let recipient: Recipient
+                if target.hasPrefix("#") {
+                    recipient = .chat(try await channelChat(target).id)
+                } else {
+                    recipient = .user(try await session.user(handle: target).id)
+                }
+                let sent = try await session.sendMessage(to: recipient, text: text, clientID: message.tags["label"].map { "irc-\($0)" })
+                if view.capabilities.contains("echo-message"), let me = view.me {
+                    var echo = IRCView.messageLines(
+                        sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities)
+                    if notice { echo = echo.map { IRCMessage(tags: $0.tags, source: $0.source, command: "NOTICE", params: $0.params) } }
+                    output.send(echo)
+                }
+            } catch {
+                if !notice { refuse(message.command, target: target, ParleyError(error)) }
+            }
+        }
+    }
+
+    private func chatOf(_ message: Message, target: String) async throws -> Chat {
+        if let known = channels[target.lowercased()] { return known }
+        return try await session.chat(message.chatID)
+    }
+}

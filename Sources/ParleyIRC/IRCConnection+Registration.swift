@@ -1,0 +1,182 @@
+import Foundation
+import ParleyCore
+
+extension IRCConnection {
+    /// The capabilities the gateway offers (CAP LS).
+    static let offered = ["sasl=PLAIN", "server-time", "message-tags", "echo-message"]
+    static var offeredNames: Set<String> { Set(offered.map { String($0.prefix { $0 != "=" }) }) }
+
+    func cap(_ message: IRCMessage) async throws {
+        let sub = try parameter(message, 0).uppercased()
+        switch sub {
+        case "LS":
+            if !isRegistered { negotiating = true }
+            output.send(IRCMessage(source: serverName, command: "CAP", params: [nick, "LS", Self.offered.joined(separator: " ")]))
+        case "LIST":
+            output.send(
+                IRCMessage(source: serverName, command: "CAP", params: [nick, "LIST", view.capabilities.sorted().joined(separator: " ")]))
+        case "REQ":
+            if !isRegistered { negotiating = true }
+            let asked = (message.params.count > 1 ? message.params[1] : "").split(separator: " ").map(String.init)
+            let names = asked.map { $0.hasPrefix("-") ? String($0.dropFirst()) : $0 }
+            guard !asked.isEmpty, names.allSatisfy(Self.offeredNames.contains) else {
+                output.send(IRCMessage(source: serverName, command: "CAP", params: [nick, "NAK", asked.joined(separator: " ")]))
+                return
+            }
+            view.enable(asked.filter { !$0.hasPrefix("-") })
+            view.disable(asked.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) })
+            output.send(IRCMessage(source: serverName, command: "CAP", params: [nick, "ACK", asked.joined(separator: " ")]))
+        case "END":
+            negotiating = false
+            try await completeRegistration()
+        default:
+            reply("410", [sub, "Invalid CAP command"])
+        }
+    }
+
+    func authenticate(_ message: IRCMessage) async throws {
+        let argument = try parameter(message, 0)
+        if isRegistered {
+            reply(IRCNumeric.saslAlready, ["You have already authenticated"])
+            return
+        }
+        if argument == "*" {
+            saslMechanism = nil
+            reply(IRCNumeric.saslAborted, ["SASL authentication aborted"])
+            return
+        }
+        guard let mechanism = saslMechanism else {
+            guard argument.uppercased() == "PLAIN" else {
+                reply(IRCNumeric.saslMechs, ["PLAIN", "are available SASL mechanisms"])
+                reply(IRCNumeric.saslFail, ["SASL authentication failed"])
+                return
+            }
+            saslMechanism = "PLAIN"
+            output.send(IRCMessage(command: "AUTHENTICATE", params: ["+"]))
+            return
+        }
+        saslMechanism = nil
+        guard mechanism == "PLAIN", let data = Data(base64Encoded: argument),
+            case let parts = data.split(separator: 0, omittingEmptySubsequences: false), parts.count == 3
+        else {
+            reply(IRCNumeric.saslFail, ["SASL authentication failed"])
+            return
+        }
+        let login = String(decoding: parts[1], as: UTF8.self)
+        let password = String(decoding: parts[2], as: UTF8.self)
+        do {
+            let signedIn = try await session.signIn(login: Self.login(login), password: password)
+            view.signedIn(as: signedIn.user.ref)
+            reply(
+                IRCNumeric.loggedIn, ["\(nick)!\(nick)@parley", signedIn.user.handle, "You are now logged in as \(signedIn.user.handle)"])
+            reply(IRCNumeric.saslSuccess, ["SASL authentication successful"])
+        } catch {
+            let error = ParleyError(error)
+            reply(IRCNumeric.saslFail, ["SASL authentication failed: \(error.code)"])
+        }
+    }
+
+    /// An email address signs in as it is; anything else is a handle.
+    static func login(_ given: String) -> String {
+        given.contains("@") && !given.hasPrefix("@") ? given : "@" + given
+    }
+
+    func pass(_ message: IRCMessage) {
+        guard !isRegistered else {
+            reply(IRCNumeric.alreadyRegistered, ["You may not reregister"])
+            return
+        }
+        password = message.params.first
+    }
+
+    func nickCommand(_ message: IRCMessage) async throws {
+        guard let wanted = message.params.first, !wanted.isEmpty else {
+            reply(IRCNumeric.noNicknameGiven, ["No nickname given"])
+            return
+        }
+        if isRegistered {
+            if wanted.lowercased() != nick.lowercased() {
+                reply(IRCNumeric.erroneousNickname, [wanted, "Your nick is your Parley handle, @\(nick)"])
+            }
+            return
+        }
+        guard (try? Limits.userHandle(wanted)) != nil else {
+            reply(IRCNumeric.erroneousNickname, [wanted, "A nick is 2-32 letters, digits, '-', '_' or '.'"])
+            return
+        }
+        requestedNick = wanted
+        try await completeRegistration()
+    }
+
+    func userCommand(_ message: IRCMessage) async throws {
+        guard !isRegistered else {
+            reply(IRCNumeric.alreadyRegistered, ["You may not reregister"])
+            return
+        }
+        guard message.params.count >= 4 else {
+            reply(IRCNumeric.needMoreParams, ["USER", "Not enough parameters"])
+            return
+        }
+        userLine = (message.params[0], message.params[3])
+        try await completeRegistration()
+    }
+
+    /// Once NICK and USER are in and CAP negotiation is over: sign in with PASS if
+    /// SASL did not, then the welcome burst and the user's groups as channels.
+    func completeRegistration() async throws {
+        guard !isRegistered, !negotiating, let requestedNick, userLine != nil else { return }
+        if view.me == nil {
+            guard let password else {
+                reply(IRCNumeric.passwdMismatch, ["Sign in with SASL PLAIN, or PASS handle:password"])
+                output.send(IRCMessage(command: "ERROR", params: ["Closing link: no credentials"]))
+                output.close()
+                return
+            }
+            var login = requestedNick
+            var secret = password
+            if let colon = password.firstIndex(of: ":") {
+                login = String(password[..<colon])
+                secret = String(password[password.index(after: colon)...])
+            }
+            do {
+                let signedIn = try await session.signIn(login: Self.login(login), password: secret)
+                view.signedIn(as: signedIn.user.ref)
+            } catch {
+                let error = ParleyError(error)
+                reply(IRCNumeric.passwdMismatch, ["Password incorrect (\(error.code))"])
+                output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(error.message)"]))
+                output.close()
+                return
+            }
+        }
+        guard let me = view.me else { return }
+        isRegistered = true
+        if me.handle != requestedNick {
+            output.send(IRCMessage(source: "\(requestedNick)!\(requestedNick)@parley", command: "NICK", params: [me.handle]))
+        }
+        let configuration = gateway.configuration
+        reply(IRCNumeric.welcome, ["Welcome to the \(configuration.network) IRC gateway, \(me.handle)"])
+        reply(IRCNumeric.yourHost, ["Your host is \(serverName), running Parley"])
+        reply(IRCNumeric.created, ["This server is a Parley server"])
+        reply(IRCNumeric.myInfo, [serverName, "parley", "i", "nt", "o"])
+        reply(
+            IRCNumeric.isupport,
+            [
+                "CHANTYPES=#", "PREFIX=(o)@", "NICKLEN=32", "CHANNELLEN=33", "TOPICLEN=300", "CASEMAPPING=ascii",
+                "CHANMODES=,,,nt", "NETWORK=\(configuration.network)", "are supported by this server",
+            ])
+        reply(IRCNumeric.noMotd, ["MOTD File is missing"])
+        for group in try await session.groups() {
+            try await announceJoin(group)
+        }
+    }
+
+    func ping(_ message: IRCMessage) {
+        output.send(IRCMessage(source: serverName, command: "PONG", params: [serverName, message.params.first ?? serverName]))
+    }
+
+    func quit(_ message: IRCMessage) {
+        output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(message.params.first ?? "quit")"]))
+        output.close()
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ParleyCore
+import ParleyEngine
+import ParleyLive
+
+/// One IRC client's conversation with the gateway: its registration (CAP, SASL or
+/// PASS, NICK, USER), then its commands, each a `ChatService` verb on its own
+/// `EngineSession`. Lines are handled one after another, in the order they came.
+actor IRCConnection {
+    let gateway: IRCGateway
+    let output: IRCOutput
+    /// What the event sink reads too: who this is and what the client asked for.
+    let view: IRCView
+    /// The connection's session, as any client of the engine sees it.
+    let session: any ChatService
+    private let limiter: TokenBucket
+
+    var requestedNick: String?
+    var userLine: (username: String, realname: String)?
+    var password: String?
+    /// CAP negotiation holds registration until CAP END.
+    var negotiating = false
+    var saslMechanism: String?
+    var isRegistered = false
+    /// Channels the client has been told it is in, by lowercased name.
+    var channels: [String: Chat] = [:]
+
+    init(gateway: IRCGateway, output: IRCOutput, address: String) {
+        self.gateway = gateway
+        self.output = output
+        let view = IRCView(serverName: gateway.configuration.serverName)
+        self.view = view
+        session = gateway.engine.connect(
+            address: address, client: "irc",
+            deliver: { event in output.send(view.lines(for: event.event)) },
+            ended: { reason in
+                output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(reason.message)"]))
+                output.close()
+            })
+        limiter = TokenBucket(perSecond: gateway.configuration.linesPerSecond, burst: gateway.configuration.linesPerSecond * 2)
+    }
+
+    var serverName: String { gateway.configuration.serverName }
+    /// The nick the client goes by: its handle once signed in, else what it asked for.
+    var nick: String { view.me?.handle ?? requestedNick ?? "*" }
+
+    func handle(_ inbound: IRCInbound) async {
+        let line: String
+        switch inbound {
+        case .tooLong:
+            reply(IRCNumeric.inputTooLong, ["Input line was too long"])
+            return
+        case .line(let text): line = text
+        }
+        let message: IRCMessage
+        do {
+            guard let parsed = try IRCMessage(parsing: line) else { return }
+            message = parsed
+        } catch {
+            reply(IRCNumeric.unknownCommand, ["*", "Unreadable line"])
+            return
+        }
+        guard limiter.allow() || message.command == "PONG" || message.command == "QUIT" else {
+            output.send(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "rate_limited: slow down"]))
+            return
+        }
+        guard let command = Self.commands[message.command] else {
+            reply(IRCNumeric.unknownCommand, [message.command, "Unknown command"])
+            return
+        }
+        if command.needsSignIn && !isRegistered {
+            reply(IRCNumeric.notRegistered, ["You have not registered"])
+            return
+        }
+        do {
+            try await command.run(self, message)
+        } catch {
+            refuse(message.command, target: message.params.first, ParleyError(error))
+        }
+    }
+
+    /// The connection is gone: the session closes, and the user goes offline if this
+    /// was their last connection.
+    func closed() async {
+        await session.close()
+    }
+
+    // MARK: Writing
+
+    /// `:server NUMERIC nick params…`.
+    func reply(_ numeric: String, _ params: [String]) {
+        output.send(IRCMessage(source: serverName, command: numeric, params: [nick] + params))
+    }
+
+    /// A refusal as the numeric a client expects, or a NOTICE that carries Parley's code.
+    func refuse(_ command: String, target: String?, _ error: ParleyError) {
+        let target = target ?? "*"
+        switch error.code {
+        case .notMember: reply(IRCNumeric.notOnChannel, [target, error.message])
+        case .unknownGroup, .unknownChat, .notAGroup: reply(IRCNumeric.noSuchChannel, [target, error.message])
+        case .unknownUser: reply(IRCNumeric.noSuchNick, [target, error.message])
+        case .forbidden: reply(IRCNumeric.chanOpPrivsNeeded, [target, error.message])
+        case .privateGroup: reply(IRCNumeric.inviteOnlyChan, [target, error.message])
+        case .alreadyMember: reply(IRCNumeric.userOnChannel, [target, error.message])
+        case .notSignedIn: reply(IRCNumeric.notRegistered, ["You have not registered"])
+        case .invalidArgument where command == "JOIN": reply(IRCNumeric.badChanMask, [target, error.message])
+        default:
+            output.send(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "\(error.code): \(error.message)"]))
+        }
+    }
+}

@@ -1,0 +1,102 @@
+public import Logging
+import NIOCore
+import NIOPosix
+public import ParleyEngine
+public import ServiceLifecycle
+import Synchronization
+
+/// The IRC gateway of `parley serve --irc-port`: IRC clients (irssi, WeeChat, bots,
+/// bridges) reach the same groups and people as Parley's own clients. Lines in become
+/// `ChatService` verbs on an `EngineSession`, engine events become lines out; no chat
+/// rule lives here (docs/irc.md).
+///
+/// ```swift
+/// let gateway = IRCGateway(engine: engine, configuration: .init(port: 6667)) { port in print(port) }
+/// try await ServiceGroup(services: [gateway], logger: logger).run()
+/// ```
+public final class IRCGateway: Service {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        /// 0 picks a free port (reported to `onRunning`).
+        public var port = 6667
+        /// Silent this long (no line, no PONG), a connection is closed and its user
+        /// goes offline; the gateway sends PING at half of it.
+        public var pingTimeout: Duration = .seconds(15)
+        /// A connection that has not signed in by then is closed.
+        public var signInTimeout: Duration = .seconds(10)
+        /// Lines a connection may send each second, in bursts of twice that.
+        public var linesPerSecond = 10
+        /// Open IRC connections at most; past it a new one is told so and closed.
+        public var maxConnections = 10_000
+        /// How the server names itself in lines (`:parley 001 …`).
+        public var serverName = "parley"
+        public var network = "Parley"
+
+        public init(host: String = "127.0.0.1", port: Int = 6667) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    let engine: ChatEngine
+    let configuration: Configuration
+    let logger: Logger
+    private let open = Mutex([ObjectIdentifier: any Channel]())
+    private let listener = Mutex<(any Channel)?>(nil)
+
+    public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.irc")) {
+        self.engine = engine
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Starts listening and returns the port (the one chosen, for port 0). `run` binds
+    /// by itself when this was not called.
+    @discardableResult
+    public func bind() async throws -> Int {
+        if let bound = listener.withLock({ $0 }) { return bound.localAddress?.port ?? 0 }
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(IRCLineDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(IRCChannelHandler(gateway: self))
+                }
+            }
+        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        listener.withLock { $0 = channel }
+        let port = channel.localAddress?.port ?? 0
+        logger.info("IRC gateway listening on \(configuration.host):\(port)")
+        return port
+    }
+
+    public func run() async throws {
+        try await bind()
+        guard let listener = listener.withLock({ $0 }) else { return }
+        try? await withTaskCancellationOrGracefulShutdownHandler {
+            try await listener.closeFuture.get()
+        } onCancelOrGracefulShutdown: {
+            listener.close(promise: nil)
+        }
+        for channel in open.withLock({ Array($0.values) }) {
+            let bye = IRCMessage(command: "ERROR", params: ["Closing link: the server is shutting down"])
+            channel.writeAndFlush(ByteBuffer(string: bye.serialized + "\r\n")).whenComplete { _ in channel.close(promise: nil) }
+        }
+        logger.info("IRC gateway stopped")
+    }
+
+    /// Counts a new connection in; false when the gateway is full.
+    func opened(_ channel: any Channel) -> Bool {
+        open.withLock { open in
+            guard open.count < configuration.maxConnections else { return false }
+            open[ObjectIdentifier(channel)] = channel
+            return true
+        }
+    }
+
+    func closed(_ channel: any Channel) {
+        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import ParleyCore
+import Synchronization
+
+/// What a connection's events need to know to become lines: who the user is and which
+/// capabilities the client enabled. Shared by the connection, which sets it, and the
+/// engine's event sink, which reads it on the publisher's task.
+final class IRCView: Sendable {
+    private struct State {
+        var me: UserRef?
+        var capabilities: Set<String> = []
+    }
+
+    let serverName: String
+    private let state = Mutex(State())
+
+    init(serverName: String) {
+        self.serverName = serverName
+    }
+
+    var me: UserRef? { state.withLock { $0.me } }
+    var capabilities: Set<String> { state.withLock { $0.capabilities } }
+
+    func signedIn(as user: UserRef) { state.withLock { $0.me = user } }
+    func enable(_ capabilities: some Sequence<String>) { state.withLock { $0.capabilities.formUnion(capabilities) } }
+    func disable(_ capabilities: some Sequence<String>) { state.withLock { $0.capabilities.subtract(capabilities) } }
+
+    /// `nick!user@host` for a Parley user: the handle is the nick and the user name.
+    static func prefix(_ user: UserRef) -> String { "\(user.handle)!\(user.handle)@parley" }
+
+    static func channel(_ chat: Chat) -> String? { chat.kind == .group ? chat.handle.map { "#" + $0 } : nil }
+
+    /// The lines an event becomes for this client (none for what IRC has no line for).
+    func lines(for event: ChatEvent) -> [IRCMessage] {
+        let (me, capabilities) = state.withLock { ($0.me, $0.capabilities) }
+        guard let me else { return [] }
+        switch event {
+        case .message(let sent):
+            return Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities)
+        case .memberJoined(let change):
+            guard let channel = Self.channel(change.chat) else { return [] }
+            return [IRCMessage(source: Self.prefix(change.user), command: "JOIN", params: [channel])]
+        case .memberLeft(let change):
+            guard let channel = Self.channel(change.chat) else { return [] }
+            return [IRCMessage(source: Self.prefix(change.user), command: "PART", params: [channel])]
+        case .memberKicked(let change):
+            guard let channel = Self.channel(change.chat) else { return [] }
+            let by = change.by.map(Self.prefix) ?? serverName
+            return [IRCMessage(source: by, command: "KICK", params: [channel, change.user.handle, "kicked"])]
+        case .roleChanged(let change):
+            guard let channel = Self.channel(change.chat), let role = change.role else { return [] }
+            let by = change.by.map(Self.prefix) ?? serverName
+            return [IRCMessage(source: by, command: "MODE", params: [channel, role >= .admin ? "+o" : "-o", change.user.handle])]
+        case .chatUpdated(let update):
+            guard update.what == "topic", let channel = Self.channel(update.chat) else { return [] }
+            return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [channel, update.chat.topic ?? ""])]
+        default:
+            return []
+        }
+    }
+
+    /// A message as PRIVMSG lines: one a line of its text, each within the line limit;
+    /// media as its kind and caption.
+    static func messageLines(_ message: Message, in chat: Chat, me: UserRef, capabilities: Set<String>) -> [IRCMessage] {
+        guard message.kind != .system else { return [] }
+        let target: String
+        if let channel = channel(chat) {
+            target = channel
+        } else if message.sender.id == me.id {
+            guard let peer = chat.participants.first(where: { $0.id != me.id }) else { return [] }
+            target = peer.handle
+        } else {
+            target = me.handle
+        }
+        var text = message.text
+        if message.kind == .image || message.kind == .video {
+            text = "[\(message.kind.rawValue)]" + (text.isEmpty ? "" : " " + text)
+        }
+        var tags: [String: String] = [:]
+        if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }
+        if capabilities.contains("message-tags") { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }
+        let source = prefix(message.sender)
+        return split(text).map { IRCMessage(tags: tags, source: source, command: "PRIVMSG", params: [target, $0]) }
+    }
+
+    /// A text as lines that fit an IRC line: split at newlines, and long lines at a
+    /// character boundary within 400 bytes (what is left of 512 after the prefix,
+    /// command and target).
+    static func split(_ text: String, limit: Int = 400) -> [String] {
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var current = ""
+            var bytes = 0
+            for character in line where character != "\r" {
+                let size = character.utf8.count
+                if bytes + size > limit {
+                    lines.append(current)
+                    current = ""
+                    bytes = 0
+                }
+                current.append(character)
+                bytes += size
+            }
+            lines.append(current.isEmpty ? " " : current)
+        }
+        return lines
+    }
+
+    /// `2026-11-26T07:18:01.512Z`, as IRCv3's server-time has it.
+    static func timestamp(_ date: Date) -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// `parley serve --irc-port`: an IRC client and Parley's shell in the same groups,
+/// through the real binary and real TCP.
+@Suite(.timeLimit(.minutes(10))) struct IRCGatewayTests {
+    /// A server with the gateway, and alice (owner of #swift, with a topic) and bob
+    /// signed up through the shell.
+    struct World {
+        var server: ServeProcess
+        var alice: ParleyBinary
+        var bob: ParleyBinary
+        var folder: URL
+
+        func remove() {
+            server.stop()
+            alice.remove()
+            bob.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    static func world() throws -> World {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0"])
+        let alice = ParleyBinary(serverURL: server.url)
+        let bob = ParleyBinary(serverURL: server.url)
+        let made = try alice.run(
+            """
+            /register alice@example.com --handle alice --password wonderland-1
+            /create #swift Swift on Linux
+            /topic #swift all things Swift
+            /send #swift before bob came
+            """)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
+        return World(server: server, alice: alice, bob: bob, folder: folder)
+    }
+
+    @Test func aShellUserAndAnIRCClientSeeEachOthersMessagesInAGroup() throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        let irc = try IRCTestClient(port: try #require(server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["server-time", "message-tags", "echo-message"]))
+        try irc.send("JOIN #swift")
+        #expect(irc.wait(containing: ":bob!bob@parley JOIN #swift") != nil)
+        #expect(irc.wait(containing: " 332 bob #swift :all things Swift") != nil)
+        let names = try #require(irc.wait(containing: " 353 bob = #swift :"))
+        #expect(names.hasSuffix(":@alice bob"))
+        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+
+        // The shell speaks; the IRC client hears it as a PRIVMSG with its time and id.
+        #expect(try alice.run("/send #swift hello irc").status == 0)
+        let heard = try #require(irc.wait(containing: "PRIVMSG #swift :hello irc"))
+        #expect(heard.hasPrefix("@msgid=") && heard.contains(";time=") && heard.contains(" :alice!alice@parley PRIVMSG"))
+
+        // The IRC client speaks: echoed once stored, and in the shell's history.
+        try irc.send("PRIVMSG #swift :hello shell")
+        #expect(irc.wait(containing: ":bob!bob@parley PRIVMSG #swift :hello shell") != nil)
+        let history = try alice.run("/history #swift 5")
+        #expect(history.lines.contains { $0.hasSuffix("<bob> hello shell") }, "\(history.lines)")
+
+        // A topic set in the shell, and a kick, reach the IRC client as lines.
+        #expect(try alice.run("/topic #swift Swift 6.2").status == 0)
+        #expect(irc.wait(containing: ":alice!alice@parley TOPIC #swift :Swift 6.2") != nil)
+        #expect(try alice.run("/kick @bob #swift").status == 0)
+        #expect(irc.wait(containing: ":alice!alice@parley KICK #swift bob") != nil)
+        try irc.send("PRIVMSG #swift :still here?")
+        #expect(irc.wait(containing: " 442 bob #swift ") != nil, "a kicked user is no longer on the channel")
+    }
+
+    @Test func aDirectMessageCrossesBothWays() throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        let irc = try IRCTestClient(port: try #require(server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["echo-message"]))
+        try irc.send("PRIVMSG alice :psst, from irc")
+        #expect(irc.wait(containing: "PRIVMSG alice :psst, from irc") != nil)
+        let history = try alice.run("/history @bob 5")
+        #expect(history.lines.contains { $0.hasSuffix("<bob> psst, from irc") }, "\(history.lines)")
+        #expect(try alice.run("/msg @bob and back from the shell").status == 0)
+        #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from the shell") != nil)
+    }
+
+    @Test func wrongCredentialsGetTheirNumericsAndNoSession() throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let server = world.server
+        let port = try #require(server.ircPort)
+        let sasl = try IRCTestClient(port: port)
+        #expect(try !sasl.signIn("bob", password: "not-his-password"))
+        #expect(sasl.lines.contains { $0.contains(" 904 ") })
+
+        let pass = try IRCTestClient(port: port)
+        try pass.send("PASS wrong-password")
+        try pass.send("NICK bob")
+        try pass.send("USER bob 0 * :Bob")
+        #expect(pass.wait(containing: " 464 ") != nil)
+        #expect(pass.wait(containing: "ERROR :Closing link") != nil)
+
+        let right = try IRCTestClient(port: port)
+        try right.send("PASS bob:builder-123")
+        try right.send("NICK whoever")
+        try right.send("USER bob 0 * :Bob")
+        #expect(right.wait(containing: ":whoever!whoever@parley NICK bob") != nil, "the nick is the handle")
+        #expect(right.wait(containing: " 001 bob ") != nil)
+        try right.send("FROBNICATE now")
+        #expect(right.wait(containing: " 421 bob FROBNICATE ") != nil)
+    }
+}
