@@ -111,4 +111,30 @@ import Testing
         try right.send("FROBNICATE now")
         #expect(right.wait(containing: " 421 bob FROBNICATE ") != nil)
     }
+
+    /// An IRC client that goes silent (no line, no PONG) is closed within the ping
+    /// timeout, and its user goes offline, as a WebSocket's does.
+    @Test func aSilentIRCConnectionGoesOfflineWithinThePingTimeout() throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let irc = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123"))
+        try irc.send("JOIN #swift")
+        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        let bobOnline = { try world.alice.run("/online #swift").lines.contains { $0.hasPrefix("@bob") } }
+        #expect(try Self.eventually { try bobOnline() })
+        // Silent from now on: the server's PINGs go unanswered.
+        #expect(try Self.eventually { try !bobOnline() })
+        #expect(irc.wait(containing: "ERROR :Closing link: ping timeout") != nil)
+    }
+
+    /// Polls `condition` until it holds; false after 120 s (a guard against a hang).
+    static func eventually(_ condition: () throws -> Bool) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        return false
+    }
 }
