@@ -76,16 +76,22 @@ final class IRCChannelHandler: ChannelInboundHandler {
     }
 }
 
-/// Where a connection's lines go: its channel, one line a write.
+/// Where a connection's lines go: its channel. A client that has left `unreadLimit`
+/// bytes unread is closed rather than buffered for without bound.
 struct IRCOutput: Sendable {
+    static let unreadLimit = 4 << 20
     let channel: any Channel
 
     func send(_ message: IRCMessage) {
-        channel.writeAndFlush(ByteBuffer(string: message.serialized + "\r\n"), promise: nil)
+        send([message])
     }
 
     func send(_ messages: [IRCMessage]) {
         guard !messages.isEmpty else { return }
+        guard channel.isWritable else {
+            close()
+            return
+        }
         var buffer = channel.allocator.buffer(capacity: messages.count * 64)
         for message in messages {
             buffer.writeString(message.serialized)

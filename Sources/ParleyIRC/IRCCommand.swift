@@ -35,6 +35,20 @@ extension IRCConnection {
         "USERHOST": IRCCommand { try await $0.userhost($1) },
     ]
 
+    /// The most channels or nicks one JOIN, PART, PRIVMSG or NOTICE names (TARGMAX).
+    static let maxTargets = 10
+
+    /// The comma-separated targets of the parameter at `index`, at most `maxTargets`
+    /// (407 ERR_TOOMANYTARGETS past that).
+    func targets(_ message: IRCMessage, _ index: Int) throws(IRCRefusal) -> [String] {
+        let targets = try parameter(message, index).split(separator: ",").map(String.init)
+        guard targets.count <= Self.maxTargets else {
+            reply("407", [message.params[index], "Too many targets: at most \(Self.maxTargets)"])
+            throw IRCRefusal()
+        }
+        return targets
+    }
+
     /// The parameter at `index`, or 461 ERR_NEEDMOREPARAMS.
     func parameter(_ message: IRCMessage, _ index: Int) throws(IRCRefusal) -> String {
         guard index < message.params.count, !message.params[index].isEmpty else {

@@ -4,7 +4,7 @@ extension IRCConnection {
     /// JOIN #a,#b [key,key]: a public group by its handle, any group with an invite code
     /// as its key; a group the user is in already is just announced.
     func join(_ message: IRCMessage) async throws {
-        let names = try parameter(message, 0).split(separator: ",").map(String.init)
+        let names = try targets(message, 0)
         let keys = message.params.count > 1 ? message.params[1].split(separator: ",").map(String.init) : []
         for (index, name) in names.enumerated() {
             guard name.hasPrefix("#") else {
@@ -47,7 +47,7 @@ extension IRCConnection {
     }
 
     func part(_ message: IRCMessage) async throws {
-        for name in try parameter(message, 0).split(separator: ",").map(String.init) {
+        for name in try targets(message, 0) {
             do {
                 let chat = try await channelChat(name)
                 try await session.leave(chat: chat.id)

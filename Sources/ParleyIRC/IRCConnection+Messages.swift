@@ -4,7 +4,7 @@ extension IRCConnection {
     /// PRIVMSG/NOTICE to a channel (its group) or a nick (the direct chat, created by
     /// the first message). CTCP other than ACTION is not carried; ACTION goes as text.
     func privmsg(_ message: IRCMessage, notice: Bool) async throws {
-        let targets = try parameter(message, 0)
+        let recipients = try targets(message, 0)
         guard message.params.count > 1, !message.params[1].isEmpty else {
             if !notice { reply("412", ["No text to send"]) }
             return
@@ -15,7 +15,7 @@ extension IRCConnection {
             guard body.hasPrefix("ACTION ") else { return }
             text = "* \(nick) " + body.dropFirst("ACTION ".count)
         }
-        for target in targets.split(separator: ",").map(String.init) {
+        for target in recipients {
             do {
                 let recipient: Recipient
                 if target.hasPrefix("#") {

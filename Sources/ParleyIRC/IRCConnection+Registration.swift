@@ -163,7 +163,9 @@ extension IRCConnection {
             IRCNumeric.isupport,
             [
                 "CHANTYPES=#", "PREFIX=(o)@", "NICKLEN=32", "CHANNELLEN=33", "TOPICLEN=300", "CASEMAPPING=ascii",
-                "CHANMODES=,,,nt", "NETWORK=\(configuration.network)", "are supported by this server",
+                "CHANMODES=,,,nt",
+                "TARGMAX=JOIN:\(Self.maxTargets),PART:\(Self.maxTargets),PRIVMSG:\(Self.maxTargets),NOTICE:\(Self.maxTargets)",
+                "NETWORK=\(configuration.network)", "are supported by this server",
             ])
         reply(IRCNumeric.noMotd, ["MOTD File is missing"])
         for group in try await session.groups() {

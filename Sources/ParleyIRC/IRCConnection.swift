@@ -56,6 +56,9 @@ actor IRCConnection {
         do {
             guard let parsed = try IRCMessage(parsing: line) else { return }
             message = parsed
+        } catch .lineTooLong, .tagsTooLong {
+            reply(IRCNumeric.inputTooLong, ["Input line was too long"])
+            return
         } catch {
             reply(IRCNumeric.unknownCommand, ["*", "Unreadable line"])
             return

@@ -59,6 +59,8 @@ public final class IRCGateway: Service {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // A client that leaves this much unread is not reading: it is closed.
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: IRCOutput.unreadLimit / 4, high: IRCOutput.unreadLimit))
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(IRCLineDecoder()))

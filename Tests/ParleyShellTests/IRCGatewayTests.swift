@@ -110,6 +110,20 @@ import Testing
         #expect(right.wait(containing: " 001 bob ") != nil)
         try right.send("FROBNICATE now")
         #expect(right.wait(containing: " 421 bob FROBNICATE ") != nil)
+
+        // Hostile lines get their numerics, store nothing, and the connection goes on.
+        try right.send("JOIN #swift")
+        #expect(right.wait(containing: " 366 bob #swift ") != nil)
+        try right.send("PRIVMSG #swift :" + String(repeating: "x", count: 600))
+        #expect(right.wait(containing: " 417 bob ") != nil)
+        try right.send("PRIVMSG #swift :" + String(repeating: "y", count: 20_000))
+        #expect(right.wait(containing: " 417 bob ") != nil)
+        try right.send("JOIN " + (1...11).map { "#g\($0)" }.joined(separator: ","))
+        #expect(right.wait(containing: " 407 bob ") != nil)
+        try right.send("PING :still-there")
+        #expect(right.wait(containing: "PONG parley still-there") != nil)
+        let history = try world.alice.run("/history #swift 5")
+        #expect(!history.stdout.contains("xxxx") && !history.stdout.contains("yyyy"))
     }
 
     /// An IRC client that goes silent (no line, no PONG) is closed within the ping
