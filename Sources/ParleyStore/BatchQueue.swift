@@ -1,28 +1,41 @@
 package import Dispatch
-import Synchronization
+package import Synchronization
 
 /// Group commit's queue: what callers submit while a batch is being written waits and
 /// goes together into the next one, and each caller gets its own result once that batch
 /// is done. With one caller at a time it is one batch per item; with many it amortises
 /// whatever a batch costs (a commit, a round trip, a NOTIFY).
+///
+/// Inlinable, so that a driver in another module (ParleySQLite, ParleyPostgres) gets it
+/// specialized for its own types: unspecialized, its generic code on every send cost
+/// the server about 7% of its sends a second in the closed loop (docs/performance.md).
 package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
-    private struct Pending: Sendable {
-        var item: Item
-        var continuation: CheckedContinuation<Output, any Error>
+    @usableFromInline
+    struct Pending: Sendable {
+        @usableFromInline var item: Item
+        @usableFromInline var continuation: CheckedContinuation<Output, any Error>
+
+        @inlinable
+        init(item: Item, continuation: CheckedContinuation<Output, any Error>) {
+            self.item = item
+            self.continuation = continuation
+        }
     }
 
     /// How a batch is written: awaited in a task, or on a Dispatch queue of its own.
-    private enum Writer: Sendable {
+    @usableFromInline
+    enum Writer: Sendable {
         case async(@Sendable ([Item]) async throws -> [Result<Output, any Error>])
         case blocking(DispatchQueue, @Sendable ([Item]) throws -> [Result<Output, any Error>])
     }
 
-    private let state = Mutex<(pending: [Pending], writing: Bool)>(([], false))
-    private let writer: Writer
-    private let start: BatchStart
+    @usableFromInline let state = Mutex<(pending: [Pending], writing: Bool)>(([], false))
+    @usableFromInline let writer: Writer
+    @usableFromInline let start: BatchStart
 
     /// Batches written by `write`, awaited in a task; returns each item's result, in
     /// order (or throws for them all).
+    @inlinable
     package init(start: BatchStart = .immediately, write: @escaping @Sendable ([Item]) async throws -> [Result<Output, any Error>]) {
         writer = .async(write)
         self.start = start
@@ -31,6 +44,7 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     /// Batches written by `write`, which blocks, one after another on `queue`. The queue
     /// takes the next batch itself and answers each caller from there: a batch costs no
     /// task and no hop through Swift's pool between the write and its callers.
+    @inlinable
     package init(
         on queue: DispatchQueue, start: BatchStart = .immediately, write: @escaping @Sendable ([Item]) throws -> [Result<Output, any Error>]
     ) {
@@ -39,6 +53,7 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     }
 
     /// Queues `item` and returns its result once its batch is written.
+    @inlinable
     package func submit(_ item: Item) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             let first = state.withLock { state in
@@ -60,7 +75,8 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     }
 
     /// The next batch, or nil (and no longer writing) when nothing waits.
-    private func next() -> [Pending]? {
+    @inlinable
+    func next() -> [Pending]? {
         state.withLock { state in
             let batch = state.pending
             state.pending = []
@@ -69,7 +85,8 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
         }
     }
 
-    private static func answer(_ batch: [Pending], with results: Result<[Result<Output, any Error>], any Error>) {
+    @inlinable
+    static func answer(_ batch: [Pending], with results: Result<[Result<Output, any Error>], any Error>) {
         switch results {
         case .success(let results):
             for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
@@ -78,7 +95,8 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
         }
     }
 
-    private func drain(_ write: @Sendable ([Item]) async throws -> [Result<Output, any Error>]) async {
+    @inlinable
+    func drain(_ write: @Sendable ([Item]) async throws -> [Result<Output, any Error>]) async {
         while let batch = next() {
             let results: Result<[Result<Output, any Error>], any Error>
             do {
@@ -90,7 +108,8 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
         }
     }
 
-    private func drain(_ write: @Sendable ([Item]) throws -> [Result<Output, any Error>]) {
+    @inlinable
+    func drain(_ write: @Sendable ([Item]) throws -> [Result<Output, any Error>]) {
         while let batch = next() {
             Self.answer(batch, with: Result { try write(batch.map(\.item)) })
         }
@@ -118,6 +137,7 @@ public struct BatchStart: Sendable {
         self.deferral = deferral
     }
 
+    @usableFromInline
     func begin(_ work: @escaping @Sendable () -> Void) {
         if let deferral { deferral.call(work) } else { work() }
     }

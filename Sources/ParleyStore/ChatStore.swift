@@ -313,6 +313,7 @@ public struct StoredActivity: Sendable, Hashable {
 /// How the stores keep a message's mentions and reaction counts in a column each.
 package enum MessageColumns {
     /// Handles, space-separated (nil: none).
+    @inlinable
     package static func mentions(_ handles: [String]) -> String? {
         handles.isEmpty ? nil : handles.joined(separator: " ")
     }

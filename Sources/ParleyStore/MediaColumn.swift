@@ -5,6 +5,7 @@ package import ParleyCore
 /// column. Media is named by its content, so these never change and need no join;
 /// the id comes first so `substr(media, 1, 64)` finds the messages carrying it.
 package enum MediaColumn {
+    @inlinable
     package static func encode(_ media: MediaInfo?) -> String? {
         guard let media else { return nil }
         return "\(media.id) \(media.type) \(media.size) \(media.width ?? 0) \(media.height ?? 0)"
