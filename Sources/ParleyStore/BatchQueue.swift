@@ -99,8 +99,10 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     func drain(_ write: @Sendable ([Item]) async throws -> [Result<Output, any Error>]) async {
         while let batch = next() {
             let results: Result<[Result<Output, any Error>], any Error>
+            // A closure, not `\.item`: a key path into a generic type is made at run
+            // time, from its mangled name, on every call.
             do {
-                results = .success(try await write(batch.map(\.item)))
+                results = .success(try await write(batch.map { $0.item }))
             } catch {
                 results = .failure(error)
             }
@@ -111,7 +113,7 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     @inlinable
     func drain(_ write: @Sendable ([Item]) throws -> [Result<Output, any Error>]) {
         while let batch = next() {
-            Self.answer(batch, with: Result { try write(batch.map(\.item)) })
+            Self.answer(batch, with: Result { try write(batch.map { $0.item }) })
         }
     }
 }
