@@ -30,27 +30,29 @@ public struct IRCMessage: Sendable, Hashable {
 
     /// Reads one line without its CR LF. Throws for a line that is too long or has no
     /// command; an empty line is `nil` (clients may send them, and they mean nothing).
+    /// The line is split on Unicode scalars, as IRC splits bytes: a space followed by a
+    /// combining mark is still a space here (as characters, the two are one).
     public init?(parsing line: Substring) throws(IRCLineError) {
-        var rest = line.drop { $0 == " " }
+        var rest = line.unicodeScalars.drop { $0 == " " }
         var tags: [String: String] = [:]
         if rest.first == "@" {
             guard let space = rest.firstIndex(of: " ") else { throw IRCLineError.noCommand }
             let section = rest[rest.index(after: rest.startIndex)..<space]
-            guard section.utf8.count + 2 <= Self.maxClientTagBytes else { throw IRCLineError.tagsTooLong }
+            guard Self.bytes(section) + 2 <= Self.maxClientTagBytes else { throw IRCLineError.tagsTooLong }
             for tag in section.split(separator: ";", omittingEmptySubsequences: true) {
                 if let equals = tag.firstIndex(of: "=") {
-                    tags[String(tag[..<equals])] = Self.unescape(tag[tag.index(after: equals)...])
+                    tags[Self.text(tag[..<equals])] = Self.unescape(Substring(tag[tag.index(after: equals)...]))
                 } else {
-                    tags[String(tag)] = ""
+                    tags[Self.text(tag)] = ""
                 }
             }
             rest = rest[space...].drop { $0 == " " }
         }
-        guard rest.utf8.count + 2 <= Self.maxBodyBytes else { throw IRCLineError.lineTooLong }
+        guard Self.bytes(rest) + 2 <= Self.maxBodyBytes else { throw IRCLineError.lineTooLong }
         var source: String?
         if rest.first == ":" {
             guard let space = rest.firstIndex(of: " ") else { throw IRCLineError.noCommand }
-            source = String(rest[rest.index(after: rest.startIndex)..<space])
+            source = Self.text(rest[rest.index(after: rest.startIndex)..<space])
             rest = rest[space...].drop { $0 == " " }
         }
         if rest.isEmpty {
@@ -59,21 +61,29 @@ public struct IRCMessage: Sendable, Hashable {
         }
         let commandEnd = rest.firstIndex(of: " ") ?? rest.endIndex
         let command = rest[..<commandEnd]
-        guard !command.isEmpty, command.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+        guard !command.isEmpty, command.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }) else {
             throw IRCLineError.badCommand
         }
         rest = rest[commandEnd...].drop { $0 == " " }
         var params: [String] = []
         while !rest.isEmpty {
             if rest.first == ":" || params.count == Self.maxParams - 1 {
-                params.append(String(rest.first == ":" ? rest.dropFirst() : rest))
+                params.append(Self.text(rest.first == ":" ? rest.dropFirst() : rest))
                 break
             }
             let end = rest.firstIndex(of: " ") ?? rest.endIndex
-            params.append(String(rest[..<end]))
+            params.append(Self.text(rest[..<end]))
             rest = rest[end...].drop { $0 == " " }
         }
-        self.init(tags: tags, source: source, command: command.uppercased(), params: params)
+        self.init(tags: tags, source: source, command: Self.text(command).uppercased(), params: params)
+    }
+
+    private static func text(_ scalars: Substring.UnicodeScalarView) -> String {
+        String(Substring(scalars))
+    }
+
+    private static func bytes(_ scalars: Substring.UnicodeScalarView) -> Int {
+        scalars.reduce(0) { $0 + UTF8.width($1) }
     }
 
     public init?(parsing line: String) throws(IRCLineError) {
@@ -96,7 +106,8 @@ public struct IRCMessage: Sendable, Hashable {
         line += command
         for (index, param) in params.enumerated() {
             let last = index == params.count - 1
-            if last && (param.isEmpty || param.hasPrefix(":") || param.contains(" ")) {
+            let scalars = param.unicodeScalars
+            if last && (scalars.isEmpty || scalars.first == ":" || scalars.contains(" ")) {
                 line += " :\(param)"
             } else {
                 line += " \(param)"
