@@ -53,6 +53,9 @@ public final class ChatEngine: Sendable {
         public var deleteWindow: Duration? = nil
         /// At most one typing event per user and chat in this time.
         public var typingInterval: Duration = .seconds(3)
+        /// The shortest password a new account, bot or password change may have, in bytes
+        /// (1...`Limits.maxPasswordBytes`).
+        public var minPasswordBytes = Limits.minPasswordBytes
 
         public init() {}
     }

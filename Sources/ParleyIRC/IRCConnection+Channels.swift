@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyEngine
 
 extension IRCConnection {
     /// JOIN #a,#b [key,key]: a public group by its handle, any group with an invite code
@@ -27,9 +28,19 @@ extension IRCConnection {
         }
     }
 
-    /// The group, joined if the user is not a member yet.
+    /// The group, joined if the user is not a member yet; made (public, the joiner its
+    /// owner) when there is none by that name, as IRC servers make channels.
     private func memberOrJoin(_ name: String) async throws -> Chat {
-        let chat = try await session.group(handle: name)
+        let chat: Chat
+        do {
+            chat = try await session.group(handle: name)
+        } catch let error as ParleyError where error.code == .unknownGroup {
+            do {
+                return try await session.createGroup(handle: name, title: nil, isPublic: true)
+            } catch let error as ParleyError where error.code == .handleTaken {
+                return try await session.joinGroup(handle: name)  // made by someone else meanwhile
+            }
+        }
         let members = try? await session.members(chat: chat.id)
         if let me = view.me, members?.contains(where: { $0.user.id == me.id }) == true { return chat }
         return try await session.joinGroup(handle: name)

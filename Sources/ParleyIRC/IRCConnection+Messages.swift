@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyEngine
 
 extension IRCConnection {
     /// PRIVMSG/NOTICE to a channel (its group) or a nick (the direct chat, created by

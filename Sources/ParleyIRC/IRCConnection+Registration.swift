@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyEngine
 
 extension IRCConnection {
     /// The capabilities the gateway offers (CAP LS).
@@ -125,6 +126,21 @@ extension IRCConnection {
     /// SASL did not, then the welcome burst and the user's groups as channels.
     func completeRegistration() async throws {
         guard !isRegistered, !negotiating, let requestedNick, userLine != nil else { return }
+        if view.me == nil, password == nil, gateway.configuration.guests {
+            do {
+                let signedIn = try await session.signInAsGuest(nick: requestedNick)
+                view.signedIn(as: signedIn.user.ref)
+            } catch {
+                let error = ParleyError(error)
+                self.requestedNick = nil  // not taken: numerics address the client as "*"
+                if error.code == .handleTaken {
+                    reply(IRCNumeric.nicknameInUse, [requestedNick, "Nickname is already in use; sign in to use it"])
+                } else {
+                    reply(IRCNumeric.erroneousNickname, [requestedNick, "\(error.code): \(error.message)"])
+                }
+                return
+            }
+        }
         if view.me == nil {
             guard let password else {
                 reply(IRCNumeric.passwdMismatch, ["Sign in with SASL PLAIN, or PASS handle:password"])

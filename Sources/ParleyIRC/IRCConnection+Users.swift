@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyEngine
 
 extension IRCConnection {
     func whois(_ message: IRCMessage) async throws {

@@ -12,7 +12,7 @@ actor IRCConnection {
     /// What the event sink reads too: who this is and what the client asked for.
     let view: IRCView
     /// The connection's session, as any client of the engine sees it.
-    let session: any ChatService
+    let session: EngineSession
     private let limiter: TokenBucket
 
     var requestedNick: String?
@@ -37,7 +37,8 @@ actor IRCConnection {
                 output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(reason.message)"]))
                 output.close()
             })
-        limiter = TokenBucket(perSecond: gateway.configuration.linesPerSecond, burst: gateway.configuration.linesPerSecond * 2)
+        let rate = gateway.configuration.linesPerSecond
+        limiter = TokenBucket(perSecond: rate, burst: rate.multipliedReportingOverflow(by: 2).partialValue)
     }
 
     var serverName: String { gateway.configuration.serverName }

@@ -24,8 +24,11 @@ public final class IRCGateway: Service {
         public var pingTimeout: Duration = .seconds(15)
         /// A connection that has not signed in by then is closed.
         public var signInTimeout: Duration = .seconds(10)
-        /// Lines a connection may send each second, in bursts of twice that.
+        /// Lines a connection may send each second, in bursts of twice that (0: no limit).
         public var linesPerSecond = 10
+        /// A connection without credentials under a nick no account holds becomes a
+        /// guest for as long as it is connected (`EngineSession.signInAsGuest`).
+        public var guests = false
         /// Open IRC connections at most; past it a new one is told so and closed.
         public var maxConnections = 10_000
         /// How the server names itself in lines (`:parley 001 …`).

@@ -18,9 +18,9 @@ extension PostgresChatStore {
                 }
                 let rows = try await connection.query(
                     """
-                    INSERT INTO users (handle, email, display_name, password_hash, is_bot, created_at, phone, owner_id)
+                    INSERT INTO users (handle, email, display_name, password_hash, is_bot, created_at, phone, owner_id, is_guest)
                     VALUES (\(user.handle), \(user.email), \(user.displayName), \(user.passwordHash), \(user.isBot),
-                            \(user.createdAt.storedMilliseconds), \(user.phone), \(user.owner?.rawValue))
+                            \(user.createdAt.storedMilliseconds), \(user.phone), \(user.owner?.rawValue), \(user.isGuest))
                     RETURNING \(unescaped: PostgresRows.userColumns.replacingOccurrences(of: "u.", with: "users."))
                     """, logger: logger
                 ).collect()
@@ -93,6 +93,15 @@ extension PostgresChatStore {
     public func recordLogin(of user: UserID, at time: Date) async throws {
         let at = time.storedMilliseconds
         try await rows("UPDATE users SET last_login_at = \(at), last_seen_at = \(at) WHERE id = \(user.rawValue)")
+    }
+
+    public func retireGuest(_ user: UserID) async throws -> Bool {
+        try await !rows(
+            """
+            UPDATE users SET handle = CASE WHEN position('~' in handle) = 0 THEN handle || '~' || id ELSE handle END
+            WHERE id = \(user.rawValue) AND is_guest RETURNING 1
+            """
+        ).isEmpty
     }
 
     public func handleExists(_ handle: String) async throws -> Bool {

@@ -247,6 +247,13 @@ enum PostgresSchema {
             ALTER TABLE session ADD COLUMN last_active_at bigint NOT NULL DEFAULT 0;
             """
         ),
+        (
+            // IRC guests: accounts without credentials that last as long as a connection.
+            "5-guests",
+            """
+            ALTER TABLE users ADD COLUMN is_guest boolean NOT NULL DEFAULT false;
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

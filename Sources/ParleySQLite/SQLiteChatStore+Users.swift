@@ -12,12 +12,12 @@ extension SQLiteChatStore {
                 }
                 try db.execute(
                     sql: """
-                        INSERT INTO user (handle, email, display_name, password_hash, is_bot, created_at, phone, owner_id)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO user (handle, email, display_name, password_hash, is_bot, created_at, phone, owner_id, is_guest)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         user.handle, user.email, user.displayName, user.passwordHash, user.isBot,
-                        user.createdAt.storedMilliseconds, user.phone, user.owner?.rawValue,
+                        user.createdAt.storedMilliseconds, user.phone, user.owner?.rawValue, user.isGuest,
                     ])
                 let id = UserID(db.lastInsertedRowID)
                 let owner = try user.owner.flatMap {
@@ -102,6 +102,18 @@ extension SQLiteChatStore {
             try db.execute(
                 sql: "UPDATE user SET last_login_at = ?1, last_seen_at = ?1 WHERE id = ?2",
                 arguments: [time.storedMilliseconds, user.rawValue])
+        }
+    }
+
+    public func retireGuest(_ user: UserID) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE user SET handle = CASE WHEN instr(handle, '~') = 0 THEN handle || '~' || id ELSE handle END
+                    WHERE id = ? AND is_guest
+                    """,
+                arguments: [user.rawValue])
+            return db.changesCount > 0
         }
     }
 

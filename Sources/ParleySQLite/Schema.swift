@@ -256,6 +256,10 @@ enum Schema {
                     ALTER TABLE session ADD COLUMN last_active_at INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        // IRC guests: accounts without credentials that last as long as a connection.
+        migrator.registerMigration("v13") { db in
+            try db.execute(sql: "ALTER TABLE user ADD COLUMN is_guest INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

@@ -20,6 +20,10 @@ public protocol ChatStore: Sendable {
     func setDisplayName(_ name: String, of user: UserID) async throws -> User
     /// Records a sign-in at `time`, which is also when the user was last seen.
     func recordLogin(of user: UserID, at time: Date) async throws
+    /// Frees a guest's handle for others (it becomes `handle~id`; what the guest said
+    /// keeps its display name): true when `user` is a guest, false for any other account,
+    /// which is left alone.
+    func retireGuest(_ user: UserID) async throws -> Bool
     func handleExists(_ handle: String) async throws -> Bool
     /// Users whose handle or display name (any word) starts with `prefix`, or whose
     /// email is `prefix` as a whole (so addresses cannot be enumerated), by handle.
@@ -227,6 +231,8 @@ public struct NewUser: Sendable, Hashable {
     public var phone: String?
     /// The user a bot account belongs to.
     public var owner: UserID?
+    /// An IRC guest: no credentials, so nobody can ever sign in as it.
+    public var isGuest: Bool
     /// A sign-up code the account uses up, in the same transaction: when the code has
     /// no use left by then (or was revoked), nothing is created and `createUser` throws
     /// `inviteUsedUp`. The engine checks the code's rules before.
@@ -234,8 +240,9 @@ public struct NewUser: Sendable, Hashable {
 
     public init(
         email: String?, handle: String, displayName: String, passwordHash: String?, isBot: Bool, createdAt: Date, phone: String? = nil,
-        owner: UserID? = nil, signupCode: String? = nil
+        owner: UserID? = nil, signupCode: String? = nil, isGuest: Bool = false
     ) {
+        self.isGuest = isGuest
         self.phone = phone
         self.owner = owner
         self.signupCode = signupCode

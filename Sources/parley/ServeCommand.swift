@@ -66,6 +66,11 @@ struct ServeCommand: AsyncParsableCommand {
     var heartbeatTimeout = 15.0
     @Option(help: ArgumentHelp("Also serve IRC clients on this port (0 picks a free one; off when not given).", valueName: "PORT"))
     var ircPort: Int?
+    @Flag(help: "IRC clients without credentials become guests under a nick no account holds, while connected.")
+    var ircGuests = false
+    @Option(help: "Lines an IRC connection may send per second, bursts of twice that (0: no limit).") var ircLineRate = 10
+    @Option(help: "The shortest password accepted for a new account, a bot or a password change, in bytes.")
+    var minPasswordLength = Limits.minPasswordBytes
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
     @Option(help: "Log as text lines, or as one JSON object per line (json).") var logFormat = LogFormat.text
 
@@ -95,6 +100,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (1...3600).contains(heartbeatTimeout) else { throw ValidationError("--heartbeat-timeout takes 1 to 3600 seconds") }
         if let ircPort, !(0...65535).contains(ircPort) { throw ValidationError("--irc-port takes 0 to 65535") }
+        guard ircPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port") }
+        guard (0...1_000_000).contains(ircLineRate) else { throw ValidationError("--irc-line-rate takes 0 to 1000000") }
+        guard (1...Limits.maxPasswordBytes).contains(minPasswordLength) else {
+            throw ValidationError("--min-password-length takes 1 to \(Limits.maxPasswordBytes)")
+        }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
         if registration == .invite && admins.isEmpty {
             throw ValidationError("--registration invite needs at least one --admin @HANDLE to make sign-up codes")
@@ -154,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.admins = Set(adminHandles)
             configuration.editWindow = editWindow == 0 ? nil : try Limits.duration(seconds: editWindow * 3600)
             configuration.deleteWindow = deleteWindow == 0 ? nil : try Limits.duration(seconds: deleteWindow * 3600)
+            configuration.minPasswordBytes = minPasswordLength
         }
         let storage = try await openStorage(folder: folder, logger: logger, configure: configure)
         let engine = storage.engine
@@ -190,6 +201,8 @@ struct ServeCommand: AsyncParsableCommand {
             irc.pingTimeout = configuration.pingTimeout
             irc.signInTimeout = configuration.signInTimeout
             irc.maxConnections = configuration.maxConnections
+            irc.guests = ircGuests
+            irc.linesPerSecond = ircLineRate
             let gateway = IRCGateway(engine: engine, configuration: irc, logger: logger)
             do {
                 ircURL = " irc://\(host):\(try await gateway.bind())"

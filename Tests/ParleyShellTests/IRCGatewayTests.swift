@@ -142,6 +142,64 @@ import Testing
         #expect(irc.wait(containing: "ERROR :Closing link: ping timeout") != nil)
     }
 
+    /// `--irc-guests`: a client without credentials under a free nick talks as a guest,
+    /// makes a channel by joining it, is shown as a guest to shell users, cannot take an
+    /// account's nick, and frees its own nick when it leaves; its words stay in history.
+    @Test func guestsTalkUnderAFreeNickAndLeaveTheirWordsBehind() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6"])
+        let alice = ParleyBinary(serverURL: server.url)
+        defer {
+            server.stop()
+            alice.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        // --min-password-length: six bytes are enough on this server.
+        #expect(try alice.run("/register alice@example.com --handle alice --password secret").status == 0)
+        let port = try #require(server.ircPort)
+
+        let taken = try IRCTestClient(port: port)
+        try taken.send("NICK Alice")
+        try taken.send("USER a 0 * :A")
+        #expect(taken.wait(containing: " 433 * Alice ") != nil, "an account's nick is not a guest's")
+
+        let guest = try IRCTestClient(port: port)
+        try guest.send("CAP REQ :echo-message")
+        try guest.send("NICK visitor")
+        try guest.send("USER v 0 * :V")
+        try guest.send("CAP END")
+        #expect(guest.wait(containing: " 001 visitor ") != nil)
+        try guest.send("JOIN #lobby")
+        #expect(guest.wait(containing: " 353 visitor = #lobby @visitor") != nil, "joining a channel nobody made makes it")
+        #expect(try alice.run("/join #lobby").status == 0)
+        #expect(guest.wait(containing: ":alice!alice@parley JOIN #lobby") != nil)
+        try guest.send("PRIVMSG #lobby :hello from a guest")
+        #expect(guest.wait(containing: ":visitor!visitor@parley PRIVMSG #lobby :hello from a guest") != nil)
+        let members = try alice.run("/members #lobby")
+        #expect(members.stdout.contains("visitor (guest)"), "\(members.stdout)")
+
+        let second = try IRCTestClient(port: port)
+        try second.send("NICK visitor")
+        try second.send("USER v 0 * :V")
+        #expect(second.wait(containing: " 433 * visitor ") != nil, "a connected guest's nick is taken")
+        try second.send("NICK visitor2")
+        #expect(second.wait(containing: " 001 visitor2 ") != nil)
+
+        try guest.send("QUIT :bye")
+        #expect(guest.wait(containing: "ERROR ") != nil)
+        // Its nick is free again once it is gone.
+        #expect(
+            try Self.eventually {
+                let next = try IRCTestClient(port: port)
+                try next.send("NICK visitor")
+                try next.send("USER v 0 * :V")
+                return next.wait(for: { $0.contains(" 001 ") || $0.contains(" 433 ") })?.contains(" 001 visitor ") == true
+            })
+        let history = try alice.run("/history #lobby 5")
+        #expect(history.lines.contains { $0.contains("hello from a guest") }, "\(history.lines)")
+    }
+
     /// Polls `condition` until it holds; false after 120 s (a guard against a hang).
     static func eventually(_ condition: () throws -> Bool) throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(120)

@@ -49,11 +49,12 @@ public enum Limits {
         return trimmed
     }
 
-    /// A group handle such as `swift` (a leading `#` is accepted and dropped).
+    /// A group handle such as `swift` (a leading `#` is accepted and dropped; case is
+    /// folded). It holds the characters IRC channel names commonly do: `_`, `-`, `.`.
     public static func groupHandle(_ handle: String) throws(ParleyError) -> String {
-        let bare = handle.hasPrefix("#") ? String(handle.dropFirst()) : handle
-        guard groupHandleLength.contains(bare.count), bare.unicodeScalars.allSatisfy(isHandleScalar) else {
-            throw ParleyError(.invalidHandle, "a group handle is 2–32 lowercase letters, digits or '-', like #swift")
+        let bare = (handle.hasPrefix("#") ? String(handle.dropFirst()) : handle).lowercased()
+        guard groupHandleLength.contains(bare.count), bare.unicodeScalars.allSatisfy(isUserHandleScalar) else {
+            throw ParleyError(.invalidHandle, "a group handle is 2–32 lowercase letters, digits, '-', '_' or '.', like #swift")
         }
         return bare
     }
@@ -109,10 +110,11 @@ public enum Limits {
         return text
     }
 
-    public static func password(_ password: String) throws(ParleyError) {
+    /// `minimum` is the server's setting (`minPasswordBytes` unless its operator chose another).
+    public static func password(_ password: String, minimum: Int = minPasswordBytes) throws(ParleyError) {
         let bytes = password.utf8.count
-        guard bytes >= minPasswordBytes else {
-            throw ParleyError(.invalidPassword, "a password needs at least \(minPasswordBytes) characters")
+        guard bytes >= minimum else {
+            throw ParleyError(.invalidPassword, "a password needs at least \(minimum) characters")
         }
         guard bytes <= maxPasswordBytes else {
             throw ParleyError(.invalidPassword, "a password is at most \(maxPasswordBytes) bytes")

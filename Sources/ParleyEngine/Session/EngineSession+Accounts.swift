@@ -8,7 +8,7 @@ extension EngineSession {
     public func register(_ registration: Registration) async throws -> SignedIn {
         try requireSignedOut()
         let email = try Limits.email(registration.email)
-        try Limits.password(registration.password)
+        try Limits.password(registration.password, minimum: engine.configuration.minPasswordBytes)
         let chosenHandle = try registration.handle.map { handle throws(ParleyError) in try Limits.userHandle(handle) }
         let displayName = try Limits.displayName(
             registration.displayName ?? chosenHandle ?? Limits.handle(fromEmail: email))
@@ -117,7 +117,7 @@ extension EngineSession {
         guard await engine.hasher.verify(current, hash: try await store.passwordHash(of: user.id)) else {
             throw ParleyError(.badCredentials, "the current password is wrong")
         }
-        try Limits.password(new)
+        try Limits.password(new, minimum: engine.configuration.minPasswordBytes)
         try await store.setPasswordHash(await engine.hasher.hash(new), of: user.id)
         let kept = state.withLock { $0.tokenHash }
         try await store.deleteSessions(of: user.id, except: kept)

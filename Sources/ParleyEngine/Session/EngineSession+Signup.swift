@@ -30,7 +30,7 @@ extension EngineSession {
         guard !owner.isBot else { throw ParleyError(.forbidden, "a bot cannot make bot accounts") }
         let handle = try Limits.userHandle(bot.handle)
         let name = try Limits.displayName(bot.displayName ?? handle)
-        try Limits.password(bot.password)
+        try Limits.password(bot.password, minimum: engine.configuration.minPasswordBytes)
         guard try await store.bots(ownedBy: owner.id).count < Limits.maxBotsPerOwner else {
             throw ParleyError(.forbidden, "you own \(Limits.maxBotsPerOwner) bot accounts, which is as many as one person may")
         }

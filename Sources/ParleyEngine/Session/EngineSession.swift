@@ -14,6 +14,8 @@ public final class EngineSession: ChatService {
         var expiresAt: Date?
         var subscription: SubscriptionID?
         var closed = false
+        /// Signed in with `signInAsGuest`: the nick is freed when the session closes.
+        var isGuest = false
     }
 
     public let engine: ChatEngine
@@ -133,6 +135,7 @@ public final class EngineSession: ChatService {
             return (state.user, state.subscription)
         }
         await detach(user: user, subscription: subscription)
+        await retireIfGuest(user)
         continuation.finish()
     }
 

@@ -1,0 +1,40 @@
+import Foundation
+import ParleyCore
+import ParleyEngine
+import ParleyStore
+import ParleyTesting
+import Testing
+
+/// IRC guests (`signInAsGuest`): a nick for as long as a connection lasts, never an
+/// account anyone can sign in as.
+@Suite(.timeLimit(.minutes(10))) struct GuestTests {
+    @Test(arguments: StoreKind.all) func aGuestHoldsAFreeNickWhileConnectedAndNeverAnAccounts(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "lobby", title: nil, isPublic: true)
+
+        await expectError(.handleTaken) { try await world.engine.connect().signInAsGuest(nick: "Alice") }
+        await expectError(.invalidHandle) { try await world.engine.connect().signInAsGuest(nick: "no spaces") }
+
+        let guest = world.engine.connect()
+        let signedIn = try await guest.signInAsGuest(nick: "Visitor")
+        #expect(signedIn.user.handle == "visitor" && signedIn.user.displayName == "visitor (guest)")
+        _ = try await guest.joinGroup(handle: "lobby")
+        let said = try await guest.sendMessage(to: .chat(group.id), text: "hi from a guest", clientID: nil)
+        await expectError(.handleTaken) { try await world.engine.connect().signInAsGuest(nick: "visitor") }
+        // No password, so no way in as the guest, now or later.
+        await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "@visitor", password: "") }
+
+        await guest.close()
+        let next = world.engine.connect()
+        let again = try await next.signInAsGuest(nick: "visitor")
+        #expect(again.user.id != signedIn.user.id, "a new guest, not the old one's account")
+        await expectError(.notMember) { try await next.history(chat: group.id, limit: 10, before: nil) }
+        let history = try await alice.history(chat: group.id, limit: 10, before: nil)
+        let kept = try #require(history.first { $0.seq == said.seq })
+        #expect(kept.sender.displayName == "visitor (guest)" && kept.sender.handle.hasPrefix("visitor~"))
+        // An account's handle is never freed as a guest's is.
+        #expect(try await world.store.retireGuest(try await alice.me().id) == false)
+        #expect(try await alice.me().handle == "alice")
+    }
+}
