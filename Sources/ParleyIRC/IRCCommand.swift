@@ -17,7 +17,7 @@ extension IRCConnection {
         "USER": IRCCommand(needsSignIn: false) { try await $0.userCommand($1) },
         "PING": IRCCommand(needsSignIn: false) { $0.ping($1) },
         "PONG": IRCCommand(needsSignIn: false) { _, _ in },
-        "QUIT": IRCCommand(needsSignIn: false) { $0.quit($1) },
+        "QUIT": IRCCommand(needsSignIn: false) { await $0.quit($1) },
         "JOIN": IRCCommand { try await $0.join($1) },
         "PART": IRCCommand { try await $0.part($1) },
         "PRIVMSG": IRCCommand { try await $0.privmsg($1, notice: false) },
@@ -33,6 +33,10 @@ extension IRCConnection {
         "AWAY": IRCCommand { try await $0.away($1) },
         "ISON": IRCCommand { try await $0.ison($1) },
         "USERHOST": IRCCommand { try await $0.userhost($1) },
+        "WHOWAS": IRCCommand { try await $0.whowas($1) },
+        "LUSERS": IRCCommand { connection, _ in connection.lusers() },
+        "INFO": IRCCommand { connection, _ in connection.info() },
+        "LINKS": IRCCommand { connection, _ in connection.links() },
     ]
 
     /// The most channels or nicks one JOIN, PART, PRIVMSG or NOTICE names (TARGMAX).

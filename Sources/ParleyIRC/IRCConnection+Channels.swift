@@ -61,11 +61,12 @@ extension IRCConnection {
         for name in try targets(message, 0) {
             do {
                 let chat = try await channelChat(name)
-                try await session.leave(chat: chat.id)
+                // Others hear of it as the engine's event; the one who acted, from here.
+                let reason = try Limits.reason(message.params.count > 1 ? message.params[1] : nil)
+                try await session.leave(chat: chat.id, reason: reason)
                 channels[name.lowercased()] = nil
                 if let me = view.me {
-                    output.send(
-                        IRCMessage(source: IRCView.prefix(me), command: "PART", params: [name] + message.params.dropFirst(1).prefix(1)))
+                    output.send(IRCMessage(source: IRCView.prefix(me), command: "PART", params: [name] + (reason.map { [$0] } ?? [])))
                 }
             } catch {
                 refuse("PART", target: name, ParleyError(error))
@@ -92,6 +93,7 @@ extension IRCConnection {
             }
             return
         }
+        // Others hear of it as the engine's event; the one who acted, from here.
         let updated = try await session.setTopic(message.params[1].isEmpty ? nil : message.params[1], in: chat.id)
         channels[name.lowercased()] = updated
         if let me = view.me {
@@ -104,7 +106,11 @@ extension IRCConnection {
             reply(IRCNumeric.endOfNames, ["*", "End of /NAMES list"])
             return
         }
-        let chat = try await channelChat(name)
+        // A channel that does not exist, or is hidden from the user, has no names.
+        guard let chat = try? await channelChat(name) else {
+            reply(IRCNumeric.endOfNames, [name, "End of /NAMES list"])
+            return
+        }
         try await sendNames(chat, channel: name)
     }
 
@@ -147,12 +153,11 @@ extension IRCConnection {
         let target = try parameter(message, 1)
         let chat = try await channelChat(name)
         let user = try await session.user(handle: target)
-        try await session.kick(user: user.id, from: chat.id)
+        // Others hear of it as the engine's event; the one who acted, from here.
+        let reason = try Limits.reason(message.params.count > 2 ? message.params[2] : nil)
+        try await session.kick(user: user.id, from: chat.id, reason: reason)
         if let me = view.me {
-            output.send(
-                IRCMessage(
-                    source: IRCView.prefix(me), command: "KICK",
-                    params: [name, user.handle, message.params.count > 2 ? message.params[2] : me.handle]))
+            output.send(IRCMessage(source: IRCView.prefix(me), command: "KICK", params: [name, user.handle, reason ?? me.handle]))
         }
     }
 
@@ -183,6 +188,7 @@ extension IRCConnection {
             return
         }
         let user = try await session.user(handle: message.params[2])
+        // Others hear of it as the engine's event; the one who acted, from here.
         try await session.setRole(change == "+o" ? .admin : .member, for: user.id, in: chat.id)
         if let me = view.me {
             output.send(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [target, change, user.handle]))

@@ -24,12 +24,14 @@ extension IRCConnection {
                 } else {
                     recipient = .user(try await session.user(handle: target).id)
                 }
-                let sent = try await session.sendMessage(to: recipient, text: text, clientID: message.tags["label"].map { "irc-\($0)" })
+                let sent = try await session.sendMessage(
+                    to: recipient, text: text, clientID: message.tags["label"].map { "irc-\($0)" }, via: notice ? IRCView.noticeVia : nil)
                 if view.capabilities.contains("echo-message"), let me = view.me {
-                    var echo = IRCView.messageLines(
-                        sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities)
-                    if notice { echo = echo.map { IRCMessage(tags: $0.tags, source: $0.source, command: "NOTICE", params: $0.params) } }
-                    output.send(echo)
+                    output.send(
+                        IRCView.messageLines(sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities))
+                }
+                if !notice, case .user(let id) = recipient, let away = try? await session.activity(of: id).away {
+                    reply(IRCNumeric.away, [target, away])
                 }
             } catch {
                 if !notice { refuse(message.command, target: target, ParleyError(error)) }

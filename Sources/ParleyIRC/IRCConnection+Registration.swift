@@ -167,6 +167,7 @@ extension IRCConnection {
         }
         guard let me = view.me else { return }
         isRegistered = true
+        gateway.people.arrived()
         if me.handle != requestedNick {
             output.send(IRCMessage(source: "\(requestedNick)!\(requestedNick)@parley", command: "NICK", params: [me.handle]))
         }
@@ -183,6 +184,7 @@ extension IRCConnection {
                 "TARGMAX=JOIN:\(Self.maxTargets),PART:\(Self.maxTargets),PRIVMSG:\(Self.maxTargets),NOTICE:\(Self.maxTargets)",
                 "NETWORK=\(configuration.network)", "are supported by this server",
             ])
+        lusers()
         reply(IRCNumeric.noMotd, ["MOTD File is missing"])
         for group in try await session.groups() {
             try await announceJoin(group)
@@ -193,7 +195,12 @@ extension IRCConnection {
         output.send(IRCMessage(source: serverName, command: "PONG", params: [serverName, message.params.first ?? serverName]))
     }
 
-    func quit(_ message: IRCMessage) {
+    /// QUIT [reason]: the user goes offline (if this was their last connection) with
+    /// the reason as their contacts' QUIT line, and a guest's nick is free, before the
+    /// connection closes.
+    func quit(_ message: IRCMessage) async {
+        recordDeparture()
+        await session.close(reason: message.params.first)
         output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(message.params.first ?? "quit")"]))
         output.close()
     }

@@ -49,3 +49,48 @@ extension IRCConnection {
         reply(IRCNumeric.userhost, [found.joined(separator: " ")])
     }
 }
+
+extension IRCConnection {
+    /// WHOWAS nick [count]: this node's recent departures of the nick, newest first;
+    /// else, for a Parley user, when they were last seen.
+    func whowas(_ message: IRCMessage) async throws {
+        let nick = try parameter(message, 0)
+        let asked = message.params.count > 1 ? Int(message.params[1]) ?? 0 : 0
+        let limit = asked > 0 ? min(asked, IRCPeople.kept) : IRCPeople.kept
+        let departures = gateway.people.departures(of: nick, limit: limit)
+        for departure in departures {
+            reply(IRCNumeric.whowasUser, [departure.nick, departure.username, "parley", "*", departure.realname])
+        }
+        if departures.isEmpty {
+            if let user = try? await session.user(handle: nick), let seen = try? await session.activity(of: user.id).lastSeen {
+                reply(IRCNumeric.whowasUser, [user.handle, user.handle, "parley", "*", user.displayName])
+                reply(IRCNumeric.whoisServer, [user.handle, serverName, "last seen \(IRCView.timestamp(seen))"])
+            } else {
+                reply(IRCNumeric.wasNoSuchNick, [nick, "There was no such nickname"])
+            }
+        }
+        reply(IRCNumeric.endOfWhowas, [nick, "End of WHOWAS"])
+    }
+
+    /// LUSERS: this node's IRC connections (one server: each node answers for its own).
+    func lusers() {
+        let (signedIn, most) = gateway.people.counts
+        reply(IRCNumeric.luserClient, ["There are \(signedIn) users and 0 invisible on 1 servers"])
+        reply(IRCNumeric.luserOp, ["0", "operator(s) online"])
+        reply(IRCNumeric.luserMe, ["I have \(signedIn) clients and 0 servers"])
+        reply(IRCNumeric.localUsers, [String(signedIn), String(most), "Current local users \(signedIn), max \(most)"])
+        reply(IRCNumeric.globalUsers, [String(signedIn), String(most), "Current global users \(signedIn), max \(most)"])
+    }
+
+    func info() {
+        reply(IRCNumeric.info, ["Parley: group and direct chat from the terminal, with an IRC gateway"])
+        reply(IRCNumeric.info, ["Groups are channels and handles are nicks; see docs/irc.md"])
+        reply(IRCNumeric.endOfInfo, ["End of INFO list"])
+    }
+
+    /// LINKS: one server, as far as IRC clients can tell (nodes share one database, not links).
+    func links() {
+        reply(IRCNumeric.links, ["*", serverName, serverName, "0 Parley"])
+        reply(IRCNumeric.endOfLinks, ["*", "End of LINKS list"])
+    }
+}

@@ -22,6 +22,8 @@ actor IRCConnection {
     var negotiating = false
     var saslMechanism: String?
     var isRegistered = false
+    /// Recorded for WHOWAS already (QUIT records it before the connection closes).
+    var departed = false
     /// Channels the client has been told it is in, by lowercased name.
     var channels: [String: Chat] = [:]
 
@@ -79,14 +81,26 @@ actor IRCConnection {
         do {
             try await command.run(self, message)
         } catch {
-            refuse(message.command, target: message.params.first, ParleyError(error))
+            // INVITE names the nick first and the channel the refusal is about second.
+            let target = message.command == "INVITE" && message.params.count > 1 ? message.params[1] : message.params.first
+            refuse(message.command, target: target, ParleyError(error))
         }
     }
 
     /// The connection is gone: the session closes, and the user goes offline if this
     /// was their last connection.
     func closed() async {
+        recordDeparture()
         await session.close()
+    }
+
+    /// Counts a signed-in connection out, once, for LUSERS and WHOWAS.
+    func recordDeparture() {
+        guard isRegistered, !departed, let me = view.me else { return }
+        departed = true
+        gateway.people.departed(
+            IRCPeople.Departure(
+                nick: me.handle, username: userLine?.username ?? me.handle, realname: userLine?.realname ?? me.displayName, at: Date()))
     }
 
     // MARK: Writing

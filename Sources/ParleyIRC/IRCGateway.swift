@@ -44,6 +44,8 @@ public final class IRCGateway: Service {
     let engine: ChatEngine
     let configuration: Configuration
     let logger: Logger
+    /// Who is and was signed in here, for LUSERS and WHOWAS.
+    let people = IRCPeople()
     private let open = Mutex([ObjectIdentifier: any Channel]())
     private let listener = Mutex<(any Channel)?>(nil)
 

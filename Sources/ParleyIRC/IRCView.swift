@@ -42,15 +42,21 @@ final class IRCView: Sendable {
             return [IRCMessage(source: Self.prefix(change.user), command: "JOIN", params: [channel])]
         case .memberLeft(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
-            return [IRCMessage(source: Self.prefix(change.user), command: "PART", params: [channel])]
+            return [IRCMessage(source: Self.prefix(change.user), command: "PART", params: [channel] + (change.reason.map { [$0] } ?? []))]
         case .memberKicked(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
             let by = change.by.map(Self.prefix) ?? serverName
-            return [IRCMessage(source: by, command: "KICK", params: [channel, change.user.handle, "kicked"])]
+            // Without a comment, the kicker's nick, as IRC servers say it.
+            let comment = change.reason ?? change.by?.handle ?? "kicked"
+            return [IRCMessage(source: by, command: "KICK", params: [channel, change.user.handle, comment])]
         case .roleChanged(let change):
             guard let channel = Self.channel(change.chat), let role = change.role else { return [] }
             let by = change.by.map(Self.prefix) ?? serverName
             return [IRCMessage(source: by, command: "MODE", params: [channel, role >= .admin ? "+o" : "-o", change.user.handle])]
+        case .presenceChanged(let change):
+            // Gone offline everywhere: QUIT, as IRC says a user left the network.
+            guard !change.online, change.user.id != me.id else { return [] }
+            return [IRCMessage(source: Self.prefix(change.user), command: "QUIT", params: [change.reason ?? "Offline"])]
         case .chatUpdated(let update):
             guard update.what == "topic", let channel = Self.channel(update.chat) else { return [] }
             return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [channel, update.chat.topic ?? ""])]
@@ -80,8 +86,12 @@ final class IRCView: Sendable {
         if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }
         if capabilities.contains("message-tags") { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }
         let source = prefix(message.sender)
-        return split(text).map { IRCMessage(tags: tags, source: source, command: "PRIVMSG", params: [target, $0]) }
+        let command = message.via == noticeVia ? "NOTICE" : "PRIVMSG"
+        return split(text).map { IRCMessage(tags: tags, source: source, command: command, params: [target, $0]) }
     }
+
+    /// The `via` of a message sent as an IRC NOTICE: shown as a NOTICE to IRC users.
+    static let noticeVia = "irc notice"
 
     /// A text as lines that fit an IRC line: split at newlines, and long lines at a
     /// character boundary within 400 bytes (what is left of 512 after the prefix,

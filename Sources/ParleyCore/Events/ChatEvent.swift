@@ -161,7 +161,10 @@ public struct MemberChange: Hashable, Codable, Sendable {
     public var user: UserRef
     public var role: Role?
     public var by: UserRef?
-    public init(chat: Chat, user: UserRef, role: Role? = nil, by: UserRef? = nil) {
+    /// Why, when the one who left or kicked said (an IRC PART or KICK message).
+    public var reason: String?
+    public init(chat: Chat, user: UserRef, role: Role? = nil, by: UserRef? = nil, reason: String? = nil) {
+        self.reason = reason
         self.chat = chat
         self.user = user
         self.role = role
@@ -176,7 +179,10 @@ public struct PresenceChange: Hashable, Codable, Sendable {
     public var viewing: ChatID?
     /// Their away message, when they are away.
     public var away: String?
-    public init(user: UserRef, online: Bool, viewing: ChatID?, away: String? = nil) {
+    /// Why they went offline, when their client said (an IRC QUIT message).
+    public var reason: String?
+    public init(user: UserRef, online: Bool, viewing: ChatID?, away: String? = nil, reason: String? = nil) {
+        self.reason = reason
         self.away = away
         self.user = user
         self.online = online

@@ -180,6 +180,18 @@ public enum Limits {
         return name
     }
 
+    public static let maxReasonLength = 200
+
+    /// Why someone left, kicked or quit: trimmed, printable, at most `maxReasonLength`
+    /// bytes; nil when empty.
+    public static func reason(_ text: String?) throws(ParleyError) -> String? {
+        guard let trimmed = text?.trimmingSpaces(), !trimmed.isEmpty else { return nil }
+        guard trimmed.utf8.count <= maxReasonLength, !trimmed.unicodeScalars.contains(where: isControl) else {
+            throw ParleyError(.invalidArgument, "a reason is at most \(maxReasonLength) printable bytes")
+        }
+        return trimmed
+    }
+
     public static let maxTopicLength = 300
     public static let maxAwayLength = 200
     /// Different emoji on one message.

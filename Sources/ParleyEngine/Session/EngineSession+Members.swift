@@ -7,6 +7,12 @@ extension EngineSession {
     /// Leaves a group. An owner leaving hands the group to the oldest admin, or else to
     /// the oldest member.
     public func leave(chat: ChatID) async throws {
+        try await leave(chat: chat, reason: nil)
+    }
+
+    /// Leaves a group, saying why (an IRC PART message) to those who stay.
+    public func leave(chat: ChatID, reason: String?) async throws {
+        let reason = try Limits.reason(reason)
         let (entry, role, user) = try await requireGroupMember(chat)
         var successor: Member?
         if role == .owner {
@@ -17,7 +23,7 @@ extension EngineSession {
             throw ParleyError(.notMember, "you are not a member of #\(entry.chat.handle ?? "")")
         }
         engine.directory.invalidate(chat)
-        try await publish(.memberLeft(MemberChange(chat: entry.chat, user: user.ref)), toMembersOf: chat, alsoTo: [user.id])
+        try await publish(.memberLeft(MemberChange(chat: entry.chat, user: user.ref, reason: reason)), toMembersOf: chat, alsoTo: [user.id])
         if let successor {
             try await publish(
                 .roleChanged(MemberChange(chat: entry.chat, user: successor.user, role: .owner, by: user.ref)), toMembersOf: chat)
@@ -31,6 +37,12 @@ extension EngineSession {
 
     /// Removes a member: the owner may kick anyone, an admin only plain members.
     public func kick(user target: UserID, from chat: ChatID) async throws {
+        try await kick(user: target, from: chat, reason: nil)
+    }
+
+    /// Kicks a member, saying why (an IRC KICK comment).
+    public func kick(user target: UserID, from chat: ChatID, reason: String?) async throws {
+        let reason = try Limits.reason(reason)
         let (entry, role, user) = try await requireManager(chat)
         guard target != user.id else { throw ParleyError(.invalidArgument, "use /leave to leave a group") }
         guard let targetRole = entry.roles[target] else {
@@ -43,7 +55,7 @@ extension EngineSession {
         _ = try await store.removeMember(target, from: chat, newOwner: nil)
         engine.directory.invalidate(chat)
         try await publish(
-            .memberKicked(MemberChange(chat: entry.chat, user: targetUser.ref, by: user.ref)), toMembersOf: chat, alsoTo: [target])
+            .memberKicked(MemberChange(chat: entry.chat, user: targetUser.ref, by: user.ref, reason: reason)), toMembersOf: chat, alsoTo: [target])
     }
 
     /// Changes a member's role. The owner may set any role, and making someone owner

@@ -130,17 +130,23 @@ public final class EngineSession: ChatService {
     }
 
     public func close() async {
+        await close(reason: nil)
+    }
+
+    /// Closes the connection, saying why to the user's contacts if they go offline (an
+    /// IRC QUIT message; dropped if it is not a valid reason).
+    public func close(reason: String?) async {
         let (user, subscription) = state.withLock { state in
             state.closed = true
             return (state.user, state.subscription)
         }
-        await detach(user: user, subscription: subscription)
+        await detach(user: user, subscription: subscription, reason: try? Limits.reason(reason))
         await retireIfGuest(user)
         continuation.finish()
     }
 
     /// Ends this session's presence and event subscription, without revoking its token.
-    func detach(user: User?, subscription: SubscriptionID?) async {
+    func detach(user: User?, subscription: SubscriptionID?, reason: String? = nil) async {
         if let subscription { engine.bus.unsubscribe(subscription) }
         guard let user else { return }
         state.withLock { state in
@@ -153,7 +159,7 @@ public final class EngineSession: ChatService {
         }
         if engine.registry.disconnect(user.id, session: number) {
             try? await store.recordSeen(user.id, at: engine.now)
-            if await engine.left(user.id) { await engine.publishPresence(of: user.ref, online: false, viewing: nil) }
+            if await engine.left(user.id) { await engine.publishPresence(of: user.ref, online: false, viewing: nil, reason: reason) }
         }
     }
 }
