@@ -154,10 +154,20 @@ public final class RemoteChatService: ChatService {
         try await link.call(OpDeclarations.setTopic, Args.Topic(chat: chat, topic: topic))
     }
 
-    public func setGroupRules(in chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat {
-        try await link.call(
-            OpDeclarations.setGroupRules,
-            Args.GroupRules(chat: chat, anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll))
+    public func setGroupRules(in chat: ChatID, _ change: GroupRulesChange) async throws -> Chat {
+        try await link.call(OpDeclarations.setGroupRules, Args.GroupRules(chat: chat, change))
+    }
+
+    public func ban(handle: String, from chat: ChatID) async throws {
+        _ = try await link.call(OpDeclarations.ban, Args.Ban(handle: handle, chat: chat))
+    }
+
+    public func unban(handle: String, from chat: ChatID) async throws {
+        _ = try await link.call(OpDeclarations.unban, Args.Ban(handle: handle, chat: chat))
+    }
+
+    public func bans(in chat: ChatID) async throws -> [String] {
+        try await link.call(OpDeclarations.bans, Args.Chat(chat: chat))
     }
 
     public func setAway(_ message: String?) async throws {
@@ -216,8 +226,8 @@ public final class RemoteChatService: ChatService {
 
     public func group(handle: String) async throws -> Chat { try await link.call(OpDeclarations.group, Args.Handle(handle: handle)) }
 
-    public func joinGroup(handle: String) async throws -> Chat {
-        try await link.call(OpDeclarations.joinGroup, Args.Handle(handle: handle))
+    public func joinGroup(handle: String, key: String?) async throws -> Chat {
+        try await link.call(OpDeclarations.joinGroup, Args.JoinGroup(handle: handle, key: key))
     }
 
     public func join(invite codeOrLink: String) async throws -> Chat {

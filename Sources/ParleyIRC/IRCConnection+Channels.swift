@@ -16,10 +16,8 @@ extension IRCConnection {
                 let chat: Chat
                 if let known = channels[name.lowercased()] {
                     chat = known
-                } else if index < keys.count {
-                    chat = try await session.join(invite: keys[index])
                 } else {
-                    chat = try await memberOrJoin(name)
+                    chat = try await memberOrJoin(name, key: index < keys.count ? keys[index] : nil)
                 }
                 try await announceJoin(chat)
             } catch {
@@ -30,7 +28,8 @@ extension IRCConnection {
 
     /// The group, joined if the user is not a member yet; made (public, the joiner its
     /// owner) when there is none by that name, as IRC servers make channels.
-    private func memberOrJoin(_ name: String) async throws -> Chat {
+    /// A key that is not the group's key may be an invite code (a private group's way in).
+    private func memberOrJoin(_ name: String, key: String?) async throws -> Chat {
         let chat: Chat
         do {
             chat = try await session.group(handle: name)
@@ -43,7 +42,12 @@ extension IRCConnection {
         }
         let members = try? await session.members(chat: chat.id)
         if let me = view.me, members?.contains(where: { $0.user.id == me.id }) == true { return chat }
-        return try await session.joinGroup(handle: name)
+        do {
+            return try await session.joinGroup(handle: name, key: key)
+        } catch let error as ParleyError where key != nil && error.code == .privateGroup {
+            guard let key else { throw error }
+            return try await session.join(invite: key)
+        }
     }
 
     /// Tells the client it is in `chat`: JOIN, the topic, the names.
@@ -116,19 +120,20 @@ extension IRCConnection {
 
     func sendNames(_ chat: Chat, channel: String) async throws {
         let members = try await session.members(chat: chat.id)
-        let names = members.map { ($0.role >= .admin ? "@" : "") + $0.user.handle }
+        let names = members.map { IRCView.prefixSymbol($0.role) + $0.user.handle }
+        let kind = chat.isPublic ? "=" : "@"
         var line: [String] = []
         var length = 0
         for name in names {
             if length + name.utf8.count + 1 > 400 {
-                reply(IRCNumeric.namReply, ["=", channel, line.joined(separator: " ")])
+                reply(IRCNumeric.namReply, [kind, channel, line.joined(separator: " ")])
                 line = []
                 length = 0
             }
             line.append(name)
             length += name.utf8.count + 1
         }
-        if !line.isEmpty { reply(IRCNumeric.namReply, ["=", channel, line.joined(separator: " ")]) }
+        if !line.isEmpty { reply(IRCNumeric.namReply, [kind, channel, line.joined(separator: " ")]) }
         reply(IRCNumeric.endOfNames, [channel, "End of /NAMES list"])
     }
 
@@ -137,7 +142,7 @@ extension IRCConnection {
         if mask.hasPrefix("#") {
             let chat = try await channelChat(mask)
             for member in try await session.members(chat: chat.id) {
-                let flags = "H" + (member.role >= .admin ? "@" : "")
+                let flags = "H" + IRCView.prefixSymbol(member.role)
                 reply(
                     IRCNumeric.whoReply,
                     [mask, member.user.handle, "parley", serverName, member.user.handle, flags, "0 \(member.user.displayName)"])
@@ -170,29 +175,136 @@ extension IRCConnection {
         reply(IRCNumeric.inviting, [user.handle, name])
     }
 
-    /// MODE: the channel's modes (+nt), the user's (+i), and +o/-o for roles.
+    /// MODE: a channel's modes, each a group setting in the engine (docs/irc.md): +o
+    /// and +v are roles, +b bans a nick, +m moderates, +t is the topic rule, +i and +s make
+    /// the group private, +k is its key, +l its member limit; +n is always on. A user's
+    /// own modes are +i.
     func mode(_ message: IRCMessage) async throws {
         let target = try parameter(message, 0)
         guard target.hasPrefix("#") else {
             reply(IRCNumeric.umodeIs, ["+i"])
             return
         }
-        let chat = try await channelChat(target)
+        let chat = try await session.chat(try await channelChat(target).id)
         guard message.params.count > 1 else {
-            reply(IRCNumeric.channelModeIs, [target, "+nt"])
+            reply(IRCNumeric.channelModeIs, [target] + Self.modes(of: chat))
             return
         }
-        let change = message.params[1]
-        guard change == "+o" || change == "-o", message.params.count > 2 else {
-            reply("472", [change, "is not a mode the gateway sets yet"])
-            return
+        var arguments = message.params.dropFirst(2).makeIterator()
+        var adding = true
+        var change = GroupRulesChange()
+        var applied: (signs: String, params: [String]) = ("", [])
+        var lastSign: Character?
+        func note(_ letter: Character, _ parameter: String? = nil) {
+            let sign: Character = adding ? "+" : "-"
+            if sign != lastSign {
+                applied.signs.append(sign)
+                lastSign = sign
+            }
+            applied.signs.append(letter)
+            if let parameter { applied.params.append(parameter) }
         }
-        let user = try await session.user(handle: message.params[2])
-        // Others hear of it as the engine's event; the one who acted, from here.
-        try await session.setRole(change == "+o" ? .admin : .member, for: user.id, in: chat.id)
-        if let me = view.me {
-            output.send(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [target, change, user.handle]))
+        for letter in message.params[1] {
+            switch letter {
+            case "+": adding = true
+            case "-": adding = false
+            case "o", "v":
+                guard let nick = arguments.next() else { continue }
+                let user = try await session.user(handle: nick)
+                let role: Role = adding ? (letter == "o" ? .admin : .voiced) : .member
+                try await session.setRole(role, for: user.id, in: chat.id)
+                note(letter, user.handle)
+            case "b":
+                guard let mask = arguments.next() else {
+                    for handle in try await session.bans(in: chat.id) {
+                        reply(IRCNumeric.banList, [target, "\(handle)!*@*"])
+                    }
+                    reply(IRCNumeric.endOfBanList, [target, "End of channel ban list"])
+                    continue
+                }
+                guard let nick = Self.nick(fromMask: mask) else {
+                    reply(IRCNumeric.invalidModeParam, [target, "b", mask, "Parley bans a nick (nick or nick!*@*), not a pattern"])
+                    continue
+                }
+                if adding {
+                    try await session.ban(handle: nick, from: chat.id)
+                } else {
+                    try await session.unban(handle: nick, from: chat.id)
+                }
+                note("b", mask)
+            case "m":
+                change.moderated = adding
+                note("m")
+            case "t":
+                change.anyoneSetsTopic = !adding
+                note("t")
+            case "i", "s":
+                change.isPublic = !adding
+                note(letter)
+            case "n":
+                if !adding { reply(IRCNumeric.unknownMode, ["n", "is always set: only members post"]) }
+            case "k":
+                if adding {
+                    guard let key = arguments.next() else { continue }
+                    guard !key.isEmpty, (try? Limits.groupKey(key)) != nil else {
+                        reply(IRCNumeric.invalidKey, [target, "Key is not well-formed"])
+                        continue
+                    }
+                    change.key = key
+                    note("k", key)
+                } else {
+                    _ = arguments.next()
+                    change.key = ""
+                    note("k", "*")
+                }
+            case "l":
+                if adding {
+                    guard let text = arguments.next() else { continue }
+                    guard let limit = Int(text), (1...Limits.maxMemberLimit).contains(limit) else {
+                        reply(IRCNumeric.invalidModeParam, [target, "l", text, "A limit is 1 to \(Limits.maxMemberLimit)"])
+                        continue
+                    }
+                    change.memberLimit = limit
+                    note("l", String(limit))
+                } else {
+                    change.memberLimit = 0
+                    note("l")
+                }
+            default:
+                reply(IRCNumeric.unknownMode, [String(letter), "is not a mode Parley has"])
+            }
         }
+        if !change.isEmpty { _ = try await session.setGroupRules(in: chat.id, change) }
+        // Others hear of role changes as the engine's events; the one who acted, from here.
+        if !applied.signs.isEmpty, let me = view.me {
+            output.send(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [target, applied.signs] + applied.params))
+        }
+    }
+
+    /// The modes a group has, as 324 gives them: letters, then their parameters.
+    static func modes(of chat: Chat) -> [String] {
+        var letters = "+n"
+        var parameters: [String] = []
+        if !chat.anyoneSetsTopic { letters += "t" }
+        if chat.moderated { letters += "m" }
+        if !chat.isPublic { letters += "i" }
+        if chat.keyed {
+            letters += "k"
+            parameters.append("*")
+        }
+        if let limit = chat.memberLimit {
+            letters += "l"
+            parameters.append(String(limit))
+        }
+        return [letters] + parameters
+    }
+
+    /// The nick a ban mask names: `nick`, `nick!*@*` or `nick!*`; nil for a pattern.
+    static func nick(fromMask mask: String) -> String? {
+        let nick = String(mask.prefix { $0 != "!" })
+        let rest = mask.dropFirst(nick.count)
+        guard rest.isEmpty || rest == "!*@*" || rest == "!*", (try? Limits.userHandle(nick)) != nil else { return nil }
+        return nick
     }
 
     /// LIST: the groups the user is in (the directory of public groups is not a verb yet).

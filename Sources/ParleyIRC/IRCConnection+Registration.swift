@@ -175,12 +175,12 @@ extension IRCConnection {
         reply(IRCNumeric.welcome, ["Welcome to the \(configuration.network) IRC gateway, \(me.handle)"])
         reply(IRCNumeric.yourHost, ["Your host is \(serverName), running Parley"])
         reply(IRCNumeric.created, ["This server is a Parley server"])
-        reply(IRCNumeric.myInfo, [serverName, "parley", "i", "nt", "o"])
+        reply(IRCNumeric.myInfo, [serverName, "parley", "i", "biklmnost", "bklov"])
         reply(
             IRCNumeric.isupport,
             [
-                "CHANTYPES=#", "PREFIX=(o)@", "NICKLEN=32", "CHANNELLEN=33", "TOPICLEN=300", "CASEMAPPING=ascii",
-                "CHANMODES=,,,nt",
+                "CHANTYPES=#", "PREFIX=(ov)@+", "NICKLEN=32", "CHANNELLEN=33", "TOPICLEN=300", "CASEMAPPING=ascii",
+                "CHANMODES=b,k,l,imnst", "MODES=6", "CHANLIMIT=#:", "KEYLEN=32",
                 "TARGMAX=JOIN:\(Self.maxTargets),PART:\(Self.maxTargets),PRIVMSG:\(Self.maxTargets),NOTICE:\(Self.maxTargets)",
                 "NETWORK=\(configuration.network)", "are supported by this server",
             ])

@@ -28,6 +28,11 @@ final class IRCView: Sendable {
     /// `nick!user@host` for a Parley user: the handle is the nick and the user name.
     static func prefix(_ user: UserRef) -> String { "\(user.handle)!\(user.handle)@parley" }
 
+    /// NAMES' and WHO's mark for a role: `@` owner and admins, `+` voiced.
+    static func prefixSymbol(_ role: Role) -> String {
+        role >= .admin ? "@" : role == .voiced ? "+" : ""
+    }
+
     static func channel(_ chat: Chat) -> String? { chat.kind == .group ? chat.handle.map { "#" + $0 } : nil }
 
     /// The lines an event becomes for this client (none for what IRC has no line for).
@@ -52,7 +57,9 @@ final class IRCView: Sendable {
         case .roleChanged(let change):
             guard let channel = Self.channel(change.chat), let role = change.role else { return [] }
             let by = change.by.map(Self.prefix) ?? serverName
-            return [IRCMessage(source: by, command: "MODE", params: [channel, role >= .admin ? "+o" : "-o", change.user.handle])]
+            let mode = role >= .admin ? "+o" : role == .voiced ? "+v" : "-ov"
+            let params = mode == "-ov" ? [channel, mode, change.user.handle, change.user.handle] : [channel, mode, change.user.handle]
+            return [IRCMessage(source: by, command: "MODE", params: params)]
         case .presenceChanged(let change):
             // Gone offline everywhere: QUIT, as IRC says a user left the network.
             guard !change.online, change.user.id != me.id else { return [] }

@@ -142,14 +142,46 @@ extension PostgresChatStore {
         return try await self.chat(id: chat)
     }
 
-    public func setGroupRules(of chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat? {
+    public func setGroupRules(of chat: ChatID, _ change: GroupRulesChange) async throws -> Chat? {
+        let limit = change.memberLimit.map(Int64.init)
         try await rows(
             """
-            UPDATE chat SET anyone_sets_topic = coalesce(\(anyoneSetsTopic), anyone_sets_topic),
-                anyone_mentions_all = coalesce(\(anyoneMentionsAll), anyone_mentions_all)
+            UPDATE chat SET anyone_sets_topic = coalesce(\(change.anyoneSetsTopic), anyone_sets_topic),
+                anyone_mentions_all = coalesce(\(change.anyoneMentionsAll), anyone_mentions_all),
+                is_public = coalesce(\(change.isPublic), is_public), moderated = coalesce(\(change.moderated), moderated),
+                member_limit = CASE WHEN \(limit)::bigint IS NULL THEN member_limit ELSE nullif(\(limit)::bigint, 0) END,
+                join_key = CASE WHEN \(change.key)::text IS NULL THEN join_key ELSE nullif(\(change.key)::text, '') END
             WHERE id = \(chat.rawValue)
             """)
         return try await self.chat(id: chat)
+    }
+
+    public func joinKey(of chat: ChatID) async throws -> String? {
+        guard let row = try await rows("SELECT join_key FROM chat WHERE id = \(chat.rawValue)").first else { return nil }
+        return try row.decode(String?.self)
+    }
+
+    public func setBan(_ handle: String, in chat: ChatID, banned: Bool, at time: Date) async throws -> Bool {
+        let folded = handle.lowercased()
+        if banned {
+            return try await !rows(
+                """
+                INSERT INTO ban (chat_id, handle, banned_at) VALUES (\(chat.rawValue), \(folded), \(time.storedMilliseconds))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """
+            ).isEmpty
+        }
+        return try await !rows("DELETE FROM ban WHERE chat_id = \(chat.rawValue) AND handle = \(folded) RETURNING 1").isEmpty
+    }
+
+    public func isBanned(_ handle: String, in chat: ChatID) async throws -> Bool {
+        try await !rows("SELECT 1 FROM ban WHERE chat_id = \(chat.rawValue) AND handle = \(handle.lowercased())").isEmpty
+    }
+
+    public func bans(of chat: ChatID) async throws -> [String] {
+        try await rows("SELECT handle FROM ban WHERE chat_id = \(chat.rawValue) ORDER BY banned_at, handle").map {
+            try $0.decode(String.self)
+        }
     }
 
     public func recordSeen(_ user: UserID, at time: Date) async throws {

@@ -202,7 +202,10 @@ enum PostgresRows {
     }
 
     static let chatColumns =
-        "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all"
+        """
+        c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all,
+        c.moderated, c.member_limit, c.join_key IS NOT NULL
+        """
 
     /// Chats from rows of `chatColumns`, with the two users of each direct chat.
     static func chats(_ rows: [PostgresRow], on connection: PostgresConnection, logger: Logger) async throws -> [Chat] {
@@ -223,11 +226,14 @@ enum PostgresRows {
                     participants.append(try userRef(&memberCells))
                 }
             }
-            chats.append(
-                Chat(
-                    id: id, kind: kind, handle: try cells.next(), title: try cells.next(), isPublic: try cells.next(),
-                    participants: participants, createdAt: try cells.date(), topic: try cells.next(), anyoneSetsTopic: try cells.next(),
-                    anyoneMentionsAll: try cells.next()))
+            var chat = Chat(
+                id: id, kind: kind, handle: try cells.next(), title: try cells.next(), isPublic: try cells.next(),
+                participants: participants, createdAt: try cells.date(), topic: try cells.next(), anyoneSetsTopic: try cells.next(),
+                anyoneMentionsAll: try cells.next())
+            chat.moderated = try cells.next()
+            chat.memberLimit = (try cells.next(Int64?.self)).map { Int(clamping: $0) }
+            chat.keyed = try cells.next()
+            chats.append(chat)
         }
         return chats
     }

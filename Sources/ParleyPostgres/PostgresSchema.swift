@@ -254,6 +254,23 @@ enum PostgresSchema {
             ALTER TABLE users ADD COLUMN is_guest boolean NOT NULL DEFAULT false;
             """
         ),
+        (
+            // Group modes as IRC has them: moderated, a member limit, a key; bans.
+            "6-group-modes",
+            """
+            ALTER TABLE chat ADD COLUMN moderated boolean NOT NULL DEFAULT false;
+            ALTER TABLE chat ADD COLUMN member_limit bigint;
+            ALTER TABLE chat ADD COLUMN join_key text;
+            CREATE TABLE ban (
+                chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                handle text NOT NULL,
+                banned_at bigint NOT NULL,
+                PRIMARY KEY (chat_id, handle)
+            );
+            ALTER TABLE member DROP CONSTRAINT member_role_check;
+            ALTER TABLE member ADD CONSTRAINT member_role_check CHECK (role IN ('owner', 'admin', 'voiced', 'member'));
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

@@ -226,15 +226,50 @@ public enum Args {
         }
     }
 
-    /// `set_group_rules`: a rule left out stays as it is.
+    /// `set_group_rules`: a rule left out stays as it is; `member_limit` 0 and an empty
+    /// `key` remove those.
     public struct GroupRules: Codable, Sendable {
         public var chat: ChatID
         public var anyoneSetsTopic: Bool?
         public var anyoneMentionsAll: Bool?
-        public init(chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) {
+        public var isPublic: Bool?
+        public var moderated: Bool?
+        public var memberLimit: Int?
+        public var key: String?
+        public init(chat: ChatID, _ change: GroupRulesChange) {
             self.chat = chat
-            self.anyoneSetsTopic = anyoneSetsTopic
-            self.anyoneMentionsAll = anyoneMentionsAll
+            anyoneSetsTopic = change.anyoneSetsTopic
+            anyoneMentionsAll = change.anyoneMentionsAll
+            isPublic = change.isPublic
+            moderated = change.moderated
+            memberLimit = change.memberLimit
+            key = change.key
+        }
+
+        public var change: GroupRulesChange {
+            GroupRulesChange(
+                anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll, isPublic: isPublic, moderated: moderated,
+                memberLimit: memberLimit, key: key)
+        }
+    }
+
+    /// `ban`, `unban`: a handle, taken or not.
+    public struct Ban: Codable, Sendable {
+        public var handle: String
+        public var chat: ChatID
+        public init(handle: String, chat: ChatID) {
+            self.handle = handle
+            self.chat = chat
+        }
+    }
+
+    /// `join_group`: the key, for a group that has one.
+    public struct JoinGroup: Codable, Sendable {
+        public var handle: String
+        public var key: String?
+        public init(handle: String, key: String?) {
+            self.handle = handle
+            self.key = key
         }
     }
 

@@ -13,7 +13,7 @@ public enum Op: String, CaseIterable, Sendable {
     case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"
     case revokeSignupCode = "revoke_signup_code"
     case editMessage = "edit_message", deleteMessage = "delete_message", react, unreact, mentions, typing
-    case setTopic = "set_topic", setGroupRules = "set_group_rules"
+    case setTopic = "set_topic", setGroupRules = "set_group_rules", ban, unban, bans
     case setAway = "set_away", back, hideActivity = "hide_activity", activity, sessions, revokeSession = "revoke_session"
     case ping
 }

@@ -129,8 +129,8 @@ public enum OpDeclarations {
         try await call.service.createGroup(handle: args.handle, title: args.title, isPublic: args.isPublic ?? true)
     }
     public static let group = OpDeclaration(.group) { (call, args: Args.Handle) in try await call.service.group(handle: args.handle) }
-    public static let joinGroup = OpDeclaration(.joinGroup) { (call, args: Args.Handle) in
-        try await call.service.joinGroup(handle: args.handle)
+    public static let joinGroup = OpDeclaration(.joinGroup) { (call, args: Args.JoinGroup) in
+        try await call.service.joinGroup(handle: args.handle, key: args.key)
     }
     public static let join = OpDeclaration(.join) { (call, args: Args.Join) in try await call.service.join(invite: args.invite) }
     public static let invite = OpDeclaration(.invite) { (call, args: Args.Member) in
@@ -161,9 +161,17 @@ public enum OpDeclarations {
         try await call.service.setTopic(args.topic, in: args.chat)
     }
     public static let setGroupRules = OpDeclaration(.setGroupRules) { (call, args: Args.GroupRules) in
-        try await call.service.setGroupRules(
-            in: args.chat, anyoneSetsTopic: args.anyoneSetsTopic, anyoneMentionsAll: args.anyoneMentionsAll)
+        try await call.service.setGroupRules(in: args.chat, args.change)
     }
+    public static let ban = OpDeclaration(.ban) { (call, args: Args.Ban) in
+        try await call.service.ban(handle: args.handle, from: args.chat)
+        return Empty()
+    }
+    public static let unban = OpDeclaration(.unban) { (call, args: Args.Ban) in
+        try await call.service.unban(handle: args.handle, from: args.chat)
+        return Empty()
+    }
+    public static let bans = OpDeclaration(.bans) { (call, args: Args.Chat) in try await call.service.bans(in: args.chat) }
     public static let groups = OpDeclaration(.groups) { (call, _: Empty) in try await call.service.groups() }
 
     // Presence
@@ -230,6 +238,9 @@ extension Op {
         case .typing: OpDeclarations.typing
         case .setTopic: OpDeclarations.setTopic
         case .setGroupRules: OpDeclarations.setGroupRules
+        case .ban: OpDeclarations.ban
+        case .unban: OpDeclarations.unban
+        case .bans: OpDeclarations.bans
         case .setAway: OpDeclarations.setAway
         case .back: OpDeclarations.back
         case .hideActivity: OpDeclarations.hideActivity

@@ -194,6 +194,9 @@ extension Chat: WireWritable {
             writer.field("topic", topic)
             if anyoneSetsTopic { writer.field("anyone_sets_topic", true) }
             if anyoneMentionsAll { writer.field("anyone_mentions_all", true) }
+            if moderated { writer.field("moderated", true) }
+            if let memberLimit { writer.field("member_limit", memberLimit) }
+            if keyed { writer.field("keyed", true) }
         }
     }
 }

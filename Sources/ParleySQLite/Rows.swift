@@ -48,13 +48,20 @@ enum Rows {
     }
 
     static let chatColumns =
-        "c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all"
+        """
+        c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all,
+        c.moderated, c.member_limit, c.join_key IS NOT NULL
+        """
 
     static func chat(_ row: Row, participants: [UserRef], from index: Int = 0) -> Chat {
-        Chat(
+        var chat = Chat(
             id: ChatID(row[index]), kind: ChatKind(rawValue: row[index + 1]) ?? .group, handle: row[index + 2],
             title: row[index + 3], isPublic: row[index + 4], participants: participants.sorted { $0.id < $1.id },
             createdAt: date(row[index + 5]), topic: row[index + 6], anyoneSetsTopic: row[index + 7], anyoneMentionsAll: row[index + 8])
+        chat.moderated = row[index + 9]
+        chat.memberLimit = row[index + 10]
+        chat.keyed = row[index + 11]
+        return chat
     }
 
     static func chat(_ db: Database, id: ChatID) throws -> Chat? {

@@ -149,14 +149,53 @@ extension SQLiteChatStore {
         }
     }
 
-    public func setGroupRules(of chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat? {
+    public func setGroupRules(of chat: ChatID, _ change: GroupRulesChange) async throws -> Chat? {
         try await pool.write { db in
             try db.execute(
                 sql: """
-                    UPDATE chat SET anyone_sets_topic = coalesce(?, anyone_sets_topic), anyone_mentions_all = coalesce(?, anyone_mentions_all)
+                    UPDATE chat SET anyone_sets_topic = coalesce(?, anyone_sets_topic), anyone_mentions_all = coalesce(?, anyone_mentions_all),
+                        is_public = coalesce(?, is_public), moderated = coalesce(?, moderated),
+                        member_limit = CASE WHEN ? IS NULL THEN member_limit ELSE nullif(?, 0) END,
+                        join_key = CASE WHEN ? IS NULL THEN join_key ELSE nullif(?, '') END
                     WHERE id = ?
-                    """, arguments: [anyoneSetsTopic, anyoneMentionsAll, chat.rawValue])
+                    """,
+                arguments: [
+                    change.anyoneSetsTopic, change.anyoneMentionsAll, change.isPublic, change.moderated, change.memberLimit,
+                    change.memberLimit, change.key, change.key, chat.rawValue,
+                ])
             return try Rows.chat(db, id: chat)
+        }
+    }
+
+    public func joinKey(of chat: ChatID) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT join_key FROM chat WHERE id = ?", arguments: [chat.rawValue])
+        }
+    }
+
+    public func setBan(_ handle: String, in chat: ChatID, banned: Bool, at time: Date) async throws -> Bool {
+        try await pool.write { db in
+            if banned {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO ban (chat_id, handle, banned_at) VALUES (?, ?, ?)",
+                    arguments: [chat.rawValue, handle, time.storedMilliseconds])
+            } else {
+                try db.execute(sql: "DELETE FROM ban WHERE chat_id = ? AND handle = ?", arguments: [chat.rawValue, handle])
+            }
+            return db.changesCount > 0
+        }
+    }
+
+    public func isBanned(_ handle: String, in chat: ChatID) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM ban WHERE chat_id = ? AND handle = ?)", arguments: [chat.rawValue, handle]) ?? false
+        }
+    }
+
+    public func bans(of chat: ChatID) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT handle FROM ban WHERE chat_id = ? ORDER BY banned_at, handle", arguments: [chat.rawValue])
         }
     }
 

@@ -260,6 +260,39 @@ enum Schema {
         migrator.registerMigration("v13") { db in
             try db.execute(sql: "ALTER TABLE user ADD COLUMN is_guest INTEGER NOT NULL DEFAULT 0")
         }
+        // Group modes as IRC has them: moderated, a member limit, a key; bans.
+        migrator.registerMigration("v14") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE chat ADD COLUMN moderated INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE chat ADD COLUMN member_limit INTEGER;
+                    ALTER TABLE chat ADD COLUMN join_key TEXT;
+                    CREATE TABLE ban (
+                        chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                        handle TEXT NOT NULL COLLATE NOCASE,
+                        banned_at INTEGER NOT NULL,
+                        PRIMARY KEY (chat_id, handle)
+                    ) WITHOUT ROWID;
+                    -- A member's role may be 'voiced' too: SQLite changes a CHECK by
+                    -- rebuilding the table.
+                    CREATE TABLE member_v14 (
+                        chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                        user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'voiced', 'member')),
+                        joined_at INTEGER NOT NULL,
+                        read_seq INTEGER NOT NULL DEFAULT 0,
+                        read_at INTEGER NOT NULL,
+                        cleared_seq INTEGER NOT NULL DEFAULT 0,
+                        hidden INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (chat_id, user_id)
+                    ) WITHOUT ROWID;
+                    INSERT INTO member_v14 (chat_id, user_id, role, joined_at, read_seq, read_at, cleared_seq, hidden)
+                        SELECT chat_id, user_id, role, joined_at, read_seq, read_at, cleared_seq, hidden FROM member;
+                    DROP TABLE member;
+                    ALTER TABLE member_v14 RENAME TO member;
+                    CREATE INDEX member_user_list ON member(user_id, chat_id, read_seq, cleared_seq, hidden);
+                    """)
+        }
         return migrator
     }
 }

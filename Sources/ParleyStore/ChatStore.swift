@@ -75,7 +75,14 @@ public protocol ChatStore: Sendable {
 
     // Groups' topics and rules
     func setTopic(_ topic: String?, of chat: ChatID) async throws -> Chat?
-    func setGroupRules(of chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat?
+    func setGroupRules(of chat: ChatID, _ change: GroupRulesChange) async throws -> Chat?
+    /// The key joining `chat` by handle needs (nil: none).
+    func joinKey(of chat: ChatID) async throws -> String?
+    /// Bans or unbans a handle (as `Limits.userHandle` gives it) from `chat`; true when
+    /// that changed something.
+    func setBan(_ handle: String, in chat: ChatID, banned: Bool, at time: Date) async throws -> Bool
+    func isBanned(_ handle: String, in chat: ChatID) async throws -> Bool
+    func bans(of chat: ChatID) async throws -> [String]
 
     // Messages
     /// Stores a message after checking the sender is a member; committed before it

@@ -7,17 +7,22 @@ public enum ChatKind: String, Codable, Sendable {
 
 public enum Role: String, Codable, Sendable, Comparable {
     case member
+    /// A member who may post in a moderated group (IRC's +v).
+    case voiced
     case admin
     case owner
 
     /// Owners and admins manage members and invite links.
-    public var canManage: Bool { self != .member }
+    public var canManage: Bool { self >= .admin }
+    /// May post when the group is moderated.
+    public var canPostWhenModerated: Bool { self >= .voiced }
 
     private var rank: Int {
         switch self {
         case .member: 0
-        case .admin: 1
-        case .owner: 2
+        case .voiced: 1
+        case .admin: 2
+        case .owner: 3
         }
     }
 
@@ -31,6 +36,7 @@ public enum Role: String, Codable, Sendable, Comparable {
 public struct Chat: Hashable, Codable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, handle, title, isPublic, participants, createdAt, topic, anyoneSetsTopic, anyoneMentionsAll
+        case moderated, memberLimit, keyed
     }
 
     public var id: ChatID
@@ -46,6 +52,12 @@ public struct Chat: Hashable, Codable, Sendable {
     public var anyoneSetsTopic: Bool
     /// Every member may mention `@all`/`@here` (otherwise the owner and admins).
     public var anyoneMentionsAll: Bool
+    /// Only the owner, admins and voiced members post (IRC's +m).
+    public var moderated = false
+    /// Joining needs room under this many members (IRC's +l); nil: no limit.
+    public var memberLimit: Int?
+    /// Joining by handle needs the group's key (IRC's +k); the key itself is never shown.
+    public var keyed = false
 
     public init(
         id: ChatID, kind: ChatKind, handle: String?, title: String?, isPublic: Bool,
@@ -74,6 +86,9 @@ public struct Chat: Hashable, Codable, Sendable {
             topic: try container.decodeIfPresent(String.self, forKey: .topic),
             anyoneSetsTopic: try container.decodeIfPresent(Bool.self, forKey: .anyoneSetsTopic) ?? false,
             anyoneMentionsAll: try container.decodeIfPresent(Bool.self, forKey: .anyoneMentionsAll) ?? false)
+        moderated = try container.decodeIfPresent(Bool.self, forKey: .moderated) ?? false
+        memberLimit = try container.decodeIfPresent(Int.self, forKey: .memberLimit)
+        keyed = try container.decodeIfPresent(Bool.self, forKey: .keyed) ?? false
     }
 
     /// The rules are written only when they allow something (most chats: neither), as
@@ -90,6 +105,9 @@ public struct Chat: Hashable, Codable, Sendable {
         try container.encodeIfPresent(topic, forKey: .topic)
         if anyoneSetsTopic { try container.encode(true, forKey: .anyoneSetsTopic) }
         if anyoneMentionsAll { try container.encode(true, forKey: .anyoneMentionsAll) }
+        if moderated { try container.encode(true, forKey: .moderated) }
+        try container.encodeIfPresent(memberLimit, forKey: .memberLimit)
+        if keyed { try container.encode(true, forKey: .keyed) }
     }
 
     /// The other side of a direct chat, seen from `user`.
@@ -131,4 +149,31 @@ public struct ChatSummary: Hashable, Codable, Sendable {
         self.unread = unread
         self.lastActivity = lastActivity
     }
+}
+
+/// A change to a group's rules: each field left nil stays as it is.
+public struct GroupRulesChange: Hashable, Codable, Sendable {
+    public var anyoneSetsTopic: Bool?
+    public var anyoneMentionsAll: Bool?
+    /// Public groups are listed and joined by handle; private ones by invitation.
+    public var isPublic: Bool?
+    public var moderated: Bool?
+    /// A member limit; 0 removes it.
+    public var memberLimit: Int?
+    /// The key joining by handle needs; empty removes it.
+    public var key: String?
+
+    public init(
+        anyoneSetsTopic: Bool? = nil, anyoneMentionsAll: Bool? = nil, isPublic: Bool? = nil, moderated: Bool? = nil,
+        memberLimit: Int? = nil, key: String? = nil
+    ) {
+        self.anyoneSetsTopic = anyoneSetsTopic
+        self.anyoneMentionsAll = anyoneMentionsAll
+        self.isPublic = isPublic
+        self.moderated = moderated
+        self.memberLimit = memberLimit
+        self.key = key
+    }
+
+    public var isEmpty: Bool { self == GroupRulesChange() }
 }

@@ -133,8 +133,8 @@ public protocol ChatService: AnyObject, Sendable {
     // Groups
     func createGroup(handle: String, title: String?, isPublic: Bool) async throws -> Chat
     func group(handle: String) async throws -> Chat
-    /// Joins a public group by handle.
-    func joinGroup(handle: String) async throws -> Chat
+    /// Joins a public group by handle, with its key if it has one.
+    func joinGroup(handle: String, key: String?) async throws -> Chat
     /// Joins a group with an invite code or a `parley://join/CODE` link.
     func join(invite codeOrLink: String) async throws -> Chat
     func invite(user: UserID, to chat: ChatID) async throws
@@ -147,8 +147,16 @@ public protocol ChatService: AnyObject, Sendable {
     /// Sets a group's topic (nil or empty clears it): owner and admins, or every member
     /// when the group allows it. Members get `chat_updated`.
     func setTopic(_ topic: String?, in chat: ChatID) async throws -> Chat
-    /// Changes who may set the topic and mention everyone (owner and admins only).
-    func setGroupRules(in chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat
+    /// Changes a group's rules: who may set the topic, mention everyone and post;
+    /// public or private; a member limit; a key (owner and admins only).
+    func setGroupRules(in chat: ChatID, _ change: GroupRulesChange) async throws -> Chat
+    /// Bans a handle from a group (removing its user if they are in it): nobody under
+    /// it can join or be invited until unbanned, whether or not it is taken yet, as IRC
+    /// bans a nick (owner and admins).
+    func ban(handle: String, from chat: ChatID) async throws
+    func unban(handle: String, from chat: ChatID) async throws
+    /// The handles banned from a group, oldest first (members see the list).
+    func bans(in chat: ChatID) async throws -> [String]
     /// The groups the user is a member of.
     func groups() async throws -> [Chat]
 
@@ -179,6 +187,14 @@ extension ChatService {
     }
 
     /// One `sendMessage` after another.
+    public func joinGroup(handle: String) async throws -> Chat {
+        try await joinGroup(handle: handle, key: nil)
+    }
+
+    public func setGroupRules(in chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat {
+        try await setGroupRules(in: chat, GroupRulesChange(anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll))
+    }
+
     public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
         var sent: [Message] = []
         for item in batch {

@@ -180,6 +180,21 @@ public enum Limits {
         return name
     }
 
+    /// The largest member limit a group may set.
+    public static let maxMemberLimit = 100_000
+    public static let maxGroupKeyLength = 32
+
+    /// A group key: 1–32 printable bytes without spaces or commas (IRC splits on them);
+    /// empty removes the key.
+    public static func groupKey(_ key: String) throws(ParleyError) -> String {
+        guard
+            key.isEmpty || (key.utf8.count <= maxGroupKeyLength && !key.unicodeScalars.contains { isControl($0) || $0 == " " || $0 == "," })
+        else {
+            throw ParleyError(.invalidArgument, "a group key is 1–\(maxGroupKeyLength) printable bytes, without spaces or commas")
+        }
+        return key
+    }
+
     public static let maxReasonLength = 200
 
     /// Why someone left, kicked or quit: trimmed, printable, at most `maxReasonLength`

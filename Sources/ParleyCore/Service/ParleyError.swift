@@ -58,6 +58,14 @@ extension ErrorCode {
     public static let alreadyMember = ErrorCode("already_member")
     public static let notAGroup = ErrorCode("not_a_group")
     public static let privateGroup = ErrorCode("private_group")
+    /// Banned from the group: no joining, no invitation, until unbanned.
+    public static let banned = ErrorCode("banned")
+    /// The group needs a key to join by handle, and this was not it.
+    public static let badKey = ErrorCode("bad_key")
+    /// The group is at its member limit.
+    public static let groupFull = ErrorCode("group_full")
+    /// The group is moderated: only the owner, admins and voiced members post.
+    public static let moderated = ErrorCode("moderated")
     public static let invalidInvite = ErrorCode("invalid_invite")
     public static let inviteExpired = ErrorCode("invite_expired")
     public static let inviteUsedUp = ErrorCode("invite_used_up")

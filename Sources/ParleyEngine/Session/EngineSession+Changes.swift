@@ -97,11 +97,40 @@ extension EngineSession {
         return try await updated(chat, by: user, what: "topic") { try await store.setTopic(topic, of: chat) }
     }
 
-    public func setGroupRules(in chat: ChatID, anyoneSetsTopic: Bool?, anyoneMentionsAll: Bool?) async throws -> Chat {
+    public func setGroupRules(in chat: ChatID, _ change: GroupRulesChange) async throws -> Chat {
         let user = try await requireManager(chat).user
-        return try await updated(chat, by: user, what: "rules") {
-            try await store.setGroupRules(of: chat, anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll)
+        var change = change
+        if let limit = change.memberLimit, !(0...Limits.maxMemberLimit).contains(limit) {
+            throw ParleyError(.invalidArgument, "a member limit is 1 to \(Limits.maxMemberLimit), or 0 for none")
         }
+        change.key = try change.key.map { key throws(ParleyError) in try Limits.groupKey(key) }
+        return try await updated(chat, by: user, what: "rules") { try await store.setGroupRules(of: chat, change) }
+    }
+
+    public func ban(handle: String, from chat: ChatID) async throws {
+        let (entry, role, user) = try await requireManager(chat)
+        let handle = try Limits.userHandle(handle)
+        guard handle != user.handle.lowercased() else { throw ParleyError(.invalidArgument, "you cannot ban yourself") }
+        let target = try await store.user(handle: handle)
+        if let target, let targetRole = entry.roles[target.id], targetRole >= role {
+            throw ParleyError(.forbidden, "you cannot ban a member whose role is \(targetRole.rawValue)")
+        }
+        _ = try await store.setBan(handle, in: chat, banned: true, at: engine.now)
+        if let target, entry.roles[target.id] != nil { try await kick(user: target.id, from: chat, reason: "banned") }
+        _ = try await updated(chat, by: user, what: "bans") { try await store.chat(id: chat) }
+    }
+
+    public func unban(handle: String, from chat: ChatID) async throws {
+        let user = try await requireManager(chat).user
+        guard try await store.setBan(try Limits.userHandle(handle), in: chat, banned: false, at: engine.now) else {
+            throw ParleyError(.invalidArgument, "@\(handle) is not banned")
+        }
+        _ = try await updated(chat, by: user, what: "bans") { try await store.chat(id: chat) }
+    }
+
+    public func bans(in chat: ChatID) async throws -> [String] {
+        _ = try await requireGroupMember(chat)
+        return try await store.bans(of: chat)
     }
 
     /// Applies a change to a group, forgets the cached copy and tells the members.

@@ -25,7 +25,9 @@ extension EngineSession {
         return chat
     }
 
-    public func joinGroup(handle: String) async throws -> Chat {
+    /// Joins a public group by handle: not when banned, not past its member limit, and
+    /// with its key when it has one.
+    public func joinGroup(handle: String, key: String?) async throws -> Chat {
         let user = try requireUser()
         let bare = handle.hasPrefix("#") ? String(handle.dropFirst()) : handle
         guard let chat = try await store.group(handle: bare.lowercased()) else {
@@ -37,8 +39,35 @@ extension EngineSession {
         guard chat.isPublic else {
             throw ParleyError(.privateGroup, "#\(bare) is private: join it with an invite code")
         }
+        try await requireNotBanned(user.handle, from: chat, "you are banned from #\(bare)")
+        if chat.keyed {
+            guard let key, let expected = try await store.joinKey(of: chat.id), Self.sameKey(key, expected) else {
+                throw ParleyError(.badKey, "#\(bare) needs its key to join: /join #\(bare) KEY")
+            }
+        }
+        try await requireRoom(in: chat)
         try await addMember(user.ref, to: chat, by: nil)
         return chat
+    }
+
+    /// Compares keys in time that does not depend on where they differ.
+    static func sameKey(_ given: String, _ expected: String) -> Bool {
+        let (a, b) = (Array(given.utf8), Array(expected.utf8))
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    func requireNotBanned(_ handle: String, from chat: Chat, _ message: String) async throws {
+        if try await store.isBanned(handle.lowercased(), in: chat.id) { throw ParleyError(.banned, message) }
+    }
+
+    /// Room under the group's member limit, if it has one.
+    func requireRoom(in chat: Chat) async throws {
+        guard let limit = chat.memberLimit else { return }
+        let count = try await engine.directory.entry(chat.id)?.roles.count ?? 0
+        guard count < limit else {
+            throw ParleyError(.groupFull, "\(Self.name(of: chat)) is full: it takes at most \(limit) members")
+        }
     }
 
     public func join(invite codeOrLink: String) async throws -> Chat {
@@ -49,7 +78,12 @@ extension EngineSession {
         }
         if let refusal = invite.refusal(at: engine.now) { throw refusal }
         let alreadyMember = ParleyError(.alreadyMember, "you are already a member of this group")
+        guard let group = try await engine.directory.entry(invite.chatID)?.chat else {
+            throw ParleyError(.unknownChat, "the group no longer exists")
+        }
         if try await engine.directory.entry(invite.chatID)?.roles[user.id] != nil { throw alreadyMember }
+        try await requireNotBanned(user.handle, from: group, "you are banned from \(Self.name(of: group))")
+        try await requireRoom(in: group)
         guard try await store.useInvite(code: code, user: user.id, at: engine.now) else { throw alreadyMember }
         engine.directory.invalidate(invite.chatID)
         guard let entry = try await engine.directory.entry(invite.chatID) else {
@@ -72,6 +106,8 @@ extension EngineSession {
         guard entry.roles[invitee] == nil else {
             throw ParleyError(.alreadyMember, "@\(target.handle) is already a member")
         }
+        // An invitation passes a key and a member limit, as on IRC; never a ban.
+        try await requireNotBanned(target.handle, from: entry.chat, "@\(target.handle) is banned from \(Self.name(of: entry.chat))")
         try await addMember(target.ref, to: entry.chat, by: user.ref)
     }
 

@@ -55,7 +55,8 @@ extension EngineSession {
         _ = try await store.removeMember(target, from: chat, newOwner: nil)
         engine.directory.invalidate(chat)
         try await publish(
-            .memberKicked(MemberChange(chat: entry.chat, user: targetUser.ref, by: user.ref, reason: reason)), toMembersOf: chat, alsoTo: [target])
+            .memberKicked(MemberChange(chat: entry.chat, user: targetUser.ref, by: user.ref, reason: reason)), toMembersOf: chat,
+            alsoTo: [target])
     }
 
     /// Changes a member's role. The owner may set any role, and making someone owner
@@ -66,7 +67,8 @@ extension EngineSession {
         guard let targetRole = entry.roles[target] else {
             throw ParleyError(.notMember, "that user is not a member of #\(entry.chat.handle ?? "")")
         }
-        let allowed = role == .owner || (targetRole == .member && newRole == .admin)
+        // An admin may voice, unvoice and promote plain and voiced members; the rest is the owner's.
+        let allowed = role == .owner || (targetRole < .admin && newRole <= .admin)
         guard allowed else {
             throw ParleyError(.forbidden, "only the owner can make that change")
         }

@@ -132,8 +132,13 @@ extension EngineSession {
     private func chatID(for recipient: Recipient, as user: User) async throws -> ChatID {
         switch recipient {
         // The store checks membership as it stores the message.
-        case .chat(let id): try await requireMember(id, confirmed: false).entry.chat.id
-        case .user(let peer): try await openDirectChat(with: peer, as: user)
+        case .chat(let id):
+            let (entry, role, _) = try await requireMember(id, confirmed: false)
+            guard !entry.chat.moderated || role.canPostWhenModerated else {
+                throw ParleyError(.moderated, "\(Self.name(of: entry.chat)) is moderated: only its owner, admins and voiced members post")
+            }
+            return entry.chat.id
+        case .user(let peer): return try await openDirectChat(with: peer, as: user)
         }
     }
 

@@ -110,8 +110,9 @@ public enum CommandTable {
             summary: "create a group (public unless --private) and switch to it", example: "/create #swift Swift on Linux"
         ) { shell, input in try await shell.create(&input) },
         CommandSpec(
-            name: "join", aliases: ["j"], usage: "/join #G|CODE|parley://join/CODE",
-            summary: "join a public group, or any group with an invite", example: "/join parley://join/abcd…"
+            name: "join", aliases: ["j"], usage: "/join #G [KEY]|CODE|parley://join/CODE",
+            summary: "join a public group (with its key, if it has one), or any group with an invite",
+            example: "/join parley://join/abcd…"
         ) { shell, input in try await shell.join(&input) },
         CommandSpec(
             name: "invite", usage: "/invite @H [#G]  |  /invite --link [#G] [--uses N] [--expires 30m|2h|7d]",
@@ -137,13 +138,35 @@ public enum CommandTable {
             shell, input in try await shell.setRole(&input, .member)
         },
         CommandSpec(
+            name: "voice", usage: "/voice @H [#G]", summary: "let a member post in a moderated group (owner and admins)",
+            example: "/voice @bob #news"
+        ) { shell, input in try await shell.setRole(&input, .voiced) },
+        CommandSpec(
+            name: "devoice", usage: "/devoice @H [#G]", summary: "make a voiced member a plain member (owner and admins)",
+            example: "/devoice @bob #news"
+        ) { shell, input in try await shell.setRole(&input, .member) },
+        CommandSpec(
+            name: "ban", usage: "/ban @H [#G]", summary: "remove a user and keep them out until unbanned (owner and admins)",
+            example: "/ban @mallory #swift"
+        ) { shell, input in try await shell.ban(&input, banned: true) },
+        CommandSpec(
+            name: "unban", usage: "/unban @H [#G]", summary: "let a banned user join or be invited again (owner and admins)",
+            example: "/unban @mallory #swift"
+        ) { shell, input in try await shell.ban(&input, banned: false) },
+        CommandSpec(name: "bans", usage: "/bans [#G]", summary: "who is banned from a group", example: "/bans #swift") {
+            shell, input in try await shell.bans(&input)
+        },
+        CommandSpec(
             name: "topic", usage: "/topic [#G] [TEXT | --clear]",
             summary: "show or set a group's topic (owner and admins, or anyone if the rules allow)",
             example: "/topic #swift Swift 6.2 on Linux"
         ) { shell, input in try await shell.topic(&input) },
         CommandSpec(
-            name: "rules", usage: "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins]",
-            summary: "show or change who may set the topic and mention @all (owner and admins)", example: "/rules #swift topic=anyone"
+            name: "rules",
+            usage:
+                "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins] [posting=anyone|voiced] [visibility=public|private] [limit=N|none] [key=KEY|none]",
+            summary: "show or change a group's rules: topic, @all, who posts, public or private, member limit, key (owner and admins)",
+            example: "/rules #swift topic=anyone limit=50"
         ) { shell, input in try await shell.rules(&input) },
         CommandSpec(
             name: "online", usage: "/online [#G]", summary: "who in a group is online, and who is looking at it",

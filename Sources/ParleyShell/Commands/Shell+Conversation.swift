@@ -80,24 +80,34 @@ extension Shell {
     }
 
     func rules(_ input: inout CommandInput) async throws {
-        let usage = "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins]"
+        let usage =
+            "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins] [posting=anyone|voiced] [visibility=public|private] [limit=N|none] [key=KEY|none]"
         let word = try input.target()
-        var topic: Bool?
-        var mentions: Bool?
+        var change = GroupRulesChange()
         while let setting = try input.word() {
-            let parts = setting.lowercased().split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, ["anyone", "admins"].contains(parts[1]) else { throw ParleyError(.usage, "usage: \(usage)") }
-            switch parts[0] {
-            case "topic": topic = parts[1] == "anyone"
-            case "mentions", "all": mentions = parts[1] == "anyone"
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw ParleyError(.usage, "usage: \(usage)") }
+            let (name, value) = (parts[0].lowercased(), parts[1])
+            func choice(_ yes: String, _ no: String) throws(ParleyError) -> Bool {
+                guard [yes, no].contains(value.lowercased()) else { throw ParleyError(.usage, "usage: \(usage)") }
+                return value.lowercased() == yes
+            }
+            switch name {
+            case "topic": change.anyoneSetsTopic = try choice("anyone", "admins")
+            case "mentions", "all": change.anyoneMentionsAll = try choice("anyone", "admins")
+            case "posting": change.moderated = try choice("voiced", "anyone")
+            case "visibility": change.isPublic = try choice("public", "private")
+            case "limit":
+                guard value.lowercased() == "none" || Int(value).map({ $0 > 0 }) == true else {
+                    throw ParleyError(.usage, "usage: \(usage)")
+                }
+                change.memberLimit = Int(value) ?? 0
+            case "key": change.key = value.lowercased() == "none" ? "" : value
             default: throw ParleyError(.usage, "usage: \(usage)")
             }
         }
         let chat = try await groupTarget(word)
-        let result =
-            topic == nil && mentions == nil
-            ? try await service.chat(chat.id)
-            : try await service.setGroupRules(in: chat.id, anyoneSetsTopic: topic, anyoneMentionsAll: mentions)
+        let result = change.isEmpty ? try await service.chat(chat.id) : try await service.setGroupRules(in: chat.id, change)
         output.result("rules", ["Rules of \(Format.label(result, me: me?.id)): \(Format.rules(result))"], json: result)
     }
 }

@@ -21,9 +21,11 @@ extension Shell {
 
     func join(_ input: inout CommandInput) async throws {
         let what = try input.required("#G, CODE or link")
+        let key = what.hasPrefix("#") ? try input.word() : nil
         try noMoreArguments(input)
         let chat =
-            what.hasPrefix("#") ? try await service.joinGroup(handle: String(what.dropFirst())) : try await service.join(invite: what)
+            what.hasPrefix("#")
+            ? try await service.joinGroup(handle: String(what.dropFirst()), key: key) : try await service.join(invite: what)
         completions.add(users: [], groups: [chat.handle ?? ""])
         try await makeCurrent(ChatTarget(chat: chat, peer: nil, label: Format.label(chat, me: me?.id)))
         let topic = chat.topic.map { ["Topic: \(Sanitizer.line($0))"] } ?? []
@@ -108,7 +110,7 @@ extension Shell {
         let chat = try await groupTarget(target)
         try await service.setRole(role, for: user.id, in: chat.id)
         output.result(
-            role == .admin ? "op" : "deop",
+            role == .admin ? "op" : role == .voiced ? "voice" : "deop",
             ["@\(Sanitizer.line(user.handle)) is now \(role.rawValue) of \(Format.label(chat, me: me?.id))"],
             json: ["user": user.handle, "chat": chat.handle ?? "", "role": role.rawValue])
     }
@@ -129,5 +131,31 @@ extension Shell {
         let groups = try await service.groups()
         let lines = groups.map { "\(Format.label($0, me: me?.id))" + ($0.title.map { " — \(Sanitizer.line($0))" } ?? "") }
         output.result("groups", lines.isEmpty ? ["You are in no groups: /create #name or /join #name"] : lines, json: groups)
+    }
+
+    func ban(_ input: inout CommandInput, banned: Bool) async throws {
+        let handle = try input.required("@HANDLE")
+        let target = try input.word()
+        try noMoreArguments(input)
+        let bare = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
+        let chat = try await groupTarget(target)
+        if banned {
+            try await service.ban(handle: bare, from: chat.id)
+        } else {
+            try await service.unban(handle: bare, from: chat.id)
+        }
+        output.result(
+            banned ? "ban" : "unban",
+            ["@\(Sanitizer.line(bare)) is \(banned ? "banned from" : "no longer banned from") \(Format.label(chat, me: me?.id))"],
+            json: ["user": bare, "chat": chat.handle ?? "", "banned": banned ? "true" : "false"])
+    }
+
+    func bans(_ input: inout CommandInput) async throws {
+        let target = try input.word()
+        try noMoreArguments(input)
+        let chat = try await groupTarget(target)
+        let banned = try await service.bans(in: chat.id)
+        let lines = banned.isEmpty ? ["Nobody is banned from \(Format.label(chat, me: me?.id))"] : banned.map { "@\(Sanitizer.line($0))" }
+        output.result("bans", lines, json: banned)
     }
 }

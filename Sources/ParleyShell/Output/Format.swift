@@ -156,7 +156,9 @@ public enum Format {
 
     /// `topic: admins, @all: anyone`.
     static func rules(_ chat: Chat) -> String {
-        "topic: \(chat.anyoneSetsTopic ? "anyone" : "admins"), @all: \(chat.anyoneMentionsAll ? "anyone" : "admins")"
+        "topic: \(chat.anyoneSetsTopic ? "anyone" : "admins"), @all: \(chat.anyoneMentionsAll ? "anyone" : "admins"), "
+            + "posting: \(chat.moderated ? "voiced" : "anyone"), \(chat.isPublic ? "public" : "private"), "
+            + "limit: \(chat.memberLimit.map(String.init) ?? "none"), key: \(chat.keyed ? "set" : "none")"
     }
 
     /// `[image PNG 640×480 12.3 KiB]`, `[video MP4 98.2 MiB]`.
