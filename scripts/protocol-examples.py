@@ -184,6 +184,7 @@ def main():
         bob.drain()
         show("invite a user directly (they become a member)", "alice", alice.call("invite", {"user": dave_id, "chat": group}), [("dave", dave.drain())])
         show("the groups I am in", "dave", dave.call("groups"))
+        show("the directory of public groups, by handle prefix, with member counts", "dave", dave.call("public_groups", {"query": "sw", "limit": 10}))
         show("leave a group", "dave", dave.call("leave", {"chat": group}), [("alice", alice.drain())])
         three.drain()
         show("delete a chat for myself (it comes back with the next message)", "bob", bob.call("delete_chat", {"chat": direct}), [("bob's second connection", three.drain())])

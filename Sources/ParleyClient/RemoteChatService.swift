@@ -226,6 +226,10 @@ public final class RemoteChatService: ChatService {
 
     public func group(handle: String) async throws -> Chat { try await link.call(OpDeclarations.group, Args.Handle(handle: handle)) }
 
+    public func publicGroups(_ prefix: String, limit: Int, offset: Int) async throws -> [GroupListing] {
+        try await link.call(OpDeclarations.publicGroups, Args.SearchUsers(query: prefix, limit: limit, offset: offset))
+    }
+
     public func joinGroup(handle: String, key: String?) async throws -> Chat {
         try await link.call(OpDeclarations.joinGroup, Args.JoinGroup(handle: handle, key: key))
     }

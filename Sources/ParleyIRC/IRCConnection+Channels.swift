@@ -111,7 +111,7 @@ extension IRCConnection {
             return
         }
         // A channel that does not exist, or is hidden from the user, has no names.
-        guard let chat = try? await channelChat(name) else {
+        guard let known = try? await channelChat(name), let chat = try? await session.chat(known.id) else {
             reply(IRCNumeric.endOfNames, [name, "End of /NAMES list"])
             return
         }
@@ -121,7 +121,7 @@ extension IRCConnection {
     func sendNames(_ chat: Chat, channel: String) async throws {
         let members = try await session.members(chat: chat.id)
         let names = members.map { IRCView.prefixSymbol($0.role) + $0.user.handle }
-        let kind = chat.isPublic ? "=" : "@"
+        let kind = chat.isPublic && !chat.unlisted ? "=" : "@"
         var line: [String] = []
         var length = 0
         for name in names {
@@ -238,9 +238,12 @@ extension IRCConnection {
             case "t":
                 change.anyoneSetsTopic = !adding
                 note("t")
-            case "i", "s":
+            case "i":
                 change.isPublic = !adding
-                note(letter)
+                note("i")
+            case "s":
+                change.unlisted = adding
+                note("s")
             case "n":
                 if !adding { reply(IRCNumeric.unknownMode, ["n", "is always set: only members post"]) }
             case "k":
@@ -288,6 +291,7 @@ extension IRCConnection {
         if !chat.anyoneSetsTopic { letters += "t" }
         if chat.moderated { letters += "m" }
         if !chat.isPublic { letters += "i" }
+        if chat.unlisted { letters += "s" }
         if chat.keyed {
             letters += "k"
             parameters.append("*")
@@ -307,13 +311,23 @@ extension IRCConnection {
         return nick
     }
 
-    /// LIST: the groups the user is in (the directory of public groups is not a verb yet).
+    /// LIST [#a,#b|prefix*]: the public groups (the first 500), or the ones named.
     func list(_ message: IRCMessage) async throws {
         reply(IRCNumeric.listStart, ["Channel", "Users Name"])
-        for group in try await session.groups() {
-            guard let channel = IRCView.channel(group) else { continue }
-            let count = (try? await session.members(chat: group.id).count) ?? 0
-            reply(IRCNumeric.list, [channel, String(count), group.topic ?? group.title ?? ""])
+        var listings: [GroupListing] = []
+        if let asked = message.params.first, !asked.isEmpty, !asked.hasPrefix(">"), !asked.hasPrefix("<") {
+            for name in asked.split(separator: ",").prefix(Self.maxTargets) {
+                let bare = name.hasPrefix("#") ? name.dropFirst() : name[...]
+                let prefix = bare.hasSuffix("*") ? String(bare.dropLast()) : String(bare)
+                let found = try await session.publicGroups(prefix, limit: bare.hasSuffix("*") ? Limits.maxPageSize : 1, offset: 0)
+                listings += bare.hasSuffix("*") ? found : found.filter { $0.chat.handle == prefix.lowercased() }
+            }
+        } else {
+            listings = try await session.publicGroups("", limit: Limits.maxPageSize, offset: 0)
+        }
+        for listing in listings {
+            guard let channel = IRCView.channel(listing.chat) else { continue }
+            reply(IRCNumeric.list, [channel, String(listing.members), listing.chat.topic ?? listing.chat.title ?? ""])
         }
         reply(IRCNumeric.listEnd, ["End of /LIST"])
     }

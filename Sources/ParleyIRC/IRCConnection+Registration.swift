@@ -96,7 +96,17 @@ extension IRCConnection {
             return
         }
         if isRegistered {
-            if wanted.lowercased() != nick.lowercased() {
+            guard wanted != nick, let me = view.me else { return }
+            do {
+                // A guest may change nick; an account's nick is its handle.
+                let renamed = try await session.renameGuest(to: wanted)
+                view.signedIn(as: renamed.ref)
+                output.send(IRCMessage(source: IRCView.prefix(me), command: "NICK", params: [renamed.handle]))
+            } catch let error as ParleyError where error.code == .handleTaken {
+                reply(IRCNumeric.nicknameInUse, [wanted, "Nickname is already in use"])
+            } catch let error as ParleyError where error.code == .invalidHandle {
+                reply(IRCNumeric.erroneousNickname, [wanted, "A nick is 2-32 letters, digits, '-', '_' or '.'"])
+            } catch {
                 reply(IRCNumeric.erroneousNickname, [wanted, "Your nick is your Parley handle, @\(nick)"])
             }
             return
@@ -167,7 +177,7 @@ extension IRCConnection {
         }
         guard let me = view.me else { return }
         isRegistered = true
-        gateway.people.arrived()
+        gateway.people.arrived(me.id, username: userLine?.username ?? me.handle, realname: userLine?.realname ?? me.displayName)
         if me.handle != requestedNick {
             output.send(IRCMessage(source: "\(requestedNick)!\(requestedNick)@parley", command: "NICK", params: [me.handle]))
         }

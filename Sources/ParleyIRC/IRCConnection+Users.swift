@@ -9,7 +9,9 @@ extension IRCConnection {
             reply(IRCNumeric.endOfWhois, [target, "End of /WHOIS list"])
             return
         }
-        reply(IRCNumeric.whoisUser, [user.handle, user.handle, "parley", "*", user.displayName])
+        // Someone signed in through this gateway is shown with what their USER line said.
+        let names = gateway.people.names(of: user.id)
+        reply(IRCNumeric.whoisUser, [user.handle, names?.username ?? user.handle, "parley", "*", names?.realname ?? user.displayName])
         reply(IRCNumeric.whoisServer, [user.handle, serverName, "Parley"])
         reply(IRCNumeric.whoisAccount, [user.handle, user.handle, "is logged in as"])
         if let activity = try? await session.activity(of: user.id), let away = activity.away {

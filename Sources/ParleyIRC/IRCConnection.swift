@@ -99,6 +99,7 @@ actor IRCConnection {
         guard isRegistered, !departed, let me = view.me else { return }
         departed = true
         gateway.people.departed(
+            me.id,
             IRCPeople.Departure(
                 nick: me.handle, username: userLine?.username ?? me.handle, realname: userLine?.realname ?? me.displayName, at: Date()))
     }
@@ -114,6 +115,7 @@ actor IRCConnection {
     func refuse(_ command: String, target: String?, _ error: ParleyError) {
         let target = target ?? "*"
         switch error.code {
+        case .notMember where command == "PRIVMSG" || command == "NOTICE": reply(IRCNumeric.cannotSendToChan, [target, error.message])
         case .notMember: reply(IRCNumeric.notOnChannel, [target, error.message])
         case .unknownGroup, .unknownChat, .notAGroup: reply(IRCNumeric.noSuchChannel, [target, error.message])
         case .unknownUser: reply(IRCNumeric.noSuchNick, [target, error.message])

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import Synchronization
 
 /// Who is signed in through this node's gateway, and who was: the counts LUSERS
@@ -14,6 +15,8 @@ final class IRCPeople: Sendable {
     }
 
     private struct State {
+        /// The user and real names of the users signed in here, by user.
+        var present: [UserID: (username: String, realname: String)] = [:]
         var signedIn = 0
         var most = 0
         /// Newest last, at most `kept`.
@@ -26,20 +29,25 @@ final class IRCPeople: Sendable {
 
     var counts: (signedIn: Int, most: Int) { state.withLock { ($0.signedIn, $0.most) } }
 
-    func arrived() {
+    func arrived(_ user: UserID, username: String, realname: String) {
         state.withLock { state in
+            state.present[user] = (username, realname)
             state.signedIn += 1
             state.most = max(state.most, state.signedIn)
         }
     }
 
-    func departed(_ departure: Departure) {
+    func departed(_ user: UserID, _ departure: Departure) {
         state.withLock { state in
+            state.present[user] = nil
             state.signedIn -= 1
             state.departures.append(departure)
             if state.departures.count > Self.kept { state.departures.removeFirst(state.departures.count - Self.kept) }
         }
     }
+
+    /// What a user signed in here said in USER, for WHOIS.
+    func names(of user: UserID) -> (username: String, realname: String)? { state.withLock { $0.present[user] } }
 
     /// The departures of `nick`, newest first, at most `limit`.
     func departures(of nick: String, limit: Int) -> [Departure] {

@@ -149,11 +149,32 @@ extension PostgresChatStore {
             UPDATE chat SET anyone_sets_topic = coalesce(\(change.anyoneSetsTopic), anyone_sets_topic),
                 anyone_mentions_all = coalesce(\(change.anyoneMentionsAll), anyone_mentions_all),
                 is_public = coalesce(\(change.isPublic), is_public), moderated = coalesce(\(change.moderated), moderated),
+                unlisted = coalesce(\(change.unlisted), unlisted),
                 member_limit = CASE WHEN \(limit)::bigint IS NULL THEN member_limit ELSE nullif(\(limit)::bigint, 0) END,
                 join_key = CASE WHEN \(change.key)::text IS NULL THEN join_key ELSE nullif(\(change.key)::text, '') END
             WHERE id = \(chat.rawValue)
             """)
         return try await self.chat(id: chat)
+    }
+
+    public func publicGroups(prefix: String, limit: Int, offset: Int) async throws -> [GroupListing] {
+        let pattern = StoredText.likePrefix(prefix.lowercased())
+        let found = try await rows(
+            """
+            SELECT \(unescaped: PostgresRows.chatColumns) FROM chat c
+            WHERE c.kind = 'group' AND c.is_public AND NOT c.unlisted AND c.handle LIKE \(pattern) ESCAPE '\\'
+            ORDER BY c.handle LIMIT \(Int64(limit)) OFFSET \(Int64(offset))
+            """)
+        let chats = try await client.withConnection { connection in
+            try await PostgresRows.chats(found, on: connection, logger: logger)
+        }
+        let ids = chats.map(\.id.rawValue)
+        var counts: [Int64: Int64] = [:]
+        for row in try await rows("SELECT chat_id, count(*) FROM member WHERE chat_id = ANY(\(ids)) GROUP BY chat_id") {
+            let (chat, count) = try row.decode((Int64, Int64).self)
+            counts[chat] = count
+        }
+        return chats.map { GroupListing(chat: $0, members: Int(clamping: counts[$0.id.rawValue] ?? 0)) }
     }
 
     public func joinKey(of chat: ChatID) async throws -> String? {

@@ -104,6 +104,16 @@ extension PostgresChatStore {
         ).isEmpty
     }
 
+    public func renameGuest(_ user: UserID, to handle: String, displayName: String) async throws -> Bool {
+        do {
+            return try await !rows(
+                "UPDATE users SET handle = \(handle), display_name = \(displayName) WHERE id = \(user.rawValue) AND is_guest RETURNING 1"
+            ).isEmpty
+        } catch {
+            throw Self.uniqueViolation(error, ["users_handle": ParleyError(.handleTaken, "the handle @\(handle) is taken")])
+        }
+    }
+
     public func handleExists(_ handle: String) async throws -> Bool {
         try await !rows("SELECT 1 FROM users WHERE lower(handle) = lower(\(handle))").isEmpty
     }

@@ -204,7 +204,7 @@ enum PostgresRows {
     static let chatColumns =
         """
         c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all,
-        c.moderated, c.member_limit, c.join_key IS NOT NULL
+        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted
         """
 
     /// Chats from rows of `chatColumns`, with the two users of each direct chat.
@@ -233,6 +233,7 @@ enum PostgresRows {
             chat.moderated = try cells.next()
             chat.memberLimit = (try cells.next(Int64?.self)).map { Int(clamping: $0) }
             chat.keyed = try cells.next()
+            chat.unlisted = try cells.next()
             chats.append(chat)
         }
         return chats

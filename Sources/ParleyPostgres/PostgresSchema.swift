@@ -261,6 +261,7 @@ enum PostgresSchema {
             ALTER TABLE chat ADD COLUMN moderated boolean NOT NULL DEFAULT false;
             ALTER TABLE chat ADD COLUMN member_limit bigint;
             ALTER TABLE chat ADD COLUMN join_key text;
+            ALTER TABLE chat ADD COLUMN unlisted boolean NOT NULL DEFAULT false;
             CREATE TABLE ban (
                 chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
                 handle text NOT NULL,

@@ -99,6 +99,7 @@ public enum Args {
         public init(displayName: String) { self.displayName = displayName }
     }
 
+    /// `search_users` and `public_groups`: a prefix of a handle (or a name, for users).
     public struct SearchUsers: Codable, Sendable {
         public var query: String
         public var limit: Int?
@@ -236,7 +237,9 @@ public enum Args {
         public var moderated: Bool?
         public var memberLimit: Int?
         public var key: String?
+        public var unlisted: Bool?
         public init(chat: ChatID, _ change: GroupRulesChange) {
+            unlisted = change.unlisted
             self.chat = chat
             anyoneSetsTopic = change.anyoneSetsTopic
             anyoneMentionsAll = change.anyoneMentionsAll
@@ -249,7 +252,7 @@ public enum Args {
         public var change: GroupRulesChange {
             GroupRulesChange(
                 anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll, isPublic: isPublic, moderated: moderated,
-                memberLimit: memberLimit, key: key)
+                memberLimit: memberLimit, key: key, unlisted: unlisted)
         }
     }
 

@@ -7,7 +7,7 @@ public enum Op: String, CaseIterable, Sendable {
     case me, updateProfile = "update_profile", setAvatar = "set_avatar", searchUsers = "search_users", user
     case send, history, search, markRead = "mark_read", seenBy = "seen_by"
     case chats, chat, directChat = "direct_chat", deleteChat = "delete_chat"
-    case createGroup = "create_group", group, joinGroup = "join_group", join, invite
+    case createGroup = "create_group", group, joinGroup = "join_group", join, invite, publicGroups = "public_groups"
     case createInvite = "create_invite", revokeInvite = "revoke_invite", leave, members, kick, setRole = "set_role", groups
     case setViewing = "set_viewing", online
     case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"

@@ -173,6 +173,9 @@ public enum OpDeclarations {
     }
     public static let bans = OpDeclaration(.bans) { (call, args: Args.Chat) in try await call.service.bans(in: args.chat) }
     public static let groups = OpDeclaration(.groups) { (call, _: Empty) in try await call.service.groups() }
+    public static let publicGroups = OpDeclaration(.publicGroups) { (call, args: Args.SearchUsers) in
+        try await call.service.publicGroups(args.query, limit: args.limit ?? 20, offset: args.offset ?? 0)
+    }
 
     // Presence
     public static let setViewing = OpDeclaration(.setViewing) { (call, args: Args.Viewing) in
@@ -238,6 +241,7 @@ extension Op {
         case .typing: OpDeclarations.typing
         case .setTopic: OpDeclarations.setTopic
         case .setGroupRules: OpDeclarations.setGroupRules
+        case .publicGroups: OpDeclarations.publicGroups
         case .ban: OpDeclarations.ban
         case .unban: OpDeclarations.unban
         case .bans: OpDeclarations.bans

@@ -197,6 +197,7 @@ extension Chat: WireWritable {
             if moderated { writer.field("moderated", true) }
             if let memberLimit { writer.field("member_limit", memberLimit) }
             if keyed { writer.field("keyed", true) }
+            if unlisted { writer.field("unlisted", true) }
         }
     }
 }

@@ -50,7 +50,7 @@ enum Rows {
     static let chatColumns =
         """
         c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all,
-        c.moderated, c.member_limit, c.join_key IS NOT NULL
+        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted
         """
 
     static func chat(_ row: Row, participants: [UserRef], from index: Int = 0) -> Chat {
@@ -61,6 +61,7 @@ enum Rows {
         chat.moderated = row[index + 9]
         chat.memberLimit = row[index + 10]
         chat.keyed = row[index + 11]
+        chat.unlisted = row[index + 12]
         return chat
     }
 

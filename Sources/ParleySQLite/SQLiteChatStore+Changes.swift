@@ -154,16 +154,31 @@ extension SQLiteChatStore {
             try db.execute(
                 sql: """
                     UPDATE chat SET anyone_sets_topic = coalesce(?, anyone_sets_topic), anyone_mentions_all = coalesce(?, anyone_mentions_all),
-                        is_public = coalesce(?, is_public), moderated = coalesce(?, moderated),
+                        is_public = coalesce(?, is_public), moderated = coalesce(?, moderated), unlisted = coalesce(?, unlisted),
                         member_limit = CASE WHEN ? IS NULL THEN member_limit ELSE nullif(?, 0) END,
                         join_key = CASE WHEN ? IS NULL THEN join_key ELSE nullif(?, '') END
                     WHERE id = ?
                     """,
                 arguments: [
-                    change.anyoneSetsTopic, change.anyoneMentionsAll, change.isPublic, change.moderated, change.memberLimit,
+                    change.anyoneSetsTopic, change.anyoneMentionsAll, change.isPublic, change.moderated, change.unlisted,
+                    change.memberLimit,
                     change.memberLimit, change.key, change.key, chat.rawValue,
                 ])
             return try Rows.chat(db, id: chat)
+        }
+    }
+
+    public func publicGroups(prefix: String, limit: Int, offset: Int) async throws -> [GroupListing] {
+        let pattern = StoredText.likePrefix(prefix.lowercased())
+        return try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Rows.chatColumns), (SELECT count(*) FROM member mb WHERE mb.chat_id = c.id) FROM chat c
+                    WHERE c.kind = 'group' AND c.is_public AND NOT c.unlisted AND c.handle LIKE ? ESCAPE '\\'
+                    ORDER BY c.handle LIMIT ? OFFSET ?
+                    """, arguments: [pattern, limit, offset]
+            ).map { GroupListing(chat: Rows.chat($0, participants: []), members: $0[13]) }
         }
     }
 

@@ -117,6 +117,19 @@ extension SQLiteChatStore {
         }
     }
 
+    public func renameGuest(_ user: UserID, to handle: String, displayName: String) async throws -> Bool {
+        do {
+            return try await pool.write { db in
+                try db.execute(
+                    sql: "UPDATE user SET handle = ?, display_name = ? WHERE id = ? AND is_guest",
+                    arguments: [handle, displayName, user.rawValue])
+                return db.changesCount > 0
+            }
+        } catch let error as DatabaseError {
+            throw Self.uniqueViolation(error, ["user.handle": ParleyError(.handleTaken, "the handle @\(handle) is taken")])
+        }
+    }
+
     public func handleExists(_ handle: String) async throws -> Bool {
         try await pool.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user WHERE handle = ?)", arguments: [handle]) ?? false

@@ -267,6 +267,7 @@ enum Schema {
                     ALTER TABLE chat ADD COLUMN moderated INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE chat ADD COLUMN member_limit INTEGER;
                     ALTER TABLE chat ADD COLUMN join_key TEXT;
+                    ALTER TABLE chat ADD COLUMN unlisted INTEGER NOT NULL DEFAULT 0;
                     CREATE TABLE ban (
                         chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
                         handle TEXT NOT NULL COLLATE NOCASE,

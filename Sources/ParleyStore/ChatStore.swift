@@ -24,6 +24,9 @@ public protocol ChatStore: Sendable {
     /// keeps its display name): true when `user` is a guest, false for any other account,
     /// which is left alone.
     func retireGuest(_ user: UserID) async throws -> Bool
+    /// Gives a guest another handle (and the display name that goes with it): false for
+    /// an account that is not a guest; `handleTaken` when another account holds it.
+    func renameGuest(_ user: UserID, to handle: String, displayName: String) async throws -> Bool
     func handleExists(_ handle: String) async throws -> Bool
     /// Users whose handle or display name (any word) starts with `prefix`, or whose
     /// email is `prefix` as a whole (so addresses cannot be enumerated), by handle.
@@ -78,6 +81,8 @@ public protocol ChatStore: Sendable {
     func setGroupRules(of chat: ChatID, _ change: GroupRulesChange) async throws -> Chat?
     /// The key joining `chat` by handle needs (nil: none).
     func joinKey(of chat: ChatID) async throws -> String?
+    /// Public groups whose handle starts with `prefix`, by handle, with member counts.
+    func publicGroups(prefix: String, limit: Int, offset: Int) async throws -> [GroupListing]
     /// Bans or unbans a handle (as `Limits.userHandle` gives it) from `chat`; true when
     /// that changed something.
     func setBan(_ handle: String, in chat: ChatID, banned: Bool, at time: Date) async throws -> Bool

@@ -18,7 +18,7 @@ import Testing
 
         let guest = world.engine.connect()
         let signedIn = try await guest.signInAsGuest(nick: "Visitor")
-        #expect(signedIn.user.handle == "visitor" && signedIn.user.displayName == "visitor (guest)")
+        #expect(signedIn.user.handle == "Visitor" && signedIn.user.displayName == "Visitor (guest)", "the nick keeps its case")
         _ = try await guest.joinGroup(handle: "lobby")
         let said = try await guest.sendMessage(to: .chat(group.id), text: "hi from a guest", clientID: nil)
         await expectError(.handleTaken) { try await world.engine.connect().signInAsGuest(nick: "visitor") }
@@ -32,7 +32,7 @@ import Testing
         await expectError(.notMember) { try await next.history(chat: group.id, limit: 10, before: nil) }
         let history = try await alice.history(chat: group.id, limit: 10, before: nil)
         let kept = try #require(history.first { $0.seq == said.seq })
-        #expect(kept.sender.displayName == "visitor (guest)" && kept.sender.handle.hasPrefix("visitor~"))
+        #expect(kept.sender.displayName == "Visitor (guest)" && kept.sender.handle.hasPrefix("Visitor~"))
         // An account's handle is never freed as a guest's is.
         #expect(try await world.store.retireGuest(try await alice.me().id) == false)
         #expect(try await alice.me().handle == "alice")

@@ -69,7 +69,7 @@ import Testing
         #expect(try alice.run("/kick @bob #swift").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley KICK #swift bob") != nil)
         try irc.send("PRIVMSG #swift :still here?")
-        #expect(irc.wait(containing: " 442 bob #swift ") != nil, "a kicked user is no longer on the channel")
+        #expect(irc.wait(containing: " 404 bob #swift ") != nil, "a kicked user can no longer send to the channel")
     }
 
     @Test func aDirectMessageCrossesBothWays() throws {

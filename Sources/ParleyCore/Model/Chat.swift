@@ -36,7 +36,7 @@ public enum Role: String, Codable, Sendable, Comparable {
 public struct Chat: Hashable, Codable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, handle, title, isPublic, participants, createdAt, topic, anyoneSetsTopic, anyoneMentionsAll
-        case moderated, memberLimit, keyed
+        case moderated, memberLimit, keyed, unlisted
     }
 
     public var id: ChatID
@@ -58,6 +58,8 @@ public struct Chat: Hashable, Codable, Sendable {
     public var memberLimit: Int?
     /// Joining by handle needs the group's key (IRC's +k); the key itself is never shown.
     public var keyed = false
+    /// Left out of the directory of public groups (IRC's +s), though joinable by handle.
+    public var unlisted = false
 
     public init(
         id: ChatID, kind: ChatKind, handle: String?, title: String?, isPublic: Bool,
@@ -89,6 +91,7 @@ public struct Chat: Hashable, Codable, Sendable {
         moderated = try container.decodeIfPresent(Bool.self, forKey: .moderated) ?? false
         memberLimit = try container.decodeIfPresent(Int.self, forKey: .memberLimit)
         keyed = try container.decodeIfPresent(Bool.self, forKey: .keyed) ?? false
+        unlisted = try container.decodeIfPresent(Bool.self, forKey: .unlisted) ?? false
     }
 
     /// The rules are written only when they allow something (most chats: neither), as
@@ -108,6 +111,7 @@ public struct Chat: Hashable, Codable, Sendable {
         if moderated { try container.encode(true, forKey: .moderated) }
         try container.encodeIfPresent(memberLimit, forKey: .memberLimit)
         if keyed { try container.encode(true, forKey: .keyed) }
+        if unlisted { try container.encode(true, forKey: .unlisted) }
     }
 
     /// The other side of a direct chat, seen from `user`.
@@ -162,11 +166,14 @@ public struct GroupRulesChange: Hashable, Codable, Sendable {
     public var memberLimit: Int?
     /// The key joining by handle needs; empty removes it.
     public var key: String?
+    /// Left out of the directory of public groups.
+    public var unlisted: Bool?
 
     public init(
         anyoneSetsTopic: Bool? = nil, anyoneMentionsAll: Bool? = nil, isPublic: Bool? = nil, moderated: Bool? = nil,
-        memberLimit: Int? = nil, key: String? = nil
+        memberLimit: Int? = nil, key: String? = nil, unlisted: Bool? = nil
     ) {
+        self.unlisted = unlisted
         self.anyoneSetsTopic = anyoneSetsTopic
         self.anyoneMentionsAll = anyoneMentionsAll
         self.isPublic = isPublic
@@ -176,4 +183,14 @@ public struct GroupRulesChange: Hashable, Codable, Sendable {
     }
 
     public var isEmpty: Bool { self == GroupRulesChange() }
+}
+
+/// A public group as the directory lists it (`publicGroups`, IRC's LIST).
+public struct GroupListing: Hashable, Codable, Sendable {
+    public var chat: Chat
+    public var members: Int
+    public init(chat: Chat, members: Int) {
+        self.chat = chat
+        self.members = members
+    }
 }

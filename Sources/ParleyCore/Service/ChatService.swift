@@ -159,6 +159,9 @@ public protocol ChatService: AnyObject, Sendable {
     func bans(in chat: ChatID) async throws -> [String]
     /// The groups the user is a member of.
     func groups() async throws -> [Chat]
+    /// The directory of public groups whose handle starts with `prefix`, by handle,
+    /// with their member counts.
+    func publicGroups(_ prefix: String, limit: Int, offset: Int) async throws -> [GroupListing]
 
     // Presence
     /// Says which chat this session is looking at (nil: none).

@@ -59,14 +59,14 @@ public enum Limits {
         return bare
     }
 
-    /// A user handle such as `alice` (a leading `@` is accepted and dropped; case is folded).
+    /// A user handle such as `alice` or `Alice` (a leading `@` is accepted and dropped).
+    /// It keeps the case its owner chose; handles are unique, and found, ignoring case.
     public static func userHandle(_ handle: String) throws(ParleyError) -> String {
-        var bare = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
-        bare = bare.lowercased()
-        guard userHandleLength.contains(bare.count), bare.unicodeScalars.allSatisfy(isUserHandleScalar),
+        let bare = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
+        guard userHandleLength.contains(bare.count), bare.unicodeScalars.allSatisfy({ isUserHandleScalar($0) || ("A"..."Z").contains($0) }),
             bare.first != "-", bare.first != "."
         else {
-            throw ParleyError(.invalidHandle, "a user handle is 2–32 lowercase letters, digits, '-', '_' or '.', like @alice")
+            throw ParleyError(.invalidHandle, "a user handle is 2–32 letters, digits, '-', '_' or '.', like @alice")
         }
         return bare
     }

@@ -110,19 +110,19 @@ extension EngineSession {
     public func ban(handle: String, from chat: ChatID) async throws {
         let (entry, role, user) = try await requireManager(chat)
         let handle = try Limits.userHandle(handle)
-        guard handle != user.handle.lowercased() else { throw ParleyError(.invalidArgument, "you cannot ban yourself") }
+        guard handle.lowercased() != user.handle.lowercased() else { throw ParleyError(.invalidArgument, "you cannot ban yourself") }
         let target = try await store.user(handle: handle)
         if let target, let targetRole = entry.roles[target.id], targetRole >= role {
             throw ParleyError(.forbidden, "you cannot ban a member whose role is \(targetRole.rawValue)")
         }
-        _ = try await store.setBan(handle, in: chat, banned: true, at: engine.now)
+        _ = try await store.setBan(handle.lowercased(), in: chat, banned: true, at: engine.now)
         if let target, entry.roles[target.id] != nil { try await kick(user: target.id, from: chat, reason: "banned") }
         _ = try await updated(chat, by: user, what: "bans") { try await store.chat(id: chat) }
     }
 
     public func unban(handle: String, from chat: ChatID) async throws {
         let user = try await requireManager(chat).user
-        guard try await store.setBan(try Limits.userHandle(handle), in: chat, banned: false, at: engine.now) else {
+        guard try await store.setBan(try Limits.userHandle(handle).lowercased(), in: chat, banned: false, at: engine.now) else {
             throw ParleyError(.invalidArgument, "@\(handle) is not banned")
         }
         _ = try await updated(chat, by: user, what: "bans") { try await store.chat(id: chat) }

@@ -10,6 +10,18 @@ extension EngineSession {
         return try await store.createGroup(handle: handle, title: title, isPublic: isPublic, owner: user.id, at: engine.now)
     }
 
+    public func publicGroups(_ prefix: String, limit: Int, offset: Int) async throws -> [GroupListing] {
+        _ = try requireUser()
+        let limit = try Limits.pageSize(limit)
+        guard offset >= 0 else { throw ParleyError(.invalidArgument, "the offset cannot be negative") }
+        var prefix = prefix.trimmingCharacters(in: .whitespaces)
+        if prefix.hasPrefix("#") { prefix.removeFirst() }
+        guard prefix.count <= Limits.groupHandleLength.upperBound, !prefix.unicodeScalars.contains(where: Limits.isControl) else {
+            throw ParleyError(.invalidArgument, "a group search is at most \(Limits.groupHandleLength.upperBound) characters")
+        }
+        return try await store.publicGroups(prefix: prefix, limit: limit, offset: offset)
+    }
+
     /// A public group, or a private one the caller belongs to.
     public func group(handle: String) async throws -> Chat {
         let user = try requireUser()

@@ -31,6 +31,34 @@ extension EngineSession {
         return try await signedIn(as: user)
     }
 
+    /// A guest takes another nick (IRC's NICK): one no account holds and no other guest
+    /// online; its case may change too. Accounts keep their handles.
+    public func renameGuest(to nick: String) async throws -> User {
+        let user = try requireAccount()
+        guard state.withLock({ $0.isGuest }) else {
+            throw ParleyError(.forbidden, "an account's handle is its nick: @\(user.handle)")
+        }
+        let handle = try Limits.userHandle(nick)
+        guard handle != user.handle else { return user }
+        if let holder = try await store.user(handle: handle), holder.id != user.id {
+            let online = await engine.online(among: [holder.id])
+            guard online.isEmpty, try await store.retireGuest(holder.id) else {
+                throw ParleyError(.handleTaken, "the nick \(handle) is taken")
+            }
+        }
+        let displayName = "\(handle) (guest)"
+        guard try await store.renameGuest(user.id, to: handle, displayName: displayName) else {
+            throw ParleyError(.forbidden, "an account's handle is its nick: @\(user.handle)")
+        }
+        var renamed = user
+        renamed.handle = handle
+        renamed.displayName = displayName
+        state.withLock { state in
+            if state.user?.id == renamed.id { state.user = renamed }
+        }
+        return renamed
+    }
+
     /// Frees a guest's nick once its connection is gone.
     func retireIfGuest(_ user: User?) async {
         guard let user, state.withLock({ $0.isGuest }) else { return }

@@ -47,7 +47,7 @@ extension EngineSession {
     /// The signed-in user, who must be one of the server's admins.
     private func requireServerAdmin() throws -> User {
         let user = try requireUser()
-        guard !user.isBot, engine.configuration.admins.contains(user.handle) else {
+        guard !user.isBot, engine.configuration.admins.contains(where: { $0.caseInsensitiveCompare(user.handle) == .orderedSame }) else {
             throw ParleyError(.forbidden, "only the server's admins manage sign-up codes")
         }
         return user

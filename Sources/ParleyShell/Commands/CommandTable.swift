@@ -163,9 +163,10 @@ public enum CommandTable {
         ) { shell, input in try await shell.topic(&input) },
         CommandSpec(
             name: "rules",
-            usage:
-                "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins] [posting=anyone|voiced] [visibility=public|private] [limit=N|none] [key=KEY|none]",
-            summary: "show or change a group's rules: topic, @all, who posts, public or private, member limit, key (owner and admins)",
+            usage: "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins] [posting=anyone|voiced] "
+                + "[visibility=public|private] [listed=yes|no] [limit=N|none] [key=KEY|none]",
+            summary:
+                "show or change a group's rules: topic, @all, who posts, public or private, listed, member limit, key (owner and admins)",
             example: "/rules #swift topic=anyone limit=50"
         ) { shell, input in try await shell.rules(&input) },
         CommandSpec(
@@ -240,6 +241,10 @@ public enum CommandTable {
         CommandSpec(name: "groups", usage: "/groups", summary: "the groups you are in", example: "/groups") { shell, input in
             try await shell.groups(&input)
         },
+        CommandSpec(
+            name: "list", usage: "/list [PREFIX] [--page N]", summary: "the public groups, with their member counts and topics",
+            example: "/list sw"
+        ) { shell, input in try await shell.listGroups(&input) },
         CommandSpec(name: "switch", aliases: ["s"], usage: "/switch #G|@H", summary: "make a chat current", example: "/switch #swift") {
             shell, input in try await shell.switchChat(&input)
         },

@@ -81,7 +81,8 @@ extension Shell {
 
     func rules(_ input: inout CommandInput) async throws {
         let usage =
-            "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins] [posting=anyone|voiced] [visibility=public|private] [limit=N|none] [key=KEY|none]"
+            "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins] [posting=anyone|voiced] "
+            + "[visibility=public|private] [listed=yes|no] [limit=N|none] [key=KEY|none]"
         let word = try input.target()
         var change = GroupRulesChange()
         while let setting = try input.word() {
@@ -97,6 +98,7 @@ extension Shell {
             case "mentions", "all": change.anyoneMentionsAll = try choice("anyone", "admins")
             case "posting": change.moderated = try choice("voiced", "anyone")
             case "visibility": change.isPublic = try choice("public", "private")
+            case "listed": change.unlisted = try choice("no", "yes")
             case "limit":
                 guard value.lowercased() == "none" || Int(value).map({ $0 > 0 }) == true else {
                     throw ParleyError(.usage, "usage: \(usage)")

@@ -133,6 +133,23 @@ extension Shell {
         output.result("groups", lines.isEmpty ? ["You are in no groups: /create #name or /join #name"] : lines, json: groups)
     }
 
+    func listGroups(_ input: inout CommandInput) async throws {
+        let options = try input.options(values: ["page"])
+        guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /list [PREFIX] [--page N]") }
+        let page = try options.integer("page") ?? 1
+        guard page >= 1 else { throw ParleyError(.usage, "--page starts at 1") }
+        let pageSize = 50
+        let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: pageSize)
+        guard !overflow else { throw ParleyError(.usage, "--page is too large") }
+        let listings = try await service.publicGroups(options.positional.first ?? "", limit: pageSize, offset: offset)
+        completions.add(users: [], groups: listings.compactMap(\.chat.handle))
+        let lines = listings.map { listing in
+            "#\(Sanitizer.line(listing.chat.handle ?? "")) (\(listing.members))"
+                + ((listing.chat.topic ?? listing.chat.title).map { " — \(Sanitizer.line($0))" } ?? "")
+        }
+        output.result("list", lines.isEmpty ? ["No public groups found"] : lines, json: listings)
+    }
+
     func ban(_ input: inout CommandInput, banned: Bool) async throws {
         let handle = try input.required("@HANDLE")
         let target = try input.word()

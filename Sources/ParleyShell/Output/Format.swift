@@ -157,7 +157,8 @@ public enum Format {
     /// `topic: admins, @all: anyone`.
     static func rules(_ chat: Chat) -> String {
         "topic: \(chat.anyoneSetsTopic ? "anyone" : "admins"), @all: \(chat.anyoneMentionsAll ? "anyone" : "admins"), "
-            + "posting: \(chat.moderated ? "voiced" : "anyone"), \(chat.isPublic ? "public" : "private"), "
+            + "posting: \(chat.moderated ? "voiced" : "anyone"), \(chat.isPublic ? "public" : "private")"
+            + (chat.isPublic && chat.unlisted ? " (unlisted)" : "") + ", "
             + "limit: \(chat.memberLimit.map(String.init) ?? "none"), key: \(chat.keyed ? "set" : "none")"
     }
 
