@@ -165,9 +165,9 @@ public final class ChatEngine: Sendable {
         return contacts
     }
 
-    func publishPresence(of user: UserRef, online: Bool, viewing: ChatID?, reason: String? = nil) async {
+    func publishPresence(of user: UserRef, online: Bool, viewing: ChatID?, away: String? = nil, reason: String? = nil) async {
         guard let contacts = try? await contacts(of: user.id) else { return }
-        let event = ChatEvent.presenceChanged(PresenceChange(user: user, online: online, viewing: viewing, reason: reason))
+        let event = ChatEvent.presenceChanged(PresenceChange(user: user, online: online, viewing: viewing, away: away, reason: reason))
         await bus.publish(event, to: Array(contacts), except: nil)
     }
 }

@@ -56,7 +56,7 @@ extension IRCConnection {
         let first = channels[channel.lowercased()] == nil
         channels[channel.lowercased()] = chat
         guard first else { return }
-        output.send(IRCMessage(source: IRCView.prefix(me), command: "JOIN", params: [channel]))
+        output.send(IRCView.join(me, channel: channel, capabilities: view.capabilities, realname: userLine?.realname))
         if let topic = chat.topic, !topic.isEmpty { reply(IRCNumeric.topic, [channel, topic]) }
         try await sendNames(chat, channel: channel)
     }
@@ -211,8 +211,14 @@ extension IRCConnection {
             case "o", "v":
                 guard let nick = arguments.next() else { continue }
                 let user = try await session.user(handle: nick)
+                let current = try await session.members(chat: chat.id).first { $0.user.id == user.id }?.role
+                // Voice is below admin: +v or -v on an admin or the owner changes nothing.
+                if letter == "v", let current, current >= .admin {
+                    note(letter, user.handle)
+                    continue
+                }
                 let role: Role = adding ? (letter == "o" ? .admin : .voiced) : .member
-                try await session.setRole(role, for: user.id, in: chat.id)
+                if current != role { try await session.setRole(role, for: user.id, in: chat.id) }
                 note(letter, user.handle)
             case "b":
                 guard let mask = arguments.next() else {
@@ -311,7 +317,8 @@ extension IRCConnection {
         return nick
     }
 
-    /// LIST [#a,#b|prefix*]: the public groups (the first 500), or the ones named.
+    /// LIST [#a,#b|prefix*]: the public groups (the first 500) and the user's own, or the
+    /// public ones named.
     func list(_ message: IRCMessage) async throws {
         reply(IRCNumeric.listStart, ["Channel", "Users Name"])
         var listings: [GroupListing] = []
@@ -324,6 +331,11 @@ extension IRCConnection {
             }
         } else {
             listings = try await session.publicGroups("", limit: Limits.maxPageSize, offset: 0)
+            // The user's own unlisted and private groups too, as IRC lists secret channels to members.
+            let listed = Set(listings.map(\.chat.id))
+            for group in try await session.groups() where !listed.contains(group.id) {
+                listings.append(GroupListing(chat: group, members: (try? await session.members(chat: group.id).count) ?? 0))
+            }
         }
         for listing in listings {
             guard let channel = IRCView.channel(listing.chat) else { continue }

@@ -24,8 +24,17 @@ extension IRCConnection {
                 } else {
                     recipient = .user(try await session.user(handle: target).id)
                 }
+                // +draft/reply=CHAT-SEQ: a reply to that message, when it is in this chat.
+                var replyTo: Int64?
+                if let (chat, seq) = message.tags["+draft/reply"].flatMap(Self.position(fromMsgid:)) {
+                    switch recipient {
+                    case .chat(let id): replyTo = id.rawValue == chat ? seq : nil
+                    case .user(let id): replyTo = try await session.directChat(with: id)?.id.rawValue == chat ? seq : nil
+                    }
+                }
                 let sent = try await session.sendMessage(
-                    to: recipient, text: text, clientID: message.tags["label"].map { "irc-\($0)" }, via: notice ? IRCView.noticeVia : nil)
+                    to: recipient, text: text, clientID: message.tags["label"].map { "irc-\($0)" }, via: notice ? IRCView.noticeVia : nil,
+                    replyTo: replyTo)
                 if view.capabilities.contains("echo-message"), let me = view.me {
                     output.send(
                         IRCView.messageLines(sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities))
@@ -37,6 +46,13 @@ extension IRCConnection {
                 if !notice { refuse(message.command, target: target, ParleyError(error)) }
             }
         }
+    }
+
+    /// The chat and sequence number of a msgid the gateway gave (`CHAT-SEQ`).
+    static func position(fromMsgid msgid: String) -> (chat: Int64, seq: Int64)? {
+        let parts = msgid.split(separator: "-")
+        guard parts.count == 2, let chat = Int64(parts[0]), let seq = Int64(parts[1]), chat > 0, seq > 0 else { return nil }
+        return (chat, seq)
     }
 
     private func chatOf(_ message: Message, target: String) async throws -> Chat {

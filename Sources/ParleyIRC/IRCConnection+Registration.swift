@@ -4,7 +4,9 @@ import ParleyEngine
 
 extension IRCConnection {
     /// The capabilities the gateway offers (CAP LS).
-    static let offered = ["sasl=PLAIN", "server-time", "message-tags", "echo-message"]
+    static let offered = [
+        "sasl=PLAIN", "server-time", "message-tags", "echo-message", "account-tag", "extended-join", "away-notify", "multi-prefix",
+    ]
     static var offeredNames: Set<String> { Set(offered.map { String($0.prefix { $0 != "=" }) }) }
 
     func cap(_ message: IRCMessage) async throws {
@@ -12,7 +14,10 @@ extension IRCConnection {
         switch sub {
         case "LS":
             if !isRegistered { negotiating = true }
-            output.send(IRCMessage(source: serverName, command: "CAP", params: [nick, "LS", Self.offered.joined(separator: " ")]))
+            // Values (sasl=PLAIN) only for clients that speak CAP 302.
+            let version = message.params.count > 1 ? Int(message.params[1]) ?? 0 : 0
+            let offered = version >= 302 ? Self.offered : Self.offered.map { String($0.prefix { $0 != "=" }) }
+            output.send(IRCMessage(source: serverName, command: "CAP", params: [nick, "LS", offered.joined(separator: " ")]))
         case "LIST":
             output.send(
                 IRCMessage(source: serverName, command: "CAP", params: [nick, "LIST", view.capabilities.sorted().joined(separator: " ")]))
@@ -63,8 +68,14 @@ extension IRCConnection {
             reply(IRCNumeric.saslFail, ["SASL authentication failed"])
             return
         }
+        let authzid = String(decoding: parts[0], as: UTF8.self)
         let login = String(decoding: parts[1], as: UTF8.self)
         let password = String(decoding: parts[2], as: UTF8.self)
+        // Signing in as someone else (an authorization identity) is not something Parley has.
+        guard authzid.isEmpty || authzid.caseInsensitiveCompare(login) == .orderedSame else {
+            reply(IRCNumeric.saslFail, ["SASL authentication failed: cannot act as another user"])
+            return
+        }
         do {
             let signedIn = try await session.signIn(login: Self.login(login), password: password)
             view.signedIn(as: signedIn.user.ref)

@@ -30,7 +30,7 @@ actor IRCConnection {
     init(gateway: IRCGateway, output: IRCOutput, address: String) {
         self.gateway = gateway
         self.output = output
-        let view = IRCView(serverName: gateway.configuration.serverName)
+        let view = IRCView(serverName: gateway.configuration.serverName, people: gateway.people)
         self.view = view
         session = gateway.engine.connect(
             address: address, client: "irc",

@@ -14,8 +14,12 @@ final class IRCView: Sendable {
     let serverName: String
     private let state = Mutex(State())
 
-    init(serverName: String) {
+    /// Who is signed in through this gateway, for real names in extended-join.
+    let people: IRCPeople?
+
+    init(serverName: String, people: IRCPeople? = nil) {
         self.serverName = serverName
+        self.people = people
     }
 
     var me: UserRef? { state.withLock { $0.me } }
@@ -27,6 +31,18 @@ final class IRCView: Sendable {
 
     /// `nick!user@host` for a Parley user: the handle is the nick and the user name.
     static func prefix(_ user: UserRef) -> String { "\(user.handle)!\(user.handle)@parley" }
+
+    /// A JOIN line; with IRCv3 extended-join, the account (`*` for a guest) and real name.
+    static func join(_ user: UserRef, channel: String, capabilities: Set<String>, realname: String?) -> IRCMessage {
+        guard capabilities.contains("extended-join") else {
+            return IRCMessage(source: prefix(user), command: "JOIN", params: [channel])
+        }
+        let account = isGuest(user) ? "*" : user.handle
+        return IRCMessage(source: prefix(user), command: "JOIN", params: [channel, account, realname ?? user.displayName])
+    }
+
+    /// A guest of `--irc-guests`, as its display name marks it.
+    static func isGuest(_ user: UserRef) -> Bool { user.displayName.hasSuffix(" (guest)") }
 
     /// NAMES' and WHO's mark for a role: `@` owner and admins, `+` voiced.
     static func prefixSymbol(_ role: Role) -> String {
@@ -44,7 +60,8 @@ final class IRCView: Sendable {
             return Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities)
         case .memberJoined(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
-            return [IRCMessage(source: Self.prefix(change.user), command: "JOIN", params: [channel])]
+            let realname = people?.names(of: change.user.id)?.realname
+            return [Self.join(change.user, channel: channel, capabilities: capabilities, realname: realname)]
         case .memberLeft(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
             return [IRCMessage(source: Self.prefix(change.user), command: "PART", params: [channel] + (change.reason.map { [$0] } ?? []))]
@@ -60,9 +77,13 @@ final class IRCView: Sendable {
             let mode = role >= .admin ? "+o" : role == .voiced ? "+v" : "-ov"
             let params = mode == "-ov" ? [channel, mode, change.user.handle, change.user.handle] : [channel, mode, change.user.handle]
             return [IRCMessage(source: by, command: "MODE", params: params)]
+        case .presenceChanged(let change) where change.online:
+            // Away and back, for clients that asked (IRCv3 away-notify).
+            guard capabilities.contains("away-notify"), change.viewing == nil, change.user.id != me.id else { return [] }
+            return [IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: change.away.map { [$0] } ?? [])]
         case .presenceChanged(let change):
             // Gone offline everywhere: QUIT, as IRC says a user left the network.
-            guard !change.online, change.user.id != me.id else { return [] }
+            guard change.user.id != me.id else { return [] }
             return [IRCMessage(source: Self.prefix(change.user), command: "QUIT", params: [change.reason ?? "Offline"])]
         case .chatUpdated(let update):
             guard update.what == "topic", let channel = Self.channel(update.chat) else { return [] }
@@ -92,6 +113,10 @@ final class IRCView: Sendable {
         var tags: [String: String] = [:]
         if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }
         if capabilities.contains("message-tags") { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }
+        if capabilities.contains("account-tag"), !isGuest(message.sender) { tags["account"] = message.sender.handle }
+        if capabilities.contains("message-tags"), let reply = message.replyTo, reply.seq > 0 {
+            tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)"
+        }
         let source = prefix(message.sender)
         let command = message.via == noticeVia ? "NOTICE" : "PRIVMSG"
         return split(text).map { IRCMessage(tags: tags, source: source, command: command, params: [target, $0]) }

@@ -68,7 +68,8 @@ struct ServeCommand: AsyncParsableCommand {
     var ircPort: Int?
     @Flag(help: "IRC clients without credentials become guests under a nick no account holds, while connected.")
     var ircGuests = false
-    @Option(help: "Lines an IRC connection may send per second, bursts of twice that (0: no limit).") var ircLineRate = 10
+    @Option(help: "Lines an IRC connection may send per second, bursts of twice that (0: no limit; default 10, none with --rate-limit 0).")
+    var ircLineRate: Int?
     @Option(help: "The shortest password accepted for a new account, a bot or a password change, in bytes.")
     var minPasswordLength = Limits.minPasswordBytes
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
@@ -101,7 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...3600).contains(heartbeatTimeout) else { throw ValidationError("--heartbeat-timeout takes 1 to 3600 seconds") }
         if let ircPort, !(0...65535).contains(ircPort) { throw ValidationError("--irc-port takes 0 to 65535") }
         guard ircPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port") }
-        guard (0...1_000_000).contains(ircLineRate) else { throw ValidationError("--irc-line-rate takes 0 to 1000000") }
+        if let ircLineRate, !(0...1_000_000).contains(ircLineRate) { throw ValidationError("--irc-line-rate takes 0 to 1000000") }
         guard (1...Limits.maxPasswordBytes).contains(minPasswordLength) else {
             throw ValidationError("--min-password-length takes 1 to \(Limits.maxPasswordBytes)")
         }
@@ -202,7 +203,7 @@ struct ServeCommand: AsyncParsableCommand {
             irc.signInTimeout = configuration.signInTimeout
             irc.maxConnections = configuration.maxConnections
             irc.guests = ircGuests
-            irc.linesPerSecond = ircLineRate
+            irc.linesPerSecond = ircLineRate ?? (rateLimit == 0 ? 0 : 10)
             let gateway = IRCGateway(engine: engine, configuration: irc, logger: logger)
             do {
                 ircURL = " irc://\(host):\(try await gateway.bind())"

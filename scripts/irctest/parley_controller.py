@@ -30,7 +30,15 @@ class ParleyController(BaseServerController, DirectoryBasedController):
     supported_sasl_mechanisms: Set[str] = {"PLAIN"}
     supports_sts = False
     capabilities = frozenset(
-        [Capabilities.ECHO_MESSAGE, Capabilities.MESSAGE_TAGS, Capabilities.SERVER_TIME]
+        [
+            Capabilities.ECHO_MESSAGE,
+            Capabilities.MESSAGE_TAGS,
+            Capabilities.SERVER_TIME,
+            Capabilities.ACCOUNT_TAG,
+            Capabilities.EXTENDED_JOIN,
+            Capabilities.AWAY_NOTIFY,
+            Capabilities.MULTI_PREFIX,
+        ]
     )
 
     def run(
@@ -101,6 +109,10 @@ class ParleyController(BaseServerController, DirectoryBasedController):
             stdout=subprocess.DEVNULL,
             timeout=120,
         )
+
+    def wait_for_services(self) -> None:
+        """Accounts are Parley's own: there are no separate services to wait for."""
+        self.wait_for_port()
 
     def kill(self) -> None:
         super().kill()

@@ -9,14 +9,16 @@ extension EngineSession {
     public func setAway(_ message: String?) async throws {
         let user = try requireUser()
         let message = try Limits.awayMessage(message)
-        _ = try await store.setAway(message, of: user.id)
+        let changed = try await store.setAway(message, of: user.id)
         engine.activity.setAway(message, of: user.id)
+        if changed { await engine.publishPresence(of: user.ref, online: true, viewing: nil, away: message) }
     }
 
     public func back() async throws {
         let user = try requireUser()
-        _ = try await store.setAway(nil, of: user.id)
+        let changed = try await store.setAway(nil, of: user.id)
         engine.activity.setAway(nil, of: user.id)
+        if changed { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
     }
 
     public func hideActivity(_ hidden: Bool) async throws {

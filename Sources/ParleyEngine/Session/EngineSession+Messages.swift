@@ -119,7 +119,9 @@ extension EngineSession {
     private func afterSending(in chat: ChatID, as user: User) async {
         if engine.activity.away(of: user.id) != nil {
             engine.activity.setAway(nil, of: user.id)
-            _ = try? await store.setAway(nil, of: user.id)
+            if (try? await store.setAway(nil, of: user.id)) == true {
+                await engine.publishPresence(of: user.ref, online: true, viewing: nil)
+            }
         }
         guard let entry = try? await engine.directory.entry(chat), entry.chat.kind == .direct,
             let peer = entry.chat.peer(of: user.id), peer.id != user.id,

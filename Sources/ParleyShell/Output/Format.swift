@@ -122,9 +122,11 @@ public enum Format {
                 line = "* \(user(change.user)) joined \(label(change.chat, me: me))"
             }
         case .memberLeft(let change):
-            line = "* \(user(change.user)) left \(label(change.chat, me: me))"
+            line = "* \(user(change.user)) left \(label(change.chat, me: me))" + (change.reason.map { " (\(Sanitizer.line($0)))" } ?? "")
         case .memberKicked(let change):
-            line = "* \(user(change.user)) was removed from \(label(change.chat, me: me))" + (change.by.map { " by \(user($0))" } ?? "")
+            line =
+                "* \(user(change.user)) was removed from \(label(change.chat, me: me))" + (change.by.map { " by \(user($0))" } ?? "")
+                + (change.reason.map { ": \(Sanitizer.line($0))" } ?? "")
         case .roleChanged(let change):
             line = "* \(user(change.user)) is now \(change.role?.rawValue ?? "member") of \(label(change.chat, me: me))"
         case .readMarkerMoved, .chatDeleted:
@@ -132,7 +134,13 @@ public enum Format {
         case .presenceChanged(let change):
             guard change.viewing == nil || !change.online else { return nil }
             if change.viewing != nil { return nil }
-            line = "* \(user(change.user)) is \(change.online ? "online" : "offline")"
+            if let away = change.away, change.online {
+                line = "* \(user(change.user)) is away: \(Sanitizer.line(away))"
+            } else {
+                line =
+                    "* \(user(change.user)) is \(change.online ? "online" : "offline")"
+                    + (change.reason.map { " (\(Sanitizer.line($0)))" } ?? "")
+            }
         }
         return colour ? paint(line, .dim) : line
     }
