@@ -33,6 +33,7 @@ import Testing
         let history = try await alice.history(chat: group.id, limit: 10, before: nil)
         let kept = try #require(history.first { $0.seq == said.seq })
         #expect(kept.sender.displayName == "Visitor (guest)" && kept.sender.handle.hasPrefix("Visitor~"))
+        #expect(try await alice.members(chat: group.id).map(\.user.handle) == ["alice"], "a guest that went left its groups")
         // An account's handle is never freed as a guest's is.
         #expect(try await world.store.retireGuest(try await alice.me().id) == false)
         #expect(try await alice.me().handle == "alice")

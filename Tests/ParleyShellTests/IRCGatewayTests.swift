@@ -21,10 +21,14 @@ import Testing
         }
     }
 
-    static func world() throws -> World {
+    /// The IRC test client reads only while it waits for a line, so it misses the
+    /// server's PINGs while a shell runs: a ping timeout long enough that no load trips
+    /// it, except for the test of the ping timeout itself.
+    static func world(pingTimeout: Int = 600) throws -> World {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0"])
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", String(pingTimeout)])
         let alice = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)
         let made = try alice.run(
@@ -129,7 +133,7 @@ import Testing
     /// An IRC client that goes silent (no line, no PONG) is closed within the ping
     /// timeout, and its user goes offline, as a WebSocket's does.
     @Test func aSilentIRCConnectionGoesOfflineWithinThePingTimeout() throws {
-        let world = try Self.world()
+        let world = try Self.world(pingTimeout: 15)
         defer { world.remove() }
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123"))
@@ -148,7 +152,8 @@ import Testing
     @Test func guestsTalkUnderAFreeNickAndLeaveTheirWordsBehind() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
         let server = try ServeProcess.start(
-            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6"])
+            data: folder.appendingPathComponent("data"),
+            arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6", "--ping-timeout", "600"])
         let alice = ParleyBinary(serverURL: server.url)
         defer {
             server.stop()
@@ -198,6 +203,43 @@ import Testing
             })
         let history = try alice.run("/history #lobby 5")
         #expect(history.lines.contains { $0.contains("hello from a guest") }, "\(history.lines)")
+    }
+
+    /// Channel modes are group settings: set in the shell, they bind an IRC client; set
+    /// by MODE, the shell sees them.
+    @Test func channelModesAreGroupSettingsEveryClientShares() throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        #expect(try alice.run("/rules #swift posting=voiced").status == 0)
+        let irc = try IRCTestClient(port: try #require(server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["echo-message"]))
+        try irc.send("JOIN #swift")
+        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        try irc.send("MODE #swift")
+        #expect(irc.wait(containing: " 324 bob #swift +ntm") != nil)
+        try irc.send("PRIVMSG #swift :may I speak?")
+        #expect(irc.wait(containing: " 404 bob #swift ") != nil, "a moderated group")
+        #expect(try alice.run("/voice @bob #swift").status == 0)
+        #expect(irc.wait(containing: ":alice!alice@parley MODE #swift +v bob") != nil)
+        try irc.send("PRIVMSG #swift :thanks a lot")
+        #expect(irc.wait(containing: ":bob!bob@parley PRIVMSG #swift :thanks a lot") != nil)
+
+        // An op bans a nick nobody holds yet, and sets a key and a limit, over IRC.
+        #expect(try alice.run("/op @bob #swift").status == 0)
+        #expect(irc.wait(containing: "MODE #swift +o bob") != nil)
+        try irc.send("MODE #swift +bkl mallory!*@* sesame 10")
+        #expect(irc.wait(containing: ":bob!bob@parley MODE #swift +bkl mallory!*@* sesame 10") != nil)
+        let bans = try alice.run("/bans #swift")
+        #expect(bans.lines.contains("@mallory"), "\(bans.lines)")
+        let rules = try alice.run("/rules #swift")
+        #expect(rules.stdout.contains("limit: 10, key: set"), "\(rules.stdout)")
+        let carol = ParleyBinary(serverURL: server.url)
+        defer { carol.remove() }
+        #expect(try carol.run("/register carol@example.com --handle carol --password carol-pass-1").status == 0)
+        let refused = try carol.run("/join #swift")
+        #expect(refused.status != 0 && refused.stderr.contains("bad_key"), "\(refused.stderr)")
+        #expect(try carol.run("/join #swift sesame").status == 0)
     }
 
     /// Polls `condition` until it holds; false after 120 s (a guard against a hang).

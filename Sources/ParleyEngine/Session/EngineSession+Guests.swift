@@ -59,6 +59,15 @@ extension EngineSession {
         return renamed
     }
 
+    /// A guest that goes leaves its groups: nobody can be it again, so it would only fill
+    /// member lists and limits. What it said stays.
+    func leaveGroupsIfGuest(reason: String?) async {
+        guard let user = state.withLock({ $0.isGuest && !$0.closed ? $0.user : nil }) else { return }
+        for group in (try? await store.groups(of: user.id)) ?? [] {
+            try? await leave(chat: group.id, reason: (try? Limits.reason(reason)) ?? "left")
+        }
+    }
+
     /// Frees a guest's nick once its connection is gone.
     func retireIfGuest(_ user: User?) async {
         guard let user, state.withLock({ $0.isGuest }) else { return }

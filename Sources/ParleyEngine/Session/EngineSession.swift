@@ -136,6 +136,7 @@ public final class EngineSession: ChatService {
     /// Closes the connection, saying why to the user's contacts if they go offline (an
     /// IRC QUIT message; dropped if it is not a valid reason).
     public func close(reason: String?) async {
+        await leaveGroupsIfGuest(reason: reason)
         let (user, subscription) = state.withLock { state in
             state.closed = true
             return (state.user, state.subscription)
