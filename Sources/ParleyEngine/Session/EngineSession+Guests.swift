@@ -60,11 +60,23 @@ extension EngineSession {
     }
 
     /// A guest that goes leaves its groups: nobody can be it again, so it would only fill
-    /// member lists and limits. What it said stays.
-    func leaveGroupsIfGuest(reason: String?) async {
-        guard let user = state.withLock({ $0.isGuest && !$0.closed ? $0.user : nil }) else { return }
+    /// member lists and limits. Its contacts were told it went offline (IRC's QUIT, which
+    /// leaves every channel); a group it owned passes on as when an owner leaves. What it
+    /// said stays.
+    func leaveGroupsIfGuest(_ user: User?) async {
+        guard let user, state.withLock({ $0.isGuest }) else { return }
         for group in (try? await store.groups(of: user.id)) ?? [] {
-            try? await leave(chat: group.id, reason: (try? Limits.reason(reason)) ?? "left")
+            var successor: Member?
+            if let members = try? await store.members(of: group.id), members.first(where: { $0.user.id == user.id })?.role == .owner {
+                let others = members.filter { $0.user.id != user.id }
+                successor = others.first { $0.role == .admin } ?? others.first
+            }
+            guard (try? await store.removeMember(user.id, from: group.id, newOwner: successor?.user.id)) == true else { continue }
+            engine.directory.invalidate(group.id)
+            if let successor {
+                try? await publish(
+                    .roleChanged(MemberChange(chat: group, user: successor.user, role: .owner, by: user.ref)), toMembersOf: group.id)
+            }
         }
     }
 

@@ -136,12 +136,12 @@ public final class EngineSession: ChatService {
     /// Closes the connection, saying why to the user's contacts if they go offline (an
     /// IRC QUIT message; dropped if it is not a valid reason).
     public func close(reason: String?) async {
-        await leaveGroupsIfGuest(reason: reason)
         let (user, subscription) = state.withLock { state in
             state.closed = true
             return (state.user, state.subscription)
         }
         await detach(user: user, subscription: subscription, reason: try? Limits.reason(reason))
+        await leaveGroupsIfGuest(user)
         await retireIfGuest(user)
         continuation.finish()
     }
