@@ -34,6 +34,7 @@ extension IRCConnection {
         "ISON": IRCCommand { try await $0.ison($1) },
         "USERHOST": IRCCommand { try await $0.userhost($1) },
         "WHOWAS": IRCCommand { try await $0.whowas($1) },
+        "CHATHISTORY": IRCCommand { try await $0.chathistory($1) },
         "LUSERS": IRCCommand { connection, _ in connection.lusers() },
         "INFO": IRCCommand { connection, _ in connection.info() },
         "LINKS": IRCCommand { connection, _ in connection.links() },

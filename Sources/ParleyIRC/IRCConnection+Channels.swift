@@ -56,7 +56,7 @@ extension IRCConnection {
         let first = channels[channel.lowercased()] == nil
         channels[channel.lowercased()] = chat
         guard first else { return }
-        output.send(IRCView.join(me, channel: channel, capabilities: view.capabilities, realname: userLine?.realname))
+        emit(IRCView.join(me, channel: channel, capabilities: view.capabilities, realname: userLine?.realname))
         if let topic = chat.topic, !topic.isEmpty { reply(IRCNumeric.topic, [channel, topic]) }
         try await sendNames(chat, channel: channel)
     }
@@ -70,7 +70,7 @@ extension IRCConnection {
                 try await session.leave(chat: chat.id, reason: reason)
                 channels[name.lowercased()] = nil
                 if let me = view.me {
-                    output.send(IRCMessage(source: IRCView.prefix(me), command: "PART", params: [name] + (reason.map { [$0] } ?? [])))
+                    emit(IRCMessage(source: IRCView.prefix(me), command: "PART", params: [name] + (reason.map { [$0] } ?? [])))
                 }
             } catch {
                 refuse("PART", target: name, ParleyError(error))
@@ -101,7 +101,7 @@ extension IRCConnection {
         let updated = try await session.setTopic(message.params[1].isEmpty ? nil : message.params[1], in: chat.id)
         channels[name.lowercased()] = updated
         if let me = view.me {
-            output.send(IRCMessage(source: IRCView.prefix(me), command: "TOPIC", params: [name, updated.topic ?? ""]))
+            emit(IRCMessage(source: IRCView.prefix(me), command: "TOPIC", params: [name, updated.topic ?? ""]))
         }
     }
 
@@ -120,7 +120,8 @@ extension IRCConnection {
 
     func sendNames(_ chat: Chat, channel: String) async throws {
         let members = try await session.members(chat: chat.id)
-        let names = members.map { IRCView.prefixSymbol($0.role) + $0.user.handle }
+        let full = view.capabilities.contains("userhost-in-names")
+        let names = members.map { IRCView.prefixSymbol($0.role) + (full ? IRCView.prefix($0.user) : $0.user.handle) }
         let kind = chat.isPublic && !chat.unlisted ? "=" : "@"
         var line: [String] = []
         var length = 0
@@ -162,7 +163,7 @@ extension IRCConnection {
         let reason = try Limits.reason(message.params.count > 2 ? message.params[2] : nil)
         try await session.kick(user: user.id, from: chat.id, reason: reason)
         if let me = view.me {
-            output.send(IRCMessage(source: IRCView.prefix(me), command: "KICK", params: [name, user.handle, reason ?? me.handle]))
+            emit(IRCMessage(source: IRCView.prefix(me), command: "KICK", params: [name, user.handle, reason ?? me.handle]))
         }
     }
 
@@ -286,7 +287,7 @@ extension IRCConnection {
         if !change.isEmpty { _ = try await session.setGroupRules(in: chat.id, change) }
         // Others hear of role changes as the engine's events; the one who acted, from here.
         if !applied.signs.isEmpty, let me = view.me {
-            output.send(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [target, applied.signs] + applied.params))
+            emit(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [target, applied.signs] + applied.params))
         }
     }
 

@@ -36,7 +36,7 @@ extension IRCConnection {
                     to: recipient, text: text, clientID: message.tags["label"].map { "irc-\($0)" }, via: notice ? IRCView.noticeVia : nil,
                     replyTo: replyTo)
                 if view.capabilities.contains("echo-message"), let me = view.me {
-                    output.send(
+                    emit(
                         IRCView.messageLines(sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities))
                 }
                 if !notice, case .user(let id) = recipient, let away = try? await session.activity(of: id).away {

@@ -6,6 +6,7 @@ extension IRCConnection {
     /// The capabilities the gateway offers (CAP LS).
     static let offered = [
         "sasl=PLAIN", "server-time", "message-tags", "echo-message", "account-tag", "extended-join", "away-notify", "multi-prefix",
+        "batch", "draft/chathistory", "labeled-response", "userhost-in-names",
     ]
     static var offeredNames: Set<String> { Set(offered.map { String($0.prefix { $0 != "=" }) }) }
 
@@ -17,21 +18,21 @@ extension IRCConnection {
             // Values (sasl=PLAIN) only for clients that speak CAP 302.
             let version = message.params.count > 1 ? Int(message.params[1]) ?? 0 : 0
             let offered = version >= 302 ? Self.offered : Self.offered.map { String($0.prefix { $0 != "=" }) }
-            output.send(IRCMessage(source: serverName, command: "CAP", params: [nick, "LS", offered.joined(separator: " ")]))
+            emit(IRCMessage(source: serverName, command: "CAP", params: [nick, "LS", offered.joined(separator: " ")]))
         case "LIST":
-            output.send(
+            emit(
                 IRCMessage(source: serverName, command: "CAP", params: [nick, "LIST", view.capabilities.sorted().joined(separator: " ")]))
         case "REQ":
             if !isRegistered { negotiating = true }
             let asked = (message.params.count > 1 ? message.params[1] : "").split(separator: " ").map(String.init)
             let names = asked.map { $0.hasPrefix("-") ? String($0.dropFirst()) : $0 }
             guard !asked.isEmpty, names.allSatisfy(Self.offeredNames.contains) else {
-                output.send(IRCMessage(source: serverName, command: "CAP", params: [nick, "NAK", asked.joined(separator: " ")]))
+                emit(IRCMessage(source: serverName, command: "CAP", params: [nick, "NAK", asked.joined(separator: " ")]))
                 return
             }
             view.enable(asked.filter { !$0.hasPrefix("-") })
             view.disable(asked.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) })
-            output.send(IRCMessage(source: serverName, command: "CAP", params: [nick, "ACK", asked.joined(separator: " ")]))
+            emit(IRCMessage(source: serverName, command: "CAP", params: [nick, "ACK", asked.joined(separator: " ")]))
         case "END":
             negotiating = false
             try await completeRegistration()
@@ -58,7 +59,7 @@ extension IRCConnection {
                 return
             }
             saslMechanism = "PLAIN"
-            output.send(IRCMessage(command: "AUTHENTICATE", params: ["+"]))
+            emit(IRCMessage(command: "AUTHENTICATE", params: ["+"]))
             return
         }
         saslMechanism = nil
@@ -112,7 +113,7 @@ extension IRCConnection {
                 // A guest may change nick; an account's nick is its handle.
                 let renamed = try await session.renameGuest(to: wanted)
                 view.signedIn(as: renamed.ref)
-                output.send(IRCMessage(source: IRCView.prefix(me), command: "NICK", params: [renamed.handle]))
+                emit(IRCMessage(source: IRCView.prefix(me), command: "NICK", params: [renamed.handle]))
             } catch let error as ParleyError where error.code == .handleTaken {
                 reply(IRCNumeric.nicknameInUse, [wanted, "Nickname is already in use"])
             } catch let error as ParleyError where error.code == .invalidHandle {
@@ -165,8 +166,8 @@ extension IRCConnection {
         if view.me == nil {
             guard let password else {
                 reply(IRCNumeric.passwdMismatch, ["Sign in with SASL PLAIN, or PASS handle:password"])
-                output.send(IRCMessage(command: "ERROR", params: ["Closing link: no credentials"]))
-                output.close()
+                emit(IRCMessage(command: "ERROR", params: ["Closing link: no credentials"]))
+                closeOutput()
                 return
             }
             var login = requestedNick
@@ -181,8 +182,8 @@ extension IRCConnection {
             } catch {
                 let error = ParleyError(error)
                 reply(IRCNumeric.passwdMismatch, ["Password incorrect (\(error.code))"])
-                output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(error.message)"]))
-                output.close()
+                emit(IRCMessage(command: "ERROR", params: ["Closing link: \(error.message)"]))
+                closeOutput()
                 return
             }
         }
@@ -190,7 +191,7 @@ extension IRCConnection {
         isRegistered = true
         gateway.people.arrived(me.id, username: userLine?.username ?? me.handle, realname: userLine?.realname ?? me.displayName)
         if me.handle != requestedNick {
-            output.send(IRCMessage(source: "\(requestedNick)!\(requestedNick)@parley", command: "NICK", params: [me.handle]))
+            emit(IRCMessage(source: "\(requestedNick)!\(requestedNick)@parley", command: "NICK", params: [me.handle]))
         }
         let configuration = gateway.configuration
         reply(IRCNumeric.welcome, ["Welcome to the \(configuration.network) IRC gateway, \(me.handle)"])
@@ -201,7 +202,13 @@ extension IRCConnection {
             IRCNumeric.isupport,
             [
                 "CHANTYPES=#", "PREFIX=(ov)@+", "NICKLEN=32", "CHANNELLEN=33", "TOPICLEN=300", "CASEMAPPING=ascii",
-                "CHANMODES=b,k,l,imnst", "MODES=6", "CHANLIMIT=#:", "KEYLEN=32",
+                "CHANMODES=b,k,l,imnst", "MODES=6", "CHANLIMIT=#:", "KEYLEN=32", "are supported by this server",
+            ])
+        // A second line: one holds at most 13 tokens.
+        reply(
+            IRCNumeric.isupport,
+            [
+                "CHATHISTORY=\(Self.maxHistoryPage)", "MSGREFTYPES=msgid",
                 "TARGMAX=JOIN:\(Self.maxTargets),PART:\(Self.maxTargets),PRIVMSG:\(Self.maxTargets),NOTICE:\(Self.maxTargets)",
                 "NETWORK=\(configuration.network)", "are supported by this server",
             ])
@@ -213,7 +220,7 @@ extension IRCConnection {
     }
 
     func ping(_ message: IRCMessage) {
-        output.send(IRCMessage(source: serverName, command: "PONG", params: [serverName, message.params.first ?? serverName]))
+        emit(IRCMessage(source: serverName, command: "PONG", params: [serverName, message.params.first ?? serverName]))
     }
 
     /// QUIT [reason]: the user goes offline (if this was their last connection) with
@@ -222,7 +229,7 @@ extension IRCConnection {
     func quit(_ message: IRCMessage) async {
         recordDeparture()
         await session.close(reason: message.params.first)
-        output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(message.params.first ?? "quit")"]))
-        output.close()
+        emit(IRCMessage(command: "ERROR", params: ["Closing link: \(message.params.first ?? "quit")"]))
+        closeOutput()
     }
 }

@@ -24,6 +24,11 @@ actor IRCConnection {
     var isRegistered = false
     /// Recorded for WHOWAS already (QUIT records it before the connection closes).
     var departed = false
+    /// The last batch id handed out (`BATCH +hN`).
+    var nextBatch = 0
+    /// While a line with a `label` tag is handled (IRCv3 labeled-response): its replies,
+    /// sent together with the label once it is done.
+    private var collecting: [IRCMessage]?
     /// Channels the client has been told it is in, by lowercased name.
     var channels: [String: Chat] = [:]
 
@@ -66,8 +71,11 @@ actor IRCConnection {
             reply(IRCNumeric.unknownCommand, ["*", "Unreadable line"])
             return
         }
+        let label = view.capabilities.contains("labeled-response") ? message.tags["label"] : nil
+        if label != nil { collecting = [] }
+        defer { if let label { sendLabeled(label) } }
         guard limiter.allow() || message.command == "PONG" || message.command == "QUIT" else {
-            output.send(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "rate_limited: slow down"]))
+            emit(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "rate_limited: slow down"]))
             return
         }
         guard let command = Self.commands[message.command] else {
@@ -106,9 +114,65 @@ actor IRCConnection {
 
     // MARK: Writing
 
+    /// A reply to the line being handled (labeled, when it carried a label).
+    func emit(_ message: IRCMessage) {
+        if collecting != nil {
+            collecting?.append(message)
+        } else {
+            output.send(message)
+        }
+    }
+
+    func emit(_ messages: [IRCMessage]) {
+        if collecting != nil {
+            collecting?.append(contentsOf: messages)
+        } else {
+            output.send(messages)
+        }
+    }
+
+    /// Closes the connection after what the line being handled has said so far.
+    func closeOutput() {
+        if let collected = collecting {
+            collecting = nil
+            output.send(collected)
+        }
+        output.close()
+    }
+
+    /// The replies to a labeled line: one line carries the label; a reply that is one
+    /// batch carries it on the batch's start; several lines go in a `labeled-response`
+    /// batch; none is an ACK.
+    private func sendLabeled(_ label: String) {
+        guard var lines = collecting else { return }
+        collecting = nil
+        if lines.isEmpty {
+            output.send(IRCMessage(tags: ["label": label], source: serverName, command: "ACK", params: []))
+            return
+        }
+        let enclosed =
+            lines.count > 1 && lines[0].command == "BATCH" && lines[lines.count - 1].command == "BATCH"
+            && lines[0].params.first.map { "-" + $0.dropFirst() } == lines[lines.count - 1].params.first
+        if lines.count == 1 || enclosed {
+            lines[0].tags["label"] = label
+            output.send(lines)
+            return
+        }
+        nextBatch &+= 1
+        let id = "l\(nextBatch)"
+        var wrapped = [IRCMessage(tags: ["label": label], source: serverName, command: "BATCH", params: ["+" + id, "labeled-response"])]
+        for var line in lines {
+            // Inside the new batch: every line not already in one of the reply's own batches.
+            if line.tags["batch"] == nil { line.tags["batch"] = id }
+            wrapped.append(line)
+        }
+        wrapped.append(IRCMessage(source: serverName, command: "BATCH", params: ["-" + id]))
+        output.send(wrapped)
+    }
+
     /// `:server NUMERIC nick params…`.
     func reply(_ numeric: String, _ params: [String]) {
-        output.send(IRCMessage(source: serverName, command: numeric, params: [nick] + params))
+        emit(IRCMessage(source: serverName, command: numeric, params: [nick] + params))
     }
 
     /// A refusal as the numeric a client expects, or a NOTICE that carries Parley's code.
@@ -129,7 +193,7 @@ actor IRCConnection {
         case .notSignedIn: reply(IRCNumeric.notRegistered, ["You have not registered"])
         case .invalidArgument where command == "JOIN": reply(IRCNumeric.badChanMask, [target, error.message])
         default:
-            output.send(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "\(error.code): \(error.message)"]))
+            emit(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "\(error.code): \(error.message)"]))
         }
     }
 }

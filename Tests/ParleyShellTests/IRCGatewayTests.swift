@@ -242,6 +242,40 @@ import Testing
         #expect(try carol.run("/join #swift sesame").status == 0)
     }
 
+    /// `CHATHISTORY` fills an IRC client's buffer from Parley's history, in a batch with
+    /// each message's time and id; a reply made in the shell arrives with its
+    /// `+draft/reply` tag, and one made over IRC shows in the shell as a reply.
+    @Test func chathistoryAndRepliesCrossBetweenTheShellAndIRC() throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        let irc = try IRCTestClient(port: try #require(server.ircPort))
+        let capabilities = ["batch", "draft/chathistory", "server-time", "message-tags"]
+        #expect(try irc.signIn("bob", password: "builder-123", capabilities: capabilities))
+        try irc.send("JOIN #swift")
+        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        try irc.send("CHATHISTORY LATEST #swift * 10")
+        let start = try #require(irc.wait(containing: " chathistory #swift"))
+        let id = try #require(start.split(separator: " ").first { $0.hasPrefix("+") }).dropFirst()
+        let earlier = try #require(irc.wait(containing: "PRIVMSG #swift :before bob came"))
+        #expect(earlier.contains("batch=\(id)") && earlier.contains("time=") && earlier.contains("msgid="), "\(earlier)")
+        #expect(irc.wait(containing: "BATCH -\(id)") != nil)
+        let msgid = try #require(earlier.split(separator: ";").first { $0.hasPrefix("msgid=") || $0.hasPrefix("@msgid=") })
+            .split(separator: "=").last.map(String.init)
+        let seq = try #require(msgid?.split(separator: "-").last.map(String.init))
+
+        // A reply from the shell carries the message it answers.
+        #expect(try alice.run("/reply #swift \(seq) still here").status == 0)
+        let reply = try #require(irc.wait(containing: "PRIVMSG #swift :still here"))
+        #expect(reply.contains("+draft/reply=\(try #require(msgid))"), "\(reply)")
+        // A reply over IRC shows in the shell as one.
+        try irc.send("@+draft/reply=\(try #require(msgid)) PRIVMSG #swift :answering you")
+        try irc.send("PING :after-reply")
+        #expect(irc.wait(containing: "PONG parley after-reply") != nil)
+        let history = try alice.run("/history #swift 1")
+        #expect(history.stdout.contains("answering you") && history.stdout.contains("↳ @alice: before bob came"), "\(history.stdout)")
+    }
+
     /// Polls `condition` until it holds; false after 120 s (a guard against a hang).
     static func eventually(_ condition: () throws -> Bool) throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(120)

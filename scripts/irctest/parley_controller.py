@@ -38,6 +38,8 @@ class ParleyController(BaseServerController, DirectoryBasedController):
             Capabilities.EXTENDED_JOIN,
             Capabilities.AWAY_NOTIFY,
             Capabilities.MULTI_PREFIX,
+            Capabilities.BATCH,
+            Capabilities.LABELED_RESPONSE,
         ]
     )
 

@@ -170,6 +170,15 @@ extension EngineSession {
         return try await store.history(chat: chat, after: cleared, before: before, limit: limit)
     }
 
+    /// Up to `limit` messages with `after < seq < before`, newest of them, oldest first
+    /// (what IRC's CHATHISTORY pages by); never before the user cleared the chat.
+    public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        let user = try await requireMember(chat).user
+        let limit = try Limits.pageSize(limit)
+        let cleared = try await store.membership(of: user.id, in: chat)?.clearedSeq ?? 0
+        return try await store.history(chat: chat, after: max(after, cleared), before: before, limit: limit)
+    }
+
     static let maxSearchLength = 200
 
     public func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message] {
