@@ -35,6 +35,7 @@ extension IRCConnection {
         "USERHOST": IRCCommand { try await $0.userhost($1) },
         "WHOWAS": IRCCommand { try await $0.whowas($1) },
         "CHATHISTORY": IRCCommand { try await $0.chathistory($1) },
+        "TAGMSG": IRCCommand { try await $0.tagmsg($1) },
         "LUSERS": IRCCommand { connection, _ in connection.lusers() },
         "INFO": IRCCommand { connection, _ in connection.info() },
         "LINKS": IRCCommand { connection, _ in connection.links() },

@@ -77,6 +77,20 @@ final class IRCView: Sendable {
             let mode = role >= .admin ? "+o" : role == .voiced ? "+v" : "-ov"
             let params = mode == "-ov" ? [channel, mode, change.user.handle, change.user.handle] : [channel, mode, change.user.handle]
             return [IRCMessage(source: by, command: "MODE", params: params)]
+        case .reactionChanged(let change) where change.added:
+            // A reaction, as the +draft/react client tag on a TAGMSG (IRCv3 message-tags).
+            guard capabilities.contains("message-tags"), change.user.id != me.id else { return [] }
+            let target: String
+            if let channel = Self.channel(change.chat) {
+                target = channel
+            } else {
+                target = me.handle
+            }
+            return [
+                IRCMessage(
+                    tags: ["+draft/react": change.emoji, "+draft/reply": "\(change.chat.id.rawValue)-\(change.seq)"],
+                    source: Self.prefix(change.user), command: "TAGMSG", params: [target])
+            ]
         case .presenceChanged(let change) where change.online:
             // Away and back, for clients that asked (IRCv3 away-notify).
             guard capabilities.contains("away-notify"), change.viewing == nil, change.user.id != me.id else { return [] }

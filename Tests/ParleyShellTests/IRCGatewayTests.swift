@@ -243,8 +243,8 @@ import Testing
     }
 
     /// `CHATHISTORY` fills an IRC client's buffer from Parley's history, in a batch with
-    /// each message's time and id; a reply made in the shell arrives with its
-    /// `+draft/reply` tag, and one made over IRC shows in the shell as a reply.
+    /// each message's time and id; a reply and a reaction made in the shell arrive as
+    /// tags, and ones made over IRC show in the shell.
     @Test func chathistoryAndRepliesCrossBetweenTheShellAndIRC() throws {
         let world = try Self.world()
         defer { world.remove() }
@@ -274,6 +274,18 @@ import Testing
         #expect(irc.wait(containing: "PONG parley after-reply") != nil)
         let history = try alice.run("/history #swift 1")
         #expect(history.stdout.contains("answering you") && history.stdout.contains("↳ @alice: before bob came"), "\(history.stdout)")
+
+        // A reaction from the shell arrives as +draft/react on a TAGMSG; one over IRC
+        // shows in the shell.
+        let original = try #require(msgid)
+        #expect(try alice.run("/react #swift \(seq) 👍").status == 0)
+        let reacted = try #require(irc.wait(containing: " TAGMSG #swift"))
+        #expect(reacted.contains("+draft/react=👍") && reacted.contains("+draft/reply=\(original)"), "\(reacted)")
+        try irc.send("@+draft/react=🎉;+draft/reply=\(original) TAGMSG #swift")
+        try irc.send("PING :after-react")
+        #expect(irc.wait(containing: "PONG parley after-react") != nil)
+        let reactions = try alice.run("/history #swift 3")
+        #expect(reactions.stdout.contains("🎉 1") && reactions.stdout.contains("👍 1"), "\(reactions.stdout)")
     }
 
     /// Polls `condition` until it holds; false after 120 s (a guard against a hang).
