@@ -68,8 +68,7 @@ extension EngineSession {
         for group in (try? await store.groups(of: user.id)) ?? [] {
             var successor: Member?
             if let members = try? await store.members(of: group.id), members.first(where: { $0.user.id == user.id })?.role == .owner {
-                let others = members.filter { $0.user.id != user.id }
-                successor = others.first { $0.role == .admin } ?? others.first
+                successor = Self.successor(of: user.id, among: members)
             }
             guard (try? await store.removeMember(user.id, from: group.id, newOwner: successor?.user.id)) == true else { continue }
             engine.directory.invalidate(group.id)

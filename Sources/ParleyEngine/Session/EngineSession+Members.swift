@@ -14,11 +14,7 @@ extension EngineSession {
     public func leave(chat: ChatID, reason: String?) async throws {
         let reason = try Limits.reason(reason)
         let (entry, role, user) = try await requireGroupMember(chat)
-        var successor: Member?
-        if role == .owner {
-            let others = try await store.members(of: chat).filter { $0.user.id != user.id }
-            successor = others.first { $0.role == .admin } ?? others.first
-        }
+        let successor = role == .owner ? Self.successor(of: user.id, among: try await store.members(of: chat)) : nil
         guard try await store.removeMember(user.id, from: chat, newOwner: successor?.user.id) else {
             throw ParleyError(.notMember, "you are not a member of #\(entry.chat.handle ?? "")")
         }
@@ -28,6 +24,12 @@ extension EngineSession {
             try await publish(
                 .roleChanged(MemberChange(chat: entry.chat, user: successor.user, role: .owner, by: user.ref)), toMembersOf: chat)
         }
+    }
+
+    /// Who takes over a group its owner leaves: the oldest admin, or else the oldest member.
+    static func successor(of owner: UserID, among members: [Member]) -> Member? {
+        let others = members.filter { $0.user.id != owner }
+        return others.first { $0.role == .admin } ?? others.first
     }
 
     public func members(chat: ChatID) async throws -> [Member] {

@@ -154,13 +154,21 @@ extension Shell {
         output.result("profile", [Format.profile(user)], json: user)
     }
 
+    /// Where `--page N` (from 1; 50 a page) starts, and the page's size.
+    static func page(_ options: CommandInput.Options) throws(ParleyError) -> (offset: Int, size: Int) {
+        let size = 50
+        let page = try options.integer("page") ?? 1
+        guard page >= 1 else { throw ParleyError(.usage, "--page starts at 1") }
+        let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: size)
+        guard !overflow else { throw ParleyError(.usage, "--page is too large") }
+        return (offset, size)
+    }
+
     func users(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["page"])
         guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /users [QUERY] [--page N]") }
-        let page = try options.integer("page") ?? 1
-        guard page >= 1 else { throw ParleyError(.usage, "--page starts at 1") }
-        let pageSize = 50
-        let users = try await service.searchUsers(options.positional.first ?? "", limit: pageSize, offset: (page - 1) * pageSize)
+        let (offset, pageSize) = try Self.page(options)
+        let users = try await service.searchUsers(options.positional.first ?? "", limit: pageSize, offset: offset)
         completions.add(users: users.map(\.handle), groups: [])
         let lines = users.isEmpty ? ["No users found"] : users.map(Format.profile)
         output.result("users", lines, json: users)

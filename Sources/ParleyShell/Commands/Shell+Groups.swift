@@ -136,11 +136,7 @@ extension Shell {
     func listGroups(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["page"])
         guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /list [PREFIX] [--page N]") }
-        let page = try options.integer("page") ?? 1
-        guard page >= 1 else { throw ParleyError(.usage, "--page starts at 1") }
-        let pageSize = 50
-        let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: pageSize)
-        guard !overflow else { throw ParleyError(.usage, "--page is too large") }
+        let (offset, pageSize) = try Self.page(options)
         let listings = try await service.publicGroups(options.positional.first ?? "", limit: pageSize, offset: offset)
         completions.add(users: [], groups: listings.compactMap(\.chat.handle))
         let lines = listings.map { listing in
