@@ -186,6 +186,8 @@ def main():
         show("the groups I am in", "dave", dave.call("groups"))
         show("the directory of public groups, by handle prefix, with member counts", "dave", dave.call("public_groups", {"query": "sw", "limit": 10}))
         show("leave a group", "dave", dave.call("leave", {"chat": group}), [("alice", alice.drain())])
+        show("invite a user to join, as IRC's INVITE: they get `invited`, and `join_group` lets them in for a day even when the group is private, keyed or full", "alice", alice.call("send_invite", {"user": dave_id, "chat": group}), [("dave", dave.drain())])
+        show("the invitations I can still use", "dave", dave.call("invitations"))
         three.drain()
         show("delete a chat for myself (it comes back with the next message)", "bob", bob.call("delete_chat", {"chat": direct}), [("bob's second connection", three.drain())])
         bob.drain()

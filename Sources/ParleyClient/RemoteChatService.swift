@@ -238,6 +238,12 @@ public final class RemoteChatService: ChatService {
         try await link.call(OpDeclarations.join, Args.Join(invite: codeOrLink))
     }
 
+    public func sendInvite(to user: UserID, chat: ChatID) async throws -> Invite {
+        try await link.call(OpDeclarations.sendInvite, Args.Member(user: user, chat: chat))
+    }
+
+    public func invitations() async throws -> [InviteNotice] { try await link.call(OpDeclarations.invitations, Empty()) }
+
     public func invite(user: UserID, to chat: ChatID) async throws {
         try await link.call(OpDeclarations.invite, Args.Member(user: user, chat: chat))
     }

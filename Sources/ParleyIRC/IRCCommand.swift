@@ -39,9 +39,11 @@ extension IRCConnection {
         "LUSERS": IRCCommand { connection, _ in connection.lusers() },
         "INFO": IRCCommand { connection, _ in connection.info() },
         "LINKS": IRCCommand { connection, _ in connection.links() },
+        "OPER": IRCCommand { try await $0.oper($1) },
     ]
 
-    /// The most channels or nicks one JOIN, PART, PRIVMSG or NOTICE names (TARGMAX).
+    /// The most channels or nicks one JOIN, PART, PRIVMSG, NOTICE, NAMES or KICK names
+    /// (TARGMAX).
     static let maxTargets = 10
 
     /// The comma-separated targets of the parameter at `index`, at most `maxTargets`

@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 import ParleyEngine
 
@@ -27,8 +28,8 @@ extension IRCConnection {
     }
 
     /// The group, joined if the user is not a member yet; made (public, the joiner its
-    /// owner) when there is none by that name, as IRC servers make channels.
-    /// A key that is not the group's key may be an invite code (a private group's way in).
+    /// owner) when there is none by that name, as IRC servers make channels. A private
+    /// group takes an invitation (INVITE) or, as the key, an invite code.
     private func memberOrJoin(_ name: String, key: String?) async throws -> Chat {
         let chat: Chat
         do {
@@ -39,9 +40,15 @@ extension IRCConnection {
             } catch let error as ParleyError where error.code == .handleTaken {
                 return try await session.joinGroup(handle: name)  // made by someone else meanwhile
             }
+        } catch let error as ParleyError where error.code == .privateGroup {
+            return try await joinGroup(name, key: key)
         }
         let members = try? await session.members(chat: chat.id)
         if let me = view.me, members?.contains(where: { $0.user.id == me.id }) == true { return chat }
+        return try await joinGroup(name, key: key)
+    }
+
+    private func joinGroup(_ name: String, key: String?) async throws -> Chat {
         do {
             return try await session.joinGroup(handle: name, key: key)
         } catch let error as ParleyError where key != nil && error.code == .privateGroup {
@@ -57,7 +64,7 @@ extension IRCConnection {
         channels[channel.lowercased()] = chat
         guard first else { return }
         emit(IRCView.join(me, channel: channel, capabilities: view.capabilities, realname: userLine?.realname))
-        if let topic = chat.topic, !topic.isEmpty { reply(IRCNumeric.topic, [channel, topic]) }
+        sendTopic(of: chat, channel: channel)
         try await sendNames(chat, channel: channel)
     }
 
@@ -79,6 +86,15 @@ extension IRCConnection {
     }
 
     /// The chat a channel name stands for (one the client joined, or any group it may see).
+    /// RPL_TOPIC, and RPL_TOPICWHOTIME when Parley knows who set it.
+    func sendTopic(of chat: Chat, channel: String) {
+        guard let topic = chat.topic, !topic.isEmpty else { return }
+        reply(IRCNumeric.topic, [channel, topic])
+        if let setter = chat.topicSetBy, let at = chat.topicSetAt {
+            reply(IRCNumeric.topicWhoTime, [channel, setter, String(Int64(at.timeIntervalSince1970))])
+        }
+    }
+
     func channelChat(_ name: String) async throws -> Chat {
         if let known = channels[name.lowercased()] { return known }
         guard name.hasPrefix("#") else { throw ParleyError(.unknownGroup, "no channel \(name)") }
@@ -91,7 +107,7 @@ extension IRCConnection {
         guard message.params.count > 1 else {
             let current = try await session.chat(chat.id)
             if let topic = current.topic, !topic.isEmpty {
-                reply(IRCNumeric.topic, [name, topic])
+                sendTopic(of: current, channel: name)
             } else {
                 reply(IRCNumeric.noTopic, [name, "No topic is set"])
             }
@@ -105,20 +121,21 @@ extension IRCConnection {
         }
     }
 
+    /// NAMES #a[,#b…]: each channel's names, then one end line for them all.
     func names(_ message: IRCMessage) async throws {
-        guard let name = message.params.first else {
+        guard message.params.first != nil else {
             reply(IRCNumeric.endOfNames, ["*", "End of /NAMES list"])
             return
         }
-        // A channel that does not exist, or is hidden from the user, has no names.
-        guard let known = try? await channelChat(name), let chat = try? await session.chat(known.id) else {
-            reply(IRCNumeric.endOfNames, [name, "End of /NAMES list"])
-            return
+        for name in try targets(message, 0) {
+            // A channel that does not exist, or is hidden from the user, has no names.
+            guard let known = try? await channelChat(name), let chat = try? await session.chat(known.id) else { continue }
+            try await sendNames(chat, channel: name, ending: false)
         }
-        try await sendNames(chat, channel: name)
+        reply(IRCNumeric.endOfNames, [message.params[0], "End of /NAMES list"])
     }
 
-    func sendNames(_ chat: Chat, channel: String) async throws {
+    func sendNames(_ chat: Chat, channel: String, ending: Bool = true) async throws {
         let members = try await session.members(chat: chat.id)
         let full = view.capabilities.contains("userhost-in-names")
         let names = members.map { IRCView.prefixSymbol($0.role) + (full ? IRCView.prefix($0.user) : $0.user.handle) }
@@ -135,7 +152,7 @@ extension IRCConnection {
             length += name.utf8.count + 1
         }
         if !line.isEmpty { reply(IRCNumeric.namReply, [kind, channel, line.joined(separator: " ")]) }
-        reply(IRCNumeric.endOfNames, [channel, "End of /NAMES list"])
+        if ending { reply(IRCNumeric.endOfNames, [channel, "End of /NAMES list"]) }
     }
 
     func who(_ message: IRCMessage) async throws {
@@ -154,25 +171,51 @@ extension IRCConnection {
         reply(IRCNumeric.endOfWho, [mask, "End of /WHO list"])
     }
 
+    /// KICK #chan nick[,nick…] [reason], or KICK #a,#b nick1,nick2 (each channel with
+    /// the nick in its place); each kick answers for itself.
     func kick(_ message: IRCMessage) async throws {
-        let name = try parameter(message, 0)
-        let target = try parameter(message, 1)
-        let chat = try await channelChat(name)
-        let user = try await session.user(handle: target)
-        // Others hear of it as the engine's event; the one who acted, from here.
+        let channels = try targets(message, 0)
+        let nicks = try targets(message, 1)
+        guard channels.count == 1 || channels.count == nicks.count else {
+            reply(IRCNumeric.needMoreParams, ["KICK", "One channel, or as many channels as nicks"])
+            return
+        }
         let reason = try Limits.reason(message.params.count > 2 ? message.params[2] : nil)
-        try await session.kick(user: user.id, from: chat.id, reason: reason)
-        if let me = view.me {
-            emit(IRCMessage(source: IRCView.prefix(me), command: "KICK", params: [name, user.handle, reason ?? me.handle]))
+        for (index, target) in nicks.enumerated() {
+            let name = channels.count == 1 ? channels[0] : channels[index]
+            do {
+                let chat = try await channelChat(name)
+                let user = try await session.user(handle: target)
+                try await session.kick(user: user.id, from: chat.id, reason: reason)
+                // Others hear of it as the engine's event; the one who acted, from here.
+                if let me = view.me {
+                    emit(IRCMessage(source: IRCView.prefix(me), command: "KICK", params: [name, user.handle, reason ?? me.handle]))
+                }
+            } catch let error as ParleyError {
+                refuse("KICK", target: error.code == .unknownUser ? target : name, error)
+            }
         }
     }
 
+    /// INVITE nick #chan; INVITE alone lists the invitations the user can still use.
     func invite(_ message: IRCMessage) async throws {
+        guard !message.params.isEmpty else {
+            for notice in try await session.invitations() {
+                if let channel = IRCView.channel(notice.chat) { reply(IRCNumeric.inviteList, [channel]) }
+            }
+            reply(IRCNumeric.endOfInviteList, ["End of /INVITE list"])
+            return
+        }
         let target = try parameter(message, 0)
         let name = try parameter(message, 1)
         let chat = try await channelChat(name)
         let user = try await session.user(handle: target)
-        try await session.invite(user: user.id, to: chat.id)
+        do {
+            _ = try await session.sendInvite(to: user.id, chat: chat.id)
+        } catch let error as ParleyError where error.code == .alreadyMember {
+            reply(IRCNumeric.userOnChannel, [user.handle, name, "is already on channel"])
+            return
+        }
         reply(IRCNumeric.inviting, [user.handle, name])
     }
 
@@ -183,7 +226,7 @@ extension IRCConnection {
     func mode(_ message: IRCMessage) async throws {
         let target = try parameter(message, 0)
         guard target.hasPrefix("#") else {
-            reply(IRCNumeric.umodeIs, ["+i"])
+            userMode(message)
             return
         }
         let chat = try await session.chat(try await channelChat(target).id)

@@ -209,7 +209,8 @@ extension IRCConnection {
             IRCNumeric.isupport,
             [
                 "CHATHISTORY=\(Self.maxHistoryPage)", "MSGREFTYPES=msgid",
-                "TARGMAX=JOIN:\(Self.maxTargets),PART:\(Self.maxTargets),PRIVMSG:\(Self.maxTargets),NOTICE:\(Self.maxTargets)",
+                "TARGMAX="
+                    + ["JOIN", "PART", "PRIVMSG", "NOTICE", "NAMES", "KICK"].map { "\($0):\(Self.maxTargets)" }.joined(separator: ","),
                 "NETWORK=\(configuration.network)", "are supported by this server",
             ])
         lusers()

@@ -12,7 +12,7 @@ extension IRCConnection {
         // Someone signed in through this gateway is shown with what their USER line said.
         let names = gateway.people.names(of: user.id)
         reply(IRCNumeric.whoisUser, [user.handle, names?.username ?? user.handle, "parley", "*", names?.realname ?? user.displayName])
-        reply(IRCNumeric.whoisServer, [user.handle, serverName, "Parley"])
+        reply(IRCNumeric.whoisServer, [user.handle, serverName, gateway.configuration.serverInfo])
         reply(IRCNumeric.whoisAccount, [user.handle, user.handle, "is logged in as"])
         if let activity = try? await session.activity(of: user.id), let away = activity.away {
             reply(IRCNumeric.away, [user.handle, away])
@@ -90,9 +90,61 @@ extension IRCConnection {
         reply(IRCNumeric.endOfInfo, ["End of INFO list"])
     }
 
+    /// OPER NAME PASSWORD: the login and password of one of the server's admins
+    /// (`parley serve --admin`) make this connection an operator (+o), whoever it is
+    /// signed in as. Failures count against the same limits as a sign-in.
+    func oper(_ message: IRCMessage) async throws {
+        let login = try parameter(message, 0)
+        let password = try parameter(message, 1)
+        do {
+            _ = try await session.authenticateServerAdmin(login: login, password: password)
+        } catch let error as ParleyError where error.code == .badCredentials {
+            reply(IRCNumeric.passwdMismatch, ["Password incorrect"])
+            return
+        } catch let error as ParleyError where error.code == .forbidden {
+            reply(IRCNumeric.noOperHost, ["No O-lines for your host: \(error.message)"])
+            return
+        }
+        userModes.insert("o")
+        reply(IRCNumeric.youreOper, ["You are now an IRC operator"])
+        if let me = view.me { emit(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [nick, "+o"])) }
+    }
+
+    /// MODE on a nick: only one's own; +w and -w are kept (WALLOPS is not relayed), +o
+    /// comes from OPER alone, -o drops it.
+    func userMode(_ message: IRCMessage) {
+        guard message.params[0].lowercased() == nick.lowercased() else {
+            reply(IRCNumeric.usersDontMatch, ["Can't change mode for other users"])
+            return
+        }
+        guard message.params.count > 1 else {
+            reply(IRCNumeric.umodeIs, ["+" + String(userModes.sorted())])
+            return
+        }
+        var adding = true
+        var changed = ""
+        var unknown = false
+        for letter in message.params[1] {
+            switch letter {
+            case "+": adding = true
+            case "-": adding = false
+            case "i": continue
+            case "w" where adding: if userModes.insert("w").inserted { changed += "+w" }
+            case "w", "o":
+                // +o comes from OPER alone.
+                if !adding, userModes.remove(letter) != nil { changed += "-\(letter)" }
+            default: unknown = true
+            }
+        }
+        if unknown { reply(IRCNumeric.umodeUnknownFlag, ["Unknown MODE flag"]) }
+        if !changed.isEmpty, let me = view.me {
+            emit(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [nick, changed]))
+        }
+    }
+
     /// LINKS: one server, as far as IRC clients can tell (nodes share one database, not links).
     func links() {
-        reply(IRCNumeric.links, ["*", serverName, serverName, "0 Parley"])
+        reply(IRCNumeric.links, [serverName, serverName, "0 \(gateway.configuration.serverInfo)"])
         reply(IRCNumeric.endOfLinks, ["*", "End of LINKS list"])
     }
 }

@@ -29,6 +29,8 @@ actor IRCConnection {
     /// While a line with a `label` tag is handled (IRCv3 labeled-response): its replies,
     /// sent together with the label once it is done.
     private var collecting: [IRCMessage]?
+    /// The user's modes: +i always, +o after OPER, +w when they asked for WALLOPS.
+    var userModes: Set<Character> = ["i"]
     /// Channels the client has been told it is in, by lowercased name.
     var channels: [String: Chat] = [:]
 

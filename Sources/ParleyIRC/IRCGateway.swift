@@ -33,6 +33,8 @@ public final class IRCGateway: Service {
         public var maxConnections = 10_000
         /// How the server names itself in lines (`:parley 001 …`).
         public var serverName = "parley"
+        /// What LINKS and WHOIS say of the server.
+        public var serverInfo = "Parley"
         public var network = "Parley"
 
         public init(host: String = "127.0.0.1", port: Int = 6667) {

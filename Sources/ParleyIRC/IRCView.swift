@@ -99,6 +99,13 @@ final class IRCView: Sendable {
             // Gone offline everywhere: QUIT, as IRC says a user left the network.
             guard change.user.id != me.id else { return [] }
             return [IRCMessage(source: Self.prefix(change.user), command: "QUIT", params: [change.reason ?? "Offline"])]
+        case .renamed(let change):
+            guard change.user.id != me.id else { return [] }
+            let old = UserRef(id: change.user.id, handle: change.previousHandle, displayName: "", isBot: change.user.isBot)
+            return [IRCMessage(source: Self.prefix(old), command: "NICK", params: [change.user.handle])]
+        case .invited(let notice):
+            guard let channel = Self.channel(notice.chat) else { return [] }
+            return [IRCMessage(source: Self.prefix(notice.by), command: "INVITE", params: [me.handle, channel])]
         case .chatUpdated(let update):
             guard update.what == "topic", let channel = Self.channel(update.chat) else { return [] }
             return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [channel, update.chat.topic ?? ""])]

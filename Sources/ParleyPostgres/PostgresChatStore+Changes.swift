@@ -137,8 +137,12 @@ extension PostgresChatStore {
 
 /// Topics and rules of groups, away messages, activity and sessions.
 extension PostgresChatStore {
-    public func setTopic(_ topic: String?, of chat: ChatID) async throws -> Chat? {
-        try await rows("UPDATE chat SET topic = \(topic) WHERE id = \(chat.rawValue)")
+    public func setTopic(_ topic: String?, of chat: ChatID, by handle: String, at time: Date) async throws -> Chat? {
+        try await rows(
+            """
+            UPDATE chat SET topic = \(topic), topic_set_by = \(handle), topic_set_at = \(time.storedMilliseconds)
+            WHERE id = \(chat.rawValue)
+            """)
         return try await self.chat(id: chat)
     }
 

@@ -204,7 +204,7 @@ enum PostgresRows {
     static let chatColumns =
         """
         c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all,
-        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted
+        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted, c.topic_set_by, c.topic_set_at
         """
 
     /// Chats from rows of `chatColumns`, with the two users of each direct chat.
@@ -234,6 +234,8 @@ enum PostgresRows {
             chat.memberLimit = (try cells.next(Int64?.self)).map { Int(clamping: $0) }
             chat.keyed = try cells.next()
             chat.unlisted = try cells.next()
+            chat.topicSetBy = try cells.next()
+            chat.topicSetAt = try cells.optionalDate()
             chats.append(chat)
         }
         return chats

@@ -272,6 +272,17 @@ enum PostgresSchema {
             ALTER TABLE member ADD CONSTRAINT member_role_check CHECK (role IN ('owner', 'admin', 'voiced', 'member'));
             """
         ),
+        (
+            // An invitation to one user (IRC's INVITE): an invite code only they can use.
+            // Who set a group's topic, and when (IRC's RPL_TOPICTIME).
+            "7-invitations-and-topic-setters",
+            """
+            ALTER TABLE chat ADD COLUMN topic_set_by text;
+            ALTER TABLE chat ADD COLUMN topic_set_at bigint;
+            ALTER TABLE invite ADD COLUMN for_user bigint REFERENCES users(id) ON DELETE CASCADE;
+            CREATE INDEX invite_for_user ON invite(for_user, chat_id) WHERE for_user IS NOT NULL;
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

@@ -8,7 +8,8 @@ public enum Op: String, CaseIterable, Sendable {
     case send, history, search, markRead = "mark_read", seenBy = "seen_by"
     case chats, chat, directChat = "direct_chat", deleteChat = "delete_chat"
     case createGroup = "create_group", group, joinGroup = "join_group", join, invite, publicGroups = "public_groups"
-    case createInvite = "create_invite", revokeInvite = "revoke_invite", leave, members, kick, setRole = "set_role", groups
+    case createInvite = "create_invite", sendInvite = "send_invite", invitations, revokeInvite = "revoke_invite"
+    case leave, members, kick, setRole = "set_role", groups
     case setViewing = "set_viewing", online
     case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"
     case revokeSignupCode = "revoke_signup_code"

@@ -140,6 +140,10 @@ public enum OpDeclarations {
     public static let createInvite = OpDeclaration(.createInvite) { (call, args: Args.CreateInvite) in
         try await call.service.createInvite(chat: args.chat, maxUses: args.maxUses, expiresIn: args.expiresInSeconds.map { .seconds($0) })
     }
+    public static let sendInvite = OpDeclaration(.sendInvite) { (call, args: Args.Member) in
+        try await call.service.sendInvite(to: args.user, chat: args.chat)
+    }
+    public static let invitations = OpDeclaration(.invitations) { (call, _: Empty) in try await call.service.invitations() }
     public static let revokeInvite = OpDeclaration(.revokeInvite) { (call, args: Args.Code) in
         try await call.service.revokeInvite(code: args.code)
         return Empty()
@@ -220,6 +224,8 @@ extension Op {
         case .join: OpDeclarations.join
         case .invite: OpDeclarations.invite
         case .createInvite: OpDeclarations.createInvite
+        case .sendInvite: OpDeclarations.sendInvite
+        case .invitations: OpDeclarations.invitations
         case .revokeInvite: OpDeclarations.revokeInvite
         case .leave: OpDeclarations.leave
         case .members: OpDeclarations.members

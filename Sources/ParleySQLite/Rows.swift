@@ -50,8 +50,11 @@ enum Rows {
     static let chatColumns =
         """
         c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all,
-        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted
+        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted, c.topic_set_by, c.topic_set_at
         """
+
+    /// How many columns `chatColumns` reads: a query's own columns come after.
+    static let chatColumnCount = 15
 
     static func chat(_ row: Row, participants: [UserRef], from index: Int = 0) -> Chat {
         var chat = Chat(
@@ -62,6 +65,8 @@ enum Rows {
         chat.memberLimit = row[index + 10]
         chat.keyed = row[index + 11]
         chat.unlisted = row[index + 12]
+        chat.topicSetBy = row[index + 13]
+        chat.topicSetAt = date(row[index + 14] as Int64?)
         return chat
     }
 

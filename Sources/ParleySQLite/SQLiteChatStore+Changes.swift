@@ -142,9 +142,11 @@ extension SQLiteChatStore {
 
 /// Topics and rules of groups, away messages, activity and sessions.
 extension SQLiteChatStore {
-    public func setTopic(_ topic: String?, of chat: ChatID) async throws -> Chat? {
+    public func setTopic(_ topic: String?, of chat: ChatID, by handle: String, at time: Date) async throws -> Chat? {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE chat SET topic = ? WHERE id = ?", arguments: [topic, chat.rawValue])
+            try db.execute(
+                sql: "UPDATE chat SET topic = ?, topic_set_by = ?, topic_set_at = ? WHERE id = ?",
+                arguments: [topic, handle, time.storedMilliseconds, chat.rawValue])
             return try Rows.chat(db, id: chat)
         }
     }
@@ -178,7 +180,7 @@ extension SQLiteChatStore {
                     WHERE c.kind = 'group' AND c.is_public AND NOT c.unlisted AND c.handle LIKE ? ESCAPE '\\'
                     ORDER BY c.handle LIMIT ? OFFSET ?
                     """, arguments: [pattern, limit, offset]
-            ).map { GroupListing(chat: Rows.chat($0, participants: []), members: $0[13]) }
+            ).map { GroupListing(chat: Rows.chat($0, participants: []), members: $0[Rows.chatColumnCount]) }
         }
     }
 

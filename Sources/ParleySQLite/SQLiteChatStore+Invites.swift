@@ -8,12 +8,12 @@ extension SQLiteChatStore {
         try await pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO invite (code, chat_id, created_by, created_at, expires_at, uses_left)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO invite (code, chat_id, created_by, created_at, expires_at, uses_left, for_user)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     invite.code, invite.chatID.rawValue, invite.createdBy.rawValue, time.storedMilliseconds,
-                    invite.expiresAt?.storedMilliseconds, invite.usesLeft,
+                    invite.expiresAt?.storedMilliseconds, invite.usesLeft, invite.forUser?.rawValue,
                 ])
         }
     }
@@ -22,14 +22,43 @@ extension SQLiteChatStore {
         try await pool.read { db in try Self.invite(db, code: code) }
     }
 
+    static let inviteColumns = "code, chat_id, created_by, expires_at, uses_left, revoked, for_user"
+
     static func invite(_ db: Database, code: String) throws -> Invite? {
-        try Row.fetchOne(
-            db, sql: "SELECT code, chat_id, created_by, expires_at, uses_left, revoked FROM invite WHERE code = ?",
-            arguments: [code]
-        ).map {
-            Invite(
-                code: $0[0], chatID: ChatID($0[1]), createdBy: UserID($0[2]), expiresAt: Rows.date($0[3] as Int64?),
-                usesLeft: $0[4], revoked: $0[5])
+        try Row.fetchOne(db, sql: "SELECT \(inviteColumns) FROM invite WHERE code = ?", arguments: [code]).map(Self.invite(from:))
+    }
+
+    static func invite(from row: Row) -> Invite {
+        Invite(
+            code: row[0], chatID: ChatID(row[1]), createdBy: UserID(row[2]), expiresAt: Rows.date(row[3] as Int64?),
+            usesLeft: row[4], revoked: row[5], forUser: (row[6] as Int64?).map { UserID($0) })
+    }
+
+    public func personalInvites(for user: UserID, limit: Int) async throws -> [Invite] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.inviteColumns) FROM invite
+                    WHERE for_user = ? AND revoked = 0 AND (uses_left IS NULL OR uses_left > 0)
+                    ORDER BY created_at DESC LIMIT ?
+                    """,
+                arguments: [user.rawValue, limit]
+            ).map(Self.invite(from:))
+        }
+    }
+
+    public func personalInvite(to chat: ChatID, for user: UserID) async throws -> Invite? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT \(Self.inviteColumns) FROM invite
+                    WHERE for_user = ? AND chat_id = ? AND revoked = 0 AND (uses_left IS NULL OR uses_left > 0)
+                    ORDER BY created_at DESC LIMIT 1
+                    """,
+                arguments: [user.rawValue, chat.rawValue]
+            ).map(Self.invite(from:))
         }
     }
 

@@ -294,6 +294,17 @@ enum Schema {
                     CREATE INDEX member_user_list ON member(user_id, chat_id, read_seq, cleared_seq, hidden);
                     """)
         }
+        // An invitation to one user (IRC's INVITE): an invite code only they can use.
+        // Who set a group's topic, and when (IRC's RPL_TOPICTIME).
+        migrator.registerMigration("v15") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE chat ADD COLUMN topic_set_by TEXT;
+                    ALTER TABLE chat ADD COLUMN topic_set_at INTEGER;
+                    ALTER TABLE invite ADD COLUMN for_user INTEGER REFERENCES user(id) ON DELETE CASCADE;
+                    CREATE INDEX invite_for_user ON invite(for_user, chat_id) WHERE for_user IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }

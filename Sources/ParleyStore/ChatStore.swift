@@ -77,7 +77,8 @@ public protocol ChatStore: Sendable {
     func away(of users: [UserID]) async throws -> [UserID: String]
 
     // Groups' topics and rules
-    func setTopic(_ topic: String?, of chat: ChatID) async throws -> Chat?
+    /// Sets a group's topic, noting who set it (a handle) and when.
+    func setTopic(_ topic: String?, of chat: ChatID, by handle: String, at time: Date) async throws -> Chat?
     func setGroupRules(of chat: ChatID, _ change: GroupRulesChange) async throws -> Chat?
     /// The key joining `chat` by handle needs (nil: none).
     func joinKey(of chat: ChatID) async throws -> String?
@@ -158,6 +159,11 @@ public protocol ChatStore: Sendable {
     // Invites
     func createInvite(_ invite: Invite, at time: Date) async throws
     func invite(code: String) async throws -> Invite?
+    /// The newest invitation sent to `user` for `chat` with uses left and not revoked
+    /// (the engine checks its expiry).
+    func personalInvite(to chat: ChatID, for user: UserID) async throws -> Invite?
+    /// Every such invitation sent to `user`, newest first, at most `limit`.
+    func personalInvites(for user: UserID, limit: Int) async throws -> [Invite]
     /// Adds `user` to the invite's group and takes one of its uses, atomically. The
     /// engine has checked the invite's rules; if its last use went meanwhile (or it was
     /// revoked), nothing changes and `inviteUsedUp` is thrown. Returns false, taking no

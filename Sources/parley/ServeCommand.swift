@@ -70,6 +70,12 @@ struct ServeCommand: AsyncParsableCommand {
     var ircGuests = false
     @Option(help: "Lines an IRC connection may send per second, bursts of twice that (0: no limit; default 10, none with --rate-limit 0).")
     var ircLineRate: Int?
+    @Option(help: ArgumentHelp("How the IRC gateway names itself in lines and LINKS (default parley).", valueName: "NAME"))
+    var ircServerName = "parley"
+    @Option(help: ArgumentHelp("What LINKS and WHOIS say of the IRC server.", valueName: "TEXT"))
+    var ircServerInfo = "Parley"
+    @Option(help: ArgumentHelp("The network name IRC clients see (ISUPPORT NETWORK).", valueName: "NAME"))
+    var ircNetwork = "Parley"
     @Option(help: "The shortest password accepted for a new account, a bot or a password change, in bytes.")
     var minPasswordLength = Limits.minPasswordBytes
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
@@ -103,6 +109,18 @@ struct ServeCommand: AsyncParsableCommand {
         if let ircPort, !(0...65535).contains(ircPort) { throw ValidationError("--irc-port takes 0 to 65535") }
         guard ircPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port") }
         if let ircLineRate, !(0...1_000_000).contains(ircLineRate) { throw ValidationError("--irc-line-rate takes 0 to 1000000") }
+        // A server name and a network name are single words in every line that carries them.
+        for (flag, name) in [("--irc-server-name", ircServerName), ("--irc-network", ircNetwork)] {
+            let allowed = name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "." || $0 == "-")
+            }
+            guard (1...63).contains(name.utf8.count), allowed else {
+                throw ValidationError("\(flag) takes 1 to 63 letters, digits, dots and dashes")
+            }
+        }
+        guard (1...200).contains(ircServerInfo.utf8.count), !ircServerInfo.unicodeScalars.contains(where: Limits.isControl) else {
+            throw ValidationError("--irc-server-info takes 1 to 200 printable bytes")
+        }
         guard (1...Limits.maxPasswordBytes).contains(minPasswordLength) else {
             throw ValidationError("--min-password-length takes 1 to \(Limits.maxPasswordBytes)")
         }
@@ -203,6 +221,9 @@ struct ServeCommand: AsyncParsableCommand {
             irc.signInTimeout = configuration.signInTimeout
             irc.maxConnections = configuration.maxConnections
             irc.guests = ircGuests
+            irc.serverName = ircServerName
+            irc.serverInfo = ircServerInfo
+            irc.network = ircNetwork
             irc.linesPerSecond = ircLineRate ?? (rateLimit == 0 ? 0 : 10)
             let gateway = IRCGateway(engine: engine, configuration: irc, logger: logger)
             do {

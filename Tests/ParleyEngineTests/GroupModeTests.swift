@@ -33,6 +33,61 @@ import Testing
         #expect(try await alice.bans(in: group.id) == ["mallory"])
     }
 
+    /// IRC's INVITE: an invitation only its invitee can use, by joining the group by
+    /// handle, past its privacy, key and limit but never past a ban; used once.
+    @Test(arguments: StoreKind.all) func anInvitationLetsItsInviteeAloneIntoAPrivateGroup(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let carol = try await world.signUp("carol")
+        let (bobID, carolID) = (try await bob.me().id, try await carol.me().id)
+        let group = try await alice.createGroup(handle: "inner", title: nil, isPublic: false)
+        _ = try await alice.setGroupRules(in: group.id, GroupRulesChange(memberLimit: 1, key: "k3y"))
+        await expectError(.privateGroup) { try await bob.joinGroup(handle: "inner") }
+        await expectError(.notMember) { try await bob.sendInvite(to: carolID, chat: group.id) }
+
+        let events = EventRecorder(bob)
+        let invitation = try await alice.sendInvite(to: bobID, chat: group.id)
+        #expect(invitation.forUser == bobID && invitation.usesLeft == 1)
+        let notice = await events.first { if case .invited = $0 { true } else { false } }
+        guard case .invited(let invited) = notice else { throw ParleyError(.unknownChat, "no invited event") }
+        #expect(invited.chat.id == group.id && invited.by.handle == "alice" && invited.code == invitation.code)
+        #expect(try await bob.invitations().map(\.chat.id) == [group.id])
+        #expect(try await carol.invitations().isEmpty)
+        await expectError(.invalidInvite) { try await carol.join(invite: invitation.code) }
+        await expectError(.privateGroup) { try await carol.joinGroup(handle: "inner") }
+
+        // Private, keyed and full: the invitation lets bob in all the same, once.
+        _ = try await bob.joinGroup(handle: "#inner")
+        #expect(try await alice.members(chat: group.id).count == 2)
+        #expect(try await bob.invitations().isEmpty)
+        await expectError(.alreadyMember) { try await alice.sendInvite(to: bobID, chat: group.id) }
+        try await bob.leave(chat: group.id)
+        await expectError(.privateGroup) { try await bob.joinGroup(handle: "inner") }
+
+        // Members may invite to a public group; a private one takes its owner or admins.
+        try await alice.invite(user: carolID, to: group.id)
+        await expectError(.forbidden) { try await carol.sendInvite(to: bobID, chat: group.id) }
+        // A ban outweighs an invitation.
+        _ = try await alice.sendInvite(to: bobID, chat: group.id)
+        try await alice.ban(handle: "bob", from: group.id)
+        await expectError(.banned) { try await bob.joinGroup(handle: "inner") }
+        await expectError(.banned) { try await alice.sendInvite(to: bobID, chat: group.id) }
+    }
+
+    @Test(arguments: StoreKind.all) func aTopicKeepsWhoSetItAndWhen(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "news", title: nil, isPublic: true)
+        #expect(group.topicSetBy == nil && group.topicSetAt == nil)
+        let when = world.clock.now
+        _ = try await alice.setTopic("today", in: group.id)
+        let chat = try await alice.chat(group.id)
+        #expect(chat.topic == "today" && chat.topicSetBy == "alice")
+        // Kept to the millisecond.
+        #expect(abs(try #require(chat.topicSetAt).timeIntervalSince(when)) < 0.001)
+    }
+
     @Test(arguments: StoreKind.all) func aKeyALimitAndModeration(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice")

@@ -24,11 +24,11 @@ import Testing
     /// The IRC test client reads only while it waits for a line, so it misses the
     /// server's PINGs while a shell runs: a ping timeout long enough that no load trips
     /// it, except for the test of the ping timeout itself.
-    static func world(pingTimeout: Int = 600) throws -> World {
+    static func world(pingTimeout: Int = 600, arguments: [String] = []) throws -> World {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let server = try ServeProcess.start(
-            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", String(pingTimeout)])
+            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", String(pingTimeout)] + arguments)
         let alice = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)
         let made = try alice.run(
@@ -203,6 +203,68 @@ import Testing
             })
         let history = try alice.run("/history #lobby 5")
         #expect(history.lines.contains { $0.contains("hello from a guest") }, "\(history.lines)")
+    }
+
+    /// INVITE is an invitation the invitee uses by joining (a private group too), listed
+    /// by a bare INVITE; the topic comes with who set it; OPER takes a server admin's
+    /// credentials; KICK takes several nicks; a guest's nick change reaches the others.
+    @Test func invitationsTopicSettersOperatorsKicksAndNickChanges() throws {
+        let world = try Self.world(arguments: ["--irc-guests", "--admin", "@alice"])
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        let port = try #require(server.ircPort)
+        #expect(try alice.run("/rules #swift visibility=private").status == 0)
+        let bob = try IRCTestClient(port: port)
+        #expect(try bob.signIn("bob", password: "builder-123"))
+        try bob.send("JOIN #swift")
+        #expect(bob.wait(containing: " 473 bob #swift ") != nil, "a private group")
+
+        let aliceIRC = try IRCTestClient(port: port)
+        #expect(try aliceIRC.signIn("alice", password: "wonderland-1"))
+        try aliceIRC.send("INVITE bob #swift")
+        #expect(aliceIRC.wait(containing: " 341 alice bob #swift") != nil)
+        #expect(bob.wait(containing: ":alice!alice@parley INVITE bob #swift") != nil)
+        try bob.send("INVITE")
+        #expect(bob.wait(containing: " 336 bob #swift") != nil)
+        #expect(bob.wait(containing: " 337 bob ") != nil)
+        try bob.send("JOIN #swift")
+        #expect(bob.wait(containing: " 332 bob #swift :all things Swift") != nil)
+        let setter = try #require(bob.wait(containing: " 333 bob #swift "))
+        #expect(setter.contains(" 333 bob #swift alice "), "\(setter)")
+        #expect(aliceIRC.wait(containing: ":bob!bob@parley JOIN #swift") != nil)
+        try aliceIRC.send("INVITE bob #swift")
+        #expect(aliceIRC.wait(containing: " 443 alice bob #swift ") != nil, "already a member")
+
+        try bob.send("OPER alice not-her-password")
+        #expect(bob.wait(containing: " 464 bob ") != nil)
+        try bob.send("OPER bob builder-123")
+        #expect(bob.wait(containing: " 491 bob ") != nil, "bob is not one of the server's admins")
+        try bob.send("OPER alice wonderland-1")
+        #expect(bob.wait(containing: " 381 bob ") != nil)
+        try bob.send("MODE bob")
+        #expect(bob.wait(containing: " 221 bob +io") != nil)
+
+        // Two guests in a channel bob makes; one changes nick, then bob kicks both at once.
+        try bob.send("JOIN #lobby")
+        #expect(bob.wait(containing: " 366 bob #lobby ") != nil)
+        var guests: [IRCTestClient] = []
+        for nick in ["visitor", "tourist"] {
+            let guest = try IRCTestClient(port: port)
+            try guest.send("NICK \(nick)")
+            try guest.send("USER g 0 * :G")
+            #expect(guest.wait(containing: " 001 \(nick) ") != nil)
+            try guest.send("JOIN #lobby")
+            #expect(bob.wait(containing: ":\(nick)!\(nick)@parley JOIN #lobby") != nil)
+            guests.append(guest)
+        }
+        try guests[0].send("NICK Visitor")
+        #expect(guests[0].wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
+        #expect(bob.wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
+        #expect(guests[1].wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
+        try bob.send("KICK #lobby Visitor,tourist :out you go")
+        #expect(bob.wait(containing: "KICK #lobby Visitor :out you go") != nil)
+        #expect(bob.wait(containing: "KICK #lobby tourist :out you go") != nil)
+        #expect(guests[1].wait(containing: "KICK #lobby tourist :out you go") != nil)
     }
 
     /// Channel modes are group settings: set in the shell, they bind an IRC client; set

@@ -24,6 +24,79 @@ from irctest.specifications import Capabilities
 
 PARLEY = os.environ.get("PARLEY_BIN", "parley")
 
+# The suite's IRC operator: an account that is one of the server's admins, made once
+# into a data folder each test starts from a copy of.
+OPER_NAME, OPER_PASSWORD = "operuser", "operpassword"
+_template: Optional[Path] = None
+
+
+def _serve(data: Path, port: int, hostname: str, stdout) -> subprocess.Popen:  # type: ignore[no-untyped-def]
+    return subprocess.Popen(
+        [
+            PARLEY, "serve",
+            "--host", hostname,
+            "--port", "0",
+            "--irc-port", str(port),
+            "--irc-guests",
+            # The names every irctest controller gives its server.
+            "--irc-server-name", "My.Little.Server",
+            "--irc-server-info", "test server",
+            "--admin", "@" + OPER_NAME,
+            "--data", str(data),
+            # The suite's accounts have 6-byte passwords, and it registers many.
+            "--min-password-length", "6",
+            "--max-registrations", "0",
+            # The suite writes lines as fast as it can; flood limits are tested elsewhere.
+            "--irc-line-rate", "0",
+            "--log-level", "warning",
+        ],
+        stdout=stdout,
+        env={**os.environ, "PARLEY_BCRYPT_COST": "4"},
+        # irctest stops a server by its process group: one of its own.
+        start_new_session=True,
+    )
+
+
+def _read_ws_url(stdout_path: Path, proc: subprocess.Popen) -> str:  # type: ignore[type-arg]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("parley serve exited: " + stdout_path.read_text())
+        found = re.search(r"listening on (ws://\S+)", stdout_path.read_text())
+        if found:
+            return found.group(1)
+        time.sleep(0.05)
+    raise RuntimeError("parley serve did not say where it listens")
+
+
+def _register(ws_url: str, scratch: Path, username: str, password: str) -> None:
+    """Registers through Parley's shell, as a person would: the handle is the nick."""
+    script = f"/register {username}@example.com --handle {username} --password {password}\n"
+    subprocess.run(
+        [PARLEY, "--server", ws_url, "--data", tempfile.mkdtemp(dir=scratch)],
+        input=script.encode(),
+        check=True,
+        stdout=subprocess.DEVNULL,
+        timeout=120,
+    )
+
+
+def _template_data(hostname: str) -> Path:
+    """A data folder holding the operator's account (made on first use)."""
+    global _template
+    if _template is None:
+        folder = Path(tempfile.mkdtemp(prefix="parley-irctest-template-"))
+        log = folder / "stdout"
+        with log.open("w") as stdout:
+            proc = _serve(folder / "data", 0, hostname, stdout)
+            try:
+                _register(_read_ws_url(log, proc), folder, OPER_NAME, OPER_PASSWORD)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=60)
+        _template = folder / "data"
+    return _template
+
 
 class ParleyController(BaseServerController, DirectoryBasedController):
     software_name = "Parley"
@@ -67,50 +140,15 @@ class ParleyController(BaseServerController, DirectoryBasedController):
         self.hostname = hostname
         self.create_config()
         assert self.directory
+        shutil.copytree(_template_data(hostname), self.directory / "data")
         self.stdout_path = self.directory / "stdout"
         self.stdout = self.stdout_path.open("w")
-        self.proc = self.execute(
-            [
-                PARLEY, "serve",
-                "--host", hostname,
-                "--port", "0",
-                "--irc-port", str(port),
-                "--irc-guests",
-                "--data", str(self.directory / "data"),
-                # The suite's accounts have 6-byte passwords, and it registers many.
-                "--min-password-length", "6",
-                "--max-registrations", "0",
-                # The suite writes lines as fast as it can; flood limits are tested elsewhere.
-                "--irc-line-rate", "0",
-                "--log-level", "warning",
-            ],
-            stdout=self.stdout,
-            env={**os.environ, "PARLEY_BCRYPT_COST": "4"},
-        )
-        self.ws_url = self._read_ws_url()
-
-    def _read_ws_url(self) -> str:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            self.check_is_alive()
-            text = self.stdout_path.read_text()
-            found = re.search(r"listening on (ws://\S+)", text)
-            if found:
-                return found.group(1)
-            time.sleep(0.05)
-        raise RuntimeError("parley serve did not say where it listens")
+        self.proc = _serve(self.directory / "data", port, hostname, self.stdout)
+        self.ws_url = _read_ws_url(self.stdout_path, self.proc)
 
     def registerUser(self, case, username: str, password: Optional[str] = None) -> None:  # type: ignore[no-untyped-def]
-        """Registers through Parley's shell: the handle is the nick."""
         assert self.directory
-        script = f"/register {username}@example.com --handle {username} --password {password or 'password-' + username}\n"
-        subprocess.run(
-            [PARLEY, "--server", self.ws_url, "--data", tempfile.mkdtemp(dir=self.directory)],
-            input=script.encode(),
-            check=True,
-            stdout=subprocess.DEVNULL,
-            timeout=120,
-        )
+        _register(self.ws_url, self.directory, username, password or "password-" + username)
 
     def wait_for_services(self) -> None:
         """Accounts are Parley's own: there are no separate services to wait for."""

@@ -23,6 +23,11 @@ public enum ChatEvent: Hashable, Sendable {
     case typing(Typing)
     /// The user a direct message went to is away: told to its sender once per away period.
     case away(AwayNotice)
+    /// Someone invited the user to a group (IRC's INVITE): they may join it with
+    /// `/join #group` or the code, even when it is private, keyed or full.
+    case invited(InviteNotice)
+    /// A guest of the IRC gateway changed nick; told to everyone who shares a chat with it.
+    case renamed(Renamed)
 
     /// The stable name of the event on the wire and in `--json` output.
     public var type: String {
@@ -42,6 +47,8 @@ public enum ChatEvent: Hashable, Sendable {
         case .chatUpdated: "chat_updated"
         case .typing: "typing"
         case .away: "away"
+        case .invited: "invited"
+        case .renamed: "renamed"
         }
     }
 
@@ -60,6 +67,8 @@ public enum ChatEvent: Hashable, Sendable {
         case .chatUpdated(let event): event.chat.id
         case .typing(let event): event.chatID
         case .away: nil
+        case .invited(let notice): notice.chat.id
+        case .renamed: nil
         }
     }
 
@@ -142,6 +151,29 @@ public struct AwayNotice: Hashable, Codable, Sendable {
     public init(user: UserRef, message: String) {
         self.user = user
         self.message = message
+    }
+}
+
+/// An invitation to a group, sent to the invitee alone; `code` is an invite code only
+/// they can use, valid for `Limits.personalInviteLifetime`.
+public struct InviteNotice: Hashable, Codable, Sendable {
+    public var chat: Chat
+    public var by: UserRef
+    public var code: String
+    public init(chat: Chat, by: UserRef, code: String) {
+        self.chat = chat
+        self.by = by
+        self.code = code
+    }
+}
+
+/// A user as they are now called, and the handle they had.
+public struct Renamed: Hashable, Codable, Sendable {
+    public var user: UserRef
+    public var previousHandle: String
+    public init(user: UserRef, previousHandle: String) {
+        self.user = user
+        self.previousHandle = previousHandle
     }
 }
 
@@ -233,6 +265,8 @@ extension ChatEvent: Codable {
         case "chat_updated": .chatUpdated(try container.decode(ChatUpdated.self, forKey: key))
         case "typing": .typing(try container.decode(Typing.self, forKey: key))
         case "away": .away(try container.decode(AwayNotice.self, forKey: key))
+        case "invited": .invited(try container.decode(InviteNotice.self, forKey: key))
+        case "renamed": .renamed(try container.decode(Renamed.self, forKey: key))
         default:
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown event type \(type)")
         }
@@ -246,6 +280,8 @@ extension ChatEvent: Codable {
         case .chatUpdated(let data): try container.encode(data, forKey: key)
         case .typing(let data): try container.encode(data, forKey: key)
         case .away(let data): try container.encode(data, forKey: key)
+        case .invited(let data): try container.encode(data, forKey: key)
+        case .renamed(let data): try container.encode(data, forKey: key)
         case .chatCreated(let data): try container.encode(data, forKey: key)
         case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
             try container.encode(data, forKey: key)

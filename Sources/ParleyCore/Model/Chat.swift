@@ -36,7 +36,7 @@ public enum Role: String, Codable, Sendable, Comparable {
 public struct Chat: Hashable, Codable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, handle, title, isPublic, participants, createdAt, topic, anyoneSetsTopic, anyoneMentionsAll
-        case moderated, memberLimit, keyed, unlisted
+        case moderated, memberLimit, keyed, unlisted, topicSetBy, topicSetAt
     }
 
     public var id: ChatID
@@ -48,6 +48,10 @@ public struct Chat: Hashable, Codable, Sendable {
     public var createdAt: Date
     /// A group's topic, shown on joining and with its members.
     public var topic: String?
+    /// The handle of who set the topic, and when (nil for a topic set before Parley
+    /// kept them).
+    public var topicSetBy: String?
+    public var topicSetAt: Date?
     /// Every member may set the topic (otherwise the owner and admins).
     public var anyoneSetsTopic: Bool
     /// Every member may mention `@all`/`@here` (otherwise the owner and admins).
@@ -92,6 +96,8 @@ public struct Chat: Hashable, Codable, Sendable {
         memberLimit = try container.decodeIfPresent(Int.self, forKey: .memberLimit)
         keyed = try container.decodeIfPresent(Bool.self, forKey: .keyed) ?? false
         unlisted = try container.decodeIfPresent(Bool.self, forKey: .unlisted) ?? false
+        topicSetBy = try container.decodeIfPresent(String.self, forKey: .topicSetBy)
+        topicSetAt = try container.decodeIfPresent(Date.self, forKey: .topicSetAt)
     }
 
     /// The rules are written only when they allow something (most chats: neither), as
@@ -112,6 +118,8 @@ public struct Chat: Hashable, Codable, Sendable {
         try container.encodeIfPresent(memberLimit, forKey: .memberLimit)
         if keyed { try container.encode(true, forKey: .keyed) }
         if unlisted { try container.encode(true, forKey: .unlisted) }
+        try container.encodeIfPresent(topicSetBy, forKey: .topicSetBy)
+        try container.encodeIfPresent(topicSetAt, forKey: .topicSetAt)
     }
 
     /// The other side of a direct chat, seen from `user`.

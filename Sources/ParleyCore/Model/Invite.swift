@@ -11,8 +11,14 @@ public struct Invite: Hashable, Codable, Sendable {
     public var expiresAt: Date?
     public var usesLeft: Int?
     public var revoked: Bool
+    /// The one user who may use it, for an invitation sent to someone (IRC's INVITE);
+    /// nil for a code anyone holding it may use.
+    public var forUser: UserID?
 
-    public init(code: String, chatID: ChatID, createdBy: UserID, expiresAt: Date?, usesLeft: Int?, revoked: Bool) {
+    public init(
+        code: String, chatID: ChatID, createdBy: UserID, expiresAt: Date?, usesLeft: Int?, revoked: Bool, forUser: UserID? = nil
+    ) {
+        self.forUser = forUser
         self.code = code
         self.chatID = chatID
         self.createdBy = createdBy

@@ -169,6 +169,9 @@ public enum Limits {
         }
     }
 
+    /// How long an invitation sent to one user (IRC's INVITE) lets them join.
+    public static let personalInviteLifetime: Duration = .seconds(24 * 60 * 60)
+
     public static let maxViaLength = 64
 
     /// The name of the plugin a message is sent through: 1–64 printable bytes.

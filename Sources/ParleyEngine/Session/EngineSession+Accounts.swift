@@ -65,6 +65,12 @@ extension EngineSession {
 
     public func signIn(login: String, password: String) async throws -> SignedIn {
         try requireSignedOut()
+        return try await signedIn(as: try await checkedCredentials(login: login, password: password))
+    }
+
+    /// The account a login (handle or email) and password belong to, counting a failure
+    /// against the account and the address.
+    func checkedCredentials(login: String, password: String) async throws -> User {
         let trimmed = login.trimmingCharacters(in: .whitespaces)
         let key: Login =
             trimmed.contains("@") && !trimmed.hasPrefix("@")
@@ -83,7 +89,7 @@ extension EngineSession {
             throw ParleyError(.badCredentials, "wrong login or password")
         }
         engine.throttle?.forget(accountKey)
-        return try await signedIn(as: user)
+        return user
     }
 
     public func resume(token: String) async throws -> SignedIn {

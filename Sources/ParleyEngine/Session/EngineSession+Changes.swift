@@ -94,7 +94,9 @@ extension EngineSession {
             throw ParleyError(.forbidden, "only the owner and admins of \(Self.name(of: entry.chat)) can set its topic")
         }
         let topic = try topic.flatMap { try Limits.topic($0) }
-        return try await updated(chat, by: user, what: "topic") { try await store.setTopic(topic, of: chat) }
+        return try await updated(chat, by: user, what: "topic") {
+            try await store.setTopic(topic, of: chat, by: user.handle, at: engine.now)
+        }
     }
 
     public func setGroupRules(in chat: ChatID, _ change: GroupRulesChange) async throws -> Chat {

@@ -1,5 +1,6 @@
 import Foundation
 public import ParleyCore
+import ParleyLive
 import ParleyStore
 
 extension EngineSession {
@@ -38,7 +39,8 @@ extension EngineSession {
     }
 
     /// Joins a public group by handle: not when banned, not past its member limit, and
-    /// with its key when it has one.
+    /// with its key when it has one. An invitation sent to the user (`sendInvite`) lets
+    /// them into a private, keyed or full group, and is used up by it.
     public func joinGroup(handle: String, key: String?) async throws -> Chat {
         let user = try requireUser()
         let bare = handle.hasPrefix("#") ? String(handle.dropFirst()) : handle
@@ -47,6 +49,9 @@ extension EngineSession {
         }
         if try await engine.directory.entry(chat.id)?.roles[user.id] != nil {
             throw ParleyError(.alreadyMember, "you are already in #\(bare)")
+        }
+        if let invitation = try await store.personalInvite(to: chat.id, for: user.id), invitation.refusal(at: engine.now) == nil {
+            return try await join(invite: invitation.code)
         }
         guard chat.isPublic else {
             throw ParleyError(.privateGroup, "#\(bare) is private: join it with an invite code")
@@ -89,13 +94,17 @@ extension EngineSession {
             throw ParleyError(.invalidInvite, "this invite code is not valid")
         }
         if let refusal = invite.refusal(at: engine.now) { throw refusal }
+        if let invitee = invite.forUser, invitee != user.id {
+            throw ParleyError(.invalidInvite, "this invitation was sent to someone else")
+        }
         let alreadyMember = ParleyError(.alreadyMember, "you are already a member of this group")
         guard let group = try await engine.directory.entry(invite.chatID)?.chat else {
             throw ParleyError(.unknownChat, "the group no longer exists")
         }
         if try await engine.directory.entry(invite.chatID)?.roles[user.id] != nil { throw alreadyMember }
         try await requireNotBanned(user.handle, from: group, "you are banned from \(Self.name(of: group))")
-        try await requireRoom(in: group)
+        // An invitation to one user lets them in past the member limit, as on IRC.
+        if invite.forUser == nil { try await requireRoom(in: group) }
         guard try await store.useInvite(code: code, user: user.id, at: engine.now) else { throw alreadyMember }
         engine.directory.invalidate(invite.chatID)
         guard let entry = try await engine.directory.entry(invite.chatID) else {
@@ -121,6 +130,40 @@ extension EngineSession {
         // An invitation passes a key and a member limit, as on IRC; never a ban.
         try await requireNotBanned(target.handle, from: entry.chat, "@\(target.handle) is banned from \(Self.name(of: entry.chat))")
         try await addMember(target.ref, to: entry.chat, by: user.ref)
+    }
+
+    public func sendInvite(to invitee: UserID, chat: ChatID) async throws -> Invite {
+        let (entry, role, user) = try await requireGroupMember(chat)
+        let open = entry.chat.isPublic && !entry.chat.keyed && (entry.chat.memberLimit.map { entry.roles.count < $0 } ?? true)
+        guard open || role.canManage else {
+            throw ParleyError(.forbidden, "only the owner and admins can invite people to \(Self.name(of: entry.chat)) now")
+        }
+        guard let target = try await store.user(id: invitee) else {
+            throw ParleyError(.unknownUser, "no user with id \(invitee)")
+        }
+        guard entry.roles[invitee] == nil else {
+            throw ParleyError(.alreadyMember, "@\(target.handle) is already a member")
+        }
+        try await requireNotBanned(target.handle, from: entry.chat, "@\(target.handle) is banned from \(Self.name(of: entry.chat))")
+        let invite = Invite(
+            code: SecretToken.inviteCode(), chatID: chat, createdBy: user.id,
+            expiresAt: engine.now.addingTimeInterval(Limits.personalInviteLifetime.seconds), usesLeft: 1, revoked: false,
+            forUser: invitee)
+        try await store.createInvite(invite, at: engine.now)
+        await engine.bus.publish(.invited(InviteNotice(chat: entry.chat, by: user.ref, code: invite.code)), to: [invitee], except: nil)
+        return invite
+    }
+
+    public func invitations() async throws -> [InviteNotice] {
+        let user = try requireUser()
+        var notices: [InviteNotice] = []
+        for invite in try await store.personalInvites(for: user.id, limit: Limits.maxPageSize) where invite.refusal(at: engine.now) == nil {
+            guard let entry = try await engine.directory.entry(invite.chatID), entry.roles[user.id] == nil,
+                let inviter = try await store.user(id: invite.createdBy)
+            else { continue }
+            notices.append(InviteNotice(chat: entry.chat, by: inviter.ref, code: invite.code))
+        }
+        return notices
     }
 
     private func addMember(_ member: UserRef, to chat: Chat, by inviter: UserRef?) async throws {

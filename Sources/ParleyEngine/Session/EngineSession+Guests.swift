@@ -1,5 +1,6 @@
 import Foundation
 public import ParleyCore
+import ParleyLive
 import ParleyStore
 import Synchronization
 
@@ -55,6 +56,12 @@ extension EngineSession {
         renamed.displayName = displayName
         state.withLock { state in
             if state.user?.id == renamed.id { state.user = renamed }
+        }
+        // Cached chats carry the old handle (a direct chat's participants).
+        let chats = (try? await store.chatIDs(of: user.id)) ?? []
+        for chat in chats { engine.directory.invalidate(chat) }
+        if let contacts = try? await engine.contacts(of: user.id) {
+            await engine.bus.publish(.renamed(Renamed(user: renamed.ref, previousHandle: user.handle)), to: Array(contacts), except: origin)
         }
         return renamed
     }

@@ -47,10 +47,22 @@ extension EngineSession {
     /// The signed-in user, who must be one of the server's admins.
     private func requireServerAdmin() throws -> User {
         let user = try requireUser()
-        guard !user.isBot, engine.configuration.admins.contains(where: { $0.caseInsensitiveCompare(user.handle) == .orderedSame }) else {
-            throw ParleyError(.forbidden, "only the server's admins manage sign-up codes")
-        }
+        guard isServerAdmin(user) else { throw ParleyError(.forbidden, "only the server's admins manage sign-up codes") }
         return user
+    }
+
+    func isServerAdmin(_ user: User) -> Bool {
+        !user.isBot && engine.configuration.admins.contains(where: { $0.caseInsensitiveCompare(user.handle) == .orderedSame })
+    }
+
+    /// Proves that whoever holds this session knows a server admin's login and password
+    /// (IRC's OPER), without signing in as them: the same checks and limits as a sign-in.
+    /// Returns the admin; `forbidden` for an account that is not one.
+    public func authenticateServerAdmin(login: String, password: String) async throws -> User {
+        _ = try requireUser()
+        let admin = try await checkedCredentials(login: login, password: password)
+        guard isServerAdmin(admin) else { throw ParleyError(.forbidden, "@\(admin.handle) is not one of the server's admins") }
+        return admin
     }
 
     public func createSignupCode(maxUses: Int?, expiresIn: Duration?) async throws -> SignupCode {

@@ -110,6 +110,11 @@ public enum Format {
             }
         case .away(let notice):
             line = "* \(user(notice.user)) is away: \(Sanitizer.line(notice.message))"
+        case .renamed(let change):
+            line = "* @\(Sanitizer.line(change.previousHandle)) is now \(user(change.user))"
+        case .invited(let notice):
+            let group = "#\(notice.chat.handle ?? String(notice.chat.id.rawValue))"
+            line = "* \(user(notice.by)) invites you to \(group): /join \(group)"
         case .typing:
             return nil
         case .chatCreated(let data):

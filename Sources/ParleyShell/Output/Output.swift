@@ -149,6 +149,8 @@ public final class Output: Sendable {
             case .chatUpdated(let data): try data.encode(to: encoder)
             case .typing(let data): try data.encode(to: encoder)
             case .away(let data): try data.encode(to: encoder)
+            case .invited(let data): try data.encode(to: encoder)
+            case .renamed(let data): try data.encode(to: encoder)
             case .chatCreated(let data): try data.encode(to: encoder)
             case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
                 try data.encode(to: encoder)
