@@ -1,6 +1,7 @@
 public import Logging
 import NIOCore
 import NIOPosix
+public import NIOSSL
 public import ParleyEngine
 public import ServiceLifecycle
 import Synchronization
@@ -17,8 +18,10 @@ import Synchronization
 public final class IRCGateway: Service {
     public struct Configuration: Sendable {
         public var host = "127.0.0.1"
-        /// 0 picks a free port (reported to `onRunning`).
-        public var port = 6667
+        /// Plain IRC's port (0 picks a free one; nil: none).
+        public var port: Int? = 6667
+        /// IRC over TLS: the port (0 picks a free one) and the server's TLS settings.
+        public var tls: (port: Int, configuration: TLSConfiguration)?
         /// Silent this long (no line, no PONG), a connection is closed and its user
         /// goes offline; the gateway sends PING at half of it.
         public var pingTimeout: Duration = .seconds(15)
@@ -37,7 +40,7 @@ public final class IRCGateway: Service {
         public var serverInfo = "Parley"
         public var network = "Parley"
 
-        public init(host: String = "127.0.0.1", port: Int = 6667) {
+        public init(host: String = "127.0.0.1", port: Int? = 6667) {
             self.host = host
             self.port = port
         }
@@ -49,7 +52,12 @@ public final class IRCGateway: Service {
     /// Who is and was signed in here, for LUSERS and WHOWAS.
     let people = IRCPeople()
     private let open = Mutex([ObjectIdentifier: any Channel]())
-    private let listener = Mutex<(any Channel)?>(nil)
+    private struct Listener {
+        let channel: any Channel
+        let port: Int
+        let tls: Bool
+    }
+    private let listeners = Mutex<[Listener]>([])
 
     public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.irc")) {
         self.engine = engine
@@ -57,11 +65,24 @@ public final class IRCGateway: Service {
         self.logger = logger
     }
 
-    /// Starts listening and returns the port (the one chosen, for port 0). `run` binds
-    /// by itself when this was not called.
+    /// Starts listening and returns the plain port and the TLS port (the ones chosen,
+    /// for port 0; nil for one not asked for). `run` binds by itself when this was not
+    /// called.
     @discardableResult
-    public func bind() async throws -> Int {
-        if let bound = listener.withLock({ $0 }) { return bound.localAddress?.port ?? 0 }
+    public func bind() async throws -> (plain: Int?, tls: Int?) {
+        let bound = listeners.withLock { $0 }
+        if !bound.isEmpty { return (bound.first { !$0.tls }?.port, bound.first { $0.tls }?.port) }
+        var ports: (plain: Int?, tls: Int?) = (nil, nil)
+        if let port = configuration.port {
+            ports.plain = try await listen(on: port, tls: nil)
+        }
+        if let (port, settings) = configuration.tls {
+            ports.tls = try await listen(on: port, tls: try NIOSSLContext(configuration: settings))
+        }
+        return ports
+    }
+
+    private func listen(on port: Int, tls: NIOSSLContext?) async throws -> Int {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -70,24 +91,26 @@ public final class IRCGateway: Service {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: IRCOutput.unreadLimit / 4, high: IRCOutput.unreadLimit))
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(IRCLineDecoder()))
                     try channel.pipeline.syncOperations.addHandler(IRCChannelHandler(gateway: self))
                 }
             }
-        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-        listener.withLock { $0 = channel }
-        let port = channel.localAddress?.port ?? 0
-        logger.info("IRC gateway listening on \(configuration.host):\(port)")
-        return port
+        let channel = try await bootstrap.bind(host: configuration.host, port: port).get()
+        let bound = channel.localAddress?.port ?? 0
+        listeners.withLock { $0.append(Listener(channel: channel, port: bound, tls: tls != nil)) }
+        logger.info("IRC gateway listening on \(configuration.host):\(bound)\(tls == nil ? "" : " (TLS)")")
+        return bound
     }
 
     public func run() async throws {
         try await bind()
-        guard let listener = listener.withLock({ $0 }) else { return }
+        let channels = listeners.withLock { $0.map(\.channel) }
+        guard !channels.isEmpty else { return }
         try? await withTaskCancellationOrGracefulShutdownHandler {
-            try await listener.closeFuture.get()
+            for channel in channels { try await channel.closeFuture.get() }
         } onCancelOrGracefulShutdown: {
-            listener.close(promise: nil)
+            for channel in channels { channel.close(promise: nil) }
         }
         for channel in open.withLock({ Array($0.values) }) {
             let bye = IRCMessage(command: "ERROR", params: ["Closing link: the server is shutting down"])

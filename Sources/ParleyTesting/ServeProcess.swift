@@ -9,6 +9,8 @@ public struct ServeProcess: Sendable {
     public let port: Int
     /// The IRC gateway's port, when started with `--irc-port`.
     public let ircPort: Int?
+    /// The IRC-over-TLS port, with `--ircs-port`.
+    public let ircsPort: Int?
 
     public struct StartFailure: Error {
         public var output: String
@@ -50,10 +52,13 @@ public struct ServeProcess: Sendable {
             process.waitUntilExit()
             throw StartFailure(output: text)
         }
-        let irc = text.range(of: " irc://").flatMap { start in
-            text[start.upperBound...].split(separator: " ").first?.split(separator: ":").last.flatMap { Int($0) }
+        func portAfter(_ scheme: String) -> Int? {
+            text.range(of: " \(scheme)://").flatMap { start in
+                text[start.upperBound...].split(separator: " ").first?.split(separator: ":").last.flatMap { Int($0) }
+            }
         }
-        return ServeProcess(process: process, url: listening.absoluteString, port: bound, ircPort: irc)
+        return ServeProcess(
+            process: process, url: listening.absoluteString, port: bound, ircPort: portAfter("irc"), ircsPort: portAfter("ircs"))
     }
 
     /// SIGKILL: no goodbye, no cleanup, as a crash would end it.

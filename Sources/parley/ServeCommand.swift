@@ -66,6 +66,8 @@ struct ServeCommand: AsyncParsableCommand {
     var heartbeatTimeout = 15.0
     @Option(help: ArgumentHelp("Also serve IRC clients on this port (0 picks a free one; off when not given).", valueName: "PORT"))
     var ircPort: Int?
+    @Option(help: ArgumentHelp("Also serve IRC over TLS on this port, with --tls-cert and --tls-key (0 picks a free one).", valueName: "PORT"))
+    var ircsPort: Int?
     @Flag(help: "IRC clients without credentials become guests under a nick no account holds, while connected.")
     var ircGuests = false
     @Option(help: "Lines an IRC connection may send per second, bursts of twice that (0: no limit; default 10, none with --rate-limit 0).")
@@ -107,7 +109,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (1...3600).contains(heartbeatTimeout) else { throw ValidationError("--heartbeat-timeout takes 1 to 3600 seconds") }
         if let ircPort, !(0...65535).contains(ircPort) { throw ValidationError("--irc-port takes 0 to 65535") }
-        guard ircPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port") }
+        if let ircsPort, !(0...65535).contains(ircsPort) { throw ValidationError("--ircs-port takes 0 to 65535") }
+        guard ircsPort == nil || tlsCert != nil else { throw ValidationError("--ircs-port needs --tls-cert and --tls-key") }
+        guard ircPort != nil || ircsPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port or --ircs-port") }
         if let ircLineRate, !(0...1_000_000).contains(ircLineRate) { throw ValidationError("--irc-line-rate takes 0 to 1000000") }
         // A server name and a network name are single words in every line that carries them.
         for (flag, name) in [("--irc-server-name", ircServerName), ("--irc-network", ircNetwork)] {
@@ -215,8 +219,9 @@ struct ServeCommand: AsyncParsableCommand {
         let announce = storage.announce
         var gateways: [IRCGateway] = []
         var ircURL = ""
-        if let ircPort {
+        if ircPort != nil || ircsPort != nil {
             var irc = IRCGateway.Configuration(host: host, port: ircPort)
+            if let ircsPort, let tls = configuration.tls { irc.tls = (ircsPort, tls) }
             irc.pingTimeout = configuration.pingTimeout
             irc.signInTimeout = configuration.signInTimeout
             irc.maxConnections = configuration.maxConnections
@@ -227,10 +232,12 @@ struct ServeCommand: AsyncParsableCommand {
             irc.linesPerSecond = ircLineRate ?? (rateLimit == 0 ? 0 : 10)
             let gateway = IRCGateway(engine: engine, configuration: irc, logger: logger)
             do {
-                ircURL = " irc://\(host):\(try await gateway.bind())"
+                let ports = try await gateway.bind()
+                if let plain = ports.plain { ircURL += " irc://\(host):\(plain)" }
+                if let tls = ports.tls { ircURL += " ircs://\(host):\(tls)" }
             } catch {
                 storage.abandon()
-                throw ParleyServer.startFailure(error, host: host, port: ircPort) ?? error
+                throw ParleyServer.startFailure(error, host: host, port: ircPort ?? ircsPort ?? 0) ?? error
             }
             gateways.append(gateway)
         }

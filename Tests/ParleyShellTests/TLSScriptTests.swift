@@ -66,6 +66,52 @@ struct TLSScriptTests {
         #expect(missing.status != 0 && missing.stderr.contains("--ca-file"), "\(missing.stderr)")
     }
 
+    /// `--ircs-port`: an IRC client that checks the certificate signs in over TLS and
+    /// talks with a shell user; plain IRC stays off unless asked for.
+    @Test func anIRCClientTalksOverTLS() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-ircs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (certificate, key) = try Self.certificate(in: folder)
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("server"),
+            arguments: ["--tls-cert", certificate, "--tls-key", key, "--ircs-port", "0", "--ping-timeout", "600"])
+        defer { server.stop() }
+        #expect(server.ircPort == nil)
+        let port = try #require(server.ircsPort)
+        let ann = ParleyBinary(serverURL: server.url.replacingOccurrences(of: "127.0.0.1", with: "localhost"))
+        defer { ann.remove() }
+        let made = try ann.run(
+            """
+            /register ann@example.com --handle ann --password secret-ann
+            /create #secure
+            """, arguments: ["--ca-file", certificate])
+        #expect(made.status == 0, "\(made.stderr)")
+        // Python's ssl module as the client: it checks the chain and the name.
+        let client = """
+            import socket, ssl, sys
+            context = ssl.create_default_context(cafile=sys.argv[1])
+            with context.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[2]))), server_hostname="localhost") as s:
+                s.sendall(b"PASS ann:secret-ann\\r\\nNICK ann\\r\\nUSER ann 0 * :Ann\\r\\nJOIN #secure\\r\\n")
+                seen = b""
+                while b" 366 ann #secure " not in seen:
+                    chunk = s.recv(4096)
+                    if not chunk: break
+                    seen += chunk
+                s.sendall(b"PRIVMSG #secure :hello over TLS\\r\\nQUIT :done\\r\\n")
+                while chunk:
+                    chunk = s.recv(4096)
+                    seen += chunk
+                sys.stdout.write(seen.decode())
+            """
+        let python = try ChildProcess("/usr/bin/env", ["python3", "-c", client, certificate, String(port)], stdout: .pipe)
+        let output = String(decoding: python.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0 && output.contains(" 001 ann "), "\(output)")
+        let history = try ann.run("/history #secure 5", arguments: ["--ca-file", certificate])
+        #expect(history.stdout.contains("hello over TLS"), "\(history.stdout)")
+    }
+
     @Test func aCertificateNeedsItsKey() throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
