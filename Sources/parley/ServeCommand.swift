@@ -66,7 +66,8 @@ struct ServeCommand: AsyncParsableCommand {
     var heartbeatTimeout = 15.0
     @Option(help: ArgumentHelp("Also serve IRC clients on this port (0 picks a free one; off when not given).", valueName: "PORT"))
     var ircPort: Int?
-    @Option(help: ArgumentHelp("Also serve IRC over TLS on this port, with --tls-cert and --tls-key (0 picks a free one).", valueName: "PORT"))
+    @Option(
+        help: ArgumentHelp("Also serve IRC over TLS on this port, with --tls-cert and --tls-key (0 picks a free one).", valueName: "PORT"))
     var ircsPort: Int?
     @Flag(help: "IRC clients without credentials become guests under a nick no account holds, while connected.")
     var ircGuests = false
