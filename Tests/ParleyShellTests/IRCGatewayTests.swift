@@ -267,6 +267,52 @@ import Testing
         #expect(guests[1].wait(containing: "KICK #lobby tourist :out you go") != nil)
     }
 
+    /// Two nodes on one PostgreSQL, each with the gateway: an IRC user on node A and a
+    /// shell user on node B share a group and a direct chat.
+    @Test func anIRCUserOnOneNodeTalksWithAShellUserOnAnother() throws {
+        let database = try TestPostgres.newDatabase()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-nodes-\(UUID().uuidString)")
+        let media = folder.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let nodes = try ["a", "b"].map { name in
+            try ServeProcess.start(
+                data: folder.appendingPathComponent(name),
+                arguments: ["--postgres", database, "--media", media.path, "--irc-port", "0", "--ping-timeout", "600"])
+        }
+        defer { for node in nodes { node.stop() } }
+        let alice = ParleyBinary(serverURL: nodes[1].url)
+        let bob = ParleyBinary(serverURL: nodes[0].url)
+        defer {
+            alice.remove()
+            bob.remove()
+        }
+        let made = try alice.run(
+            """
+            /register alice@example.com --handle alice --password wonderland-1
+            /create #swift Swift on Linux
+            """)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
+
+        let irc = try IRCTestClient(port: try #require(nodes[0].ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123"))
+        try irc.send("JOIN #swift")
+        #expect(irc.wait(containing: " 353 bob = #swift :@alice bob") != nil, "the names come from the shared database")
+        #expect(try alice.run("/send #swift hello from node B").status == 0)
+        #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :hello from node B") != nil)
+        try irc.send("PRIVMSG #swift :hello from node A")
+        try irc.send("PRIVMSG alice :a direct word from A")
+        try irc.send("PING :sent")
+        #expect(irc.wait(containing: "PONG parley sent") != nil)
+        let group = try alice.run("/history #swift 5")
+        #expect(group.stdout.contains("hello from node A"), "\(group.stdout)")
+        let direct = try alice.run("/history @bob 5")
+        #expect(direct.stdout.contains("a direct word from A"), "\(direct.stdout)")
+        #expect(try alice.run("/send @bob and back from B").status == 0)
+        #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from B") != nil)
+    }
+
     /// Channel modes are group settings: set in the shell, they bind an IRC client; set
     /// by MODE, the shell sees them.
     @Test func channelModesAreGroupSettingsEveryClientShares() throws {
