@@ -40,6 +40,7 @@ extension IRCConnection {
         "INFO": IRCCommand { connection, _ in connection.info() },
         "LINKS": IRCCommand { connection, _ in connection.links() },
         "OPER": IRCCommand { try await $0.oper($1) },
+        "MARKREAD": IRCCommand { try await $0.markRead($1) },
     ]
 
     /// The most channels or nicks one JOIN, PART, PRIVMSG, NOTICE, NAMES or KICK names

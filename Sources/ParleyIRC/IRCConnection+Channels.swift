@@ -65,6 +65,8 @@ extension IRCConnection {
         guard first else { return }
         emit(IRCView.join(me, channel: channel, capabilities: view.capabilities, realname: userLine?.realname))
         sendTopic(of: chat, channel: channel)
+        view.remember(chat.id, as: channel)
+        await announceReadMarker(of: chat, channel: channel)
         try await sendNames(chat, channel: channel)
     }
 

@@ -6,7 +6,7 @@ extension IRCConnection {
     /// The capabilities the gateway offers (CAP LS).
     static let offered = [
         "sasl=PLAIN", "server-time", "message-tags", "echo-message", "account-tag", "extended-join", "away-notify", "multi-prefix",
-        "batch", "draft/chathistory", "labeled-response", "userhost-in-names",
+        "batch", "draft/chathistory", "labeled-response", "userhost-in-names", "draft/read-marker",
     ]
     static var offeredNames: Set<String> { Set(offered.map { String($0.prefix { $0 != "=" }) }) }
 

@@ -9,6 +9,8 @@ final class IRCView: Sendable {
     private struct State {
         var me: UserRef?
         var capabilities: Set<String> = []
+        /// Channels by chat, for events that name only the chat.
+        var channels: [ChatID: String] = [:]
     }
 
     let serverName: String
@@ -26,6 +28,7 @@ final class IRCView: Sendable {
     var capabilities: Set<String> { state.withLock { $0.capabilities } }
 
     func signedIn(as user: UserRef) { state.withLock { $0.me = user } }
+    func remember(_ chat: ChatID, as channel: String) { state.withLock { $0.channels[chat] = channel } }
     func enable(_ capabilities: some Sequence<String>) { state.withLock { $0.capabilities.formUnion(capabilities) } }
     func disable(_ capabilities: some Sequence<String>) { state.withLock { $0.capabilities.subtract(capabilities) } }
 
@@ -56,6 +59,12 @@ final class IRCView: Sendable {
         let (me, capabilities) = state.withLock { ($0.me, $0.capabilities) }
         guard let me else { return [] }
         switch event {
+        case .readMarkerMoved(let marker) where marker.user.id == me.id:
+            // Moved by another of the user's clients (draft/read-marker).
+            guard capabilities.contains("draft/read-marker"), let channel = state.withLock({ $0.channels[marker.chatID] }) else {
+                return []
+            }
+            return [IRCMessage(source: serverName, command: "MARKREAD", params: [channel, IRCConnection.position(marker)])]
         case .message(let sent):
             return Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities)
         case .memberJoined(let change):
@@ -170,7 +179,15 @@ final class IRCView: Sendable {
     }
 
     /// `2026-11-26T07:18:01.512Z`, as IRCv3's server-time has it.
+    /// `YYYY-MM-DDThh:mm:ss.sssZ`, to the nearest millisecond (as Parley stores times;
+    /// the system formatter cuts the fraction short, so 26.123 could read .122).
     static func timestamp(_ date: Date) -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else { return Date.ISO8601FormatStyle().format(date) }
+        let seconds = (milliseconds / 1000).rounded(.down)
+        let fraction = Int(milliseconds - seconds * 1000)
+        let whole = Date.ISO8601FormatStyle().format(Date(timeIntervalSince1970: seconds))
+        let digits = String(fraction)
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 }

@@ -67,6 +67,41 @@ extension PostgresChatStore {
         }
     }
 
+    public func markRead(chat: ChatID, user: UserID, upTo limit: Date, at time: Date) async throws -> (marker: ReadMarker, moved: Bool) {
+        let upTo = limit.storedMilliseconds
+        return try await transaction { connection in
+            var moved = try await !connection.query(
+                """
+                UPDATE member SET read_up_to = \(upTo)
+                WHERE chat_id = \(chat.rawValue) AND user_id = \(user.rawValue) AND coalesce(read_up_to, 0) < \(upTo) RETURNING 1
+                """, logger: logger
+            ).collect().isEmpty
+            // The last message sent by then (sequence numbers follow the order of sending).
+            let last = try await connection.query(
+                "SELECT seq FROM message WHERE chat_id = \(chat.rawValue) AND sent_at <= \(upTo) ORDER BY seq DESC LIMIT 1",
+                logger: logger
+            ).collect().first?.decode(Int64.self)
+            if let seq = last {
+                let advanced = try await connection.query(
+                    """
+                    UPDATE member SET read_seq = \(seq), read_at = \(time.storedMilliseconds)
+                    WHERE chat_id = \(chat.rawValue) AND user_id = \(user.rawValue) AND read_seq < \(seq) RETURNING 1
+                    """, logger: logger
+                ).collect()
+                moved = moved || !advanced.isEmpty
+            }
+            guard let marker = try await Self.readMarkers(connection, chat: chat, "mb.user_id = \(user.rawValue)", logger: logger).first
+            else { throw ParleyError(.notMember, "not a member of this chat") }
+            return (marker, moved)
+        }
+    }
+
+    public func readMarker(chat: ChatID, user: UserID) async throws -> ReadMarker? {
+        try await client.withConnection { connection in
+            try await Self.readMarkers(connection, chat: chat, "mb.user_id = \(user.rawValue)", logger: logger).first
+        }
+    }
+
     public func readers(chat: ChatID, atLeast seq: Int64) async throws -> [ReadMarker] {
         try await client.withConnection { connection in
             try await Self.readMarkers(connection, chat: chat, "mb.read_seq >= \(seq)", logger: logger)
@@ -78,7 +113,9 @@ extension PostgresChatStore {
     ) async throws -> [ReadMarker] {
         var query = PostgresQuery(
             unsafeSQL: """
-                SELECT u.id, u.handle, u.display_name, u.is_bot, mb.read_seq, mb.read_at
+                SELECT u.id, u.handle, u.display_name, u.is_bot, mb.read_seq, mb.read_at,
+                    greatest(coalesce(mb.read_up_to, 0),
+                        coalesce((SELECT m.sent_at FROM message m WHERE m.chat_id = mb.chat_id AND m.seq = mb.read_seq), 0))
                 FROM member mb JOIN users u ON u.id = mb.user_id
                 WHERE
                 """, binds: condition.binds)
@@ -87,7 +124,9 @@ extension PostgresChatStore {
         query.sql += " AND mb.chat_id = $\(query.binds.count) ORDER BY mb.read_at, u.id"
         return try await connection.query(query, logger: logger).collect().map { row in
             var cells = Cells(row)
-            return ReadMarker(chatID: chat, user: try PostgresRows.userRef(&cells), seq: try cells.next(), readAt: try cells.date())
+            let (user, seq, readAt) = (try PostgresRows.userRef(&cells), try cells.next(Int64.self), try cells.date())
+            let upTo = try cells.next(Int64.self)
+            return ReadMarker(chatID: chat, user: user, seq: seq, readAt: readAt, upTo: upTo > 0 ? Date(storedMilliseconds: upTo) : nil)
         }
     }
 }

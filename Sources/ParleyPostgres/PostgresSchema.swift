@@ -283,6 +283,13 @@ enum PostgresSchema {
             CREATE INDEX invite_for_user ON invite(for_user, chat_id) WHERE for_user IS NOT NULL;
             """
         ),
+        (
+            // How far a member has read as a time (IRCv3 draft/read-marker's MARKREAD).
+            "8-read-up-to",
+            """
+            ALTER TABLE member ADD COLUMN read_up_to bigint;
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

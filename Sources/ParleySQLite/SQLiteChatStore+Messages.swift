@@ -74,6 +74,34 @@ extension SQLiteChatStore {
         }
     }
 
+    public func markRead(chat: ChatID, user: UserID, upTo limit: Date, at time: Date) async throws -> (marker: ReadMarker, moved: Bool) {
+        try await pool.write { db in
+            let upTo = limit.storedMilliseconds
+            try db.execute(
+                sql: "UPDATE member SET read_up_to = ? WHERE chat_id = ? AND user_id = ? AND coalesce(read_up_to, 0) < ?",
+                arguments: [upTo, chat.rawValue, user.rawValue, upTo])
+            var moved = db.changesCount > 0
+            // The last message sent by then (sequence numbers follow the order of sending).
+            if let seq = try Int64.fetchOne(
+                db, sql: "SELECT seq FROM message WHERE chat_id = ? AND sent_at <= ? ORDER BY seq DESC LIMIT 1",
+                arguments: [chat.rawValue, upTo])
+            {
+                try db.execute(
+                    sql: "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ? AND read_seq < ?",
+                    arguments: [seq, time.storedMilliseconds, chat.rawValue, user.rawValue, seq])
+                moved = moved || db.changesCount > 0
+            }
+            guard let marker = try Self.readMarkers(db, chat: chat, condition: "mb.user_id = ?", user.rawValue).first else {
+                throw ParleyError(.notMember, "not a member of this chat")
+            }
+            return (marker, moved)
+        }
+    }
+
+    public func readMarker(chat: ChatID, user: UserID) async throws -> ReadMarker? {
+        try await pool.read { db in try Self.readMarkers(db, chat: chat, condition: "mb.user_id = ?", user.rawValue).first }
+    }
+
     public func readers(chat: ChatID, atLeast seq: Int64) async throws -> [ReadMarker] {
         try await pool.read { db in
             try Self.readMarkers(db, chat: chat, condition: "mb.read_seq >= ?", seq)
@@ -84,15 +112,18 @@ extension SQLiteChatStore {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT u.id, u.handle, u.display_name, u.is_bot, mb.read_seq, mb.read_at
+                SELECT u.id, u.handle, u.display_name, u.is_bot, mb.read_seq, mb.read_at,
+                    max(coalesce(mb.read_up_to, 0),
+                        coalesce((SELECT m.sent_at FROM message m WHERE m.chat_id = mb.chat_id AND m.seq = mb.read_seq), 0))
                 FROM member mb JOIN user u ON u.id = mb.user_id
                 WHERE mb.chat_id = ? AND \(condition) ORDER BY mb.read_at, u.id
                 """,
             arguments: [chat.rawValue, value]
         ).map {
-            ReadMarker(
+            let upTo: Int64 = $0[6]
+            return ReadMarker(
                 chatID: chat, user: UserRef(id: UserID($0[0]), handle: $0[1], displayName: $0[2], isBot: $0[3]),
-                seq: $0[4], readAt: Rows.date($0[5] as Int64))
+                seq: $0[4], readAt: Rows.date($0[5] as Int64), upTo: upTo > 0 ? Rows.date(upTo) : nil)
         }
     }
 }

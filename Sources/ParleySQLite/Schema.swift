@@ -305,6 +305,10 @@ enum Schema {
                     CREATE INDEX invite_for_user ON invite(for_user, chat_id) WHERE for_user IS NOT NULL;
                     """)
         }
+        // How far a member has read as a time (IRCv3 draft/read-marker's MARKREAD).
+        migrator.registerMigration("v16") { db in
+            try db.execute(sql: "ALTER TABLE member ADD COLUMN read_up_to INTEGER")
+        }
         return migrator
     }
 }

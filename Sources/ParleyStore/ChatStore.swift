@@ -107,6 +107,11 @@ public protocol ChatStore: Sendable {
     func search(_ query: SearchQuery, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message]
     /// Moves the marker forward to `min(seq, last seq)`; returns the marker as it now stands.
     func markRead(chat: ChatID, user: UserID, seq: Int64, at time: Date) async throws -> (marker: ReadMarker, moved: Bool)
+    /// Moves the member's read position forward to `limit` as a time (never back), and
+    /// their read marker to the last message sent by then.
+    func markRead(chat: ChatID, user: UserID, upTo limit: Date, at time: Date) async throws -> (marker: ReadMarker, moved: Bool)
+    /// The member's read marker, nil for one who is not a member.
+    func readMarker(chat: ChatID, user: UserID) async throws -> ReadMarker?
     /// Read markers at or past `seq`.
     func readers(chat: ChatID, atLeast seq: Int64) async throws -> [ReadMarker]
     /// Replaces a message's text and marks it edited at `time`; its mentions stay as

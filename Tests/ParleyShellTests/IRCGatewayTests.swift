@@ -267,6 +267,34 @@ import Testing
         #expect(guests[1].wait(containing: "KICK #lobby tourist :out you go") != nil)
     }
 
+    /// draft/read-marker: MARKREAD moves the same read marker as the shell's, so the
+    /// unread count the shell shows agrees with what the IRC client has read.
+    @Test func readMarkersAreTheShellsReadMarkers() throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let (server, alice, bob) = (world.server, world.alice, world.bob)
+        #expect(try bob.run("/join #swift").status == 0)
+        for text in ["one", "two"] { #expect(try alice.run("/send #swift \(text)").status == 0) }
+        #expect(try bob.run("/chats").stdout.contains("#swift (2 unread)"))
+
+        let irc = try IRCTestClient(port: try #require(server.ircPort))
+        #expect(
+            try irc.signIn(
+                "bob", password: "builder-123", capabilities: ["draft/read-marker", "server-time", "batch", "draft/chathistory"]))
+        #expect(irc.wait(containing: " MARKREAD #swift timestamp=") != nil, "bob has read up to when he joined")
+        try irc.send("CHATHISTORY LATEST #swift * 2")
+        let one = try #require(irc.wait(containing: "PRIVMSG #swift one"))
+        let tags = try #require(one.split(separator: " ").first).dropFirst().split(separator: ";")
+        let time = try #require(tags.first { $0.hasPrefix("time=") }).dropFirst("time=".count)
+        try irc.send("MARKREAD #swift timestamp=\(time)")
+        #expect(irc.wait(containing: "MARKREAD #swift timestamp=\(time)") != nil)
+        #expect(try bob.run("/chats").stdout.contains("#swift (1 unread)"), "read up to \"one\"")
+        try irc.send("MARKREAD #swift timestamp=2001-01-01T00:00:00.000Z")
+        #expect(irc.wait(containing: "MARKREAD #swift timestamp=\(time)") != nil, "never backwards")
+        try irc.send("MARKREAD #swift timestamp=yesterday")
+        #expect(irc.wait(containing: "FAIL MARKREAD INVALID_PARAMS #swift") != nil)
+    }
+
     /// Two nodes on one PostgreSQL, each with the gateway: an IRC user on node A and a
     /// shell user on node B share a group and a direct chat.
     @Test func anIRCUserOnOneNodeTalksWithAShellUserOnAnother() throws {

@@ -166,8 +166,12 @@ public struct ReadMarker: Hashable, Codable, Sendable {
     public var user: UserRef
     public var seq: Int64
     public var readAt: Date
+    /// How far the member has read, as a time: the later of when message `seq` was sent
+    /// and a time a client marked (IRC's MARKREAD); nil when there is neither.
+    public var upTo: Date?
 
-    public init(chatID: ChatID, user: UserRef, seq: Int64, readAt: Date) {
+    public init(chatID: ChatID, user: UserRef, seq: Int64, readAt: Date, upTo: Date? = nil) {
+        self.upTo = upTo
         self.chatID = chatID
         self.user = user
         self.seq = seq

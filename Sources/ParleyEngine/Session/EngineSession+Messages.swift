@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import ParleyCore
 import ParleyLive
 import ParleyStore
@@ -206,6 +206,26 @@ extension EngineSession {
         guard seq >= 0 else { throw ParleyError(.invalidArgument, "a sequence number is 1 or more") }
         let (marker, moved) = try await store.markRead(chat: chat, user: user.id, seq: seq, at: engine.now)
         if moved { try await publish(.readMarkerMoved(marker), toMembersOf: chat) }
+        return marker
+    }
+
+    /// Moves the user's read position to a time (IRC's MARKREAD): the read marker goes
+    /// to the last message sent by then, so unread counts agree across clients. Never
+    /// backwards; a time in the future counts as now.
+    public func markRead(chat: ChatID, upToTime time: Date) async throws -> ReadMarker {
+        let user = try await requireMember(chat).user
+        let (marker, moved) = try await store.markRead(chat: chat, user: user.id, upTo: min(time, engine.now), at: engine.now)
+        // The user's other sessions hear of it too (their clients keep the same marker).
+        if moved { try await publish(.readMarkerMoved(marker), toMembersOf: chat) }
+        return marker
+    }
+
+    /// The user's own read marker in a chat.
+    public func readMarker(chat: ChatID) async throws -> ReadMarker {
+        let user = try await requireMember(chat).user
+        guard let marker = try await store.readMarker(chat: chat, user: user.id) else {
+            throw ParleyError(.notMember, "you are not a member of this chat")
+        }
         return marker
     }
 
