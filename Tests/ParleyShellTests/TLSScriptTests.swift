@@ -89,7 +89,7 @@ struct TLSScriptTests {
         #expect(made.status == 0, "\(made.stderr)")
         // Python's ssl module as the client: it checks the chain and the name.
         let client = """
-            import socket, ssl, sys
+            socket, ssl, sys = map(__import__, ["socket", "ssl", "sys"])
             context = ssl.create_default_context(cafile=sys.argv[1])
             with context.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[2]))), server_hostname="localhost") as s:
                 s.sendall(b"PASS ann:secret-ann\\r\\nNICK ann\\r\\nUSER ann 0 * :Ann\\r\\nJOIN #secure\\r\\n")
