@@ -169,5 +169,16 @@ public final class ChatEngine: Sendable {
         guard let contacts = try? await contacts(of: user.id) else { return }
         let event = ChatEvent.presenceChanged(PresenceChange(user: user, online: online, viewing: viewing, away: away, reason: reason))
         await bus.publish(event, to: Array(contacts), except: nil)
+        await publishToWatchers(of: user, online: online, away: away, except: contacts)
+    }
+
+    /// Tells those who watch the user's handle (and share no chat with them, who are
+    /// told anyway) that the user is online or not.
+    func publishToWatchers(of user: UserRef, online: Bool, away: String? = nil, except contacts: Set<UserID> = []) async {
+        guard let watchers = try? await store.presenceWatchers(of: user.handle.lowercased()) else { return }
+        let others = watchers.filter { $0 != user.id && !contacts.contains($0) }
+        guard !others.isEmpty else { return }
+        let event = ChatEvent.presenceChanged(PresenceChange(user: user, online: online, viewing: nil, away: away, watched: true))
+        await bus.publish(event, to: others, except: nil)
     }
 }

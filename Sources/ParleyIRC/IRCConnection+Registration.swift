@@ -7,6 +7,7 @@ extension IRCConnection {
     static let offered = [
         "sasl=PLAIN", "server-time", "message-tags", "echo-message", "account-tag", "extended-join", "away-notify", "multi-prefix",
         "batch", "draft/chathistory", "labeled-response", "userhost-in-names", "draft/read-marker",
+        "extended-monitor",
     ]
     static var offeredNames: Set<String> { Set(offered.map { String($0.prefix { $0 != "=" }) }) }
 
@@ -208,7 +209,7 @@ extension IRCConnection {
         reply(
             IRCNumeric.isupport,
             [
-                "CHATHISTORY=\(Self.maxHistoryPage)", "MSGREFTYPES=msgid",
+                "CHATHISTORY=\(Self.maxHistoryPage)", "MSGREFTYPES=msgid", "MONITOR=\(Limits.maxPresenceWatches)",
                 "TARGMAX="
                     + ["JOIN", "PART", "PRIVMSG", "NOTICE", "NAMES", "KICK"].map { "\($0):\(Self.maxTargets)" }.joined(separator: ","),
                 "NETWORK=\(configuration.network)", "are supported by this server",

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyEngine
 import Synchronization
 
 /// What a connection's events need to know to become lines: who the user is and which
@@ -11,6 +12,8 @@ final class IRCView: Sendable {
         var capabilities: Set<String> = []
         /// Channels by chat, for events that name only the chat.
         var channels: [ChatID: String] = [:]
+        /// Monitored nicks (lowercased) and whether each was last said to be online.
+        var monitored: [String: Bool] = [:]
     }
 
     let serverName: String
@@ -29,6 +32,33 @@ final class IRCView: Sendable {
 
     func signedIn(as user: UserRef) { state.withLock { $0.me = user } }
     func remember(_ chat: ChatID, as channel: String) { state.withLock { $0.channels[chat] = channel } }
+
+    func monitor(_ watched: [WatchedPresence]) {
+        state.withLock { state in
+            for entry in watched { state.monitored[entry.handle.lowercased()] = entry.online }
+        }
+    }
+
+    func unmonitor(_ nicks: [String]?) {
+        state.withLock { state in
+            guard let nicks else { return state.monitored.removeAll() }
+            for nick in nicks { state.monitored[nick.lowercased()] = nil }
+        }
+    }
+
+    /// 730 or 731 when a monitored nick came online or went since last said.
+    private func monitorLine(_ change: PresenceChange, me: UserRef) -> IRCMessage? {
+        let key = change.user.handle.lowercased()
+        let changed: Bool = state.withLock { state in
+            guard let was = state.monitored[key], was != change.online else { return false }
+            state.monitored[key] = change.online
+            return true
+        }
+        guard changed else { return nil }
+        return change.online
+            ? IRCMessage(source: serverName, command: IRCNumeric.monOnline, params: [me.handle, Self.prefix(change.user)])
+            : IRCMessage(source: serverName, command: IRCNumeric.monOffline, params: [me.handle, change.user.handle])
+    }
     func enable(_ capabilities: some Sequence<String>) { state.withLock { $0.capabilities.formUnion(capabilities) } }
     func disable(_ capabilities: some Sequence<String>) { state.withLock { $0.capabilities.subtract(capabilities) } }
 
@@ -100,14 +130,25 @@ final class IRCView: Sendable {
                     tags: ["+draft/react": change.emoji, "+draft/reply": "\(change.chat.id.rawValue)-\(change.seq)"],
                     source: Self.prefix(change.user), command: "TAGMSG", params: [target])
             ]
-        case .presenceChanged(let change) where change.online:
-            // Away and back, for clients that asked (IRCv3 away-notify).
-            guard capabilities.contains("away-notify"), change.viewing == nil, change.user.id != me.id else { return [] }
+        case .presenceChanged(let change) where change.user.id == me.id:
+            return []
+        case .presenceChanged(let change) where change.watched == true:
+            // Someone the user monitors but shares no channel with; their away and back
+            // too, with extended-monitor and away-notify.
+            if let line = monitorLine(change, me: me) { return [line] }
+            guard change.online, capabilities.isSuperset(of: ["extended-monitor", "away-notify"]) else { return [] }
             return [IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: change.away.map { [$0] } ?? [])]
+        case .presenceChanged(let change) where change.online:
+            var lines = monitorLine(change, me: me).map { [$0] } ?? []
+            // Away and back, for clients that asked (IRCv3 away-notify).
+            if capabilities.contains("away-notify"), change.viewing == nil {
+                lines.append(IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: change.away.map { [$0] } ?? []))
+            }
+            return lines
         case .presenceChanged(let change):
             // Gone offline everywhere: QUIT, as IRC says a user left the network.
-            guard change.user.id != me.id else { return [] }
-            return [IRCMessage(source: Self.prefix(change.user), command: "QUIT", params: [change.reason ?? "Offline"])]
+            let quit = IRCMessage(source: Self.prefix(change.user), command: "QUIT", params: [change.reason ?? "Offline"])
+            return [quit] + (monitorLine(change, me: me).map { [$0] } ?? [])
         case .renamed(let change):
             guard change.user.id != me.id else { return [] }
             let old = UserRef(id: change.user.id, handle: change.previousHandle, displayName: "", isBot: change.user.isBot)

@@ -290,6 +290,18 @@ enum PostgresSchema {
             ALTER TABLE member ADD COLUMN read_up_to bigint;
             """
         ),
+        (
+            // Handles a user watches come online and go (IRC's MONITOR), taken or not.
+            "9-presence-watch",
+            """
+            CREATE TABLE presence_watch (
+                handle text NOT NULL,
+                watcher_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                PRIMARY KEY (handle, watcher_id)
+            );
+            CREATE INDEX presence_watch_watcher ON presence_watch (watcher_id);
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

@@ -309,6 +309,18 @@ enum Schema {
         migrator.registerMigration("v16") { db in
             try db.execute(sql: "ALTER TABLE member ADD COLUMN read_up_to INTEGER")
         }
+        // Handles a user watches come online and go (IRC's MONITOR), taken or not.
+        migrator.registerMigration("v17") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE presence_watch (
+                        handle TEXT NOT NULL COLLATE NOCASE,
+                        watcher_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        PRIMARY KEY (handle, watcher_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX presence_watch_watcher ON presence_watch(watcher_id);
+                    """)
+        }
         return migrator
     }
 }

@@ -295,6 +295,41 @@ import Testing
         #expect(irc.wait(containing: "FAIL MARKREAD INVALID_PARAMS #swift") != nil)
     }
 
+    /// MONITOR watches nicks, taken or not, sharing a channel or not: a shell user coming
+    /// online and going shows as 730 and 731; the list is kept with the account.
+    @Test func monitorFollowsWhoComesOnlineAnywhere() throws {
+        let world = try Self.world(arguments: ["--irc-guests"])
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        let port = try #require(server.ircPort)
+        let bob = try IRCTestClient(port: port)
+        #expect(try bob.signIn("bob", password: "builder-123"))
+        try bob.send("MONITOR + alice,nobody,bad*nick")
+        #expect(bob.wait(containing: " 731 bob alice,nobody") != nil)
+        #expect(bob.wait(containing: " 731 bob bad*nick") != nil, "a nick that cannot be one")
+        // alice shares no channel with bob; a shell session of hers comes and goes.
+        #expect(try alice.run("/whoami").status == 0)
+        #expect(bob.wait(containing: " 730 bob alice!alice@parley") != nil)
+        #expect(bob.wait(containing: " 731 bob alice") != nil)
+        // A guest taking a watched nick comes online under it.
+        let guest = try IRCTestClient(port: port)
+        try guest.send("NICK nobody")
+        try guest.send("USER n 0 * :N")
+        #expect(bob.wait(containing: " 730 bob nobody!nobody@parley") != nil)
+        try bob.send("MONITOR - nobody")
+        try bob.send("MONITOR L")
+        #expect(bob.wait(containing: " 732 bob alice") != nil)
+        #expect(bob.wait(containing: " 733 bob ") != nil)
+        // The list stays with bob's account: another connection of his sees it.
+        let again = try IRCTestClient(port: port)
+        #expect(try again.signIn("bob", password: "builder-123"))
+        try again.send("MONITOR S")
+        #expect(again.wait(containing: " 731 bob alice") != nil)
+        try again.send("MONITOR C")
+        try again.send("MONITOR L")
+        #expect(again.wait(for: { $0.contains(" 732 ") || $0.contains(" 733 ") })?.contains(" 733 bob ") == true)
+    }
+
     /// Two nodes on one PostgreSQL, each with the gateway: an IRC user on node A and a
     /// shell user on node B share a group and a direct chat.
     @Test func anIRCUserOnOneNodeTalksWithAShellUserOnAnother() throws {

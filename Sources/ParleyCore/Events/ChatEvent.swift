@@ -213,7 +213,11 @@ public struct PresenceChange: Hashable, Codable, Sendable {
     public var away: String?
     /// Why they went offline, when their client said (an IRC QUIT message).
     public var reason: String?
-    public init(user: UserRef, online: Bool, viewing: ChatID?, away: String? = nil, reason: String? = nil) {
+    /// True when told because the recipient watches the user's handle (IRC's MONITOR)
+    /// rather than sharing a chat with them.
+    public var watched: Bool?
+    public init(user: UserRef, online: Bool, viewing: ChatID?, away: String? = nil, reason: String? = nil, watched: Bool? = nil) {
+        self.watched = watched
         self.reason = reason
         self.away = away
         self.user = user

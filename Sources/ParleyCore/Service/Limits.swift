@@ -169,6 +169,9 @@ public enum Limits {
         }
     }
 
+    /// The most handles one user watches (IRC's MONITOR).
+    public static let maxPresenceWatches = 100
+
     /// How long an invitation sent to one user (IRC's INVITE) lets them join.
     public static let personalInviteLifetime: Duration = .seconds(24 * 60 * 60)
 

@@ -63,6 +63,11 @@ extension EngineSession {
         if let contacts = try? await engine.contacts(of: user.id) {
             await engine.bus.publish(.renamed(Renamed(user: renamed.ref, previousHandle: user.handle)), to: Array(contacts), except: origin)
         }
+        // To those who watch the names: the old one is gone, the new one is here.
+        if handle.lowercased() != user.handle.lowercased() {
+            await engine.publishToWatchers(of: user.ref, online: false)
+            await engine.publishToWatchers(of: renamed.ref, online: true)
+        }
         return renamed
     }
 
@@ -90,5 +95,6 @@ extension EngineSession {
     func retireIfGuest(_ user: User?) async {
         guard let user, state.withLock({ $0.isGuest }) else { return }
         _ = try? await store.retireGuest(user.id)
+        try? await store.unwatchPresence(of: nil, by: user.id)
     }
 }
