@@ -108,7 +108,7 @@ extension IRCConnection {
     }
 
     /// The chat a target names: a channel, or the direct chat with a nick.
-    private func historyChat(_ target: String) async throws -> Chat {
+    func historyChat(_ target: String) async throws -> Chat {
         if target.hasPrefix("#") { return try await session.chat(try await channelChat(target).id) }
         let user = try await session.user(handle: target)
         guard let chat = try await session.directChat(with: user.id) else {

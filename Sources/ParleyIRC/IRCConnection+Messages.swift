@@ -48,6 +48,36 @@ extension IRCConnection {
         }
     }
 
+    /// REDACT target msgid [reason]: `delete_message` (IRCv3 draft/message-redaction);
+    /// refusals as FAIL REDACT with the spec's codes.
+    func redact(_ message: IRCMessage) async throws {
+        let target = try parameter(message, 0)
+        let msgid = try parameter(message, 1)
+        let reason = message.params.count > 2 ? message.params[2] : nil
+        guard let chat = try? await historyChat(target) else {
+            fail("REDACT", "INVALID_TARGET", [target, "No such channel or conversation"])
+            return
+        }
+        guard let position = Self.position(fromMsgid: msgid), position.chat == chat.id.rawValue else {
+            fail("REDACT", "UNKNOWN_MSGID", [target, msgid, "No such message here"])
+            return
+        }
+        do {
+            _ = try await session.deleteMessage(chat: chat.id, seq: position.seq, reason: reason)
+            // The others hear of it from the engine; the one who asked, from here.
+            if view.capabilities.contains("draft/message-redaction"), let me = view.me {
+                emit(IRCMessage(source: IRCView.prefix(me), command: "REDACT", params: [target, msgid] + (reason.map { [$0] } ?? [])))
+            }
+        } catch let error as ParleyError {
+            switch error.code {
+            case .forbidden: fail("REDACT", "REDACT_FORBIDDEN", [target, msgid, error.message])
+            case .tooLate: fail("REDACT", "REDACT_WINDOW_EXPIRED", [target, msgid, error.message])
+            case .unknownMessage: fail("REDACT", "UNKNOWN_MSGID", [target, msgid, error.message])
+            default: throw error
+            }
+        }
+    }
+
     /// The chat and sequence number of a msgid the gateway gave (`CHAT-SEQ`).
     static func position(fromMsgid msgid: String) -> (chat: Int64, seq: Int64)? {
         let parts = msgid.split(separator: "-")

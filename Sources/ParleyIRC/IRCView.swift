@@ -153,6 +153,39 @@ final class IRCView: Sendable {
             guard change.user.id != me.id else { return [] }
             let old = UserRef(id: change.user.id, handle: change.previousHandle, displayName: "", isBot: change.user.isBot)
             return [IRCMessage(source: Self.prefix(old), command: "NICK", params: [change.user.handle])]
+        case .messageEdited(let edited):
+            // No IRC client edits a line in place: the new text as a new line, marked,
+            // that a client with message-tags ties to the original (+draft/reply).
+            var message = edited.message
+            message.text = "[edited] " + message.text
+            message.replyTo = nil
+            var lines = Self.messageLines(message, in: edited.chat, me: me, capabilities: capabilities.subtracting(["message-tags"]))
+            if capabilities.contains("message-tags") {
+                for index in lines.indices { lines[index].tags["+draft/reply"] = "\(edited.chat.id.rawValue)-\(edited.message.seq)" }
+            }
+            return lines
+        case .typing(let typing):
+            // IRCv3 +typing on a TAGMSG.
+            guard capabilities.contains("message-tags"), typing.user.id != me.id else { return [] }
+            let target = state.withLock { $0.channels[typing.chatID] } ?? me.handle
+            return [IRCMessage(tags: ["+typing": "active"], source: Self.prefix(typing.user), command: "TAGMSG", params: [target])]
+        case .reactionChanged(let change) where !change.added:
+            // A reaction taken back, as +draft/unreact.
+            guard capabilities.contains("message-tags"), change.user.id != me.id else { return [] }
+            let target = Self.channel(change.chat) ?? me.handle
+            return [
+                IRCMessage(
+                    tags: ["+draft/unreact": change.emoji, "+draft/reply": "\(change.chat.id.rawValue)-\(change.seq)"],
+                    source: Self.prefix(change.user), command: "TAGMSG", params: [target])
+            ]
+        case .messageDeleted(let deleted):
+            // IRCv3 draft/message-redaction.
+            guard capabilities.contains("draft/message-redaction"),
+                let target = Self.target(of: deleted.message, in: deleted.chat, me: me)
+            else { return [] }
+            let msgid = "\(deleted.chat.id.rawValue)-\(deleted.message.seq)"
+            let by = deleted.by ?? deleted.message.sender
+            return [IRCMessage(source: Self.prefix(by), command: "REDACT", params: [target, msgid] + (deleted.reason.map { [$0] } ?? []))]
         case .invited(let notice):
             guard let channel = Self.channel(notice.chat) else { return [] }
             return [IRCMessage(source: Self.prefix(notice.by), command: "INVITE", params: [me.handle, channel])]
@@ -166,17 +199,17 @@ final class IRCView: Sendable {
 
     /// A message as PRIVMSG lines: one a line of its text, each within the line limit;
     /// media as its kind and caption.
+    /// Where a message's line goes: its channel; for a direct message, the other user
+    /// when `me` sent it, else `me`.
+    static func target(of message: Message, in chat: Chat, me: UserRef) -> String? {
+        if let channel = channel(chat) { return channel }
+        guard message.sender.id == me.id else { return me.handle }
+        return chat.participants.first { $0.id != me.id }?.handle
+    }
+
     static func messageLines(_ message: Message, in chat: Chat, me: UserRef, capabilities: Set<String>) -> [IRCMessage] {
-        guard message.kind != .system else { return [] }
-        let target: String
-        if let channel = channel(chat) {
-            target = channel
-        } else if message.sender.id == me.id {
-            guard let peer = chat.participants.first(where: { $0.id != me.id }) else { return [] }
-            target = peer.handle
-        } else {
-            target = me.handle
-        }
+        // A deleted message has no line (history leaves it out).
+        guard message.kind != .system, message.deletedAt == nil, let target = target(of: message, in: chat, me: me) else { return [] }
         var text = message.text
         if message.kind == .image || message.kind == .video {
             text = "[\(message.kind.rawValue)]" + (text.isEmpty ? "" : " " + text)

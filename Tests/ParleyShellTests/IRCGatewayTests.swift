@@ -295,6 +295,45 @@ import Testing
         #expect(irc.wait(containing: "FAIL MARKREAD INVALID_PARAMS #swift") != nil)
     }
 
+    /// An edit reaches IRC clients as a marked new line tied to the original, a deletion
+    /// as REDACT (draft/message-redaction) both ways, a reaction taken back as
+    /// +draft/unreact.
+    @Test func editsDeletionsAndReactionsTakenBackReachIRC() throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        let irc = try IRCTestClient(port: try #require(server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["message-tags", "echo-message", "draft/message-redaction"]))
+        try irc.send("JOIN #swift")
+        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        #expect(try alice.run("/send #swift teh plan").status == 0)
+        let sent = try #require(irc.wait(containing: "PRIVMSG #swift :teh plan"))
+        let msgid = try #require(sent.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix("msgid=") })
+            .dropFirst("msgid=".count)
+        let seq = try #require(msgid.split(separator: "-").last)
+        #expect(try alice.run("/edit #swift \(seq) the plan").status == 0)
+        let edit = try #require(irc.wait(containing: "PRIVMSG #swift :[edited] the plan"))
+        #expect(edit.contains("+draft/reply=\(msgid)"), "\(edit)")
+        #expect(try alice.run("/react #swift \(seq) 👍\n/unreact #swift \(seq) 👍").status == 0)
+        let unreact = try #require(irc.wait(containing: "+draft/unreact="))
+        #expect(unreact.contains("+draft/unreact=👍") && unreact.contains("TAGMSG #swift"), "\(unreact)")
+        try irc.send("REDACT #swift \(msgid)")
+        #expect(irc.wait(containing: "FAIL REDACT REDACT_FORBIDDEN #swift \(msgid) ") != nil, "only alice, or an owner or admin")
+        #expect(try alice.run("/delete #swift \(seq)").status == 0)
+        #expect(irc.wait(containing: ":alice!alice@parley REDACT #swift \(msgid)") != nil)
+
+        try irc.send("PRIVMSG #swift :oops, wrong window")
+        let mine = try #require(irc.wait(containing: "PRIVMSG #swift :oops, wrong window"))
+        let mineID = try #require(mine.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix("msgid=") })
+            .dropFirst("msgid=".count)
+        try irc.send("REDACT #swift \(mineID) :wrong window")
+        #expect(irc.wait(containing: "REDACT #swift \(mineID) :wrong window") != nil)
+        let history = try alice.run("/history #swift 5")
+        #expect(!history.stdout.contains("oops, wrong window"), "\(history.stdout)")
+        try irc.send("REDACT #swift 999999-1")
+        #expect(irc.wait(containing: "FAIL REDACT UNKNOWN_MSGID #swift 999999-1 ") != nil, "a msgid from another chat")
+    }
+
     /// MONITOR watches nicks, taken or not, sharing a channel or not: a shell user coming
     /// online and going shows as 730 and 731; the list is kept with the account.
     @Test func monitorFollowsWhoComesOnlineAnywhere() throws {

@@ -99,7 +99,10 @@ public struct MessageEvent: Hashable, Codable, Sendable {
     public var message: Message
     /// Who deleted the message, when it was not its sender (an admin or the owner).
     public var by: UserRef?
-    public init(chat: Chat, message: Message, by: UserRef? = nil) {
+    /// Why it was deleted, when the one who deleted it said (IRC's REDACT reason).
+    public var reason: String?
+    public init(chat: Chat, message: Message, by: UserRef? = nil, reason: String? = nil) {
+        self.reason = reason
         self.chat = chat
         self.message = message
         self.by = by

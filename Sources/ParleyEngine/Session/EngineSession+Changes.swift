@@ -22,6 +22,12 @@ extension EngineSession {
     }
 
     public func deleteMessage(chat: ChatID, seq: Int64) async throws -> Message {
+        try await deleteMessage(chat: chat, seq: seq, reason: nil)
+    }
+
+    /// Deletes a message, saying why to the chat's members (IRC's REDACT reason; one
+    /// that is not a valid reason is dropped).
+    public func deleteMessage(chat: ChatID, seq: Int64, reason: String?) async throws -> Message {
         let (entry, role, user) = try await requireMember(chat)
         let original = try await requireLiveMessage(chat, seq)
         if original.sender.id == user.id {
@@ -43,7 +49,8 @@ extension EngineSession {
             throw ParleyError(.unknownMessage, "no message \(seq) in this chat")
         }
         let by = original.sender.id == user.id ? nil : user.ref
-        try await publish(.messageDeleted(MessageEvent(chat: entry.chat, message: tombstone, by: by)), toMembersOf: chat)
+        let event = MessageEvent(chat: entry.chat, message: tombstone, by: by, reason: try? Limits.reason(reason))
+        try await publish(.messageDeleted(event), toMembersOf: chat)
         return tombstone
     }
 
