@@ -135,7 +135,7 @@ extension IRCConnection {
         var capabilities = view.capabilities
         capabilities.formUnion(["server-time", "message-tags"])
         for message in messages {
-            for var line in IRCView.messageLines(message, in: chat, me: me, capabilities: capabilities) {
+            for var line in IRCView.messageLines(message, in: chat, me: me, capabilities: capabilities, link: view.mediaLink) {
                 line.tags["batch"] = id
                 lines.append(line)
             }

@@ -37,7 +37,9 @@ extension IRCConnection {
                     replyTo: replyTo)
                 if view.capabilities.contains("echo-message"), let me = view.me {
                     emit(
-                        IRCView.messageLines(sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities))
+                        IRCView.messageLines(
+                            sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities, link: view.mediaLink)
+                    )
                 }
                 if !notice, case .user(let id) = recipient, let away = try? await session.activity(of: id).away {
                     reply(IRCNumeric.away, [target, away])

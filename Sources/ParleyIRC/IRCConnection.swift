@@ -37,7 +37,9 @@ actor IRCConnection {
     init(gateway: IRCGateway, output: IRCOutput, address: String) {
         self.gateway = gateway
         self.output = output
-        let view = IRCView(serverName: gateway.configuration.serverName, people: gateway.people)
+        let view = IRCView(serverName: gateway.configuration.serverName, people: gateway.people) { [gateway] id, user in
+            gateway.mediaLink(id, for: user)
+        }
         self.view = view
         session = gateway.engine.connect(
             address: address, client: "irc",

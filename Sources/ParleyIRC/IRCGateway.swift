@@ -2,6 +2,7 @@ public import Logging
 import NIOCore
 import NIOPosix
 public import NIOSSL
+import ParleyCore
 public import ParleyEngine
 public import ServiceLifecycle
 import Synchronization
@@ -58,6 +59,7 @@ public final class IRCGateway: Service {
         let tls: Bool
     }
     private let listeners = Mutex<[Listener]>([])
+    private let mediaBase = Mutex<String?>(nil)
 
     public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.irc")) {
         self.engine = engine
@@ -117,6 +119,17 @@ public final class IRCGateway: Service {
             channel.writeAndFlush(ByteBuffer(string: bye.serialized + "\r\n")).whenComplete { _ in channel.close(promise: nil) }
         }
         logger.info("IRC gateway stopped")
+    }
+
+    /// Where the server answers HTTP (`http://HOST:PORT`), once it does: images and
+    /// videos then reach IRC users with a signed link to them.
+    public func serveMedia(at baseURL: String) {
+        mediaBase.withLock { $0 = baseURL }
+    }
+
+    func mediaLink(_ id: String, for user: UserID) -> String? {
+        guard let base = mediaBase.withLock({ $0 }), let path = engine.signedMediaPath(id, for: user) else { return nil }
+        return base + path
     }
 
     /// Counts a new connection in; false when the gateway is full.

@@ -21,10 +21,14 @@ final class IRCView: Sendable {
 
     /// Who is signed in through this gateway, for real names in extended-join.
     let people: IRCPeople?
+    /// A browser link to media for a user (a signed, expiring one), when the server
+    /// serves media over HTTP.
+    let mediaLink: @Sendable (String, UserID) -> String?
 
-    init(serverName: String, people: IRCPeople? = nil) {
+    init(serverName: String, people: IRCPeople? = nil, mediaLink: @escaping @Sendable (String, UserID) -> String? = { _, _ in nil }) {
         self.serverName = serverName
         self.people = people
+        self.mediaLink = mediaLink
     }
 
     var me: UserRef? { state.withLock { $0.me } }
@@ -96,7 +100,7 @@ final class IRCView: Sendable {
             }
             return [IRCMessage(source: serverName, command: "MARKREAD", params: [channel, IRCConnection.position(marker)])]
         case .message(let sent):
-            return Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities)
+            return Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities, link: mediaLink)
         case .memberJoined(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
             let realname = people?.names(of: change.user.id)?.realname
@@ -207,12 +211,17 @@ final class IRCView: Sendable {
         return chat.participants.first { $0.id != me.id }?.handle
     }
 
-    static func messageLines(_ message: Message, in chat: Chat, me: UserRef, capabilities: Set<String>) -> [IRCMessage] {
+    /// An image or video reads `[image] caption <link>`, with a link for `me` alone.
+    static func messageLines(
+        _ message: Message, in chat: Chat, me: UserRef, capabilities: Set<String>,
+        link: (String, UserID) -> String? = { _, _ in nil }
+    ) -> [IRCMessage] {
         // A deleted message has no line (history leaves it out).
         guard message.kind != .system, message.deletedAt == nil, let target = target(of: message, in: chat, me: me) else { return [] }
         var text = message.text
         if message.kind == .image || message.kind == .video {
             text = "[\(message.kind.rawValue)]" + (text.isEmpty ? "" : " " + text)
+            if let media = message.media, let url = link(media.id, me.id) { text += " " + url }
         }
         var tags: [String: String] = [:]
         if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }

@@ -48,8 +48,13 @@ extension ParleyServer {
     }
 
     private func download(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let user = try await engine.user(token: try Self.bearer(request))
         let id = context.parameters.get("id") ?? ""
+        let query = request.uri.queryParameters
+        // A signed link (for IRC users' browsers) instead of a session token.
+        let user =
+            request.headers[.authorization] == nil && query.get("s") != nil
+            ? try await engine.user(mediaLink: id, user: query.get("u"), expires: query.get("e"), signature: query.get("s"))
+            : try await engine.user(token: try Self.bearer(request))
         let (media, file) = try await engine.openMedia(id, for: user)
         var headers: HTTPFields = [
             .contentType: media.type, .acceptRanges: "bytes", .eTag: "\"\(media.id)\"",

@@ -242,9 +242,10 @@ struct ServeCommand: AsyncParsableCommand {
             }
             gateways.append(gateway)
         }
-        let app = server.application { [ircURL] port in
+        let app = server.application { [ircURL, gateways] port in
             // The first line on stdout says where to connect (tests and scripts read it).
             let url = "\(scheme)://\(host):\(port)/v1/ws"
+            for gateway in gateways { gateway.serveMedia(at: "\(scheme == "wss" ? "https" : "http")://\(host):\(port)") }
             announce(url)
             let line = "parley serve: listening on \(url)\(ircURL) data \(folder.path)\n"
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }

@@ -334,6 +334,30 @@ import Testing
         #expect(irc.wait(containing: "FAIL REDACT UNKNOWN_MSGID #swift 999999-1 ") != nil, "a msgid from another chat")
     }
 
+    /// An image reaches an IRC user as its caption and a link that opens in a browser
+    /// for them: signed and expiring, refused once tampered with.
+    @Test func anImageReachesIRCAsASignedLink() async throws {
+        let world = try Self.world()
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        let irc = try IRCTestClient(port: try #require(server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123"))
+        try irc.send("JOIN #swift")
+        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        try FileManager.default.createDirectory(at: alice.data, withIntermediateDirectories: true)
+        let picture = alice.data.appendingPathComponent("dot.png")
+        let png = SampleMedia.png(width: 4, height: 3) { x, y in [UInt8(x * 60), UInt8(y * 80), 200, 255] }
+        try png.write(to: picture)
+        #expect(try alice.run("/image #swift \(picture.path) a dot").status == 0)
+        let line = try #require(irc.wait(containing: "PRIVMSG #swift :[image] a dot http://127.0.0.1:\(server.port)/v1/media/"))
+        let link = try #require(line.split(separator: " ").last.map(String.init))
+        let path = String(link.dropFirst("http://127.0.0.1:\(server.port)".count))
+        let fetched = try await RawHTTP.request(port: server.port, method: "GET", path: path)
+        #expect(fetched.status == 200 && fetched.body == Array(png), "\(fetched.status)")
+        let forged = try await RawHTTP.request(port: server.port, method: "GET", path: path.replacingOccurrences(of: "u=", with: "u=1"))
+        #expect(forged.status == 401 || forged.status == 403, "\(forged.status) \(forged.text)")
+    }
+
     /// MONITOR watches nicks, taken or not, sharing a channel or not: a shell user coming
     /// online and going shows as 730 and 731; the list is kept with the account.
     @Test func monitorFollowsWhoComesOnlineAnywhere() throws {

@@ -14,6 +14,9 @@ public protocol BlobStore: Sendable {
     /// The file holding `id`, if stored.
     func url(of id: String) -> URL?
     func remove(_ id: String)
+    /// A random secret every server on this store shares, made on first use: the key
+    /// that signs media links.
+    func linkKey() throws(ParleyError) -> Data
 }
 
 /// Blobs as files under a folder: `ab/abcdef…` (the first two hex digits fan them
@@ -71,6 +74,20 @@ public struct FileBlobStore: BlobStore {
     public func remove(_ id: String) {
         guard MediaInfo.isValidID(id) else { return }
         try? FileManager.default.removeItem(at: path(of: id))
+    }
+
+    public func linkKey() throws(ParleyError) -> Data {
+        let file = folder.appendingPathComponent("link.key")
+        if let key = try? Data(contentsOf: file), key.count == 32 { return key }
+        // Made by whichever server comes first: a rename that never replaces.
+        let temporary = try makeTemporary()
+        var random = SystemRandomNumberGenerator()
+        try temporary.write(Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) }))
+        _ = try temporary.commit(to: file, replace: false)
+        guard let key = try? Data(contentsOf: file), key.count == 32 else {
+            throw ParleyError(.fileError, "cannot read the media link key at \(file.path)")
+        }
+        return key
     }
 
     private func path(of id: String) -> URL {
