@@ -70,6 +70,10 @@ public final class ChatEngine: Sendable {
     let throttle: SignInThrottle?
     /// Where media bytes go; nil: this engine takes no media.
     let blobs: (any BlobStore)?
+    /// The order lines reach this node in (IRC's PING answers after all of them).
+    public let arrivals = ArrivalOrder()
+    /// Each user's comings and goings, published in the order they happened.
+    let presenceOrder = PresenceSequencer()
     /// Sessions on other nodes; nil: this process is the only one.
     let presence: (any PresenceLedger)?
     /// Last seen times, typing, away: what the engine remembers between requests.

@@ -1,5 +1,6 @@
 import NIOCore
 import ParleyCore
+import ParleyEngine
 
 /// One IRC connection's end of the pipeline: hands its lines, in order, to the
 /// connection's `IRCConnection`, and keeps the clock: the sign-in deadline, a PING at
@@ -8,7 +9,7 @@ final class IRCChannelHandler: ChannelInboundHandler {
     typealias InboundIn = IRCInbound
 
     private let gateway: IRCGateway
-    private var lines: AsyncStream<IRCInbound>.Continuation?
+    private var lines: AsyncStream<(IRCInbound, UInt64)>.Continuation?
     private var lastHeard = NIODeadline.now()
     private var timers: [Scheduled<Void>] = []
     private var pinger: RepeatedTask?
@@ -27,10 +28,14 @@ final class IRCChannelHandler: ChannelInboundHandler {
         }
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
         let connection = IRCConnection(gateway: gateway, output: output, address: address)
-        let (stream, continuation) = AsyncStream.makeStream(of: IRCInbound.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: (IRCInbound, UInt64).self)
         lines = continuation
+        let arrivals = gateway.engine.arrivals
         Task {
-            for await inbound in stream { await connection.handle(inbound) }
+            for await (inbound, ticket) in stream {
+                await connection.handle(inbound, ticket: ticket)
+                arrivals.finish(ticket)
+            }
             await connection.closed()
         }
         let configuration = gateway.configuration
@@ -59,7 +64,14 @@ final class IRCChannelHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         lastHeard = .now()
-        lines?.yield(unwrapInboundIn(data))
+        // Numbered as it arrives, among every connection's lines (`ArrivalOrder`).
+        let ticket = gateway.engine.arrivals.arrive()
+        let handed: Bool
+        switch lines?.yield((unwrapInboundIn(data), ticket)) {
+        case .enqueued: handed = true
+        default: handed = false
+        }
+        if !handed { gateway.engine.arrivals.finish(ticket) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

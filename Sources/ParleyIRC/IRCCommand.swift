@@ -15,7 +15,7 @@ extension IRCConnection {
         "PASS": IRCCommand(needsSignIn: false) { $0.pass($1) },
         "NICK": IRCCommand(needsSignIn: false) { try await $0.nickCommand($1) },
         "USER": IRCCommand(needsSignIn: false) { try await $0.userCommand($1) },
-        "PING": IRCCommand(needsSignIn: false) { $0.ping($1) },
+        "PING": IRCCommand(needsSignIn: false) { await $0.ping($1) },
         "PONG": IRCCommand(needsSignIn: false) { _, _ in },
         "QUIT": IRCCommand(needsSignIn: false) { await $0.quit($1) },
         "JOIN": IRCCommand { try await $0.join($1) },

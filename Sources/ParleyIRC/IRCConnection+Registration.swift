@@ -221,7 +221,11 @@ extension IRCConnection {
         }
     }
 
-    func ping(_ message: IRCMessage) {
+    /// PING: answered once every line that reached this node before it, from any
+    /// connection, has been handled and its events handed to this node's connections,
+    /// so the PONG means all of that has arrived (the suite and bots rely on it).
+    func ping(_ message: IRCMessage) async {
+        await gateway.engine.arrivals.earlierFinished(ticket)
         emit(IRCMessage(source: serverName, command: "PONG", params: [serverName, message.params.first ?? serverName]))
     }
 

@@ -29,6 +29,8 @@ actor IRCConnection {
     /// While a line with a `label` tag is handled (IRCv3 labeled-response): its replies,
     /// sent together with the label once it is done.
     private var collecting: [IRCMessage]?
+    /// The arrival ticket of the line being handled (`ArrivalOrder`).
+    var ticket: UInt64 = 0
     /// The user's modes: +i always, +o after OPER, +w when they asked for WALLOPS.
     var userModes: Set<Character> = ["i"]
     /// Channels the client has been told it is in, by lowercased name.
@@ -56,7 +58,8 @@ actor IRCConnection {
     /// The nick the client goes by: its handle once signed in, else what it asked for.
     var nick: String { view.me?.handle ?? requestedNick ?? "*" }
 
-    func handle(_ inbound: IRCInbound) async {
+    func handle(_ inbound: IRCInbound, ticket: UInt64 = 0) async {
+        self.ticket = ticket
         let line: String
         switch inbound {
         case .tooLong:

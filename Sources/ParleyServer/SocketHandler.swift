@@ -30,7 +30,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The event loop as the executor this socket's requests run on.
     private var executor: LoopExecutor?
     /// Request frames waiting for the one before them to be answered.
-    private var waiting = CircularBuffer<ByteBuffer>()
+    /// Each with its arrival ticket (`ArrivalOrder`), handed back once answered.
+    private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64)>()
     private var answering = false
     private var heardSincePing = true
     /// A close frame went out; the socket closes when the client answers or soon after.
@@ -203,6 +204,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         expiry = nil
         stallCheck?.cancel()
         stallCheck = nil
+        for (_, ticket) in waiting { server.engine.arrivals.finish(ticket) }
         waiting.removeAll()
         dropUnwritten()
         let signedIn = user.value.withLock { $0 }.map { "\($0)" } ?? "none"
@@ -226,7 +228,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch frame.opcode {
         case .text, .binary:
             guard !closing else { return }
-            waiting.append(frame.unmaskedData)
+            waiting.append((frame.unmaskedData, server.engine.arrivals.arrive()))
             if waiting.count >= Self.waitingLimit { context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in } }
             if !answering { answerNext() }
         case .ping:
@@ -280,7 +282,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Answers the oldest waiting request in a task of its own, then the next one.
     private func answerNext() {
         guard let context, let dispatcher, let executor else { return }
-        guard !closing, let frame = waiting.popFirst() else {
+        guard !closing, let (frame, ticket) = waiting.popFirst() else {
             answering = false
             return
         }
@@ -291,6 +293,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let eventLoop = context.eventLoop
         Task(executorPreference: executor) {
             let reply = await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, limiter: limiter, user: user)
+            server.engine.arrivals.finish(ticket)
             eventLoop.execute { this.value.answered(reply) }
         }
     }

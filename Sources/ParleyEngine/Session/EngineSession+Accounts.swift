@@ -195,11 +195,18 @@ extension EngineSession {
             deliver = { continuation.yield($0.event) }
         }
         let (subscription, complete) = await engine.bus.subscribe(user.id, tokenHash: tokenHash, after: after, deliver: deliver)
-        state.withLock { state in
+        let open = state.withLock { state in
+            // Closed while subscribing: the connection is gone, so nobody comes online.
+            guard !state.closed else { return false }
             state.user = user
             state.tokenHash = tokenHash
             state.expiresAt = expiresAt
             state.subscription = subscription
+            return true
+        }
+        guard open else {
+            engine.bus.unsubscribe(subscription)
+            return complete
         }
         let cameOnline = engine.registry.connect(user.id, session: number, tokenHash: tokenHash) { [weak self] reason in
             guard let self else { return }
@@ -208,7 +215,12 @@ extension EngineSession {
                 self.ended?(reason)
             }
         }
-        if cameOnline, await engine.arrived(user.id) { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
+        if cameOnline {
+            let engine = engine
+            await engine.presenceOrder.run(user.id) {
+                if await engine.arrived(user.id) { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
+            }.value
+        }
         if let away = try? await store.activity(of: user.id)?.away { engine.activity.setAway(away, of: user.id) }
         return complete
     }

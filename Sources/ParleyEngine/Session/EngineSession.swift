@@ -56,7 +56,9 @@ public final class EngineSession: ChatService {
         continuation.finish()
         if let user, engine.registry.disconnect(user.id, session: number) {
             let engine = engine
-            Task { if await engine.left(user.id) { await engine.publishPresence(of: user.ref, online: false, viewing: nil) } }
+            engine.presenceOrder.run(user.id) {
+                if await engine.left(user.id) { await engine.publishPresence(of: user.ref, online: false, viewing: nil) }
+            }
         }
     }
 
@@ -159,8 +161,11 @@ public final class EngineSession: ChatService {
             }
         }
         if engine.registry.disconnect(user.id, session: number) {
-            try? await store.recordSeen(user.id, at: engine.now)
-            if await engine.left(user.id) { await engine.publishPresence(of: user.ref, online: false, viewing: nil, reason: reason) }
+            let engine = engine
+            await engine.presenceOrder.run(user.id) {
+                try? await engine.store.recordSeen(user.id, at: engine.now)
+                if await engine.left(user.id) { await engine.publishPresence(of: user.ref, online: false, viewing: nil, reason: reason) }
+            }.value
         }
     }
 }
