@@ -80,9 +80,12 @@ extension IRCConnection {
             fail("CHATHISTORY", "INVALID_PARAMS", ["TARGETS", "Give two timestamp= bounds and a limit"])
             return
         }
-        let (low, high) = (min(first, second), max(first, second))
+        // Compared to the millisecond, as times are stored and written: a parsed time and
+        // a stored one may differ in the last bits of a Double.
+        func milliseconds(_ date: Date) -> Double { (date.timeIntervalSince1970 * 1000).rounded() }
+        let (low, high) = (milliseconds(min(first, second)), milliseconds(max(first, second)))
         let found = try await session.chats().compactMap { summary -> (target: String, at: Date)? in
-            guard let last = summary.lastMessage, last.sentAt > low, last.sentAt < high else { return nil }
+            guard let last = summary.lastMessage, milliseconds(last.sentAt) > low, milliseconds(last.sentAt) < high else { return nil }
             if let channel = IRCView.channel(summary.chat) { return (channel, last.sentAt) }
             guard let peer = summary.chat.peer(of: me.id), peer.id != me.id else { return nil }
             return (peer.handle, last.sentAt)
