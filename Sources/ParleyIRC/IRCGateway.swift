@@ -62,6 +62,8 @@ public final class IRCGateway: Service {
     private let mediaBase = Mutex<String?>(nil)
 
     public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.irc")) {
+        // PING answers after every earlier line: from here on, lines are numbered.
+        engine.arrivals.enable()
         self.engine = engine
         self.configuration = configuration
         self.logger = logger

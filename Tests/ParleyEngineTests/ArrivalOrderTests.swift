@@ -7,6 +7,10 @@ import Testing
 @Suite struct ArrivalOrderTests {
     @Test func aLineWaitsForEveryEarlierLineAndNoLaterOne() async {
         let order = ArrivalOrder()
+        // Until enabled (by the IRC gateway), nothing is numbered and nothing waits.
+        #expect(order.arrive() == 0)
+        await order.earlierFinished(order.arrive())
+        order.enable()
         let first = order.arrive()
         let second = order.arrive()
         let ping = order.arrive()

@@ -18,12 +18,21 @@ public final class ArrivalOrder: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Off until something waits on the order (the IRC gateway): until then `arrive`
+    /// hands out 0, which `finish` ignores, and a request costs nothing here.
+    private let enabled = Atomic(false)
 
     public init() {}
 
+    /// Starts numbering lines (the IRC gateway calls it as it starts).
+    public func enable() {
+        enabled.store(true, ordering: .sequentiallyConsistent)
+    }
+
     /// A ticket for a line that just arrived.
     public func arrive() -> UInt64 {
-        state.withLock { state in
+        guard enabled.load(ordering: .relaxed) else { return 0 }
+        return state.withLock { state in
             state.last &+= 1
             return state.last
         }
@@ -31,6 +40,7 @@ public final class ArrivalOrder: Sendable {
 
     /// The line of `ticket` has been handled.
     public func finish(_ ticket: UInt64) {
+        guard ticket != 0 else { return }
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard ticket == state.low else {
                 if ticket > state.low { state.finishedEarly.insert(ticket) }
