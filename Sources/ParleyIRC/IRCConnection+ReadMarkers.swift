@@ -24,7 +24,7 @@ extension IRCConnection {
             time = parsed
         }
         // A target the user has no chat with has no read position.
-        guard let chat = try? await readMarkerChat(target) else {
+        guard let chat = try? await historyChat(target).id else {
             emit(IRCMessage(source: serverName, command: "MARKREAD", params: [target, "*"]))
             return
         }
@@ -40,14 +40,6 @@ extension IRCConnection {
     /// `timestamp=…` for a read marker, `*` for none.
     static func position(_ marker: ReadMarker?) -> String {
         marker?.upTo.map { "timestamp=" + IRCView.timestamp($0) } ?? "*"
-    }
-
-    /// The chat a MARKREAD target names: a channel the user is in, or the direct chat
-    /// with a nick.
-    private func readMarkerChat(_ target: String) async throws -> ChatID? {
-        if target.hasPrefix("#") { return try await channelChat(target).id }
-        let user = try await session.user(handle: target)
-        return try await session.directChat(with: user.id)?.id
     }
 
     /// On JOIN, before the names: where the user has read up to.
