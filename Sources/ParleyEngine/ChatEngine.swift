@@ -179,10 +179,15 @@ public final class ChatEngine: Sendable {
     /// Tells those who watch the user's handle (and share no chat with them, who are
     /// told anyway) that the user is online or not.
     func publishToWatchers(of user: UserRef, online: Bool, away: String? = nil, except contacts: Set<UserID> = []) async {
+        let event = ChatEvent.presenceChanged(PresenceChange(user: user, online: online, viewing: nil, away: away, watched: true))
+        await publishToWatchers(event, of: user, except: contacts)
+    }
+
+    /// Tells those who watch the user's handle, but are not among `contacts`, of `event`.
+    func publishToWatchers(_ event: ChatEvent, of user: UserRef, except contacts: Set<UserID>) async {
         guard let watchers = try? await store.presenceWatchers(of: user.handle.lowercased()) else { return }
         let others = watchers.filter { $0 != user.id && !contacts.contains($0) }
         guard !others.isEmpty else { return }
-        let event = ChatEvent.presenceChanged(PresenceChange(user: user, online: online, viewing: nil, away: away, watched: true))
         await bus.publish(event, to: others, except: nil)
     }
 }

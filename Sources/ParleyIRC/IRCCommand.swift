@@ -43,6 +43,7 @@ extension IRCConnection {
         "MARKREAD": IRCCommand { try await $0.markRead($1) },
         "MONITOR": IRCCommand { try await $0.monitor($1) },
         "REDACT": IRCCommand { try await $0.redact($1) },
+        "SETNAME": IRCCommand { try await $0.setname($1) },
     ]
 
     /// The most channels or nicks one JOIN, PART, PRIVMSG, NOTICE, NAMES or KICK names

@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 import ParleyEngine
 
@@ -16,7 +17,12 @@ extension IRCConnection {
             guard body.hasPrefix("ACTION ") else { return }
             text = "* \(nick) " + body.dropFirst("ACTION ".count)
         }
+        let clientTags = Self.clientTags(of: message)
         for target in recipients {
+            if target.lowercased() == nick.lowercased() {
+                loopBack(message, target: target, text: message.params[1], clientTags: clientTags)
+                continue
+            }
             do {
                 let recipient: Recipient
                 if target.hasPrefix("#") {
@@ -32,9 +38,12 @@ extension IRCConnection {
                     case .user(let id): replyTo = try await session.directChat(with: id)?.id.rawValue == chat ? seq : nil
                     }
                 }
+                // No client id: a label only pairs replies with a line, and clients count
+                // labels from 1 again on each connection, so a label taken as a retry key
+                // would swallow a later message as a resend.
                 let sent = try await session.sendMessage(
-                    to: recipient, text: text, clientID: message.tags["label"].map { "irc-\($0)" }, via: notice ? IRCView.noticeVia : nil,
-                    replyTo: replyTo)
+                    to: recipient, text: text, clientID: nil, via: notice ? IRCView.noticeVia : nil,
+                    replyTo: replyTo, clientTags: clientTags)
                 if view.capabilities.contains("echo-message"), let me = view.me {
                     emit(
                         IRCView.messageLines(
@@ -48,6 +57,26 @@ extension IRCConnection {
                 if !notice { refuse(message.command, target: target, ParleyError(error)) }
             }
         }
+    }
+
+    /// The client-only tags of a line to pass on with what it sends (+draft/reply is read
+    /// as a reply instead); none when they are more than Parley carries.
+    static func clientTags(of message: IRCMessage) -> [String: String]? {
+        let tags = message.tags.filter { $0.key.hasPrefix("+") && $0.key != "+draft/reply" }
+        return (try? Limits.clientTags(tags)) ?? nil
+    }
+
+    /// A PRIVMSG, NOTICE or TAGMSG to oneself comes straight back, as IRC servers do; it
+    /// is no chat, so nothing is kept. The copy delivered is not part of the reply to a
+    /// labeled line; the echo (echo-message) is.
+    func loopBack(_ message: IRCMessage, target: String, text: String?, clientTags: [String: String]?) {
+        guard let me = view.me else { return }
+        var tags = view.capabilities.contains("message-tags") ? (clientTags ?? [:]) : [:]
+        if view.capabilities.contains("server-time") { tags["time"] = IRCView.timestamp(Date()) }
+        let line = IRCMessage(
+            tags: tags, source: IRCView.prefix(me), command: message.command, params: [target] + (text.map { [$0] } ?? []))
+        if message.command != "TAGMSG" || view.capabilities.contains("message-tags") { output.send(line) }
+        if view.capabilities.contains("echo-message") { emit(line) }
     }
 
     /// REDACT target msgid [reason]: `delete_message` (IRCv3 draft/message-redaction);

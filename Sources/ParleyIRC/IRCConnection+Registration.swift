@@ -7,7 +7,7 @@ extension IRCConnection {
     static let offered = [
         "sasl=PLAIN", "server-time", "message-tags", "echo-message", "account-tag", "extended-join", "away-notify", "multi-prefix",
         "batch", "draft/chathistory", "labeled-response", "userhost-in-names", "draft/read-marker",
-        "extended-monitor", "draft/message-redaction",
+        "extended-monitor", "draft/message-redaction", "setname",
     ]
     static var offeredNames: Set<String> { Set(offered.map { String($0.prefix { $0 != "=" }) }) }
 
@@ -44,12 +44,15 @@ extension IRCConnection {
 
     func authenticate(_ message: IRCMessage) async throws {
         let argument = try parameter(message, 0)
+        // A connection keeps the identity it registered with (a guest's nick is not an
+        // account's handle): 462, which clients read as "no SASL after registration".
         if isRegistered {
-            reply(IRCNumeric.saslAlready, ["You have already authenticated"])
+            reply(IRCNumeric.alreadyRegistered, ["You may not reregister: sign in with SASL before CAP END"])
             return
         }
         if argument == "*" {
             saslMechanism = nil
+            saslPayload = ""
             reply(IRCNumeric.saslAborted, ["SASL authentication aborted"])
             return
         }
@@ -63,8 +66,26 @@ extension IRCConnection {
             emit(IRCMessage(command: "AUTHENTICATE", params: ["+"]))
             return
         }
+        // The payload comes in lines of 400 bytes; a shorter one (or `+` after a full
+        // one) ends it.
+        guard argument.utf8.count <= 400 else {
+            saslMechanism = nil
+            saslPayload = ""
+            reply(IRCNumeric.saslTooLong, ["SASL message too long: 400 bytes a line"])
+            return
+        }
+        if argument != "+" { saslPayload += argument }
+        guard saslPayload.utf8.count <= Self.maxSASLPayload else {
+            saslMechanism = nil
+            saslPayload = ""
+            reply(IRCNumeric.saslFail, ["SASL authentication failed: the credentials are too long"])
+            return
+        }
+        if argument.utf8.count == 400 { return }
+        let payload = saslPayload
         saslMechanism = nil
-        guard mechanism == "PLAIN", let data = Data(base64Encoded: argument),
+        saslPayload = ""
+        guard mechanism == "PLAIN", let data = Data(base64Encoded: payload),
             case let parts = data.split(separator: 0, omittingEmptySubsequences: false), parts.count == 3
         else {
             reply(IRCNumeric.saslFail, ["SASL authentication failed"])
@@ -89,6 +110,9 @@ extension IRCConnection {
             reply(IRCNumeric.saslFail, ["SASL authentication failed: \(error.code)"])
         }
     }
+
+    /// The longest SASL payload, in base64: a login and a password of the longest kind.
+    static let maxSASLPayload = 4 * ((Limits.maxPasswordBytes + 2 * 256 + 2) / 3 + 1)
 
     /// An email address signs in as it is; anything else is a handle.
     static func login(_ given: String) -> String {
@@ -198,7 +222,7 @@ extension IRCConnection {
         reply(IRCNumeric.welcome, ["Welcome to the \(configuration.network) IRC gateway, \(me.handle)"])
         reply(IRCNumeric.yourHost, ["Your host is \(serverName), running Parley"])
         reply(IRCNumeric.created, ["This server is a Parley server"])
-        reply(IRCNumeric.myInfo, [serverName, "parley", "i", "biklmnost", "bklov"])
+        reply(IRCNumeric.myInfo, [serverName, "parley", "Biow", "biklmnost", "bklov"])
         reply(
             IRCNumeric.isupport,
             [
@@ -212,7 +236,7 @@ extension IRCConnection {
                 "CHATHISTORY=\(Self.maxHistoryPage)", "MSGREFTYPES=msgid", "MONITOR=\(Limits.maxPresenceWatches)",
                 "TARGMAX="
                     + ["JOIN", "PART", "PRIVMSG", "NOTICE", "NAMES", "KICK"].map { "\($0):\(Self.maxTargets)" }.joined(separator: ","),
-                "NETWORK=\(configuration.network)", "are supported by this server",
+                "NETWORK=\(configuration.network)", "BOT=B", "WHOX", "are supported by this server",
             ])
         lusers()
         reply(IRCNumeric.noMotd, ["MOTD File is missing"])

@@ -3,32 +3,51 @@ import ParleyEngine
 
 /// TAGMSG: IRCv3 client tags without text. `+draft/react=EMOJI` with
 /// `+draft/reply=CHAT-SEQ` reacts to that message; `+typing=active` says the user is
-/// typing. Other client-only tags are not carried.
+/// typing; any other client-only tags (and a reaction Parley cannot keep, one that is
+/// not a single emoji) are relayed as they are to the chat's members, or to the nick,
+/// and not stored.
 extension IRCConnection {
     func tagmsg(_ message: IRCMessage) async throws {
         let target = try parameter(message, 0)
-        let chat: ChatID
+        if target.lowercased() == nick.lowercased() {
+            loopBack(message, target: target, text: nil, clientTags: message.tags.filter { $0.key.hasPrefix("+") })
+            return
+        }
+        let recipient: Recipient
+        var chat: ChatID?
         if target.hasPrefix("#") {
-            chat = try await channelChat(target).id
+            let id = try await channelChat(target).id
+            chat = id
+            recipient = .chat(id)
         } else {
             let user = try await session.user(handle: target)
-            guard let direct = try await session.directChat(with: user.id) else { return }
-            chat = direct.id
+            recipient = .user(user.id)
+            chat = try await session.directChat(with: user.id)?.id
         }
-        if let emoji = message.tags["+draft/react"], !emoji.isEmpty {
-            guard let (chatID, seq) = message.tags["+draft/reply"].flatMap(Self.position(fromMsgid:)), chatID == chat.rawValue else {
+        var tags = message.tags.filter { $0.key.hasPrefix("+") }
+        if let emoji = tags["+draft/react"], !emoji.isEmpty, (try? Limits.emoji(emoji)) != nil {
+            guard let (chatID, seq) = tags["+draft/reply"].flatMap(Self.position(fromMsgid:)), chatID == chat?.rawValue, let chat
+            else {
                 fail("TAGMSG", "INVALID_PARAMS", [target, "A reaction names the message it is for with +draft/reply=msgid"])
                 return
             }
             _ = try await session.react(chat: chat, seq: seq, emoji: emoji)
-            if view.capabilities.contains("echo-message"), let me = view.me {
-                emit(
-                    IRCMessage(
-                        tags: ["+draft/react": emoji, "+draft/reply": "\(chat.rawValue)-\(seq)"], source: IRCView.prefix(me),
-                        command: "TAGMSG", params: [target]))
-            }
-        } else if message.tags["+typing"] == "active" {
+            tags = ["+draft/react": emoji, "+draft/reply": "\(chat.rawValue)-\(seq)"]
+        } else if tags.count == 1, tags["+typing"] == "active" {
+            guard let chat else { return }
             try await session.typing(in: chat)
+            return
+        } else {
+            guard let checked = (try? Limits.clientTags(tags)) ?? nil else {
+                fail("TAGMSG", "INVALID_PARAMS", [target, "A TAGMSG carries client-only tags (+name=value), at most 32 in 4,094 bytes"])
+                return
+            }
+            let notice = try await session.sendTags(checked, to: recipient)
+            tags = checked
+            if view.capabilities.contains("message-tags") { tags["msgid"] = notice.id }
+        }
+        if view.capabilities.contains("echo-message"), let me = view.me {
+            emit(IRCMessage(tags: tags, source: IRCView.prefix(me), command: "TAGMSG", params: [target]))
         }
     }
 }

@@ -13,11 +13,32 @@ extension IRCConnection {
         let names = gateway.people.names(of: user.id)
         reply(IRCNumeric.whoisUser, [user.handle, names?.username ?? user.handle, "parley", "*", names?.realname ?? user.displayName])
         reply(IRCNumeric.whoisServer, [user.handle, serverName, gateway.configuration.serverInfo])
-        reply(IRCNumeric.whoisAccount, [user.handle, user.handle, "is logged in as"])
+        if !IRCView.isGuest(user.ref) { reply(IRCNumeric.whoisAccount, [user.handle, user.handle, "is logged in as"]) }
+        if user.isBot { reply(IRCNumeric.whoisBot, [user.handle, "is a bot on \(gateway.configuration.network)"]) }
         if let activity = try? await session.activity(of: user.id), let away = activity.away {
             reply(IRCNumeric.away, [user.handle, away])
         }
         reply(IRCNumeric.endOfWhois, [user.handle, "End of /WHOIS list"])
+    }
+
+    /// SETNAME :real name (IRCv3 setname): the user's display name, which every client
+    /// shows; IRC clients with the capability hear of it as SETNAME.
+    func setname(_ message: IRCMessage) async throws {
+        let name = try parameter(message, 0)
+        let updated: User
+        do {
+            updated = try await session.updateProfile(displayName: name)
+        } catch let error as ParleyError where error.code == .invalidName {
+            fail("SETNAME", "INVALID_REALNAME", ["\(error.code): \(error.message)"])
+            return
+        }
+        view.signedIn(as: updated.ref)
+        let realname = IRCView.realname(updated.ref)
+        gateway.people.renamed(updated.id, realname: realname)
+        userLine?.realname = realname
+        if view.capabilities.contains("setname") {
+            emit(IRCMessage(source: IRCView.prefix(updated.ref), command: "SETNAME", params: [realname]))
+        }
     }
 
     func away(_ message: IRCMessage) async throws {
@@ -111,14 +132,15 @@ extension IRCConnection {
     }
 
     /// MODE on a nick: only one's own; +w and -w are kept (WALLOPS is not relayed), +o
-    /// comes from OPER alone, -o drops it.
-    func userMode(_ message: IRCMessage) {
+    /// comes from OPER alone, -o drops it; +B (IRCv3 bot-mode) marks a guest as a bot
+    /// for good, and a bot account always has it.
+    func userMode(_ message: IRCMessage) async {
         guard message.params[0].lowercased() == nick.lowercased() else {
             reply(IRCNumeric.usersDontMatch, ["Can't change mode for other users"])
             return
         }
         guard message.params.count > 1 else {
-            reply(IRCNumeric.umodeIs, ["+" + String(userModes.sorted())])
+            reply(IRCNumeric.umodeIs, ["+" + String(currentUserModes.sorted())])
             return
         }
         var adding = true
@@ -133,6 +155,17 @@ extension IRCConnection {
             case "w", "o":
                 // +o comes from OPER alone.
                 if !adding, userModes.remove(letter) != nil { changed += "-\(letter)" }
+            case "B" where adding:
+                guard view.me?.isBot != true else { continue }
+                do {
+                    let bot = try await session.declareBot()
+                    view.signedIn(as: bot.ref)
+                    changed += "+B"
+                } catch {
+                    let error = ParleyError(error)
+                    emit(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "\(error.code): \(error.message)"]))
+                }
+            case "B": continue  // a bot stays one
             default: unknown = true
             }
         }
@@ -141,6 +174,9 @@ extension IRCConnection {
             emit(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [nick, changed]))
         }
     }
+
+    /// The user's modes as IRC shows them: +B for a bot besides those kept here.
+    var currentUserModes: Set<Character> { view.me?.isBot == true ? userModes.union(["B"]) : userModes }
 
     /// LINKS: one server, as far as IRC clients can tell (nodes share one database, not links).
     func links() {

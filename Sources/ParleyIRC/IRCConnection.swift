@@ -21,6 +21,8 @@ actor IRCConnection {
     /// CAP negotiation holds registration until CAP END.
     var negotiating = false
     var saslMechanism: String?
+    /// The SASL payload so far, while it comes in 400-byte lines.
+    var saslPayload = ""
     var isRegistered = false
     /// Recorded for WHOWAS already (QUIT records it before the connection closes).
     var departed = false

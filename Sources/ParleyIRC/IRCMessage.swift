@@ -61,7 +61,9 @@ public struct IRCMessage: Sendable, Hashable {
         }
         let commandEnd = rest.firstIndex(of: " ") ?? rest.endIndex
         let command = rest[..<commandEnd]
-        guard !command.isEmpty, command.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }) else {
+        // Printable ASCII: a command no server knows (`NONEXISTENT_COMMAND`) is still a
+        // command, answered 421 under its name (and its label).
+        guard !command.isEmpty, command.allSatisfy({ (0x21..<0x7F).contains($0.value) }) else {
             throw IRCLineError.badCommand
         }
         rest = rest[commandEnd...].drop { $0 == " " }

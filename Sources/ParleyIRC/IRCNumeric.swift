@@ -43,6 +43,8 @@ enum IRCNumeric {
     static let listEnd = "323"
     static let channelModeIs = "324"
     static let whoisAccount = "330"
+    static let whoisBot = "335"
+    static let whoSpecial = "354"
     static let noTopic = "331"
     static let topic = "332"
     static let topicWhoTime = "333"
@@ -82,7 +84,7 @@ enum IRCNumeric {
     static let loggedIn = "900"
     static let saslSuccess = "903"
     static let saslFail = "904"
+    static let saslTooLong = "905"
     static let saslAborted = "906"
-    static let saslAlready = "907"
     static let saslMechs = "908"
 }

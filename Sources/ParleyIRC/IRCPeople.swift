@@ -37,6 +37,11 @@ final class IRCPeople: Sendable {
         }
     }
 
+    /// A new real name (SETNAME) for someone signed in here.
+    func renamed(_ user: UserID, realname: String) {
+        state.withLock { state in state.present[user]?.realname = realname }
+    }
+
     func departed(_ user: UserID, _ departure: Departure) {
         state.withLock { state in
             state.present[user] = nil

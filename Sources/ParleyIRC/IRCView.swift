@@ -81,6 +81,11 @@ final class IRCView: Sendable {
     /// A guest of `--irc-guests`, as its display name marks it.
     static func isGuest(_ user: UserRef) -> Bool { user.displayName.hasSuffix(" (guest)") }
 
+    /// The real name IRC shows: the display name, without a guest's mark.
+    static func realname(_ user: UserRef) -> String {
+        isGuest(user) ? String(user.displayName.dropLast(" (guest)".count)) : user.displayName
+    }
+
     /// NAMES' and WHO's mark for a role: `@` owner and admins, `+` voiced.
     static func prefixSymbol(_ role: Role) -> String {
         role >= .admin ? "@" : role == .voiced ? "+" : ""
@@ -104,7 +109,10 @@ final class IRCView: Sendable {
         case .memberJoined(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
             let realname = people?.names(of: change.user.id)?.realname
-            return [Self.join(change.user, channel: channel, capabilities: capabilities, realname: realname)]
+            let join = Self.join(change.user, channel: channel, capabilities: capabilities, realname: realname)
+            // Joined while away: said at once to clients with away-notify.
+            guard let away = change.away, capabilities.contains("away-notify"), change.user.id != me.id else { return [join] }
+            return [join, IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: [away])]
         case .memberLeft(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
             return [IRCMessage(source: Self.prefix(change.user), command: "PART", params: [channel] + (change.reason.map { [$0] } ?? []))]
@@ -153,8 +161,13 @@ final class IRCView: Sendable {
             // Gone offline everywhere: QUIT, as IRC says a user left the network.
             let quit = IRCMessage(source: Self.prefix(change.user), command: "QUIT", params: [change.reason ?? "Offline"])
             return [quit] + (monitorLine(change, me: me).map { [$0] } ?? [])
+        case .renamed(let change) where change.previousHandle == change.user.handle:
+            // A new display name: IRCv3 setname (and, for a watched nick, extended-monitor).
+            let needed: Set<String> = change.watched == true ? ["setname", "extended-monitor"] : ["setname"]
+            guard change.user.id != me.id, capabilities.isSuperset(of: needed) else { return [] }
+            return [IRCMessage(source: Self.prefix(change.user), command: "SETNAME", params: [Self.realname(change.user)])]
         case .renamed(let change):
-            guard change.user.id != me.id else { return [] }
+            guard change.user.id != me.id, change.watched != true else { return [] }
             let old = UserRef(id: change.user.id, handle: change.previousHandle, displayName: "", isBot: change.user.isBot)
             return [IRCMessage(source: Self.prefix(old), command: "NICK", params: [change.user.handle])]
         case .messageEdited(let edited):
@@ -173,6 +186,14 @@ final class IRCView: Sendable {
             guard capabilities.contains("message-tags"), typing.user.id != me.id else { return [] }
             let target = state.withLock { $0.channels[typing.chatID] } ?? me.handle
             return [IRCMessage(tags: ["+typing": "active"], source: Self.prefix(typing.user), command: "TAGMSG", params: [target])]
+        case .tagged(let notice):
+            // Client-only tags on a TAGMSG (IRCv3 message-tags).
+            guard capabilities.contains("message-tags"), notice.user.id != me.id else { return [] }
+            let target = notice.chatID.flatMap { chat in state.withLock { $0.channels[chat] } } ?? me.handle
+            var tags = notice.tags
+            tags["msgid"] = notice.id
+            if capabilities.contains("server-time") { tags["time"] = Self.timestamp(Date()) }
+            return [IRCMessage(tags: tags, source: Self.prefix(notice.user), command: "TAGMSG", params: [target])]
         case .reactionChanged(let change) where !change.added:
             // A reaction taken back, as +draft/unreact.
             guard capabilities.contains("message-tags"), change.user.id != me.id else { return [] }
@@ -192,7 +213,8 @@ final class IRCView: Sendable {
             return [IRCMessage(source: Self.prefix(by), command: "REDACT", params: [target, msgid] + (deleted.reason.map { [$0] } ?? []))]
         case .invited(let notice):
             guard let channel = Self.channel(notice.chat) else { return [] }
-            return [IRCMessage(source: Self.prefix(notice.by), command: "INVITE", params: [me.handle, channel])]
+            let tags = capabilities.contains("account-tag") && !Self.isGuest(notice.by) ? ["account": notice.by.handle] : [:]
+            return [IRCMessage(tags: tags, source: Self.prefix(notice.by), command: "INVITE", params: [me.handle, channel])]
         case .chatUpdated(let update):
             guard update.what == "topic", let channel = Self.channel(update.chat) else { return [] }
             return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [channel, update.chat.topic ?? ""])]
@@ -227,6 +249,10 @@ final class IRCView: Sendable {
         if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }
         if capabilities.contains("message-tags") { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }
         if capabilities.contains("account-tag"), !isGuest(message.sender) { tags["account"] = message.sender.handle }
+        if capabilities.contains("message-tags") {
+            if message.sender.isBot { tags["bot"] = "" }
+            for (key, value) in message.clientTags ?? [:] where tags[key] == nil { tags[key] = value }
+        }
         if capabilities.contains("message-tags"), let reply = message.replyTo, reply.seq > 0 {
             tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)"
         }

@@ -114,6 +114,10 @@ extension PostgresChatStore {
         }
     }
 
+    public func markGuestAsBot(_ user: UserID) async throws -> Bool {
+        try await !rows("UPDATE users SET is_bot = true WHERE id = \(user.rawValue) AND is_guest RETURNING 1").isEmpty
+    }
+
     public func handleExists(_ handle: String) async throws -> Bool {
         try await !rows("SELECT 1 FROM users WHERE lower(handle) = lower(\(handle))").isEmpty
     }

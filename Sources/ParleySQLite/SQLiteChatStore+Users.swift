@@ -130,6 +130,13 @@ extension SQLiteChatStore {
         }
     }
 
+    public func markGuestAsBot(_ user: UserID) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE user SET is_bot = 1 WHERE id = ? AND is_guest", arguments: [user.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
     public func handleExists(_ handle: String) async throws -> Bool {
         try await pool.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user WHERE handle = ?)", arguments: [handle]) ?? false

@@ -38,6 +38,9 @@ public protocol ChatStore: Sendable {
     /// Gives a guest another handle (and the display name that goes with it): false for
     /// an account that is not a guest; `handleTaken` when another account holds it.
     func renameGuest(_ user: UserID, to handle: String, displayName: String) async throws -> Bool
+    /// Marks a guest as a bot (IRC's user mode +B): false for an account that is not a
+    /// guest, which is left alone (bot accounts are made by their owners).
+    func markGuestAsBot(_ user: UserID) async throws -> Bool
     func handleExists(_ handle: String) async throws -> Bool
     /// Users whose handle or display name (any word) starts with `prefix`, or whose
     /// email is `prefix` as a whole (so addresses cannot be enumerated), by handle.

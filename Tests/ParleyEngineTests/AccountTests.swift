@@ -37,7 +37,7 @@ import Testing
             (Registration(email: "not-an-email", password: "password1"), .invalidEmail),
             (Registration(email: "a@b", password: "password1"), .invalidEmail),
             (Registration(email: "x@example.com", password: "short"), .invalidPassword),
-            (Registration(email: "x@example.com", password: String(repeating: "p", count: 73)), .invalidPassword),
+            (Registration(email: "x@example.com", password: String(repeating: "p", count: 1025)), .invalidPassword),
             (Registration(email: "x@example.com", password: "password1", displayName: ""), .invalidName),
             (Registration(email: "x@example.com", password: "password1", displayName: String(repeating: "n", count: 65)), .invalidName),
             (Registration(email: "x@example.com", password: "password1", displayName: "bell\u{7}"), .invalidName),
@@ -65,6 +65,23 @@ import Testing
             try await world.engine.connect().signIn(login: "nobody@example.com", password: "password-alice")
         }
         await expectError(.alreadySignedIn) { try await byHandle.signIn(login: "@alice", password: "password-alice") }
+    }
+
+    /// A passphrase past bcrypt's 72 bytes counts whole: its first 72 bytes alone do
+    /// not open the account, and a short password's account is not opened by a long one.
+    @Test func aLongPassphraseCountsWhole() async throws {
+        let world = try await TestWorld(on: .sqlite)
+        let long = String(repeating: "é", count: 100)
+        _ = try await world.engine.connect().register(Registration(email: "long@example.com", password: long, handle: "long"))
+        #expect(try await world.engine.connect().signIn(login: "@long", password: long).user.handle == "long")
+        let first72 = String(decoding: Array(long.utf8).prefix(72), as: UTF8.self)
+        await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "@long", password: first72) }
+        await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "@long", password: long + "x") }
+
+        let short = String(repeating: "p", count: 72)
+        _ = try await world.engine.connect().register(Registration(email: "short@example.com", password: short, handle: "short"))
+        await expectError(.badCredentials) { try await world.engine.connect().signIn(login: "@short", password: short + "p") }
+        #expect(try await world.engine.connect().signIn(login: "@short", password: short).user.handle == "short")
     }
 
     @Test func onlyTheTokensHashIsStoredAndItResumesASession() async throws {

@@ -521,6 +521,69 @@ import Testing
         #expect(reactions.stdout.contains("🎉 1") && reactions.stdout.contains("👍 1"), "\(reactions.stdout)")
     }
 
+    /// A guest that says it is a bot (+B) is marked so in its messages, WHOIS and WHO (and
+    /// WHOX); SETNAME is the display name the shell shows; client-only tags travel with a
+    /// message and on their own (TAGMSG); one labeled line to several nicks reaches each,
+    /// and a label used again is a new message; a message to oneself comes back.
+    @Test func botsWhoxSetnameClientTagsAndLabels() throws {
+        let world = try Self.world(arguments: ["--irc-guests"])
+        defer { world.remove() }
+        let (server, alice) = (world.server, world.alice)
+        let port = try #require(server.ircPort)
+        let bob = try IRCTestClient(port: port)
+        let caps = ["message-tags", "echo-message", "setname", "labeled-response", "batch"]
+        #expect(try bob.signIn("bob", password: "builder-123", capabilities: caps))
+        try bob.send("JOIN #swift")
+        #expect(bob.wait(containing: " 366 bob #swift ") != nil)
+
+        let helper = try IRCTestClient(port: port)
+        try helper.send("CAP REQ :message-tags")
+        try helper.send("NICK helper")
+        try helper.send("USER helper 0 * :Helpful Bot")
+        try helper.send("CAP END")
+        #expect(helper.wait(containing: " 001 helper ") != nil)
+        #expect(helper.wait(containing: "BOT=B") != nil)
+        try helper.send("MODE helper +B")
+        #expect(helper.wait(containing: ":helper!helper@parley MODE helper +B") != nil)
+        try helper.send("JOIN #swift")
+        #expect(helper.wait(containing: " 366 helper #swift ") != nil)
+        try helper.send("PRIVMSG #swift :beep boop")
+        let beep = try #require(bob.wait(containing: "PRIVMSG #swift :beep boop"))
+        #expect(beep.hasPrefix("@bot;msgid="), "\(beep)")
+        try bob.send("WHOIS helper")
+        #expect(bob.wait(containing: " 335 bob helper :") != nil)
+        try bob.send("WHO #swift %tnfa,42")
+        #expect(bob.wait(containing: " 354 bob 42 alice H@ alice") != nil)
+        #expect(bob.wait(containing: " 354 bob 42 helper HB 0") != nil, "a guest has no account: 0")
+        #expect(bob.wait(containing: " 315 bob #swift ") != nil)
+        try bob.send("MODE bob +B")
+        #expect(bob.wait(containing: "NOTICE bob :forbidden: ") != nil, "a person's account is not made a bot")
+
+        // SETNAME is the display name every client shows.
+        try bob.send("SETNAME :Bob the Builder")
+        #expect(bob.wait(containing: ":bob!bob@parley SETNAME :Bob the Builder") != nil)
+        let members = try alice.run("/members #swift")
+        #expect(members.stdout.contains("Bob the Builder"), "\(members.stdout)")
+
+        // Client-only tags, with a message and without one.
+        try bob.send("@+example=yes PRIVMSG #swift :tagged text")
+        let tagged = try #require(helper.wait(containing: "PRIVMSG #swift :tagged text"))
+        #expect(tagged.contains("+example=yes"), "\(tagged)")
+        try bob.send("@+only=tags TAGMSG #swift")
+        let tagmsg = try #require(helper.wait(containing: "TAGMSG #swift"))
+        #expect(tagmsg.hasPrefix("@+only=tags;msgid=t"), "\(tagmsg)")
+
+        // One labeled line to two nicks reaches both; the same label again is a new line.
+        try bob.send("@label=1 PRIVMSG alice,helper :to both")
+        #expect(helper.wait(containing: ":bob!bob@parley PRIVMSG helper :to both") != nil)
+        try bob.send("@label=1 PRIVMSG alice :and again")
+        try bob.send("PRIVMSG bob :a note to myself")
+        #expect(bob.wait(containing: ":bob!bob@parley PRIVMSG bob :a note to myself") != nil)
+        let history = try alice.run("/history @bob 5")
+        #expect(history.lines.contains { $0.hasSuffix("> to both") }, "\(history.lines)")
+        #expect(history.lines.contains { $0.hasSuffix("> and again") }, "\(history.lines)")
+    }
+
     /// Polls `condition` until it holds; false after 120 s (a guard against a hang).
     static func eventually(_ condition: () throws -> Bool) throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(120)

@@ -26,8 +26,12 @@ public enum ChatEvent: Hashable, Sendable {
     /// Someone invited the user to a group (IRC's INVITE): they may join it with
     /// `/join #group` or the code, even when it is private, keyed or full.
     case invited(InviteNotice)
-    /// A guest of the IRC gateway changed nick; told to everyone who shares a chat with it.
+    /// A guest of the IRC gateway changed nick, or someone their display name; told to
+    /// everyone who shares a chat with them.
     case renamed(Renamed)
+    /// Client-only tags sent without a message (IRC's TAGMSG): relayed to a chat's
+    /// members, or to one user, and never stored.
+    case tagged(TagNotice)
 
     /// The stable name of the event on the wire and in `--json` output.
     public var type: String {
@@ -49,6 +53,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .away: "away"
         case .invited: "invited"
         case .renamed: "renamed"
+        case .tagged: "tagged"
         }
     }
 
@@ -69,6 +74,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .away: nil
         case .invited(let notice): notice.chat.id
         case .renamed: nil
+        case .tagged(let notice): notice.chatID
         }
     }
 
@@ -171,13 +177,37 @@ public struct InviteNotice: Hashable, Codable, Sendable {
 }
 
 /// A user as they are now called, and the handle they had.
+/// Client-only tags someone sent without a message: in a chat, or straight to the
+/// receiver (`chatID` nil: a direct TAGMSG before any direct chat exists).
+public struct TagNotice: Hashable, Codable, Sendable {
+    /// Unique to this notice (IRC's msgid for it), never a message's.
+    public var id: String
+    public var chatID: ChatID?
+    public var user: UserRef
+    public var tags: [String: String]
+    public init(id: String, chatID: ChatID?, user: UserRef, tags: [String: String]) {
+        self.id = id
+        self.chatID = chatID
+        self.user = user
+        self.tags = tags
+    }
+}
+
+/// A new nick (a guest's) or a new display name (anyone's, when `previousHandle` is the
+/// handle still).
 public struct Renamed: Hashable, Codable, Sendable {
     public var user: UserRef
     public var previousHandle: String
-    public init(user: UserRef, previousHandle: String) {
+    /// True when told because the receiver watches the handle (shares no chat with it).
+    public var watched: Bool?
+    public init(user: UserRef, previousHandle: String, watched: Bool? = nil) {
         self.user = user
         self.previousHandle = previousHandle
+        self.watched = watched
     }
+
+    /// The same change, as told to someone who watches the handle.
+    public var toWatcher: Renamed { Renamed(user: user, previousHandle: previousHandle, watched: true) }
 }
 
 public struct ChatCreated: Hashable, Codable, Sendable {
@@ -198,8 +228,11 @@ public struct MemberChange: Hashable, Codable, Sendable {
     public var by: UserRef?
     /// Why, when the one who left or kicked said (an IRC PART or KICK message).
     public var reason: String?
-    public init(chat: Chat, user: UserRef, role: Role? = nil, by: UserRef? = nil, reason: String? = nil) {
+    /// The away message of someone who joined while away (IRC's away-notify tells it).
+    public var away: String?
+    public init(chat: Chat, user: UserRef, role: Role? = nil, by: UserRef? = nil, reason: String? = nil, away: String? = nil) {
         self.reason = reason
+        self.away = away
         self.chat = chat
         self.user = user
         self.role = role
@@ -274,6 +307,7 @@ extension ChatEvent: Codable {
         case "away": .away(try container.decode(AwayNotice.self, forKey: key))
         case "invited": .invited(try container.decode(InviteNotice.self, forKey: key))
         case "renamed": .renamed(try container.decode(Renamed.self, forKey: key))
+        case "tagged": .tagged(try container.decode(TagNotice.self, forKey: key))
         default:
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown event type \(type)")
         }
@@ -289,6 +323,7 @@ extension ChatEvent: Codable {
         case .away(let data): try container.encode(data, forKey: key)
         case .invited(let data): try container.encode(data, forKey: key)
         case .renamed(let data): try container.encode(data, forKey: key)
+        case .tagged(let data): try container.encode(data, forKey: key)
         case .chatCreated(let data): try container.encode(data, forKey: key)
         case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
             try container.encode(data, forKey: key)

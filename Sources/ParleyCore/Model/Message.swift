@@ -35,6 +35,9 @@ public struct Message: Hashable, Sendable {
     /// When the message was deleted: it stays as a tombstone, its number kept, without
     /// its text or media.
     public var deletedAt: Date?
+    /// IRCv3 client-only tags (`+example=value`) the sender attached: they travel with
+    /// the message to those online when it is sent and are not kept with it.
+    public var clientTags: [String: String]?
 
     public init(
         id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
@@ -110,7 +113,7 @@ public struct ReactionCount: Hashable, Codable, Sendable {
 extension Message: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, chatID, seq, sender, kind, text, media, sentAt, clientID, via, mentions, mentionsEveryone, replyTo, reactions,
-            editedAt, deletedAt
+            editedAt, deletedAt, clientTags
     }
 
     public init(from decoder: any Decoder) throws {
@@ -128,6 +131,7 @@ extension Message: Codable {
             reactions: try container.decodeIfPresent([ReactionCount].self, forKey: .reactions) ?? [],
             editedAt: try container.decodeIfPresent(Date.self, forKey: .editedAt),
             deletedAt: try container.decodeIfPresent(Date.self, forKey: .deletedAt))
+        clientTags = try container.decodeIfPresent([String: String].self, forKey: .clientTags)
     }
 
     /// Fields a plain message does not use (no mentions, reply, reactions, edit or
@@ -150,6 +154,7 @@ extension Message: Codable {
         if !reactions.isEmpty { try container.encode(reactions, forKey: .reactions) }
         try container.encodeIfPresent(editedAt, forKey: .editedAt)
         try container.encodeIfPresent(deletedAt, forKey: .deletedAt)
+        try container.encodeIfPresent(clientTags, forKey: .clientTags)
     }
 }
 

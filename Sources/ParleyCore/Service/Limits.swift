@@ -5,8 +5,9 @@ public enum Limits {
     public static let maxTextLength = 4000
     public static let maxDisplayNameLength = 64
     public static let minPasswordBytes = 8
-    /// bcrypt only reads the first 72 bytes; longer passwords would silently be truncated.
-    public static let maxPasswordBytes = 72
+    /// Long passphrases are welcome (past bcrypt's 72 bytes they are hashed with SHA-256
+    /// first); this bounds the work one sign-in asks of the server.
+    public static let maxPasswordBytes = 1024
     public static let groupHandleLength = 2...32
     public static let userHandleLength = 2...32
     public static let maxGroupTitleLength = 100
@@ -249,6 +250,35 @@ public enum Limits {
             throw ParleyError(.invalidArgument, "a reaction is one emoji, like 👍")
         }
         return emoji
+    }
+
+    /// The most bytes a message's client-only tags take, keys and values together (what
+    /// IRCv3 leaves clients of a line's 4,096 tag bytes).
+    public static let maxClientTagBytes = 4094
+    /// The most client-only tags one message or TAGMSG carries.
+    public static let maxClientTags = 32
+
+    /// Checks client-only tags (IRCv3 message-tags): each key starts with `+` and holds
+    /// letters, digits, `-`, `/` and `.`; no value holds a control character; at most
+    /// 32 tags in 4,094 bytes. Empty gives nil.
+    public static func clientTags(_ tags: [String: String]?) throws(ParleyError) -> [String: String]? {
+        guard let tags, !tags.isEmpty else { return nil }
+        var bytes = 0
+        for (key, value) in tags {
+            let name = key.unicodeScalars.dropFirst()
+            guard key.hasPrefix("+"), !name.isEmpty, name.count <= 255,
+                name.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789-/.".unicodeScalars.contains($0)) }),
+                !value.unicodeScalars.contains(where: isControl)
+            else {
+                throw ParleyError(
+                    .invalidArgument, "a client tag is +name=value: a name of letters, digits, -, / and ., a value on one line")
+            }
+            bytes += key.utf8.count + value.utf8.count + 2  // strings in memory: no overflow
+        }
+        guard tags.count <= maxClientTags, bytes <= maxClientTagBytes else {
+            throw ParleyError(.invalidArgument, "at most \(maxClientTags) client tags in \(maxClientTagBytes) bytes")
+        }
+        return tags
     }
 
     /// C0, DEL and C1 control characters.

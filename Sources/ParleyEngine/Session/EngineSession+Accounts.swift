@@ -135,11 +135,20 @@ extension EngineSession {
         return try await store.user(id: user.id) ?? user
     }
 
+    /// Changes the user's display name; everyone who shares a chat with them, and who
+    /// watches their handle, hears of it (`renamed`). A guest's name keeps its mark.
     public func updateProfile(displayName: String) async throws -> User {
         let user = try requireAccount()
-        let name = try Limits.displayName(displayName)
+        var name = try Limits.displayName(displayName)
+        if state.withLock({ $0.isGuest }) { name = try Limits.displayName(name + " (guest)") }
         let updated = try await store.setDisplayName(name, of: user.id)
         state.withLock { $0.user = updated }
+        guard updated.displayName != user.displayName else { return updated }
+        for chat in (try? await store.chatIDs(of: user.id)) ?? [] { engine.directory.invalidate(chat) }
+        let change = Renamed(user: updated.ref, previousHandle: user.handle)
+        let contacts = (try? await engine.contacts(of: user.id)) ?? []
+        await engine.bus.publish(.renamed(change), to: Array(contacts), except: origin)
+        await engine.publishToWatchers(.renamed(change.toWatcher), of: user.ref, except: contacts)
         return updated
     }
 

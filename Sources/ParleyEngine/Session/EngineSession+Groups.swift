@@ -110,7 +110,9 @@ extension EngineSession {
         guard let entry = try await engine.directory.entry(invite.chatID) else {
             throw ParleyError(.unknownChat, "the group no longer exists")
         }
-        try await publish(.memberJoined(MemberChange(chat: entry.chat, user: user.ref, role: .member)), toMembersOf: invite.chatID)
+        let away = try? await store.away(of: [user.id])[user.id]
+        try await publish(
+            .memberJoined(MemberChange(chat: entry.chat, user: user.ref, role: .member, away: away)), toMembersOf: invite.chatID)
         return entry.chat
     }
 
@@ -171,7 +173,9 @@ extension EngineSession {
             throw ParleyError(.alreadyMember, "@\(member.handle) is already a member")
         }
         engine.directory.invalidate(chat.id)
-        try await publish(.memberJoined(MemberChange(chat: chat, user: member, role: .member, by: inviter)), toMembersOf: chat.id)
+        let away = try? await store.away(of: [member.id])[member.id]
+        try await publish(
+            .memberJoined(MemberChange(chat: chat, user: member, role: .member, by: inviter, away: away)), toMembersOf: chat.id)
     }
 
     public func createInvite(chat: ChatID, maxUses: Int?, expiresIn: Duration?) async throws -> Invite {

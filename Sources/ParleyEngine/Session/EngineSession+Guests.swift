@@ -71,6 +71,25 @@ extension EngineSession {
         return renamed
     }
 
+    /// A guest says it is a bot (IRC's user mode +B): what it sends carries the mark from
+    /// then on. A bot account is one already; a person's account is not made one here,
+    /// since bots are accounts of their own that a person makes (`/bots new`).
+    public func declareBot() async throws -> User {
+        let user = try requireAccount()
+        if user.isBot { return user }
+        guard state.withLock({ $0.isGuest }), try await store.markGuestAsBot(user.id) else {
+            throw ParleyError(.forbidden, "a person's account is not a bot: make a bot account with /bots new")
+        }
+        var bot = user
+        bot.isBot = true
+        state.withLock { state in
+            if state.user?.id == bot.id { state.user = bot }
+        }
+        // Cached chats carry the member as it was.
+        for chat in (try? await store.chatIDs(of: user.id)) ?? [] { engine.directory.invalidate(chat) }
+        return bot
+    }
+
     /// A guest that goes leaves its groups: nobody can be it again, so it would only fill
     /// member lists and limits. Its contacts were told it went offline (IRC's QUIT, which
     /// leaves every channel); a group it owned passes on as when an owner leaves. What it

@@ -7,14 +7,49 @@ extension EngineSession {
     public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?, replyTo: Int64?) async throws
         -> Message
     {
+        try await sendMessage(to: recipient, text: text, clientID: clientID, via: via, replyTo: replyTo, clientTags: nil)
+    }
+
+    /// Sends a text; `clientTags` (IRCv3 client-only tags) go with it to those online
+    /// and are not stored.
+    public func sendMessage(
+        to recipient: Recipient, text: String, clientID: String?, via: String?, replyTo: Int64?, clientTags: [String: String]?
+    ) async throws -> Message {
         let user = try requireUser()
         let text = try Limits.messageText(text)
         let clientID = try Limits.clientID(clientID)
         let via = try Limits.via(via)
+        let clientTags = try Limits.clientTags(clientTags)
         var message = NewMessage(
             chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now)
         message.replyTo = replyTo
-        return try await deliver(to: recipient, as: user, message)
+        return try await deliver(to: recipient, as: user, message, clientTags: clientTags)
+    }
+
+    /// Client-only tags without a message (IRC's TAGMSG), to a chat's members or to a
+    /// user: never stored, and a direct chat is not opened for them. Returns the notice
+    /// as its receivers get it.
+    @discardableResult
+    public func sendTags(_ tags: [String: String], to recipient: Recipient) async throws -> TagNotice {
+        guard let tags = try Limits.clientTags(tags) else {
+            throw ParleyError(.invalidArgument, "a TAGMSG carries at least one client tag")
+        }
+        let user = try requireUser()
+        switch recipient {
+        case .chat(let chat):
+            let (entry, _, _) = try await requireMember(chat, confirmed: false)
+            let others = entry.roles.keys.filter { $0 != user.id }
+            let notice = TagNotice(id: Self.tagNoticeID(), chatID: chat, user: user.ref, tags: tags)
+            await engine.bus.publish(.tagged(notice), to: others, except: origin)
+            return notice
+        case .user(let peer):
+            guard peer != user.id, try await store.user(id: peer) != nil else {
+                throw ParleyError(.unknownUser, "no user with id \(peer) to send tags to")
+            }
+            let notice = TagNotice(id: Self.tagNoticeID(), chatID: try await directChat(with: peer)?.id, user: user.ref, tags: tags)
+            await engine.bus.publish(.tagged(notice), to: [peer], except: origin)
+            return notice
+        }
     }
 
     /// Checks each text and its chat in order, then stores all that passed in one
@@ -72,14 +107,23 @@ extension EngineSession {
         return SentBatch(sent: sent, failure: outcome.failure ?? failure)
     }
 
+    /// `t` and 16 random hex digits: unlike a message's `CHAT-SEQ`, it names nothing kept.
+    static func tagNoticeID() -> String {
+        let digits = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return "t" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     /// Stores a checked message in the recipient's chat (opening a direct chat on first
     /// use) and tells the chat's members.
-    func deliver(to recipient: Recipient, as user: User, _ message: NewMessage) async throws -> Message {
+    func deliver(to recipient: Recipient, as user: User, _ message: NewMessage, clientTags: [String: String]? = nil) async throws
+        -> Message
+    {
         var message = message
         message.chatID = try await chatID(for: recipient, as: user)
         let quote = try await annotate(&message, as: user)
         var (stored, created) = try await store.append(message)
         if created { stored.replyTo = quote }
+        stored.clientTags = clientTags
         if created || engine.bus.deduplicatesMessages { try await announce(stored) }
         await afterSending(in: message.chatID, as: user)
         return stored

@@ -115,7 +115,7 @@ public enum Format {
         case .invited(let notice):
             let group = "#\(notice.chat.handle ?? String(notice.chat.id.rawValue))"
             line = "* \(user(notice.by)) invites you to \(group): /join \(group)"
-        case .typing:
+        case .typing, .tagged:
             return nil
         case .chatCreated(let data):
             line = "* \(user(data.by)) started a chat with you"
