@@ -276,6 +276,8 @@ extension IRCConnection {
         let chat = try await session.chat(try await channelChat(target).id)
         guard message.params.count > 1 else {
             reply(IRCNumeric.channelModeIs, [target] + Self.modes(of: chat))
+            // 329: when it was made; clients such as irssi wait for it before their next query.
+            reply(IRCNumeric.creationTime, [target, String(Int64(chat.createdAt.timeIntervalSince1970))])
             return
         }
         var arguments = message.params.dropFirst(2).makeIterator()

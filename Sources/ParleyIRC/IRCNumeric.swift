@@ -42,6 +42,7 @@ enum IRCNumeric {
     static let list = "322"
     static let listEnd = "323"
     static let channelModeIs = "324"
+    static let creationTime = "329"
     static let whoisAccount = "330"
     static let whoisBot = "335"
     static let whoSpecial = "354"

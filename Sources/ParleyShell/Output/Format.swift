@@ -110,6 +110,8 @@ public enum Format {
             }
         case .away(let notice):
             line = "* \(user(notice.user)) is away: \(Sanitizer.line(notice.message))"
+        case .renamed(let change) where change.previousHandle == change.user.handle:
+            line = "* \(user(change.user)) now goes by \(Sanitizer.line(change.user.displayName))"
         case .renamed(let change):
             line = "* @\(Sanitizer.line(change.previousHandle)) is now \(user(change.user))"
         case .invited(let notice):
