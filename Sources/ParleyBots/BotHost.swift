@@ -55,8 +55,9 @@ public struct BotRuntime: Sendable {
     /// Where bot accounts' credentials live.
     public var accountsFolder: URL
     public var state: BotStateStore
-    /// Runs slash commands as a bot's user; nil when commands are not available.
-    public var commander: (@Sendable (any ChatService, User) -> any BotCommander)?
+    /// Runs slash commands as a bot's user, marking what they send with the `via` given
+    /// (the plugin's name, or nil for a bot account); nil when commands are not available.
+    public var commander: (@Sendable (any ChatService, User, _ via: String?) -> any BotCommander)?
     /// A plugin's stderr line.
     public var log: @Sendable (_ plugin: String, _ line: String) -> Void
     /// Something a person should see: a crash, a restart, a plugin left stopped.

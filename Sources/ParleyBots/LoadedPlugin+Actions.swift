@@ -121,7 +121,9 @@ extension LoadedPlugin {
 
     /// A plugin acting as its user marks what it sends as a plugin's; a bot account's
     /// messages are known by the account.
-    var via: String? { me.isBot ? nil : String(name.prefix(Limits.maxViaLength)) }
+    var via: String? { Self.via(name: name, me: me) }
+
+    static func via(name: String, me: User) -> String? { me.isBot ? nil : String(name.prefix(Limits.maxViaLength)) }
 
     func sent(_ message: Message) -> ActionOutcome {
         ActionOutcome(data: ["message": JSONValue(wire: message)], message: message)

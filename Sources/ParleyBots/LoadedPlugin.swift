@@ -63,7 +63,7 @@ actor LoadedPlugin {
         self.me = me
         self.host = host
         runtime = host.runtime
-        commander = runtime.commander?(service, me)
+        commander = runtime.commander?(service, me, Self.via(name: name, me: me))
         self.limits = limits
         queue = EventQueue(capacity: limits.queueCapacity)
         limiter = TokenBucket(perSecond: limits.actionsPerSecond, burst: limits.burst)

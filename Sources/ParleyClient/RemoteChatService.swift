@@ -300,8 +300,10 @@ public final class RemoteChatService: ChatService {
             source, path: path.string ?? MediaHTTP.uploadPath, token: try await link.requireToken(), progress: progress)
     }
 
-    public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?) async throws -> Message {
-        try await link.send(Args.Send(to: recipient, text: caption, media: media, clientID: clientID ?? UUID().uuidString.lowercased()))
+    public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?, via: String?) async throws -> Message
+    {
+        try await link.send(
+            Args.Send(to: recipient, text: caption, media: media, clientID: clientID ?? UUID().uuidString.lowercased(), via: via))
     }
 
     @discardableResult

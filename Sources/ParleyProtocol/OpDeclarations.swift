@@ -76,7 +76,8 @@ public enum OpDeclarations {
     /// With `media`, an image or video message whose caption is `text`.
     public static let send = OpDeclaration(.send) { (call, args: Args.Send) in
         if let media = args.media {
-            return try await call.service.sendMedia(to: try args.recipient(), media: media, caption: args.text, clientID: args.clientID)
+            return try await call.service.sendMedia(
+                to: try args.recipient(), media: media, caption: args.text, clientID: args.clientID, via: args.via)
         }
         return try await call.service.sendMessage(
             to: try args.recipient(), text: args.text, clientID: args.clientID, via: args.via, replyTo: args.replyTo)

@@ -37,6 +37,10 @@ public actor Shell {
         public var botLimits = BotLimits()
         /// Draw image previews (a terminal with 24-bit colour, not `--no-preview`).
         public var preview = false
+        /// The plugin whose slash-command lines this shell runs for its user: every
+        /// message it sends carries it, as a plugin's JSON sends do, so the loop guard
+        /// of other plugins counts it. Nil for a person's shell.
+        public var via: String?
         /// Show progress bars for large uploads and downloads (a terminal).
         public var showProgress = false
         /// The terminal's width, for sizing previews.

@@ -69,8 +69,11 @@ struct BotScriptTests {
     /// without --as) in one group, each answering every message it hears. By default
     /// neither hears the other: alice's ping gets two answers. When both ask for
     /// plugins' messages, the loop guard stops them: each hears five of the other's
-    /// answers, then no more, so the group holds exactly 12 answers.
-    @Test(arguments: [false, true]) func twoPluginsActingAsTheirUsersDoNotLoop(askForPluginMessages: Bool) throws {
+    /// answers, then no more, so the group holds exactly 12 answers. The same when they
+    /// answer with a slash-command line (`/send #loop …`) instead of a JSON action: the
+    /// message carries the plugin's `via` either way.
+    @Test(arguments: [("answer", false), ("answer", true), ("answer-slash", true)])
+    func twoPluginsActingAsTheirUsersDoNotLoop(mode: String, askForPluginMessages: Bool) throws {
         let server = try ParleyBinary(mode: .server)
         defer { server.remove() }
         let setup = try server.run(
@@ -93,7 +96,8 @@ struct BotScriptTests {
             shells.append((binary, shell))
             try shell.send("/register \(name)@example.com --handle \(name) --password secret-\(name)")
             try shell.send("/join #loop")
-            try shell.send("/plugin load \(Self.testBot) --name pong-\(name) answer /dev/null \(askForPluginMessages ? "bots" : "people")")
+            try shell.send(
+                "/plugin load \(Self.testBot) --name pong-\(name) \(mode) /dev/null \(askForPluginMessages ? "bots" : "people")")
             #expect(try shell.waitForLine(containing: "Loaded plugin pong-\(name)") != nil)
         }
         // Each plugin takes its events in order and its lines run in order, so once

@@ -112,7 +112,8 @@ public protocol ChatService: AnyObject, Sendable {
     /// Nothing is stored for a refused file.
     func uploadMedia(from file: URL, kind: MediaKind?, for recipient: Recipient?, progress: TransferProgress?) async throws -> MediaInfo
     /// Sends uploaded media as an `image` or `video` message with an optional caption.
-    func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?) async throws -> Message
+    /// `via` as for `sendMessage`: the plugin that sends it for its user.
+    func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?, via: String?) async throws -> Message
     /// Writes the media's original bytes to `file` (never a half-written file there;
     /// an existing file only with `replace`) and returns how many bytes it wrote.
     @discardableResult
@@ -194,6 +195,10 @@ extension ChatService {
     }
 
     /// A message answering message `seq` of the same chat.
+    public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?) async throws -> Message {
+        try await sendMedia(to: recipient, media: media, caption: caption, clientID: clientID, via: nil)
+    }
+
     public func reply(to seq: Int64, in chat: ChatID, text: String, clientID: String?, via: String? = nil) async throws -> Message {
         try await sendMessage(to: .chat(chat), text: text, clientID: clientID, via: via, replyTo: seq)
     }

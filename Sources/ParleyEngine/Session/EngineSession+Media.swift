@@ -17,16 +17,19 @@ extension EngineSession {
         return try await upload.finish()
     }
 
-    public func sendMedia(to recipient: Recipient, media id: String, caption: String, clientID: String?) async throws -> Message {
+    public func sendMedia(to recipient: Recipient, media id: String, caption: String, clientID: String?, via: String?) async throws
+        -> Message
+    {
         let user = try requireUser()
         let caption = try Limits.caption(caption)
         let clientID = try Limits.clientID(clientID)
+        let via = try Limits.via(via)
         let media = try await engine.openMedia(id, for: user).media
         return try await deliver(
             to: recipient, as: user,
             NewMessage(
                 chatID: ChatID(0), sender: user.ref, kind: media.kind == .image ? .image : .video, text: caption,
-                media: media, clientID: clientID, sentAt: engine.now))
+                media: media, clientID: clientID, via: via, sentAt: engine.now))
     }
 
     @discardableResult

@@ -18,7 +18,7 @@ extension Shell {
         guard !text.isEmpty else { throw ParleyError(.usage, "usage: \(usage)") }
         let message: Message
         do {
-            message = try await service.reply(to: seq, in: chat.id, text: text, clientID: nil)
+            message = try await service.reply(to: seq, in: chat.id, text: text, clientID: nil, via: settings.via)
         } catch let error as ParleyError where error.code == .pending {
             return showPending(text, to: target, error)
         }

@@ -25,7 +25,7 @@ extension Shell {
         }
         let message: Message
         do {
-            message = try await service.sendMedia(to: recipient, media: media.id, caption: caption, clientID: nil)
+            message = try await service.sendMedia(to: recipient, media: media.id, caption: caption, clientID: nil, via: settings.via)
         } catch let error as ParleyError where error.code == .pending {
             output.result(
                 kind.rawValue, ["[pending] \(target.label) \(Format.media(media))  (\(error.message))"], json: ["pending": media])

@@ -63,7 +63,7 @@ extension Shell {
                 if let known = resolved[key] { target = known } else { target = try await self.target(word) }
                 resolved[key] = target
                 guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
-                batch.append(OutgoingText(to: recipient, text: text))
+                batch.append(OutgoingText(to: recipient, text: text, via: settings.via))
                 targets.append(target)
             } catch {
                 stop = ParleyError(error)

@@ -99,7 +99,7 @@ extension Shell {
         var runtime = BotRuntime(
             connect: connect, userToken: userToken, accountsFolder: folder.appendingPathComponent("bots"), state: state, log: log,
             notify: notify)
-        runtime.commander = { service, user in ShellCommander(service: service, user: user) }
+        runtime.commander = { service, user, via in ShellCommander(service: service, user: user, via: via) }
         return runtime
     }
 
@@ -151,14 +151,14 @@ final class ShellCommander: BotCommander {
         }
     }
 
-    init(service: any ChatService, user: User) {
+    init(service: any ChatService, user: User, via: String?) {
         let lines = Box()
         let output = Output(style: .json) { line in lines.append(line) }
-        shell = Shell(
-            service: service,
-            settings: Shell.Settings(
-                dataFolder: FileManager.default.temporaryDirectory, output: output, interactive: false, environment: nil,
-                modeDescription: "bot"))
+        var settings = Shell.Settings(
+            dataFolder: FileManager.default.temporaryDirectory, output: output, interactive: false, environment: nil,
+            modeDescription: "bot")
+        settings.via = via
+        shell = Shell(service: service, settings: settings)
         self.lines = lines
         self.user = user
     }

@@ -8,7 +8,7 @@ extension Shell {
         guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
         let message: Message
         do {
-            message = try await service.sendMessage(to: recipient, text: text, clientID: nil)
+            message = try await service.sendMessage(to: recipient, text: text, clientID: nil, via: settings.via)
         } catch let error as ParleyError where error.code == .pending {
             showPending(text, to: target, error)
             return

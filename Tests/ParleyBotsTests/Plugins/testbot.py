@@ -5,7 +5,7 @@ Every line the host writes is appended to RECORD (one JSON object per line).
 Modes: record, spam N, junk, crash, sleeper, forker, counter, commands, nohello,
 answer people|bots (answers every message it hears in its chat, naming the chat;
 "bots" also asks for plugins' and bots' messages; tells @alice when the loop guard
-trips), slow (answers each message after a pause, without naming the chat),
+trips), answer-slash people|bots (the same, answering with a `/send #group …` line), slow (answers each message after a pause, without naming the chat),
 conversation (answers a mention as a reply with a wave, and an edit with a reply that
 names the edited message).
 """
@@ -45,7 +45,7 @@ if mode == "forker":
 
 if mode == "commands":
     out({"type": "hello", "commands": [{"name": "shout", "usage": "/shout TEXT", "help": "shout in the current chat"}]})
-elif mode == "answer":
+elif mode in ("answer", "answer-slash"):
     out({"type": "hello", "name": mode, "events": ["message"], "bot_messages": argument == "bots"})
 elif mode == "conversation":
     out({"type": "hello", "name": mode, "events": ["message", "message_edited", "message_deleted", "reaction_changed"]})
@@ -63,7 +63,7 @@ for line in sys.stdin:
         out({"type": "send", "ref": 7})
     if kind == "command" and mode == "commands":
         out({"type": "send", "to": str(event["chat"]["id"]), "text": event["arguments"].upper() + "!"})
-    if kind == "error" and event.get("code") == "bot_loop" and mode == "answer":
+    if kind == "error" and event.get("code") == "bot_loop" and mode in ("answer", "answer-slash"):
         out({"type": "send", "to": "@alice", "text": "tripped " + os.environ.get("PARLEY_BOT_NAME", "?")})
     if mode == "conversation" and kind == "ready":
         for ref, bad in enumerate([
@@ -87,6 +87,9 @@ for line in sys.stdin:
     elif mode == "answer":
         name = os.environ.get("PARLEY_BOT_NAME", "?")
         out({"type": "reply", "chat": chat, "text": "pong from %s: %s" % (name, text)})
+    elif mode == "answer-slash":
+        name = os.environ.get("PARLEY_BOT_NAME", "?")
+        out("/send #%s pong from %s: %s" % (event["chat"]["handle"], name, text))
     elif mode == "conversation" and event.get("mentioned_me"):
         out({"type": "reply", "text": "you called?", "reply_to": True})
         out({"type": "react", "emoji": "👋"})
