@@ -56,6 +56,14 @@ public final class ChatEngine: Sendable {
         /// The shortest password a new account, bot or password change may have, in bytes
         /// (1...`Limits.maxPasswordBytes`).
         public var minPasswordBytes = Limits.minPasswordBytes
+        /// Connections from one address that have not signed in, at most (WebSocket,
+        /// HTTP and IRC together); 0: no limit. Enough for an office behind one NAT
+        /// whose people connect at once; far too few to fill the connection cap.
+        public var maxUnsignedPerAddress = 64
+        /// Password checks (a sign-in, a sign-up, a password change: each a bcrypt
+        /// hash) under way at once from one address, at most; 0: no limit. A crowd of
+        /// them from one address would keep the server's cores from everyone else.
+        public var maxPasswordChecksPerAddress = 8
 
         public init() {}
     }
@@ -72,6 +80,10 @@ public final class ChatEngine: Sendable {
     let blobs: (any BlobStore)?
     /// The order lines reach this node in (IRC's PING answers after all of them).
     public let arrivals = ArrivalOrder()
+    /// Connections not signed in yet, per client address (`maxUnsignedPerAddress`).
+    public let unsigned: AddressSlots
+    /// Password checks under way, per client address (`maxPasswordChecksPerAddress`).
+    let passwordChecks: AddressSlots
     /// Each user's comings and goings, published in the order they happened.
     let presenceOrder = PresenceSequencer()
     /// Sessions on other nodes; nil: this process is the only one.
@@ -93,6 +105,8 @@ public final class ChatEngine: Sendable {
         self.hasher = PasswordHasher(cost: configuration.bcryptCost)
         self.identity = configuration.identityProvider.map { IdentityVerifier(provider: $0) }
         self.throttle = configuration.signInLimits.map { SignInThrottle(limits: $0) }
+        self.unsigned = AddressSlots(limit: configuration.maxUnsignedPerAddress)
+        self.passwordChecks = AddressSlots(limit: configuration.maxPasswordChecksPerAddress)
         // Membership changed on another node: what this one cached about the chat is stale.
         bus.onMembershipChange { [directory] chat in directory.invalidate(chat) }
         presence?.bind(to: self)

@@ -27,7 +27,15 @@ final class IRCChannelHandler: ChannelInboundHandler {
             return
         }
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
-        let connection = IRCConnection(gateway: gateway, output: output, address: address)
+        // Counted with the address's other connections that have not signed in, the
+        // WebSocket's too (`AddressSlots`).
+        guard let place = gateway.engine.unsigned.admit(address) else {
+            output.send(IRCMessage(command: "ERROR", params: ["Closing link: too many connections from your address have not signed in"]))
+            output.close()
+            return
+        }
+        channel.closeFuture.whenComplete { _ in place.release() }
+        let connection = IRCConnection(gateway: gateway, output: output, address: address, place: place)
         let (stream, continuation) = AsyncStream.makeStream(of: (IRCInbound, UInt64).self)
         lines = continuation
         let arrivals = gateway.engine.arrivals

@@ -214,6 +214,7 @@ extension IRCConnection {
         }
         guard let me = view.me else { return }
         isRegistered = true
+        place?.release()
         gateway.people.arrived(me.id, username: userLine?.username ?? me.handle, realname: userLine?.realname ?? me.displayName)
         if me.handle != requestedNick {
             emit(IRCMessage(source: "\(requestedNick)!\(requestedNick)@parley", command: "NICK", params: [me.handle]))

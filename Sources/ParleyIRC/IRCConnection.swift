@@ -38,9 +38,13 @@ actor IRCConnection {
     /// Channels the client has been told it is in, by lowercased name.
     var channels: [String: Chat] = [:]
 
-    init(gateway: IRCGateway, output: IRCOutput, address: String) {
+    /// This connection's place among its address's unsigned ones, given up on registering.
+    let place: AddressSlots.Slot?
+
+    init(gateway: IRCGateway, output: IRCOutput, address: String, place: AddressSlots.Slot? = nil) {
         self.gateway = gateway
         self.output = output
+        self.place = place
         let view = IRCView(serverName: gateway.configuration.serverName, people: gateway.people) { [gateway] id, user in
             gateway.mediaLink(id, for: user)
         }

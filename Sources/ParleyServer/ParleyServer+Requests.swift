@@ -34,6 +34,7 @@ extension ParleyServer {
             if op == .signOut, let previous = user.value.withLock({ $0 }) {
                 release(previous)
                 user.value.withLock { $0 = nil }
+                user.place?.retake()
             }
             if let signedIn {
                 guard claim(signedIn.id) else {
@@ -43,6 +44,7 @@ extension ParleyServer {
                 }
                 if let previous = user.value.withLock({ $0 }) { release(previous) }
                 user.value.withLock { $0 = signedIn.id }
+                user.place?.release()
             }
             return (reply, false, op == .signOut || signedIn != nil)
         }
@@ -68,7 +70,13 @@ extension ParleyServer {
     }
 }
 
-/// Who a socket is signed in as.
+/// Who a socket is signed in as, and its place among its address's connections that
+/// have not signed in.
 final class SocketUser: Sendable {
     let value = Mutex<UserID?>(nil)
+    let place: AddressSlots.Slot?
+
+    init(place: AddressSlots.Slot?) {
+        self.place = place
+    }
 }

@@ -7,6 +7,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
+import ParleyEngine
 import Prometheus
 import Synchronization
 
@@ -39,11 +40,16 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
         channel.closeFuture.whenComplete { _ in server.openConnections.wrappingSubtract(1, ordering: .relaxed) }
         guard open <= server.configuration.maxConnections else {
             server.metrics.refusedConnections.increment()
-            let refusal = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-            channel.writeAndFlush(ByteBuffer(string: refusal)).whenComplete { _ in channel.close(promise: nil) }
-            return channel.eventLoop.makeSucceededFuture(
-                Value(upgrade: channel.eventLoop.makeFailedFuture(ConnectionRefused()), channel: channel))
+            return Self.refuse(channel, "503 Service Unavailable", body: "")
         }
+        // One address may hold only so many connections that have not signed in
+        // (`AddressSlots`): it cannot fill the cap above and keep others out.
+        guard let place = server.engine.unsigned.admit(channel.remoteAddress?.ipAddress ?? "unknown") else {
+            server.metrics.refusedPerAddress.increment()
+            return Self.refuse(
+                channel, "429 Too Many Requests", body: "too many connections from your address have not signed in", retryAfter: 10)
+        }
+        channel.closeFuture.whenComplete { _ in place.release() }
         return channel.eventLoop.makeCompletedFuture {
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: server.configuration.maxFrameSize,
@@ -60,7 +66,7 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                             NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: maxSize))
                         try channel.pipeline.syncOperations.addHandler(
-                            SocketHandler(server: server, client: SocketHandler.clientName(of: head)))
+                            SocketHandler(server: server, client: SocketHandler.clientName(of: head), place: place))
                         return .webSocket
                     }
                 })
@@ -95,6 +101,16 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
             upgrade.whenComplete { _ in deadline.cancel() }
             return Value(upgrade: upgrade, channel: channel)
         }
+    }
+
+    /// Answers `status` on a connection let no further and closes it.
+    static func refuse(_ channel: any Channel, _ status: String, body: String, retryAfter: Int? = nil) -> EventLoopFuture<Value> {
+        let retry = retryAfter.map { "Retry-After: \($0)\r\n" } ?? ""
+        let response =
+            "HTTP/1.1 \(status)\r\nConnection: close\r\n\(retry)Content-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        channel.writeAndFlush(ByteBuffer(string: response)).whenComplete { _ in channel.close(promise: nil) }
+        return channel.eventLoop.makeSucceededFuture(
+            Value(upgrade: channel.eventLoop.makeFailedFuture(ConnectionRefused()), channel: channel))
     }
 
     func handle(value: Value, logger: Logger) async {

@@ -19,6 +19,8 @@ final class ServerMetrics: Sendable {
     let slowClosed: Counter
     /// Connections refused because the server had `maxConnections` open.
     let refusedConnections: Counter
+    /// Connections refused because their address held its `--max-unsigned-per-address`.
+    let refusedPerAddress: Counter
     /// Connections closed before they finished their HTTP request or upgrade.
     let handshakeTimeouts: Counter
 
@@ -63,6 +65,10 @@ final class ServerMetrics: Sendable {
             descriptor: name("slow_sockets_closed", "total", "Sockets closed because they left their events unread."))
         refusedConnections = registry.makeCounter(
             descriptor: name("connections_refused", "total", "Connections refused because --max-connections were open."))
+        refusedPerAddress = registry.makeCounter(
+            descriptor: name(
+                "connections_refused_per_address", "total",
+                "Connections refused because their address held --max-unsigned-per-address connections that had not signed in."))
         handshakeTimeouts = registry.makeCounter(
             descriptor: name("handshake_timeouts", "total", "Connections closed before they finished their HTTP request or upgrade."))
         sent = registry.makeCounter(descriptor: name("messages_sent", "total", "Messages stored and acknowledged."))

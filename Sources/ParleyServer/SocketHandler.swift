@@ -22,7 +22,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let server: ParleyServer
     private let limiter: TokenBucket
-    private let user = SocketUser()
+    private let user: SocketUser
     private var context: ChannelHandlerContext?
     /// The frame encoder's place in the pipeline: bytes written there skip it.
     private var frameWriter: ChannelHandlerContext?
@@ -55,9 +55,10 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// How the client named itself, for its sessions list.
     private let client: String
 
-    init(server: ParleyServer, client: String) {
+    init(server: ParleyServer, client: String, place: AddressSlots.Slot?) {
         self.server = server
         self.client = client
+        self.user = SocketUser(place: place)
         let rate = server.configuration.requestsPerSecond
         self.limiter = TokenBucket(perSecond: rate, burst: rate * 2)
     }

@@ -9,8 +9,9 @@ public final class IRCTestClient: @unchecked Sendable {
     public private(set) var lines: [String] = []
     private var consumed = 0
 
-    public init(port: Int) throws {
-        fd = try connectToLocalhost(port: port)
+    /// `source`: another loopback address to connect from (`127.0.0.2`).
+    public init(port: Int, from source: String? = nil) throws {
+        fd = try connectToLocalhost(port: port, from: source)
     }
 
     deinit { close(fd) }

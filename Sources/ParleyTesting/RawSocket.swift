@@ -271,8 +271,21 @@ public func readUntilClosed(_ fd: Int32, timeout: Duration) -> (answer: String, 
 /// A TCP connection to 127.0.0.1:`port`; the caller closes the descriptor. A read or
 /// write that waits 5 minutes fails (a guard against a hang: a server that never
 /// answers fails its test instead of holding the run until CI gives up on it).
-public func connectToLocalhost(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+/// `source`, another loopback address (`127.0.0.2`), makes the connection come from it.
+public func connectToLocalhost(port: Int, receiveBuffer: Int32? = nil, from source: String? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    if let source {
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+    }
     if var size = receiveBuffer {
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -292,4 +305,37 @@ public func connectToLocalhost(port: Int, receiveBuffer: Int32? = nil) throws ->
         throw POSIXError(.ECONNREFUSED)
     }
     return fd
+}
+
+/// A TCP connection that sends nothing unless told: it holds a place on the server (a
+/// crowd of them is what one address can do), and reads what the server says before
+/// it closes.
+public final class HeldConnection: @unchecked Sendable {
+    private let fd: Int32
+
+    public init(port: Int, from source: String? = nil) throws {
+        fd = try connectToLocalhost(port: port, from: source)
+    }
+
+    deinit { close(fd) }
+
+    public func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            throw POSIXError(.EPIPE)
+        }
+    }
+
+    /// Everything the server writes until it closes the connection (or the 300 s
+    /// guard passes).
+    public func readToEnd() -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

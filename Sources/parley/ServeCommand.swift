@@ -81,6 +81,13 @@ struct ServeCommand: AsyncParsableCommand {
     var ircNetwork = "Parley"
     @Option(help: "The shortest password accepted for a new account, a bot or a password change, in bytes.")
     var minPasswordLength = Limits.minPasswordBytes
+    @Option(
+        help: ArgumentHelp(
+            "Connections from one address that have not signed in, at most (WebSocket, HTTP and IRC together; 0: no limit).",
+            valueName: "N"))
+    var maxUnsignedPerAddress = 64
+    @Option(help: ArgumentHelp("Sign-ins and sign-ups one address may have under way at once (0: no limit).", valueName: "N"))
+    var maxPasswordChecksPerAddress = 8
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
     @Option(help: "Log as text lines, or as one JSON object per line (json).") var logFormat = LogFormat.text
 
@@ -125,6 +132,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (1...200).contains(ircServerInfo.utf8.count), !ircServerInfo.unicodeScalars.contains(where: Limits.isControl) else {
             throw ValidationError("--irc-server-info takes 1 to 200 printable bytes")
+        }
+        guard maxUnsignedPerAddress >= 0, maxPasswordChecksPerAddress >= 0 else {
+            throw ValidationError("--max-unsigned-per-address and --max-password-checks-per-address are 0 (no limit) or more")
         }
         guard (1...Limits.maxPasswordBytes).contains(minPasswordLength) else {
             throw ValidationError("--min-password-length takes 1 to \(Limits.maxPasswordBytes)")
@@ -189,6 +199,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.editWindow = editWindow == 0 ? nil : try Limits.duration(seconds: editWindow * 3600)
             configuration.deleteWindow = deleteWindow == 0 ? nil : try Limits.duration(seconds: deleteWindow * 3600)
             configuration.minPasswordBytes = minPasswordLength
+            configuration.maxUnsignedPerAddress = maxUnsignedPerAddress
+            configuration.maxPasswordChecksPerAddress = maxPasswordChecksPerAddress
         }
         let storage = try await openStorage(folder: folder, logger: logger, configure: configure)
         let engine = storage.engine

@@ -18,6 +18,60 @@ import Testing
     }
 
     /// `parley serve` is one group of services: on SIGTERM the server and its upkeep
+    /// One address holding its most connections that have not signed in (3 here, IRC
+    /// and WebSocket together) is refused another, with 429 over HTTP and an ERROR over
+    /// IRC, while another address signs up and sends and `/healthz` answers; once one of
+    /// the held connections goes, the address gets in again.
+    @Test(.timeLimit(.minutes(10))) func oneAddressCannotFillTheServer() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-crowd-\(UUID().uuidString)")
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("data"), arguments: ["--max-unsigned-per-address", "3", "--irc-port", "0"])
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let ircPort = try #require(server.ircPort)
+        // Three IRC connections from 127.0.0.2 that never sign in: each answers a PING,
+        // so the server holds it before the next one comes.
+        var crowd: [IRCTestClient] = []
+        for index in 0..<3 {
+            let held = try IRCTestClient(port: ircPort, from: "127.0.0.2")
+            try held.send("PING held\(index)")
+            #expect(held.wait(containing: "PONG") != nil)
+            crowd.append(held)
+        }
+        let refused = try HeldConnection(port: server.port, from: "127.0.0.2")
+        try refused.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = refused.readToEnd()
+        #expect(answer.hasPrefix("HTTP/1.1 429 ") && answer.contains("Retry-After: 10"), "\(answer)")
+        #expect(answer.contains("too many connections from your address"))
+        let fourth = try IRCTestClient(port: ircPort, from: "127.0.0.2")
+        #expect(fourth.wait(containing: "ERROR :Closing link: too many connections from your address") != nil)
+
+        // Another address is not held up.
+        #expect(try httpGet(port: server.port, path: "/healthz") == "ok\n")
+        let shell = ParleyBinary(serverURL: server.url)
+        defer { shell.remove() }
+        let sent = try shell.run(
+            """
+            /register dana@example.com --handle dana --password dana-secret-1
+            /create #open
+            /send #open still here
+            """)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(sent.lines.contains { $0.hasSuffix("<dana> still here") }, "\(sent.lines)")
+
+        // One held connection goes: its place is free again.
+        crowd.removeLast()
+        #expect(
+            try IRCGatewayTests.eventually {
+                let again = try HeldConnection(port: server.port, from: "127.0.0.2")
+                try again.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                return again.readToEnd().hasPrefix("HTTP/1.1 200")
+            })
+        _ = crowd
+    }
+
     /// stop, then the database closes, and the process exits 0 with the folder free.
     @Test(.timeLimit(.minutes(10))) func sigtermStopsTheServicesInOrder() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-stop-\(UUID().uuidString)")

@@ -18,7 +18,7 @@ extension EngineSession {
             throttle.record(key, now: engine.now)
         }
         let code = try await admitNewAccount(code: registration.code, how: "register")
-        let hash = await engine.hasher.hash(registration.password)
+        let hash = try await checkingPassword { await engine.hasher.hash(registration.password) }
         let user = try await createAccount(
             email: email, handle: chosenHandle, displayName: displayName, passwordHash: hash, signupCode: code)
         return try await signedIn(as: user)
@@ -83,13 +83,24 @@ extension EngineSession {
                 addressKey, limit: throttle.limits.failuresPerAddress, now: engine.now, what: "failed sign-ins from your address")
         }
         let found = try await store.credentials(for: key)
-        guard await engine.hasher.verify(password, hash: found?.passwordHash), let user = found?.user else {
+        let matches = try await checkingPassword { await engine.hasher.verify(password, hash: found?.passwordHash) }
+        guard matches, let user = found?.user else {
             engine.throttle?.record(accountKey, now: engine.now)
             engine.throttle?.record(addressKey, now: engine.now)
             throw ParleyError(.badCredentials, "wrong login or password")
         }
         engine.throttle?.forget(accountKey)
         return user
+    }
+
+    /// Runs a password hash or check in one of the address's slots for them; past
+    /// `maxPasswordChecksPerAddress` at once, `rate_limited` and no work done.
+    func checkingPassword<Result>(_ work: () async -> Result) async throws -> Result {
+        guard let slot = engine.passwordChecks.admit(address) else {
+            throw ParleyError(.rateLimited, "too many sign-ins under way from your address: try again in a moment")
+        }
+        defer { slot.release() }
+        return await work()
     }
 
     public func resume(token: String) async throws -> SignedIn {
