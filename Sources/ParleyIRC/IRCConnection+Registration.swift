@@ -7,7 +7,7 @@ extension IRCConnection {
     static let offered = [
         "sasl=PLAIN", "server-time", "message-tags", "echo-message", "account-tag", "extended-join", "away-notify", "multi-prefix",
         "batch", "draft/chathistory", "labeled-response", "userhost-in-names", "draft/read-marker",
-        "extended-monitor", "draft/message-redaction", "setname",
+        "extended-monitor", "draft/message-redaction", "setname", "account-notify",
     ]
     static var offeredNames: Set<String> { Set(offered.map { String($0.prefix { $0 != "=" }) }) }
 
