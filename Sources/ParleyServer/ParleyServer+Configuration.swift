@@ -35,6 +35,11 @@ extension ParleyServer {
         /// Open connections at most (WebSocket and HTTP); past it a new one is answered
         /// 503 and closed.
         public var maxConnections = 10_000
+        /// Reverse proxies in front of the server, by address: a WebSocket they pass on
+        /// is the client's named in its `X-Forwarded-For` (the last address there, the
+        /// one the proxy added), for the per-address limits, sign-in throttles and the
+        /// log. From anyone else the header is ignored.
+        public var trustedProxies: Set<String> = []
         /// Event bytes a socket may leave unread: past them, a socket that reads none
         /// for `slowReaderTimeout` is closed with 4008 (its user resumes from their
         /// position when they reconnect); past 16 times as many (64 MiB at least), at once.

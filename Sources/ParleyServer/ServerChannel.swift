@@ -44,12 +44,19 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
         }
         // One address may hold only so many connections that have not signed in
         // (`AddressSlots`): it cannot fill the cap above and keep others out.
-        guard let place = server.engine.unsigned.admit(channel.remoteAddress?.ipAddress ?? "unknown") else {
-            server.metrics.refusedPerAddress.increment()
-            return Self.refuse(
-                channel, "429 Too Many Requests", body: "too many connections from your address have not signed in", retryAfter: 10)
+        // A trusted proxy's connections are its clients': they are counted by the
+        // address it forwards, once the upgrade names it.
+        let peer = channel.remoteAddress?.ipAddress ?? "unknown"
+        let proxied = server.configuration.trustedProxies.contains(peer)
+        var place: AddressSlots.Slot?
+        if !proxied {
+            guard let admitted = server.engine.unsigned.admit(peer) else {
+                server.metrics.refusedPerAddress.increment()
+                return Self.refuse(channel, "429 Too Many Requests", body: Self.tooMany, retryAfter: 10)
+            }
+            place = admitted
+            channel.closeFuture.whenComplete { _ in admitted.release() }
         }
-        channel.closeFuture.whenComplete { _ in place.release() }
         return channel.eventLoop.makeCompletedFuture {
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: server.configuration.maxFrameSize,
@@ -65,8 +72,16 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                         try channel.pipeline.syncOperations.addHandler(
                             NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: maxSize))
+                        var (slot, forwarded, refusal) = (place, String?.none, String?.none)
+                        if proxied, let client = Self.forwardedAddress(head) {
+                            forwarded = client
+                            slot = server.engine.unsigned.admit(client)
+                            if let slot { channel.closeFuture.whenComplete { _ in slot.release() } } else { refusal = Self.tooMany }
+                        }
                         try channel.pipeline.syncOperations.addHandler(
-                            SocketHandler(server: server, client: SocketHandler.clientName(of: head), place: place))
+                            SocketHandler(
+                                server: server, client: SocketHandler.clientName(of: head), place: slot, forwardedAddress: forwarded,
+                                refusal: refusal))
                         return .webSocket
                     }
                 })
@@ -101,6 +116,18 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
             upgrade.whenComplete { _ in deadline.cancel() }
             return Value(upgrade: upgrade, channel: channel)
         }
+    }
+
+    static let tooMany = "too many connections from your address have not signed in"
+
+    /// The client a trusted proxy names: the last address of `X-Forwarded-For`, the one
+    /// the proxy itself added (those before it are the client's word).
+    static func forwardedAddress(_ head: HTTPRequestHead) -> String? {
+        guard let header = head.headers["x-forwarded-for"].last,
+            let last = header.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+            !last.isEmpty, last.count <= 64, last.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })
+        else { return nil }
+        return last
     }
 
     /// Answers `status` on a connection let no further and closes it.

@@ -55,10 +55,17 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// How the client named itself, for its sessions list.
     private let client: String
 
-    init(server: ParleyServer, client: String, place: AddressSlots.Slot?) {
+    /// Nil: the client's address is the peer's; else the one a trusted proxy forwarded.
+    private let forwardedAddress: String?
+    /// Refused for its address before it could be let in: closed at once with 1008.
+    private let refusal: String?
+
+    init(server: ParleyServer, client: String, place: AddressSlots.Slot?, forwardedAddress: String? = nil, refusal: String? = nil) {
         self.server = server
         self.client = client
         self.user = SocketUser(place: place)
+        self.forwardedAddress = forwardedAddress
+        self.refusal = refusal
         let rate = server.configuration.requestsPerSecond
         self.limiter = TokenBucket(perSecond: rate, burst: rate * 2)
     }
@@ -70,12 +77,17 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         // socket that gets it (see `EventFrameBytes.frame(of:)`).
         frameWriter = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         if frameWriter == nil { context.close(promise: nil) }
+        if let refusal {
+            server.metrics.refusedPerAddress.increment()
+            sendClose(.policyViolation, reason: refusal)
+            return
+        }
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let (writer, executor) = server.perLoop(context.eventLoop)
         self.executor = executor
         let id = ObjectIdentifier(self)
         let eventLoop = context.eventLoop
-        address = channel.remoteAddress?.ipAddress ?? "unknown"
+        address = forwardedAddress ?? channel.remoteAddress?.ipAddress ?? "unknown"
         server.logger.info("connection opened", metadata: ["address": "\(address)"])
         let session = server.engine.connect(
             address: address, client: client,

@@ -9,8 +9,11 @@ public final class SilentSocket: @unchecked Sendable {
 
     /// `receiveBuffer` shrinks the kernel's receive buffer before connecting, so a
     /// client that stops reading fills up after a few KiB instead of megabytes.
-    public init(port: Int, receiveBuffer: Int32? = nil) throws {
-        fd = try connectToLocalhost(port: port, receiveBuffer: receiveBuffer)
+    /// `source` connects from another loopback address; `headers` (`Name: value`) go
+    /// with the upgrade request.
+    public init(port: Int, receiveBuffer: Int32? = nil, from source: String? = nil, headers: [String] = []) throws {
+        fd = try connectToLocalhost(port: port, receiveBuffer: receiveBuffer, from: source)
+        let extra = headers.map { $0 + "\r\n" }.joined()
         let handshake = """
             GET /v1/ws HTTP/1.1\r
             Host: 127.0.0.1:\(port)\r
@@ -18,7 +21,7 @@ public final class SilentSocket: @unchecked Sendable {
             Connection: Upgrade\r
             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r
             Sec-WebSocket-Version: 13\r
-            \r
+            \(extra)\r
 
             """
         try write(Array(handshake.utf8))

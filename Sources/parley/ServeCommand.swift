@@ -88,6 +88,12 @@ struct ServeCommand: AsyncParsableCommand {
     var maxUnsignedPerAddress = 64
     @Option(help: ArgumentHelp("Sign-ins and sign-ups one address may have under way at once (0: no limit).", valueName: "N"))
     var maxPasswordChecksPerAddress = 8
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "A reverse proxy's address, whose X-Forwarded-For names the client of a WebSocket it passes on (repeat for several).",
+            valueName: "ADDRESS"))
+    var trustedProxies: [String] = []
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
     @Option(help: "Log as text lines, or as one JSON object per line (json).") var logFormat = LogFormat.text
 
@@ -214,6 +220,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.requestsPerSecond = rateLimit
         configuration.maxSocketsPerUser = maxSocketsPerUser
         configuration.maxConnections = maxConnections
+        configuration.trustedProxies = Set(trustedProxies)
         configuration.maxUnwrittenBytes = maxUnreadKib * 1024
         if let threads { configuration.eventLoops = threads }
         if let tlsCert, let tlsKey {

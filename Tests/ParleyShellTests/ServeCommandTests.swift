@@ -21,6 +21,41 @@ import Testing
     /// One address holding its most connections that have not signed in (3 here, IRC
     /// and WebSocket together) is refused another, with 429 over HTTP and an ERROR over
     /// IRC, while another address signs up and sends and `/healthz` answers; once one of
+    /// Behind a reverse proxy named with `--trusted-proxy`, a WebSocket counts as the
+    /// client its X-Forwarded-For names (the last address, the proxy's own word); from
+    /// anyone else the header is the client's say-so and is ignored.
+    @Test(.timeLimit(.minutes(10))) func aTrustedProxysClientsCountByTheirOwnAddress() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-proxy-\(UUID().uuidString)")
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("data"),
+            arguments: ["--max-unsigned-per-address", "1", "--trusted-proxy", "127.0.0.3"])
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let ping = #"{"id": 1, "op": "ping"}"#
+        let first = try SilentSocket(port: server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 203.0.113.9"])
+        try first.sendText(ping)
+        #expect(first.readText()?.contains(#""ok":true"#) == true, "let in: the proxy's first client")
+        let again = try SilentSocket(
+            port: server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 198.51.100.1, 203.0.113.9"])
+        #expect(again.readCloseCode() == 1008, "the same client behind the proxy, past its one connection")
+        let another = try SilentSocket(port: server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 203.0.113.10"])
+        try another.sendText(ping)
+        #expect(another.readText()?.contains(#""ok":true"#) == true, "another client behind the same proxy")
+
+        // Not a trusted proxy: counted by its own address whatever the header says.
+        let direct = try SilentSocket(port: server.port, from: "127.0.0.2", headers: ["X-Forwarded-For: 203.0.113.11"])
+        try direct.sendText(ping)
+        #expect(direct.readText()?.contains(#""ok":true"#) == true)
+        let spoofed = try HeldConnection(port: server.port, from: "127.0.0.2")
+        try spoofed.send(
+            "GET /v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nX-Forwarded-For: 203.0.113.12\r\n\r\n")
+        #expect(spoofed.readToEnd().hasPrefix("HTTP/1.1 429 "))
+        _ = (first, another, direct)
+    }
+
     /// the held connections goes, the address gets in again.
     @Test(.timeLimit(.minutes(10))) func oneAddressCannotFillTheServer() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-crowd-\(UUID().uuidString)")
