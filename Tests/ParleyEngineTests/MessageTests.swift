@@ -129,7 +129,11 @@ import Testing
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "rollback", title: nil, isPublic: true)
         let first = try await alice.sendMessage(to: .chat(group.id), text: "before", clientID: "c-1")
-        try await DatabaseQueue(path: world.databasePath).write { db in
+        // A second connection to the file: it waits its turn while the engine's writer
+        // (or a background write of last-seen times) holds the lock, instead of failing.
+        var waiting = Configuration()
+        waiting.busyMode = .timeout(120)
+        try await DatabaseQueue(path: world.databasePath, configuration: waiting).write { db in
             try db.execute(
                 sql: """
                     CREATE TRIGGER refuse_boom BEFORE UPDATE OF last_seq ON chat WHEN NEW.last_text = 'boom'
