@@ -62,8 +62,9 @@ public struct IRCMessage: Sendable, Hashable {
         let commandEnd = rest.firstIndex(of: " ") ?? rest.endIndex
         let command = rest[..<commandEnd]
         // Printable ASCII: a command no server knows (`NONEXISTENT_COMMAND`) is still a
-        // command, answered 421 under its name (and its label).
-        guard !command.isEmpty, command.allSatisfy({ (0x21..<0x7F).contains($0.value) }) else {
+        // command, answered 421 under its name (and its label). It cannot start with
+        // `@` or `:`, which would read back as tags or a source.
+        guard let first = command.first, first != "@", first != ":", command.allSatisfy({ (0x21..<0x7F).contains($0.value) }) else {
             throw IRCLineError.badCommand
         }
         rest = rest[commandEnd...].drop { $0 == " " }

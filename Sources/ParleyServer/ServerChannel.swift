@@ -48,8 +48,10 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
         // address it forwards, once the upgrade names it.
         let peer = channel.remoteAddress?.ipAddress ?? "unknown"
         let proxied = server.configuration.trustedProxies.contains(peer)
-        var place: AddressSlots.Slot?
-        if !proxied {
+        let place: AddressSlots.Slot?
+        if proxied {
+            place = nil
+        } else {
             guard let admitted = server.engine.unsigned.admit(peer) else {
                 server.metrics.refusedPerAddress.increment()
                 return Self.refuse(channel, "429 Too Many Requests", body: Self.tooMany, retryAfter: 10)
