@@ -157,8 +157,8 @@ extension IRCConnection {
         if ending { reply(IRCNumeric.endOfNames, [channel, "End of /NAMES list"]) }
     }
 
-    /// WHO #chan or WHO nick: 352 per member (H, or G when a nick asked for is away; B for
-    /// a bot; @ or + for the role). With a WHOX field list (`WHO mask %fields[,token]`),
+    /// WHO #chan or WHO nick: 352 per member (H, or G when away; B for a bot; @ or + for
+    /// the role). With a WHOX field list (`WHO mask %fields[,token]`),
     /// 354 with those fields instead.
     func who(_ message: IRCMessage) async throws {
         let mask = try parameter(message, 0)
@@ -166,8 +166,9 @@ extension IRCConnection {
         var entries: [WhoEntry] = []
         if mask.hasPrefix("#") {
             let chat = try await channelChat(mask)
+            let away = (try? await session.awayMembers(of: chat.id)) ?? [:]
             for member in try await session.members(chat: chat.id) {
-                entries.append(WhoEntry(channel: mask, user: member.user, away: false, role: member.role))
+                entries.append(WhoEntry(channel: mask, user: member.user, away: away[member.user.id] != nil, role: member.role))
             }
         } else if let user = try? await session.user(handle: mask) {
             let away = (try? await session.activity(of: user.id).away) != nil

@@ -582,6 +582,13 @@ import Testing
         let history = try alice.run("/history @bob 5")
         #expect(history.lines.contains { $0.hasSuffix("> to both") }, "\(history.lines)")
         #expect(history.lines.contains { $0.hasSuffix("> and again") }, "\(history.lines)")
+
+        // Someone away is G in a channel's WHO.
+        try bob.send("AWAY :lunch")
+        #expect(bob.wait(containing: " 306 bob ") != nil)
+        try helper.send("WHO #swift")
+        #expect(helper.wait(for: { $0.contains(" 352 helper #swift ") && $0.contains(" bob G ") }) != nil)
+        #expect(helper.wait(containing: " 315 helper #swift ") != nil)
     }
 
     /// Polls `condition` until it holds; false after 120 s (a guard against a hang).

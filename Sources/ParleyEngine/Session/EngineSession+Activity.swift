@@ -21,6 +21,13 @@ extension EngineSession {
         if changed { await engine.publishPresence(of: user.ref, online: true, viewing: nil) }
     }
 
+    /// The away messages of the members of a chat the user is in (IRC's WHO flags
+    /// them `G`), in one read: those who are away, by id.
+    public func awayMembers(of chat: ChatID) async throws -> [UserID: String] {
+        let (entry, _, _) = try await requireMember(chat, confirmed: false)
+        return try await store.away(of: Array(entry.roles.keys))
+    }
+
     public func hideActivity(_ hidden: Bool) async throws {
         let user = try requireUser()
         try await store.setActivityHidden(hidden, of: user.id)
