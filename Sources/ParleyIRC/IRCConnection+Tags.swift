@@ -9,8 +9,9 @@ import ParleyEngine
 extension IRCConnection {
     func tagmsg(_ message: IRCMessage) async throws {
         let target = try parameter(message, 0)
+        var tags = message.tags.filter { $0.key.hasPrefix("+") }
         if target.lowercased() == nick.lowercased() {
-            loopBack(message, target: target, text: nil, clientTags: message.tags.filter { $0.key.hasPrefix("+") })
+            loopBack(message, target: target, text: nil, clientTags: tags)
             return
         }
         let recipient: Recipient
@@ -24,7 +25,6 @@ extension IRCConnection {
             recipient = .user(user.id)
             chat = try await session.directChat(with: user.id)?.id
         }
-        var tags = message.tags.filter { $0.key.hasPrefix("+") }
         if let emoji = tags["+draft/react"], !emoji.isEmpty, (try? Limits.emoji(emoji)) != nil {
             guard let (chatID, seq) = tags["+draft/reply"].flatMap(Self.position(fromMsgid:)), chatID == chat?.rawValue, let chat
             else {
