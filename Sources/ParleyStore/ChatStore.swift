@@ -5,8 +5,9 @@ public import ParleyCore
 /// per pair, gap-free sequence numbers, one message per client id) but decides nothing
 /// about who may do what: that is `ChatEngine`'s job.
 ///
-/// `SQLiteChatStore` is the implementation on one machine.
-public protocol ChatStore: Sendable {
+/// `SQLiteChatStore` is the implementation on one machine. Presence watches are
+/// declared in `PresenceWatchStore`.
+public protocol ChatStore: PresenceWatchStore {
     // Users
     /// Creates an account; throws `email_taken` or `handle_taken`.
     func createUser(_ user: NewUser) async throws -> User
@@ -25,16 +26,6 @@ public protocol ChatStore: Sendable {
     /// which is left alone.
     func retireGuest(_ user: UserID) async throws -> Bool
 
-    // Presence watches (IRC's MONITOR), by lowercased handle
-    /// Adds handles to a user's watch list, up to `limit` in all; returns the ones added
-    /// or already there, in the order given (the rest did not fit).
-    func watchPresence(of handles: [String], by watcher: UserID, limit: Int) async throws -> [String]
-    /// Takes handles off a user's watch list (all of them for nil).
-    func unwatchPresence(of handles: [String]?, by watcher: UserID) async throws
-    /// The handles a user watches, in order.
-    func watchedHandles(by watcher: UserID) async throws -> [String]
-    /// Who watches a handle.
-    func presenceWatchers(of handle: String) async throws -> [UserID]
     /// Gives a guest another handle (and the display name that goes with it): false for
     /// an account that is not a guest; `handleTaken` when another account holds it.
     func renameGuest(_ user: UserID, to handle: String, displayName: String) async throws -> Bool
