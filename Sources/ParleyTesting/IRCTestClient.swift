@@ -47,6 +47,16 @@ public final class IRCTestClient: @unchecked Sendable {
         wait(timeout: timeout) { $0.contains(text) }
     }
 
+    /// Registers as a guest (`--irc-guests`) under `nick`, asking for `capabilities`
+    /// first; true once the welcome (001) came.
+    public func joinAsGuest(_ nick: String, realname: String, capabilities: [String]) throws -> Bool {
+        try send("CAP REQ :" + capabilities.joined(separator: " "))
+        try send("NICK \(nick)")
+        try send("USER \(nick) 0 * :\(realname)")
+        try send("CAP END")
+        return wait(containing: " 001 \(nick) ") != nil
+    }
+
     /// Signs in with SASL PLAIN as `handle` and waits for the welcome (001).
     public func signIn(_ handle: String, password: String, capabilities: [String] = []) throws -> Bool {
         try send("CAP LS 302")
