@@ -53,7 +53,7 @@ var targets: [Target] = [
     .target(
         name: "ParleySQLite",
         dependencies: [
-            "ParleyCore", "ParleyStore",
+            "ParleyCore", "ParleyStore", "ParleyLive",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ],
@@ -156,7 +156,7 @@ var targets: [Target] = [
         name: "parley",
         dependencies: [
             "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyServer", "ParleyClient", "ParleyBots",
-            "ParleyPostgres", "ParleyIRC",
+            "ParleyPostgres", "ParleyIRC", "ParleyProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

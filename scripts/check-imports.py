@@ -30,7 +30,7 @@ FORBIDDEN = {
     "ParleyCore": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyLive", "ParleyEngine", "ParleyProtocol"},
     "ParleyLive": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyEngine"},
     "ParleyStore": DATABASES | FRONT_ENDS | {"ParleyLive", "ParleyEngine"},
-    "ParleySQLite": FRONT_ENDS | {"ParleyEngine", "ParleyPostgres", "ParleyLive"},
+    "ParleySQLite": FRONT_ENDS | {"ParleyEngine", "ParleyPostgres"},
     "ParleyPostgres": FRONT_ENDS | {"ParleyEngine", "ParleySQLite", "GRDB", "GRDBSQLite"},
     "ParleyEngine": DATABASES | FRONT_ENDS | {"ParleyProtocol"},
     "ParleyProtocol": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyLive", "ParleyEngine"},

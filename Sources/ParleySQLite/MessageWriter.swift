@@ -16,13 +16,13 @@ final class MessageWriter: Sendable {
 
     /// - Parameter afterCommit: runs after each committed batch (search indexing,
     ///   checkpoints).
-    init(pool: DatabasePool, start: BatchStart, afterCommit: @escaping @Sendable () -> Void) {
+    init(pool: DatabasePool, journal: SQLiteEventJournal, start: BatchStart, afterCommit: @escaping @Sendable () -> Void) {
         let observer = observer
         let queue = DispatchQueue(label: "parley.message-writer")
         // SQLite's writes block: batches are written on a queue of their own, which
         // answers the senders itself.
         batches = BatchQueue(on: queue, start: start) { batch in
-            try Self.write(batch, pool: pool, observer: observer, afterCommit: afterCommit)
+            try Self.write(batch, pool: pool, journal: journal, observer: observer, afterCommit: afterCommit)
         }
     }
 
@@ -38,23 +38,42 @@ final class MessageWriter: Sendable {
     }
 
     private static func write(
-        _ batch: [[NewMessage]], pool: DatabasePool, observer: CommitObserver, afterCommit: @Sendable () -> Void
+        _ batch: [[NewMessage]], pool: DatabasePool, journal: SQLiteEventJournal, observer: CommitObserver,
+        afterCommit: @Sendable () -> Void
     ) throws -> [Result<Outcome, any Error>] {
         let started = ContinuousClock.now
-        let outcomes = try pool.writeWithoutTransaction { db in
-            try RawStatement.transaction(db) {
-                try batch.map { messages -> Outcome in
-                    var stored: [(message: Message, created: Bool)] = []
-                    for message in messages {
-                        switch try insert(message, db) {
-                        case .success(let result): stored.append(result)
-                        case .failure(let refusal): return (stored, refusal)
+        // Each new message's event, in the message's transaction (see `SQLiteEventJournal`).
+        var events: [(message: MessageID, position: UInt64)] = []
+        let outcomes: [Outcome]
+        do {
+            outcomes = try pool.writeWithoutTransaction { db in
+                try RawStatement.transaction(db) {
+                    try batch.map { messages -> Outcome in
+                        var stored: [(message: Message, created: Bool)] = []
+                        for message in messages {
+                            switch try insert(message, db) {
+                            case .success(let result):
+                                stored.append(result)
+                                if result.created, let position = journal.positionForMessage() {
+                                    let event = try RawStatement(db, "INSERT INTO event (position, message_id, origin) VALUES (?, ?, ?)")
+                                    try event.bind(
+                                        .integer(Int64(clamping: position)), .integer(result.message.id.rawValue), .optional(message.origin)
+                                    )
+                                    try event.run()
+                                    events.append((result.message.id, position))
+                                }
+                            case .failure(let refusal): return (stored, refusal)
+                            }
                         }
+                        return (stored, nil)
                     }
-                    return (stored, nil)
                 }
             }
+        } catch {
+            journal.abandon(events.map(\.position))
+            throw error
         }
+        journal.committed(events)
         observer.committed(outcomes.reduce(0) { $0 + $1.stored.count }, since: started)
         afterCommit()
         return outcomes.map { .success($0) }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 import ParleyStore
@@ -36,6 +37,11 @@ struct RawStatement {
                     }
                     return sqlite3_bind_text64(statement, index, base, sqlite3_uint64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
                 }
+            case .blob(let data):
+                code = data.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob64(
+                        statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(bytes.count), Self.transient)
+                }
             }
             try check(code)
         }
@@ -45,8 +51,10 @@ struct RawStatement {
         case null
         case integer(Int64)
         case text(String)
+        case blob(Data)
 
         static func optional(_ text: String?) -> Value { text.map { .text($0) } ?? .null }
+        static func optional(_ data: Data?) -> Value { data.map { .blob($0) } ?? .null }
         static func optional(_ number: Int64?) -> Value { number.map { .integer($0) } ?? .null }
         static func flag(_ value: Bool) -> Value { .integer(value ? 1 : 0) }
     }

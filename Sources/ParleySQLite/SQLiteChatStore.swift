@@ -25,6 +25,8 @@ public final class SQLiteChatStore: ChatStore {
 
     let pool: DatabasePool
     let writer: MessageWriter
+    /// Events kept for resuming across restarts, once a bus starts it.
+    public let journal: SQLiteEventJournal
     let indexer: SearchIndexer
     let checkpointer: Checkpointer
     /// Held while the store is open: see `DatabaseLock`.
@@ -55,7 +57,8 @@ public final class SQLiteChatStore: ChatStore {
         pool = try DatabasePool(path: path, configuration: poolConfiguration)
         try Schema.migrator.migrate(pool)
         indexer = SearchIndexer(pool: pool)
-        writer = MessageWriter(pool: pool, start: batchStart) { [indexer] in indexer.schedule() }
+        journal = try SQLiteEventJournal(pool: pool)
+        writer = MessageWriter(pool: pool, journal: journal, start: batchStart) { [indexer] in indexer.schedule() }
         indexer.schedule(after: .milliseconds(0))
     }
 
@@ -71,6 +74,7 @@ public final class SQLiteChatStore: ChatStore {
     /// Closes the database and releases its lock; later calls fail.
     public func close() throws {
         defer { lock.release() }
+        journal.flush()
         try checkpointer.close()
         try pool.close()
     }

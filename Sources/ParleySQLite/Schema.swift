@@ -321,6 +321,31 @@ enum Schema {
                     CREATE INDEX presence_watch_watcher ON presence_watch(watcher_id);
                     """)
         }
+        // Events kept for resuming across restarts (`SQLiteEventJournal`): a message's
+        // event names the message; any other event is its wire frame, for the users in
+        // `event_recipient`. The epoch names this database's positions.
+        migrator.registerMigration("v18") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE event (
+                        position INTEGER PRIMARY KEY,
+                        message_id INTEGER,
+                        origin BLOB,
+                        body BLOB
+                    );
+                    CREATE TABLE event_recipient (
+                        user_id INTEGER NOT NULL,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, position)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE event_log (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        epoch TEXT NOT NULL,
+                        pruned_through INTEGER NOT NULL DEFAULT 0
+                    );
+                    INSERT INTO event_log (id, epoch) VALUES (1, lower(hex(randomblob(4))));
+                    """)
+        }
         return migrator
     }
 }

@@ -297,6 +297,9 @@ public struct NewMessage: Sendable, Hashable {
     public var mentionsEveryone = false
     /// The message of the same chat this one answers.
     public var replyTo: Int64?
+    /// The token hash of the session that sends it, kept with its event so that a
+    /// resume of that session does not get it back.
+    public var origin: Data?
 
     public init(
         chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: MediaInfo? = nil, clientID: String?, via: String? = nil,

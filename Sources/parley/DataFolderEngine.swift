@@ -1,5 +1,7 @@
 import Foundation
+import ParleyCore
 import ParleyEngine
+import ParleyProtocol
 import ParleySQLite
 import ParleyStore
 
@@ -16,10 +18,23 @@ enum DataFolderEngine {
             path: folder.appendingPathComponent("parley.sqlite").path, durability: durability, access: access, batchStart: batchStart)
         let configuration = try Self.configuration(configure)
         let blobs = try FileBlobStore(folder: media ?? folder.appendingPathComponent("media"))
-        let engine = ChatEngine(
-            store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog, totalBacklog: totalBacklog), configuration: configuration)
+        // A server's positions outlive the process: a client resumes exactly across a
+        // restart. Shells share the folder and resume nothing, so they keep no events
+        // (two processes would take the same positions).
+        let journal = access == .exclusive ? store.journal : nil
+        journal?.start(codec: Self.eventCodec, keep: totalBacklog)
+        let bus = InProcessEventBus(backlog: backlog, totalBacklog: totalBacklog, journal: journal)
+        let engine = ChatEngine(store: store, blobs: blobs, bus: bus, configuration: configuration)
         return (engine, store)
     }
+
+    /// Events other than messages are kept as their wire frames.
+    static let eventCodec = SQLiteEventJournal.Codec(
+        encode: { event in
+            let frame = EventFrame(event: event, pos: 0)
+            return WireWriter.eventFrame(frame) ?? (try? Wire.encoder().encode(frame)).map { Array($0) }
+        },
+        decode: { bytes in try? Wire.decoder().decode(EventFrame.self, from: Data(bytes)).event })
 
     /// The engine's configuration as `configure` makes it, with the bcrypt cost from
     /// `PARLEY_BCRYPT_COST`.

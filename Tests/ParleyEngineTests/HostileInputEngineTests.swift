@@ -137,21 +137,21 @@ import Testing
     @Test func backlogsForResumingAreBoundedInTotalAndOfflineUsersGoFirst() async throws {
         let bus = InProcessEventBus(backlog: 100, totalBacklog: 150)
         let (live, offline) = (UserID(1), UserID(2))
-        _ = bus.subscribe(live, tokenHash: nil, after: nil) { _ in }
+        _ = await bus.subscribe(live, tokenHash: nil, after: nil) { _ in }
         for number in 1...100 {
             await bus.publish(.chatDeleted(ChatDeleted(chatID: ChatID(Int64(number)))), to: [live, offline], except: nil)
         }
         #expect(bus.backlogSize <= 150)
         let start = EventPosition(epoch: bus.epoch, position: 0)
         let replayed = Shared(0)
-        let resumedLive = bus.subscribe(live, tokenHash: nil, after: start) { _ in replayed.withLock { $0 += 1 } }
+        let resumedLive = await bus.subscribe(live, tokenHash: nil, after: start) { _ in replayed.withLock { $0 += 1 } }
         #expect(resumedLive.complete, "the live user's backlog was kept whole")
         #expect(replayed.withLock { $0 } == 100)
-        let resumedOffline = bus.subscribe(offline, tokenHash: nil, after: start) { _ in }
+        let resumedOffline = await bus.subscribe(offline, tokenHash: nil, after: start) { _ in }
         #expect(!resumedOffline.complete, "the offline user's backlog went, and the resume says so")
         // Someone who was never sent anything and resumes from the latest position misses nothing.
         let current = EventPosition(epoch: bus.epoch, position: bus.position)
-        #expect(bus.subscribe(UserID(3), tokenHash: nil, after: current) { _ in }.complete)
+        #expect(await bus.subscribe(UserID(3), tokenHash: nil, after: current) { _ in }.complete)
     }
 
     @Test(arguments: StoreKind.all) func theChatDirectoryKeepsAtMostItsCapacity(_ kind: StoreKind) async throws {

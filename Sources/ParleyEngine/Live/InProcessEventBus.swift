@@ -7,6 +7,11 @@ import Synchronization
 /// of each user's events for resuming. The backlogs together hold at most
 /// `totalBacklog` entries: past it, the backlogs of users with no live session go, and
 /// their resumes answer `complete: false`.
+///
+/// With a journal (SQLite's), positions are the journal's and outlive the process: a
+/// resume from before this process reads what it missed from the journal. A message's
+/// position is taken in its transaction, so positions can reach the bus out of order;
+/// each is delivered once every earlier one has been (or was abandoned).
 public final class InProcessEventBus: EventBus {
     private struct Backlog {
         var events: [PositionedEvent] = []
@@ -49,9 +54,19 @@ public final class InProcessEventBus: EventBus {
         }
     }
 
+    /// A published event waiting for the positions before it.
+    private enum Waiting {
+        case event(PositionedEvent, to: [UserID], except: SubscriptionID?, record: Bool)
+        case nothing
+    }
+
     private struct State {
         var nextID = 0
+        /// Every position up to this one has been delivered (or named nothing).
         var position: UInt64 = 0
+        var waiting: [UInt64: Waiting] = [:]
+        /// Since when the next position has kept later ones waiting.
+        var stalledSince: ContinuousClock.Instant?
         var subscribers: [UserID: [SubscriptionID: @Sendable (PositionedEvent) -> Void]] = [:]
         var owners: [SubscriptionID: UserID] = [:]
         var backlogs: [UserID: Backlog] = [:]
@@ -85,14 +100,22 @@ public final class InProcessEventBus: EventBus {
     private let backlogCapacity: Int
     private let totalBacklog: Int
     private let state = Mutex(State())
+    private let journal: (any EventJournal)?
+    /// Positions up to this one are the journal's from before this process.
+    private let startedAfter: UInt64
 
     /// - Parameters:
     ///   - backlog: how many recent events to keep per user for resuming.
     ///   - totalBacklog: how many to keep for all users together.
-    public init(backlog: Int = 1024, totalBacklog: Int = 2_000_000) {
-        self.epoch = UUID().uuidString.lowercased().prefix(8).description
+    ///   - journal: where events are kept across restarts, if anywhere.
+    public init(backlog: Int = 1024, totalBacklog: Int = 2_000_000, journal: (any EventJournal)? = nil) {
+        self.epoch = journal?.epoch ?? UUID().uuidString.lowercased().prefix(8).description
         self.backlogCapacity = max(1, backlog)
         self.totalBacklog = max(self.backlogCapacity, totalBacklog)
+        self.journal = journal
+        startedAfter = journal?.newestAtOpen ?? 0
+        state.withLock { $0.position = startedAfter }
+        journal?.onAbandoned { [weak self] positions in self?.abandon(positions) }
     }
 
     public var position: UInt64 { state.withLock { $0.position } }
@@ -102,23 +125,35 @@ public final class InProcessEventBus: EventBus {
 
     public func subscribe(
         _ user: UserID, tokenHash: Data?, after: EventPosition?, deliver: @escaping @Sendable (PositionedEvent) -> Void
-    ) -> (subscription: SubscriptionID, complete: Bool) {
-        state.withLock { state in
+    ) async -> (subscription: SubscriptionID, complete: Bool) {
+        var after = after
+        var complete = true
+        // From before this process: what the journal kept, then this process's backlog.
+        if let journal, let from = after, from.epoch == epoch, from.position < startedAfter {
+            do {
+                let (events, more) = try await journal.events(of: user, after: from.position, through: startedAfter, limit: backlogCapacity)
+                complete = !more && from.position >= journal.prunedThrough
+                for event in events where tokenHash == nil || event.originToken != tokenHash { deliver(event) }
+            } catch {
+                complete = false
+            }
+            after = EventPosition(epoch: epoch, position: startedAfter)
+        }
+        return state.withLock { state in
             state.nextID += 1
             let id = SubscriptionID(rawValue: state.nextID)
-            var complete = true
             if let after {
                 // Replayed under the lock, so no live event can overtake the backlog.
                 if after.epoch != epoch {
                     complete = false
                 } else if let backlog = state.backlogs[user] {
                     let maybeEvicted = after.position < backlog.since && state.evictedThrough > after.position
-                    complete = backlog.droppedThrough <= after.position && !maybeEvicted
+                    complete = complete && backlog.droppedThrough <= after.position && !maybeEvicted
                     for event in backlog.after(after.position) where tokenHash == nil || event.originToken != tokenHash {
                         deliver(event)
                     }
                 } else {
-                    complete = state.evictedThrough <= after.position
+                    complete = complete && state.evictedThrough <= after.position
                 }
             }
             state.subscribers[user, default: [:]][id] = deliver
@@ -136,20 +171,72 @@ public final class InProcessEventBus: EventBus {
     }
 
     public func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async {
-        let kept = !event.isTransient
-        let capacity = backlogCapacity
-        // Delivered under the lock: every session of a user sees events in position order.
+        // A message the store kept has its position already, and its event is kept.
+        var taken: UInt64?
+        if let journal, case .message(let message) = event { taken = journal.takenPosition(of: message.message.id) }
+        let record = journal != nil && taken == nil && !event.isTransient
         state.withLock { state in
-            state.position += 1
-            let published = PositionedEvent(event: event, position: state.position, originToken: origin?.tokenHash)
-            for user in users {
-                if kept {
-                    state.kept += state.backlogs[user, default: Backlog(since: state.position - 1)].append(published, capacity: capacity)
-                }
-                guard let subscribers = state.subscribers[user] else { continue }
-                for (id, deliver) in subscribers where id != origin?.subscription { deliver(published) }
+            let position = taken ?? journal?.takePosition() ?? state.position + 1
+            let published = PositionedEvent(event: event, position: position, originToken: origin?.tokenHash)
+            if position <= state.position {
+                // Given up on: late, but still delivered.
+                deliver(published, to: users, except: origin?.subscription, record: record, &state)
+            } else {
+                state.waiting[position] = .event(published, to: users, except: origin?.subscription, record: record)
+                deliverInOrder(&state)
             }
-            if state.kept > totalBacklog { state.evict(below: totalBacklog) }
         }
+    }
+
+    /// A message stored but not announced (its chat went meanwhile): its position names
+    /// nothing.
+    public func abandon(_ message: MessageID) {
+        if let position = journal?.takenPosition(of: message) { abandon([position]) }
+    }
+
+    private func abandon(_ positions: [UInt64]) {
+        state.withLock { state in
+            for position in positions where position > state.position { state.waiting[position] = .nothing }
+            deliverInOrder(&state)
+        }
+    }
+
+    /// Delivers the waiting events whose turn it is. Delivered under the lock: every
+    /// session of a user sees events in position order. A position that keeps later
+    /// ones waiting for five seconds is given up (its event, if it comes, is dropped).
+    private func deliverInOrder(_ state: inout State) {
+        while true {
+            guard let next = state.waiting.removeValue(forKey: state.position + 1) else { break }
+            state.position += 1
+            state.stalledSince = nil
+            if case .event(let published, let users, let except, let record) = next {
+                deliver(published, to: users, except: except, record: record, &state)
+            }
+        }
+        guard !state.waiting.isEmpty else { return }
+        let now = ContinuousClock.now
+        guard let since = state.stalledSince else {
+            state.stalledSince = now
+            return
+        }
+        if now - since > .seconds(5), let first = state.waiting.keys.min() {
+            state.position = first - 1
+            state.stalledSince = nil
+            deliverInOrder(&state)
+        }
+    }
+
+    private func deliver(_ published: PositionedEvent, to users: [UserID], except: SubscriptionID?, record: Bool, _ state: inout State) {
+        if record { journal?.record(published, recipients: users) }
+        let kept = !published.event.isTransient
+        for user in users {
+            if kept {
+                state.kept += state.backlogs[user, default: Backlog(since: published.position - 1)].append(
+                    published, capacity: backlogCapacity)
+            }
+            guard let subscribers = state.subscribers[user] else { continue }
+            for (id, deliver) in subscribers where id != except { deliver(published) }
+        }
+        if state.kept > totalBacklog { state.evict(below: totalBacklog) }
     }
 }

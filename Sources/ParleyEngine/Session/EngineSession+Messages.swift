@@ -81,6 +81,7 @@ extension EngineSession {
                 var message = NewMessage(
                     chatID: chat, sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now)
                 message.replyTo = item.replyTo
+                message.origin = origin.tokenHash
                 quotes.append(try await annotate(&message, as: user))
                 prepared.append(message)
             }
@@ -98,12 +99,8 @@ extension EngineSession {
             stored[index].message.replyTo = quotes[index]
         }
         let sent = stored.map(\.message)
-        do {
-            for (message, created) in stored where created || engine.bus.deduplicatesMessages { try await announce(message) }
-            for chat in Set(sent.map(\.chatID)) { await afterSending(in: chat, as: user) }
-        } catch {
-            return SentBatch(sent: sent, failure: ParleyError(error))
-        }
+        for (message, created) in stored where created || engine.bus.deduplicatesMessages { await announce(message) }
+        for chat in Set(sent.map(\.chatID)) { await afterSending(in: chat, as: user) }
         return SentBatch(sent: sent, failure: outcome.failure ?? failure)
     }
 
@@ -120,11 +117,12 @@ extension EngineSession {
     {
         var message = message
         message.chatID = try await chatID(for: recipient, as: user)
+        message.origin = origin.tokenHash
         let quote = try await annotate(&message, as: user)
         var (stored, created) = try await store.append(message)
         if created { stored.replyTo = quote }
         stored.clientTags = clientTags
-        if created || engine.bus.deduplicatesMessages { try await announce(stored) }
+        if created || engine.bus.deduplicatesMessages { await announce(stored) }
         await afterSending(in: message.chatID, as: user)
         return stored
     }
@@ -188,10 +186,14 @@ extension EngineSession {
         }
     }
 
-    /// Tells the chat's members about a message just stored.
-    private func announce(_ message: Message) async throws {
-        guard let entry = try await engine.directory.entry(message.chatID) else { return }
-        try await publish(.message(MessageEvent(chat: entry.chat, message: message)), toMembersOf: message.chatID)
+    /// Tells the chat's members about a message just stored; if the chat is gone
+    /// meanwhile, tells the bus that the message's event will not come.
+    private func announce(_ message: Message) async {
+        guard let entry = try? await engine.directory.entry(message.chatID) else {
+            engine.bus.abandon(message.id)
+            return
+        }
+        await engine.bus.publish(.message(MessageEvent(chat: entry.chat, message: message)), to: entry.members, except: origin)
     }
 
     /// The direct chat with `peer`, created (and announced to both) on first use.
