@@ -10,8 +10,11 @@ struct Dispatcher: Sendable {
     let session: EngineSession
     let epoch: String
     let logger: Logger
-    private let encoder = Wire.encoder()
-    private let decoder = RequestDecoder()
+    // Shared by every socket: each session's own pair was 400 bytes of an idle one.
+    private static let encoder = Wire.encoder()
+    private static let decoder = RequestDecoder()
+    private var encoder: JSONEncoder { Self.encoder }
+    private var decoder: RequestDecoder { Self.decoder }
     /// What every op runs against: this socket's session, and the server's positions.
     private let call: OpCall
 

@@ -30,6 +30,7 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     static let socketPath = "/v1/ws"
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 64 * 1024)
 
     let responder: HTTPChannelHandler.Responder
     let server: ParleyServer
@@ -60,6 +61,9 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
             channel.closeFuture.whenComplete { _ in admitted.release() }
         }
         return channel.eventLoop.makeCompletedFuture {
+            // A socket keeps its receive buffer between reads: NIO's first guess, 2 KiB,
+            // was a sixth of an idle session. Requests are small; it grows for big ones.
+            try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: server.configuration.maxFrameSize,
                 // `UpgradeCheck` has answered upgrades to any other path already.

@@ -31,7 +31,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var executor: LoopExecutor?
     /// Request frames waiting for the one before them to be answered.
     /// Each with its arrival ticket (`ArrivalOrder`), handed back once answered.
-    private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64)>()
+    private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64)>(initialCapacity: 1)
     private var answering = false
     private var heardSincePing = true
     /// A close frame went out; the socket closes when the client answers or soon after.
@@ -40,14 +40,17 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pinger: RepeatedTask?
     /// Event frames held back while the channel is not writable (the client reads
     /// slower than events come), and their size.
-    private var unwritten = CircularBuffer<ByteBuffer>()
+    private var unwritten = CircularBuffer<ByteBuffer>(initialCapacity: 1)
     private var unwrittenBytes = 0
     /// When the client last took events off the channel, and the timer that closes a
     /// socket that stopped doing so.
     private var lastDrained = NIODeadline.now()
     private var stallCheck: Scheduled<Void>?
-    /// When the session's token expires, and the timer that closes the socket then.
-    private var expiry: (at: Date, timer: Scheduled<Void>)?
+    /// When the session's token expires: the next ping after it closes the socket (a
+    /// timer of its own per socket cost an idle session about 250 bytes).
+    private var expiresAt: Date?
+    /// Closes a socket that has not signed in in time; gone once it has.
+    private var signInDeadline: Scheduled<Void>?
     /// Why the socket ended, for the log.
     private var endReason = "connection dropped"
     private var address = "unknown"
@@ -99,11 +102,11 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
         let user = user
         let signInTimeout = server.configuration.signInTimeout
-        timers.append(
-            context.eventLoop.scheduleTask(in: .init(signInTimeout)) {
-                guard user.value.withLock({ $0 }) == nil else { return }
-                this.value.sendClose(.policyViolation, reason: "sign in within \(signInTimeout)")
-            })
+        signInDeadline = context.eventLoop.scheduleTask(in: .init(signInTimeout)) {
+            this.value.signInDeadline = nil
+            guard user.value.withLock({ $0 }) == nil else { return }
+            this.value.sendClose(.policyViolation, reason: "sign in within \(signInTimeout)")
+        }
         // A client that answers nothing between two pings is gone.
         let half = TimeAmount(server.configuration.pingTimeout / 2)
         pinger = context.eventLoop.scheduleRepeatedTask(initialDelay: half, delay: half) { _ in
@@ -213,8 +216,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         pinger?.cancel()
         for timer in timers { timer.cancel() }
         timers = []
-        expiry?.timer.cancel()
-        expiry = nil
+        signInDeadline?.cancel()
+        signInDeadline = nil
         stallCheck?.cancel()
         stallCheck = nil
         for (_, ticket) in waiting { server.engine.arrivals.finish(ticket) }
@@ -327,24 +330,22 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         unwrittenBytes = 0
     }
 
-    /// Closes the socket when its session's token expires (checked after a reply that
-    /// signed in, resumed or signed out).
+    /// Notes when the session's token expires (after a reply that signed in, resumed or
+    /// signed out); once signed in, the sign-in deadline is no longer needed.
     private func watchExpiry(context: ChannelHandlerContext) {
-        let expiresAt = dispatcher?.session.expiresAt
-        guard expiresAt != expiry?.at else { return }
-        expiry?.timer.cancel()
-        expiry = nil
-        guard let expiresAt else { return }
-        let seconds = min(max(expiresAt.timeIntervalSinceNow, 0), Limits.maxDuration.seconds)
-        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let timer = context.eventLoop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
-            this.value.sendClose(Self.sessionEnded, reason: "the session expired; sign in again")
+        expiresAt = dispatcher?.session.expiresAt
+        if expiresAt != nil {
+            signInDeadline?.cancel()
+            signInDeadline = nil
         }
-        expiry = (expiresAt, timer)
     }
 
     private func ping() {
         guard let context, !closing else { return }
+        if let expiresAt, expiresAt <= Date() {
+            sendClose(Self.sessionEnded, reason: "the session expired; sign in again")
+            return
+        }
         guard heardSincePing else {
             // Silent for a whole ping interval: gone without saying goodbye.
             endReason = "no answer to pings"
