@@ -36,6 +36,18 @@ struct LoadOptions: ParsableCommand, Sendable {
     @Option(help: ArgumentHelp("For a wss:// URL: trust the server's certificate when this CA signed it.", valueName: "PEM"))
     var caFile: String?
 
+    // The crowd (scripts/crowd.sh): see Crowd.swift.
+    @Option(help: "Crowd: sign up and hold this many sessions, until --until's file exists.") var crowd: Int?
+    @Option(help: "Crowd and probe: the local address connections come from (127.0.0.2, …).") var from: String?
+    @Option(help: "Crowd and probe: the public group the first --group-members sessions join.") var group: String?
+    @Option(help: "Crowd: how many of this process's sessions join --group.") var groupMembers = 0
+    @Flag(help: "Crowd: the first session creates --group before the others join.") var createGroup = false
+    @Option(help: "Crowd: hold until this file exists, then print delivery times and exit.") var until: String?
+    @Option(help: "Crowd: sign-ups in flight at once.") var parallel = 4
+    @Option(help: "Probe: this many newcomers sign in and send once, one after another; then messages to --group.")
+    var probe: Int?
+    @Option(help: "Probe: messages sent to --group, 100 ms apart.") var groupMessages = 50
+
     func validate() throws {
         guard (1...100_000).contains(clients), (1...clients).contains(groups), senders >= 1 else {
             throw ValidationError("--clients is 1 to 100000, --groups 1 to --clients, --senders at least 1")
@@ -170,8 +182,7 @@ final class FrameScanner: ChannelInboundHandler {
     private let onReady: @Sendable () -> Void
     private let onAck: @Sendable (Bool) -> Void
     private let onClose: @Sendable () -> Void
-    private var buffer = ByteBuffer()
-    private var upgraded = false
+    private var frames = ServerFrames()
     private var signedIn = false
 
     init(
@@ -185,60 +196,22 @@ final class FrameScanner: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var incoming = unwrapInboundIn(data)
-        buffer.writeBuffer(&incoming)
-        if !upgraded {
-            guard let end = Self.find("\r\n\r\n", in: buffer.readableBytesView) else { return }
-            buffer.moveReaderIndex(forwardBy: end + 4)
-            upgraded = true
-        }
-        while let (opcode, payload) = nextFrame() {
-            switch opcode {
-            case 0x1:
-                if Self.find(#""pos":"#, in: payload) != nil {
-                    if let sent = Self.sendTime(in: payload) { tally.delivered(latency: microsNow() - sent) }
-                } else if !signedIn {
-                    signedIn = true
-                    onReady()
-                } else {
-                    onAck(Self.find(#""ok":true"#, in: payload) != nil)
-                }
-            case 0x9:
-                var pong = ByteBuffer(bytes: [0x8A, UInt8(0x80 | payload.count), 0, 0, 0, 0])
-                pong.writeBytes(payload)
-                context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-            default:
-                break
+        frames.append(unwrapInboundIn(data))
+        frames.read(answering: context) { payload in
+            if Self.find(#""pos":"#, in: payload) != nil {
+                if let sent = Self.sendTime(in: payload) { tally.delivered(latency: microsNow() - sent) }
+            } else if !signedIn {
+                signedIn = true
+                onReady()
+            } else {
+                onAck(Self.find(#""ok":true"#, in: payload) != nil)
             }
         }
-        buffer.discardReadBytes()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         onClose()
         context.fireChannelInactive()
-    }
-
-    /// The next whole frame's opcode and payload (servers do not mask), if it is in.
-    private func nextFrame() -> (UInt8, ByteBufferView)? {
-        guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self),
-            let second = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self)
-        else { return nil }
-        var header = 2
-        var length = Int(second & 0x7F)
-        if length == 126 {
-            guard let long = buffer.getInteger(at: buffer.readerIndex + 2, as: UInt16.self) else { return nil }
-            length = Int(long)
-            header = 4
-        } else if length == 127 {
-            guard let long = buffer.getInteger(at: buffer.readerIndex + 2, as: UInt64.self) else { return nil }
-            length = Int(long)
-            header = 10
-        }
-        guard buffer.readableBytes >= header + length else { return nil }
-        let payload = buffer.readableBytesView.dropFirst(header).prefix(length)
-        buffer.moveReaderIndex(forwardBy: header + length)
-        return (first & 0x0F, payload)
     }
 
     static func sendTime(in bytes: ByteBufferView) -> Int64? {
@@ -273,6 +246,62 @@ final class FrameScanner: ChannelInboundHandler {
     }
 }
 
+/// The server's side of a WebSocket as a client reads it: the upgrade response, then
+/// frames (servers do not mask); pings are answered here.
+struct ServerFrames {
+    private var buffer = ByteBuffer()
+    private var upgraded = false
+
+    mutating func append(_ incoming: ByteBuffer) {
+        var incoming = incoming
+        buffer.writeBuffer(&incoming)
+    }
+
+    /// Hands each whole text frame's payload to `text`, answers pings on `context`.
+    mutating func read(answering context: ChannelHandlerContext, text: (ByteBufferView) -> Void) {
+        if !upgraded {
+            guard let end = FrameScanner.find("\r\n\r\n", in: buffer.readableBytesView) else { return }
+            buffer.moveReaderIndex(forwardBy: end + 4)
+            upgraded = true
+        }
+        while let (opcode, payload) = nextFrame() {
+            switch opcode {
+            case 0x1:
+                text(payload)
+            case 0x9:
+                var pong = ByteBuffer(bytes: [0x8A, UInt8(0x80 | payload.count), 0, 0, 0, 0])
+                pong.writeBytes(payload)
+                context.writeAndFlush(NIOAny(pong), promise: nil)
+            default:
+                break
+            }
+        }
+        buffer.discardReadBytes()
+    }
+
+    /// The next whole frame's opcode and payload, if it is in.
+    private mutating func nextFrame() -> (UInt8, ByteBufferView)? {
+        guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self),
+            let second = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self)
+        else { return nil }
+        var header = 2
+        var length = Int(second & 0x7F)
+        if length == 126 {
+            guard let long = buffer.getInteger(at: buffer.readerIndex + 2, as: UInt16.self) else { return nil }
+            length = Int(long)
+            header = 4
+        } else if length == 127 {
+            guard let long = buffer.getInteger(at: buffer.readerIndex + 2, as: UInt64.self) else { return nil }
+            length = Int(long)
+            header = 10
+        }
+        guard buffer.readableBytes >= header + length else { return nil }
+        let payload = buffer.readableBytesView.dropFirst(header).prefix(length)
+        buffer.moveReaderIndex(forwardBy: header + length)
+        return (first & 0x0F, payload)
+    }
+}
+
 /// The tool's one event loop for the members' connections (the other core is the server's).
 let loadLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
@@ -282,6 +311,14 @@ extension UInt8 {
 
 let options = LoadOptions.parseOrExit()
 let trust = ServerTrust(caFile: options.caFile)
+if let crowd = options.crowd {
+    try await Crowd.hold(crowd, options: options)
+    exit(0)
+}
+if let probe = options.probe {
+    try await Crowd.probe(probe, options: options)
+    exit(0)
+}
 let epoch = ContinuousClock.now
 func microsNow() -> Int64 {
     let elapsed = ContinuousClock.now - epoch
