@@ -31,7 +31,7 @@ public final class ParleyServer: Sendable {
     let logger: Logger
     let socketsPerUser = Mutex([UserID: Int]())
     let sockets = SocketRegistry()
-    private let loops = Mutex([ObjectIdentifier: (writer: EventWriter, executor: LoopExecutor)]())
+    private let loops = Mutex([ObjectIdentifier: (writer: EventWriter, executor: LoopExecutor, pings: PingSweep)]())
     /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
     let openConnections = Atomic<Int>(0)
 
@@ -102,12 +102,15 @@ public final class ParleyServer: Sendable {
         metrics.commitBatch.record(Double(messages))
     }
 
-    /// The one `EventWriter` of `eventLoop`, and the executor its sockets' requests run on.
-    func perLoop(_ eventLoop: any EventLoop) -> (writer: EventWriter, executor: LoopExecutor) {
+    /// The one `EventWriter` of `eventLoop`, the executor its sockets' requests run on,
+    /// and what pings them.
+    func perLoop(_ eventLoop: any EventLoop) -> (writer: EventWriter, executor: LoopExecutor, pings: PingSweep) {
         loops.withLock { loops in
             if let known = loops[ObjectIdentifier(eventLoop)] { return known }
             let writer = EventWriter(eventLoop: eventLoop, interval: TimeAmount(configuration.eventWriteInterval), metrics: metrics)
-            let made = (writer, LoopExecutor(eventLoop))
+            // A client that answers nothing between two pings is gone.
+            let pings = PingSweep(eventLoop: eventLoop, interval: TimeAmount(configuration.pingTimeout / 2))
+            let made = (writer, LoopExecutor(eventLoop), pings)
             loops[ObjectIdentifier(eventLoop)] = made
             return made
         }

@@ -37,7 +37,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A close frame went out; the socket closes when the client answers or soon after.
     private var closing = false
     private var timers: [Scheduled<Void>] = []
-    private var pinger: RepeatedTask?
+    private var pings: (sweep: PingSweep, slice: Int)?
     /// Event frames held back while the channel is not writable (the client reads
     /// slower than events come), and their size.
     private var unwritten = CircularBuffer<ByteBuffer>(initialCapacity: 1)
@@ -86,7 +86,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let (writer, executor) = server.perLoop(context.eventLoop)
+        let (writer, executor, pings) = server.perLoop(context.eventLoop)
         self.executor = executor
         let id = ObjectIdentifier(self)
         let eventLoop = context.eventLoop
@@ -107,11 +107,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard user.value.withLock({ $0 }) == nil else { return }
             this.value.sendClose(.policyViolation, reason: "sign in within \(signInTimeout)")
         }
-        // A client that answers nothing between two pings is gone.
-        let half = TimeAmount(server.configuration.pingTimeout / 2)
-        pinger = context.eventLoop.scheduleRepeatedTask(initialDelay: half, delay: half) { _ in
-            this.value.ping()
-        }
+        self.pings = (pings, pings.add(self))
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -213,7 +209,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        pinger?.cancel()
+        if let pings { pings.sweep.remove(self, slice: pings.slice) }
+        pings = nil
         for timer in timers { timer.cancel() }
         timers = []
         signInDeadline?.cancel()
@@ -340,7 +337,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func ping() {
+    func ping() {
         guard let context, !closing else { return }
         if let expiresAt, expiresAt <= Date() {
             sendClose(Self.sessionEnded, reason: "the session expired; sign in again")

@@ -12,13 +12,20 @@ final class SessionRegistry: Sendable {
         var revoke: @Sendable (ParleyError) -> Void
     }
 
-    private let sessions = Mutex([UserID: [Int: LiveSession]]())
+    /// Each user's sessions by number: a list, as most users have one (a dictionary
+    /// each cost an idle session 180 bytes).
+    private let sessions = Mutex([UserID: [(number: Int, live: LiveSession)]]())
 
     /// Registers a session; true when the user just came online.
     func connect(_ user: UserID, session: Int, tokenHash: Data, revoke: @escaping @Sendable (ParleyError) -> Void) -> Bool {
         sessions.withLock { sessions in
             let wasOnline = !(sessions[user]?.isEmpty ?? true)
-            sessions[user, default: [:]][session] = LiveSession(viewing: nil, tokenHash: tokenHash, revoke: revoke)
+            let live = LiveSession(viewing: nil, tokenHash: tokenHash, revoke: revoke)
+            if let index = sessions[user]?.firstIndex(where: { $0.number == session }) {
+                sessions[user]?[index].live = live
+            } else {
+                sessions[user, default: []].append((session, live))
+            }
             return !wasOnline
         }
     }
@@ -26,7 +33,8 @@ final class SessionRegistry: Sendable {
     /// Removes a session; true when the user just went offline.
     func disconnect(_ user: UserID, session: Int) -> Bool {
         sessions.withLock { sessions in
-            guard sessions[user]?.removeValue(forKey: session) != nil else { return false }
+            guard let index = sessions[user]?.firstIndex(where: { $0.number == session }) else { return false }
+            sessions[user]?.remove(at: index)
             if sessions[user]?.isEmpty == true {
                 sessions[user] = nil
                 return true
@@ -38,8 +46,9 @@ final class SessionRegistry: Sendable {
     /// Sets what a session views; returns what it viewed before.
     func setViewing(_ chat: ChatID?, user: UserID, session: Int) -> ChatID? {
         sessions.withLock { sessions in
-            let previous = sessions[user]?[session]?.viewing
-            sessions[user]?[session]?.viewing = chat
+            guard let index = sessions[user]?.firstIndex(where: { $0.number == session }) else { return nil }
+            let previous = sessions[user]?[index].live.viewing
+            sessions[user]?[index].live.viewing = chat
             return previous
         }
     }
@@ -53,24 +62,24 @@ final class SessionRegistry: Sendable {
     }
 
     func isViewing(_ user: UserID, _ chat: ChatID) -> Bool {
-        sessions.withLock { $0[user]?.values.contains { $0.viewing == chat } ?? false }
+        sessions.withLock { $0[user]?.contains { $0.live.viewing == chat } ?? false }
     }
 
     /// What a user views in their most recently chosen session, for presence events.
     func viewing(_ user: UserID) -> ChatID? {
-        sessions.withLock { $0[user]?.values.compactMap(\.viewing).first }
+        sessions.withLock { $0[user]?.compactMap(\.live.viewing).first }
     }
 
     /// The revoke actions of the user's sessions that `end` names, but `session`.
     func sessions(of user: UserID, matching end: SessionEnd, except session: Int? = nil) -> [@Sendable (ParleyError) -> Void] {
         sessions.withLock { sessions in
-            (sessions[user] ?? [:]).filter { number, live in
+            (sessions[user] ?? []).filter { number, live in
                 guard number != session else { return false }
                 switch end {
                 case .signedOut(let token): return live.tokenHash == token
                 case .passwordChanged(let kept): return live.tokenHash != kept
                 }
-            }.map(\.value.revoke)
+            }.map(\.live.revoke)
         }
     }
 }
