@@ -5,7 +5,8 @@ import NIOWebSocket
 /// fragments are joined: frames are masked, reserved bits are clear (no extension is
 /// negotiated), opcodes are ones the RFC defines, and a close frame carries a valid
 /// code and a UTF-8 reason. A frame that breaks one gets a close frame with 1002 (or
-/// 1007 for the reason) and the socket closes; nothing after it is read.
+/// 1007 for the reason) and the socket closes; nothing after it is read. So does a
+/// frame the decoder refuses (1009 when too large).
 final class FrameRules: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = WebSocketFrame
@@ -28,6 +29,21 @@ final class FrameRules: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         context.fireChannelRead(data)
+    }
+
+    /// A frame the decoder refused (longer than the largest frame, a fragmented or long
+    /// control frame) gets a close frame with 1009 or 1002, as NIO's protocol error
+    /// handler would send: done here, the socket has one handler fewer.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? NIOWebSocketError, !broken {
+            broken = true
+            var payload = context.channel.allocator.buffer(capacity: 2)
+            payload.write(webSocketErrorCode: error == .invalidFrameLength ? .messageTooLarge : .protocolError)
+            let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
+        }
+        context.fireErrorCaught(error)
     }
 
     /// Told down the pipeline when a frame broke a rule, so the socket can log why it ends.

@@ -30,7 +30,7 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     static let socketPath = "/v1/ws"
-    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 64 * 1024)
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 64 * 1024)
 
     let responder: HTTPChannelHandler.Responder
     let server: ParleyServer
@@ -63,9 +63,13 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
         return channel.eventLoop.makeCompletedFuture {
             // A socket keeps its receive buffer between reads: NIO's first guess, 2 KiB,
             // was a sixth of an idle session. Requests are small; it grows for big ones.
+            // 512 bytes hold an upgrade request: with 256, the buffer grew at once and
+            // NIO's pool kept the first one too (0.4 KiB more per idle session).
             try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveBuffers)
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: server.configuration.maxFrameSize,
+                // `FrameRules` answers the decoder's errors: one handler fewer a socket.
+                enableAutomaticErrorHandling: false,
                 // `UpgradeCheck` has answered upgrades to any other path already.
                 shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                 upgradePipelineHandler: { channel, head in

@@ -178,6 +178,9 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
             ("close reason not UTF-8", { try $0.sendFrame(opcode: 0x8, payload: [0x03, 0xE8, 0xFF, 0xFE]) }, 1007),
             ("close 1000 is echoed", { try $0.sendFrame(opcode: 0x8, payload: [0x03, 0xE8]) }, 1000),
             ("close 4000 is echoed", { try $0.sendFrame(opcode: 0x8, payload: [0x0F, 0xA0]) }, 4000),
+            // Refused by the frame decoder itself.
+            ("fragmented ping", { try $0.sendFrame(opcode: 0x9, fin: false, payload: []) }, 1002),
+            ("ping of 126 bytes", { try $0.sendFrame(opcode: 0x9, payload: Array(repeating: 0x61, count: 126)) }, 1002),
         ]
         for (name, send, code) in cases {
             let got = try await offPool {
