@@ -27,9 +27,7 @@ public final class SQLiteEventJournal: EventJournal {
     }
 
     private struct Entry {
-        var position: UInt64
-        var origin: Data?
-        var body: [UInt8]
+        var event: PositionedEvent
         var recipients: [UserID]
     }
 
@@ -118,9 +116,10 @@ public final class SQLiteEventJournal: EventJournal {
     }
 
     public func record(_ event: PositionedEvent, recipients: [UserID]) {
+        // Encoded on the journal's queue, not here: the bus calls this under its lock.
         let start = state.withLock { state -> Bool in
-            guard let body = state.codec?.encode(event.event) else { return false }
-            state.pending.append(Entry(position: event.position, origin: event.originToken, body: body, recipients: recipients))
+            guard state.codec != nil else { return false }
+            state.pending.append(Entry(event: event, recipients: recipients))
             guard !state.writing else { return false }
             state.writing = true
             return true
@@ -131,20 +130,22 @@ public final class SQLiteEventJournal: EventJournal {
     /// Writes what is pending, in batches, until nothing is.
     private func writePending() {
         while true {
-            let batch = state.withLock { state -> [Entry] in
+            let (batch, codec) = state.withLock { state -> ([Entry], Codec?) in
                 let batch = state.pending
                 state.pending = []
                 if batch.isEmpty { state.writing = false }
-                return batch
+                return (batch, state.codec)
             }
             guard !batch.isEmpty else { return }
+            guard let codec else { continue }
             do {
                 try pool.write { db in
                     let event = try db.cachedStatement(sql: "INSERT OR REPLACE INTO event (position, origin, body) VALUES (?, ?, ?)")
                     let recipient = try db.cachedStatement(sql: "INSERT OR IGNORE INTO event_recipient (user_id, position) VALUES (?, ?)")
                     for entry in batch {
-                        let position = Int64(clamping: entry.position)
-                        try event.execute(arguments: [position, entry.origin, Data(entry.body)])
+                        guard let body = codec.encode(entry.event.event) else { continue }
+                        let position = Int64(clamping: entry.event.position)
+                        try event.execute(arguments: [position, entry.event.originToken, Data(body)])
                         for user in entry.recipients { try recipient.execute(arguments: [user.rawValue, position]) }
                     }
                 }
