@@ -54,7 +54,7 @@ final class MessageWriter: Sendable {
                             switch try insert(message, db) {
                             case .success(let result):
                                 stored.append(result)
-                                if result.created, let position = journal.positionForMessage() {
+                                if result.created, let position = try journal.positionForMessage(db) {
                                     let event = try RawStatement(db, "INSERT INTO event (position, message_id, origin) VALUES (?, ?, ?)")
                                     try event.bind(
                                         .integer(Int64(clamping: position)), .integer(result.message.id.rawValue), .optional(message.origin)

@@ -14,6 +14,11 @@ import Synchronization
 /// recipients, written behind the bus in batches: a `kill -9` can lose the last
 /// milliseconds of those, never a message's. The table keeps the newest `keep`
 /// positions.
+///
+/// A position is never handed out twice, though many are never written (presence and
+/// typing, or what a `kill -9` took): `event_log.reserved_through` is kept ahead of the
+/// positions handed out, and a restart continues after it. A client that saw such a
+/// position then misses nothing published after the restart.
 public final class SQLiteEventJournal: EventJournal {
     /// How events other than messages are kept: their wire frame (ParleyProtocol's),
     /// which this module does not know.
@@ -41,7 +46,16 @@ public final class SQLiteEventJournal: EventJournal {
         var abandoned: (@Sendable ([UInt64]) -> Void)?
         var codec: Codec?
         var keep: UInt64 = 2_000_000
+        /// Positions up to this one may be handed out: the database says so.
+        var reservedThrough: UInt64 = 0
+        /// A reservation further ahead is being written.
+        var renewing = false
+        /// Written in the message writer's open transaction.
+        var pendingReservation: UInt64?
     }
+
+    /// How far ahead of the positions handed out the reservation runs.
+    static let margin: UInt64 = 100_000
 
     public let epoch: String
     public let newestAtOpen: UInt64
@@ -51,58 +65,114 @@ public final class SQLiteEventJournal: EventJournal {
 
     init(pool: DatabasePool) throws {
         self.pool = pool
-        let (epoch, pruned, newest) = try pool.read { db -> (String, Int64, Int64) in
+        let (epoch, pruned, newest, reserved) = try pool.read { db -> (String, Int64, Int64, Int64) in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT epoch, pruned_through, (SELECT coalesce(max(position), 0) FROM event) FROM event_log")
+                    db,
+                    sql: "SELECT epoch, pruned_through, (SELECT coalesce(max(position), 0) FROM event), reserved_through FROM event_log")
             else { throw DatabaseError(message: "the database has no event log") }
-            return (row[0], row[1], row[2])
+            return (row[0], row[1], row[2], row[3])
         }
         self.epoch = epoch
-        // Past both: a position pruned away is never given again.
-        newestAtOpen = UInt64(max(0, newest, pruned))
+        // Past all three: a position handed out before (kept, pruned or not) is never
+        // handed out again.
+        newestAtOpen = UInt64(max(0, newest, pruned, reserved))
         state = Mutex(State(next: newestAtOpen, prunedThrough: UInt64(max(0, pruned))))
     }
 
     /// Starts keeping events (until then the store writes none): a bus that uses the
     /// journal calls it before events flow.
     /// - Parameter keep: how many of the newest positions the table keeps.
-    public func start(codec: Codec, keep: Int) {
+    public func start(codec: Codec, keep: Int) throws {
+        let through = state.withLock { $0.next } + Self.margin
+        try reserve(through: through)
         state.withLock {
             $0.codec = codec
             $0.keep = UInt64(max(1, keep))
         }
     }
 
+    /// Writes that positions up to `through` may be handed out.
+    private func reserve(through: UInt64) throws {
+        try pool.write { db in try Self.reserve(through: through, db) }
+        state.withLock { $0.reservedThrough = max($0.reservedThrough, through) }
+    }
+
+    private static func reserve(through: UInt64, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE event_log SET reserved_through = max(reserved_through, ?)", arguments: [Int64(clamping: through)])
+    }
+
+    /// Takes the next position; says when the reservation should move ahead (and whether
+    /// it must before the position is handed out).
+    private static func take(_ state: inout State) -> (position: UInt64, renew: UInt64?, behind: Bool) {
+        state.next += 1
+        let behind = state.next > state.reservedThrough
+        guard behind || (state.next + margin / 2 > state.reservedThrough && !state.renewing) else { return (state.next, nil, false) }
+        state.renewing = true
+        return (state.next, state.next + margin, behind)
+    }
+
     public var prunedThrough: UInt64 { state.withLock { $0.prunedThrough } }
 
     public func takePosition() -> UInt64 {
-        state.withLock {
-            $0.next += 1
-            return $0.next
+        let (position, renew, behind) = state.withLock { Self.take(&$0) }
+        guard let renew else { return position }
+        if behind {
+            // Rare: the reservation written ahead has not come back in time.
+            do { try reserve(through: renew) } catch { Self.complain("no position could be reserved: \(error)") }
+            state.withLock { $0.renewing = false }
+        } else {
+            queue.async {
+                do { try self.reserve(through: renew) } catch { Self.complain("no position could be reserved: \(error)") }
+                self.state.withLock { $0.renewing = false }
+            }
         }
+        return position
     }
 
-    /// A position for a message's event, or nil while the journal is not in use.
-    func positionForMessage() -> UInt64? {
-        state.withLock {
-            guard $0.codec != nil else { return nil }
-            $0.next += 1
-            return $0.next
+    /// A position for a message's event, inside the message writer's transaction `db`
+    /// (which moves the reservation ahead when due), or nil while the journal is not in use.
+    func positionForMessage(_ db: Database) throws -> UInt64? {
+        let taken = state.withLock { state -> (position: UInt64, renew: UInt64?, behind: Bool)? in
+            guard state.codec != nil else { return nil }
+            return Self.take(&state)
         }
+        guard let taken else { return nil }
+        if let renew = taken.renew {
+            do {
+                try Self.reserve(through: renew, db)
+            } catch {
+                state.withLock { $0.renewing = false }
+                throw error
+            }
+            // Counted once the transaction commits (`committed`); a rollback forgets it.
+            state.withLock { $0.pendingReservation = renew }
+        }
+        return taken.position
     }
 
     /// After the message writer's commit: the positions its messages' events took.
     func committed(_ positions: [(message: MessageID, position: UInt64)]) {
-        guard !positions.isEmpty else { return }
         state.withLock { state in
             for (message, position) in positions { state.taken[message] = position }
+            if let reserved = state.pendingReservation {
+                state.reservedThrough = max(state.reservedThrough, reserved)
+                state.pendingReservation = nil
+                state.renewing = false
+            }
         }
-        pruneIfDue()
+        if !positions.isEmpty { pruneIfDue() }
     }
 
     /// After the message writer's rollback: positions that name nothing.
     func abandon(_ positions: [UInt64]) {
+        state.withLock { state in
+            if state.pendingReservation != nil {
+                state.pendingReservation = nil
+                state.renewing = false
+            }
+        }
         guard !positions.isEmpty, let abandoned = state.withLock({ $0.abandoned }) else { return }
         abandoned(positions)
     }
@@ -152,7 +222,7 @@ public final class SQLiteEventJournal: EventJournal {
             } catch {
                 // A resume from before these answers without them: the client is told
                 // nothing was lost when something was, so say so where an operator looks.
-                FileHandle.standardError.write(Data("parley: \(batch.count) events were not kept for resuming: \(error)\n".utf8))
+                Self.complain("\(batch.count) events were not kept for resuming: \(error)")
             }
             pruneIfDue()
         }
@@ -175,6 +245,10 @@ public final class SQLiteEventJournal: EventJournal {
                 try db.execute(sql: "UPDATE event_log SET pruned_through = max(pruned_through, ?)", arguments: [cut])
             }
         }
+    }
+
+    private static func complain(_ line: String) {
+        FileHandle.standardError.write(Data("parley: \(line)\n".utf8))
     }
 
     /// Waits for the events recorded so far to be written (a clean shutdown).

@@ -323,7 +323,8 @@ enum Schema {
         }
         // Events kept for resuming across restarts (`SQLiteEventJournal`): a message's
         // event names the message; any other event is its wire frame, for the users in
-        // `event_recipient`. The epoch names this database's positions.
+        // `event_recipient`. The epoch names this database's positions; no position up
+        // to `reserved_through` is handed out again, kept or not.
         migrator.registerMigration("v18") { db in
             try db.execute(
                 sql: """
@@ -341,7 +342,8 @@ enum Schema {
                     CREATE TABLE event_log (
                         id INTEGER PRIMARY KEY CHECK (id = 1),
                         epoch TEXT NOT NULL,
-                        pruned_through INTEGER NOT NULL DEFAULT 0
+                        pruned_through INTEGER NOT NULL DEFAULT 0,
+                        reserved_through INTEGER NOT NULL DEFAULT 0
                     );
                     INSERT INTO event_log (id, epoch) VALUES (1, lower(hex(randomblob(4))));
                     """)

@@ -22,7 +22,7 @@ enum DataFolderEngine {
         // restart. Shells share the folder and resume nothing, so they keep no events
         // (two processes would take the same positions).
         let journal = access == .exclusive ? store.journal : nil
-        journal?.start(codec: Self.eventCodec, keep: totalBacklog)
+        try journal?.start(codec: Self.eventCodec, keep: totalBacklog)
         let bus = InProcessEventBus(backlog: backlog, totalBacklog: totalBacklog, journal: journal)
         let engine = ChatEngine(store: store, blobs: blobs, bus: bus, configuration: configuration)
         return (engine, store)

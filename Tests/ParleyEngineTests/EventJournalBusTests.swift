@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyEngine
 import ParleyLive
+import ParleySQLite
 import ParleyTesting
 import Synchronization
 import Testing
@@ -111,6 +112,34 @@ import Testing
         // Another database's positions mean nothing here.
         let elsewhere = await bus.subscribe(user, tokenHash: nil, after: EventPosition(epoch: "other", position: 11)) { _ in }
         #expect(!elsewhere.complete)
+    }
+}
+
+/// SQLite's journal: a position once handed out is never handed out again, though most
+/// are never written (presence, typing): a client that saw one must not miss what the
+/// server publishes after a restart under the same number.
+@Suite struct SQLiteEventJournalTests {
+    @Test func aPositionHandedOutIsNeverHandedOutAgainAfterARestart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-journal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("parley.sqlite").path
+        let codec = SQLiteEventJournal.Codec(encode: { _ in nil }, decode: { _ in nil })
+
+        let first = try SQLiteChatStore(path: path)
+        try first.journal.start(codec: codec, keep: 1000)
+        // More than the reservation runs ahead, none of them written.
+        var last: UInt64 = 0
+        for _ in 0..<150_000 { last = first.journal.takePosition() }
+
+        // As if that process died here: another opens the same database.
+        let second = try SQLiteChatStore(path: path)
+        #expect(second.journal.epoch == first.journal.epoch)
+        #expect(second.journal.newestAtOpen >= last)
+        try second.journal.start(codec: codec, keep: 1000)
+        #expect(second.journal.takePosition() > last)
+        try first.close()
+        try second.close()
     }
 }
 
