@@ -315,7 +315,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let context else { return }
         let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: reply.frame))
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
-        if reply.sessionChanged { watchExpiry(context: context) }
+        if reply.sessionChanged { noteExpiry() }
         if reply.close {
             sendClose(.policyViolation, reason: "too many sockets for this user")
         }
@@ -329,7 +329,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Notes when the session's token expires (after a reply that signed in, resumed or
     /// signed out); once signed in, the sign-in deadline is no longer needed.
-    private func watchExpiry(context: ChannelHandlerContext) {
+    private func noteExpiry() {
         expiresAt = dispatcher?.session.expiresAt
         if expiresAt != nil {
             signInDeadline?.cancel()
