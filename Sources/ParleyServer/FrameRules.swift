@@ -20,12 +20,7 @@ final class FrameRules: ChannelInboundHandler, RemovableChannelHandler {
         if let (code, reason) = Self.violation(in: frame) {
             broken = true
             context.fireUserInboundEventTriggered(FrameRuleBroken(reason: "\(UInt16(webSocketErrorCode: code)): \(reason)"))
-            var payload = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
-            payload.write(webSocketErrorCode: code)
-            payload.writeString(reason)
-            let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
+            close(context, code, reason: reason)
             return
         }
         context.fireChannelRead(data)
@@ -37,13 +32,18 @@ final class FrameRules: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let error = error as? NIOWebSocketError, !broken {
             broken = true
-            var payload = context.channel.allocator.buffer(capacity: 2)
-            payload.write(webSocketErrorCode: error == .invalidFrameLength ? .messageTooLarge : .protocolError)
-            let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
+            close(context, error == .invalidFrameLength ? .messageTooLarge : .protocolError, reason: nil)
         }
         context.fireErrorCaught(error)
+    }
+
+    /// Sends a close frame with `code` and `reason`, then closes the socket.
+    private func close(_ context: ChannelHandlerContext, _ code: WebSocketErrorCode, reason: String?) {
+        let payload = SocketHandler.closeData(code, reason: reason, allocator: context.channel.allocator)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
     }
 
     /// Told down the pipeline when a frame broke a rule, so the socket can log why it ends.

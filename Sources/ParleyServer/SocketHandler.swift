@@ -372,7 +372,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The longest a socket waits, after its close frame, for a client to read it.
     static let closeLimit = TimeAmount.seconds(30)
 
-    private static func closeData(_ code: WebSocketErrorCode, reason: String?, allocator: ByteBufferAllocator) -> ByteBuffer {
+    /// A close frame's body: the code, and the reason cut to fit a control frame.
+    static func closeData(_ code: WebSocketErrorCode, reason: String?, allocator: ByteBufferAllocator) -> ByteBuffer {
         var data = allocator.buffer(capacity: 2 + (reason?.utf8.count ?? 0))
         data.write(webSocketErrorCode: code)
         if let reason { data.writeString(String(reason.prefix(120))) }
