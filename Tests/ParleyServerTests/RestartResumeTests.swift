@@ -18,23 +18,15 @@ import Testing
         defer { try? FileManager.default.removeItem(at: data) }
         let first = try await offPool { try ServeProcess.start(data: data, arguments: ["--max-registrations", "0"]) }
 
-        let alice = RemoteChatService(url: first.url, folder: nil, connectTimeout: .seconds(120))
-        _ = try await alice.register(Registration(email: "alice@example.com", password: "password-alice", handle: "alice"))
-        let bob = RemoteChatService(url: first.url, folder: nil, connectTimeout: .seconds(120))
-        _ = try await bob.register(Registration(email: "bob@example.com", password: "password-bob", handle: "bob"))
+        let (alice, _) = try await Self.register("alice", on: first.url)
+        let (bob, _) = try await Self.register("bob", on: first.url)
         let group = try await alice.createGroup(handle: "restart", title: nil, isPublic: true)
         _ = try await bob.joinGroup(handle: "restart")
         _ = try await alice.sendMessage(to: .chat(group.id), text: "seen", clientID: nil)
         await bob.close()
 
         // Bob's session, signed in after "seen": its position is where he resumes from.
-        let socket = try await TestSocket(port: first.port)
-        let signIn = try await socket.request(#"{"id":1,"op":"sign_in","args":{"login":"@bob","password":"password-bob"}}"#)
-        let signedIn = try #require(signIn?["result"] as? [String: Any])
-        let epoch = try #require(signedIn["epoch"] as? String)
-        let position = try #require(signedIn["position"] as? Int)
-        let token = try #require(signedIn["token"] as? String)
-        await socket.close()
+        let (epoch, position, token) = try await Self.signInAsBob(port: first.port)
 
         // What bob misses: three messages, and on a clean stop a topic too (an event
         // that is not a message; a kill may take the last milliseconds of those).
@@ -51,7 +43,7 @@ import Testing
         let second = try await offPool { try ServeProcess.start(data: data, arguments: ["--max-registrations", "0"]) }
         let again = try await TestSocket(port: second.port)
         var replayed: [[String: Any]] = []
-        let resume = #"{"id":1,"op":"resume","args":{"token":"\#(token)","after":{"epoch":"\#(epoch)","position":\#(position)}}}"#
+        let resume = Self.resume(token: token, epoch: epoch, position: position)
         let reply = try await again.request(resume, events: &replayed)
         #expect(reply?["ok"] as? Bool == true, "\(String(describing: reply))")
         #expect((reply?["result"] as? [String: Any])?["complete"] as? Bool == true)
@@ -83,18 +75,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: data) }
         let arguments = ["--max-registrations", "0", "--total-backlog", "16"]
         let first = try await offPool { try ServeProcess.start(data: data, arguments: arguments) }
-        let alice = RemoteChatService(url: first.url, folder: nil, connectTimeout: .seconds(120))
-        _ = try await alice.register(Registration(email: "alice@example.com", password: "password-alice", handle: "alice"))
-        let bob = RemoteChatService(url: first.url, folder: nil, connectTimeout: .seconds(120))
-        let bobIn = try await bob.register(Registration(email: "bob@example.com", password: "password-bob", handle: "bob"))
+        let (alice, _) = try await Self.register("alice", on: first.url)
+        let (bob, bobIn) = try await Self.register("bob", on: first.url)
         await bob.close()
-        let socket = try await TestSocket(port: first.port)
-        let signIn = try await socket.request(#"{"id":1,"op":"sign_in","args":{"login":"@bob","password":"password-bob"}}"#)
-        let signedIn = try #require(signIn?["result"] as? [String: Any])
-        let (epoch, position, token) = (
-            signedIn["epoch"] as? String ?? "", signedIn["position"] as? Int ?? 0, signedIn["token"] as? String ?? ""
-        )
-        await socket.close()
+        let (epoch, position, token) = try await Self.signInAsBob(port: first.port)
         // Forty events: more than the server keeps.
         for number in 1...40 { _ = try await alice.sendMessage(to: .user(bobIn.user.id), text: "missed \(number)", clientID: nil) }
         await alice.close()
@@ -102,12 +86,34 @@ import Testing
 
         let second = try await offPool { try ServeProcess.start(data: data, arguments: arguments) }
         let again = try await TestSocket(port: second.port)
-        let resume = #"{"id":1,"op":"resume","args":{"token":"\#(token)","after":{"epoch":"\#(epoch)","position":\#(position)}}}"#
+        let resume = Self.resume(token: token, epoch: epoch, position: position)
         let reply = try await again.request(resume)
         #expect(reply?["ok"] as? Bool == true, "\(String(describing: reply))")
         #expect((reply?["result"] as? [String: Any])?["complete"] as? Bool == false)
         await again.close()
         try await offPool { second.stop() }
+    }
+
+    private static func register(_ name: String, on url: String) async throws -> (RemoteChatService, SignedIn) {
+        let service = RemoteChatService(url: url, folder: nil, connectTimeout: .seconds(120))
+        let signedIn = try await service.register(Registration(email: "\(name)@example.com", password: "password-\(name)", handle: name))
+        return (service, signedIn)
+    }
+
+    /// A session of bob's, signed in over a raw socket and closed: where he resumes from.
+    private static func signInAsBob(port: Int) async throws -> (epoch: String, position: Int, token: String) {
+        let socket = try await TestSocket(port: port)
+        let signIn = try await socket.request(#"{"id":1,"op":"sign_in","args":{"login":"@bob","password":"password-bob"}}"#)
+        await socket.close()
+        let signedIn = try #require(signIn?["result"] as? [String: Any])
+        return (
+            try #require(signedIn["epoch"] as? String), try #require(signedIn["position"] as? Int),
+            try #require(signedIn["token"] as? String)
+        )
+    }
+
+    private static func resume(token: String, epoch: String, position: Int) -> String {
+        #"{"id":1,"op":"resume","args":{"token":"\#(token)","after":{"epoch":"\#(epoch)","position":\#(position)}}}"#
     }
 
     private static func text(of frame: [String: Any]) -> String? {
