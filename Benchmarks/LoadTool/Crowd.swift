@@ -233,13 +233,9 @@ final class CrowdSession: Sendable {
 
 /// Server frames for a crowd session: events carrying a send time go to `onMessage`,
 /// other events are ignored, replies go to `onReply`.
-final class CrowdScanner: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
+final class CrowdScanner: ServerFrameHandler {
     private let onReply: @Sendable (String?) -> Void
     private let onMessage: @Sendable (Int64) -> Void
-    private let onClose: @Sendable () -> Void
-    private var frames = ServerFrames()
 
     init(
         onReply: @escaping @Sendable (String?) -> Void, onMessage: @escaping @Sendable (Int64) -> Void,
@@ -247,22 +243,14 @@ final class CrowdScanner: ChannelInboundHandler {
     ) {
         self.onReply = onReply
         self.onMessage = onMessage
-        self.onClose = onClose
+        super.init(onClose: onClose)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        frames.append(unwrapInboundIn(data))
-        frames.read(answering: context) { payload in
-            if FrameScanner.find(#""pos":"#, in: payload) != nil {
-                if let sent = FrameScanner.sendTime(in: payload) { onMessage(sent) }
-            } else {
-                onReply(String(decoding: payload, as: UTF8.self))
-            }
+    override func text(_ payload: ByteBufferView) {
+        if FrameScanner.find(#""pos":"#, in: payload) != nil {
+            if let sent = FrameScanner.sendTime(in: payload) { onMessage(sent) }
+        } else {
+            onReply(String(decoding: payload, as: UTF8.self))
         }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        onClose()
-        context.fireChannelInactive()
     }
 }

@@ -171,18 +171,39 @@ final class RawClient: Sendable {
     }
 }
 
+/// A client's side of a server's WebSocket: hands each text frame's payload to `text`
+/// (a subclass's), answers pings, and calls `onClose` when the connection ends.
+class ServerFrameHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let onClose: @Sendable () -> Void
+    private var frames = ServerFrames()
+
+    init(onClose: @escaping @Sendable () -> Void) {
+        self.onClose = onClose
+    }
+
+    /// One text frame from the server.
+    func text(_ payload: ByteBufferView) {}
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        frames.append(unwrapInboundIn(data))
+        frames.read(answering: context) { text($0) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        onClose()
+        context.fireChannelInactive()
+    }
+}
+
 /// Reads the upgrade response, then server frames: an event (a frame with a "pos")
 /// counts as delivered with its latency; the first reply means signed in; later replies
 /// are acknowledgements; a ping is answered.
-final class FrameScanner: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
+final class FrameScanner: ServerFrameHandler {
     private let tally: Tally
     private let onReady: @Sendable () -> Void
     private let onAck: @Sendable (Bool) -> Void
-    private let onClose: @Sendable () -> Void
-    private var frames = ServerFrames()
     private var signedIn = false
 
     init(
@@ -192,26 +213,18 @@ final class FrameScanner: ChannelInboundHandler {
         self.tally = tally
         self.onReady = onReady
         self.onAck = onAck
-        self.onClose = onClose
+        super.init(onClose: onClose)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        frames.append(unwrapInboundIn(data))
-        frames.read(answering: context) { payload in
-            if Self.find(#""pos":"#, in: payload) != nil {
-                if let sent = Self.sendTime(in: payload) { tally.delivered(latency: microsNow() - sent) }
-            } else if !signedIn {
-                signedIn = true
-                onReady()
-            } else {
-                onAck(Self.find(#""ok":true"#, in: payload) != nil)
-            }
+    override func text(_ payload: ByteBufferView) {
+        if Self.find(#""pos":"#, in: payload) != nil {
+            if let sent = Self.sendTime(in: payload) { tally.delivered(latency: microsNow() - sent) }
+        } else if !signedIn {
+            signedIn = true
+            onReady()
+        } else {
+            onAck(Self.find(#""ok":true"#, in: payload) != nil)
         }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        onClose()
-        context.fireChannelInactive()
     }
 
     static func sendTime(in bytes: ByteBufferView) -> Int64? {
