@@ -14,11 +14,7 @@
 # hour: a newcomer's sign-in at the default cost adds bcrypt's own time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ -z "${BIN:-}" ]]; then
-    swift build -c release --scratch-path .build-release --product parley >&2
-    swift build -c release --scratch-path .build-release --product parley-load >&2
-    BIN=.build-release/release
-fi
+BIN=${BIN:-$(scripts/release-bin.sh)}
 SESSIONS=${SESSIONS:-19000}
 HOLDERS=${HOLDERS:-8}
 GROUP=${GROUP:-1000}

@@ -32,7 +32,7 @@ serve() { # DATA-FOLDER [ARGS...]: starts a node; its URL goes in DATA-FOLDER/ur
     local data=$1
     shift
     mkdir -p "$data"
-    PARLEY_BCRYPT_COST=4 "$BIN/parley" serve --port 0 --data "$data" --rate-limit 0 --max-sockets-per-user 4 --max-unsigned-per-address 0 \
+    PARLEY_BCRYPT_COST=4 "$BIN/parley" serve --port 0 --data "$data" --rate-limit 0 --max-sockets-per-user 4 --max-unsigned-per-address 0 --max-password-checks-per-address 0 \
         --max-registrations 0 --log-level warning "$@" > "$data/serve.out" 2> "$data/serve.err" &
     pids+=($!)
     for _ in $(seq 100); do grep -q listening "$data/serve.out" 2>/dev/null && break; sleep 0.1; done

@@ -7,17 +7,14 @@
 #   BIN=path/to/release scripts/load.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ -z "${BIN:-}" ]]; then
-    swift build -c release --scratch-path .build-release --product parley >&2
-    swift build -c release --scratch-path .build-release --product parley-load >&2
-    BIN=.build-release/release
-fi
+BIN=${BIN:-$(scripts/release-bin.sh)}
 IDLE=${IDLE:-10000}
 ulimit -n "$(ulimit -Hn)" || true
 
 data=$(mktemp -d)
 trap 'kill $server 2>/dev/null || true; rm -rf "$data"' EXIT
 PARLEY_BCRYPT_COST=4 "$BIN/parley" serve --port 0 --data "$data" --rate-limit 0 --max-sockets-per-user 4 --max-registrations 0 --max-unsigned-per-address 0 \
+    --max-password-checks-per-address 0 \
     --log-level warning > "$data/serve.out" &
 server=$!
 for _ in $(seq 50); do grep -q listening "$data/serve.out" 2>/dev/null && break; sleep 0.1; done
