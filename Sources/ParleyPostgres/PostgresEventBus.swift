@@ -113,11 +113,7 @@ public final class PostgresEventBus: EventBus, Service {
 
     public func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async {
         guard !users.isEmpty else { return }
-        let frame = EventFrame(event: event, pos: 0)
-        let body =
-            WireWriter.eventFrame(frame).map { String(decoding: $0, as: UTF8.self) }
-            ?? (try? Wire.encoder().encode(frame)).map { String(decoding: $0, as: UTF8.self) }
-        guard let body else {
+        guard let body = EventFrame(event: event, pos: 0).bytes.map({ String(decoding: $0, as: UTF8.self) }) else {
             logger.error("an event could not be encoded", metadata: ["event": "\(event.type)"])
             return
         }
@@ -237,7 +233,7 @@ public final class PostgresEventBus: EventBus, Service {
 
     private func decode(_ row: PostgresRow) throws -> Read? {
         let (position, recipients, origin, chat, body) = try row.decode((Int64, [Int64], Data?, Int64?, String).self)
-        guard let frame = try? Wire.decoder().decode(EventFrame.self, from: Data(body.utf8)) else {
+        guard let frame = EventFrame.decoded(from: Array(body.utf8)) else {
             logger.error("an event could not be decoded", metadata: ["position": "\(position)"])
             return nil
         }

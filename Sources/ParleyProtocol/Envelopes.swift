@@ -84,3 +84,18 @@ public struct EventFrame: Codable, Sendable {
 public struct Empty: Codable, Sendable, Equatable {
     public init() {}
 }
+
+extension EventFrame {
+    private static let encoder = Wire.encoder()
+
+    /// The frame's JSON: written by hand for a message (`WireWriter`), by the encoder
+    /// for any other event. What a socket is sent and what a database keeps for resuming.
+    public var bytes: [UInt8]? {
+        WireWriter.eventFrame(self) ?? (try? Self.encoder.encode(self)).map { Array($0) }
+    }
+
+    /// A frame read back from its JSON (as a database keeps it), or nil.
+    public static func decoded(from json: [UInt8]) -> EventFrame? {
+        try? Wire.decoder().decode(EventFrame.self, from: Data(json))
+    }
+}

@@ -8,13 +8,11 @@ final class EventFrameBytes: Sendable {
     let bytes: ByteBuffer
     init(bytes: ByteBuffer) { self.bytes = bytes }
 
-    private static let eventEncoder = Wire.encoder()
-
     /// An event as a complete WebSocket text frame, header included: a server's frames
     /// are not masked, so every socket can be sent the same bytes.
     static func frame(of event: PositionedEvent) -> EventFrameBytes {
         let frame = EventFrame(event: event.event, pos: event.position)
-        let payload = WireWriter.eventFrame(frame) ?? Array((try? eventEncoder.encode(frame)) ?? Data())
+        let payload = frame.bytes ?? []
         var bytes = ByteBuffer()
         bytes.reserveCapacity(payload.count + 10)
         bytes.writeInteger(UInt8(0x81))  // FIN, text

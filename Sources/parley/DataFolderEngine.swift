@@ -30,11 +30,7 @@ enum DataFolderEngine {
 
     /// Events other than messages are kept as their wire frames.
     static let eventCodec = SQLiteEventJournal.Codec(
-        encode: { event in
-            let frame = EventFrame(event: event, pos: 0)
-            return WireWriter.eventFrame(frame) ?? (try? Wire.encoder().encode(frame)).map { Array($0) }
-        },
-        decode: { bytes in try? Wire.decoder().decode(EventFrame.self, from: Data(bytes)).event })
+        encode: { EventFrame(event: $0, pos: 0).bytes }, decode: { EventFrame.decoded(from: $0)?.event })
 
     /// The engine's configuration as `configure` makes it, with the bcrypt cost from
     /// `PARLEY_BCRYPT_COST`.
