@@ -12,7 +12,11 @@ final class EventFrameBytes: Sendable {
     /// are not masked, so every socket can be sent the same bytes.
     static func frame(of event: PositionedEvent) -> EventFrameBytes {
         let frame = EventFrame(event: event.event, pos: event.position)
-        let payload = frame.bytes ?? []
+        return EventFrameBytes(bytes: textFrame(frame.bytes ?? []))
+    }
+
+    /// `payload` as one unmasked, unfragmented text frame, header included.
+    static func textFrame(_ payload: some Collection<UInt8>) -> ByteBuffer {
         var bytes = ByteBuffer()
         bytes.reserveCapacity(payload.count + 10)
         bytes.writeInteger(UInt8(0x81))  // FIN, text
@@ -26,6 +30,6 @@ final class EventFrameBytes: Sendable {
             bytes.writeInteger(UInt64(payload.count))
         }
         bytes.writeBytes(payload)
-        return EventFrameBytes(bytes: bytes)
+        return bytes
     }
 }

@@ -15,6 +15,9 @@ final class EventWriter: Sendable {
         var sockets: [ObjectIdentifier: (socket: NIOLoopBound<SocketHandler>, frames: [ByteBuffer])] = [:]
         /// When each event of this run was first queued (its publication), by position.
         var published: [UInt64: ContinuousClock.Instant] = [:]
+        /// The position queued last: an event's recipients come one after another, so
+        /// only the first of them looks `published` up.
+        var lastPosition: UInt64?
         var scheduled = false
         var lastRun = NIODeadline.distantPast
     }
@@ -34,7 +37,10 @@ final class EventWriter: Sendable {
     func add(_ frame: ByteBuffer, to socket: NIOLoopBound<SocketHandler>, id: ObjectIdentifier, position: UInt64) {
         let schedule: NIODeadline? = pending.withLock { pending in
             pending.sockets[id, default: (socket, [])].frames.append(frame)
-            if pending.published[position] == nil { pending.published[position] = .now }
+            if pending.lastPosition != position {
+                pending.lastPosition = position
+                if pending.published[position] == nil { pending.published[position] = .now }
+            }
             guard !pending.scheduled else { return nil }
             pending.scheduled = true
             return pending.lastRun + interval
@@ -54,6 +60,7 @@ final class EventWriter: Sendable {
             defer {
                 pending.sockets = [:]
                 pending.published = [:]
+                pending.lastPosition = nil
             }
             return (pending.sockets, pending.published)
         }

@@ -313,8 +313,13 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func answered(_ reply: (frame: Data, close: Bool, sessionChanged: Bool)) {
         guard let context else { return }
-        let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: reply.frame))
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        if let frameWriter {
+            // A finished frame, as events are: past the frame encoder, in one buffer.
+            frameWriter.writeAndFlush(NIOAny(EventFrameBytes.textFrame(reply.frame)), promise: nil)
+        } else {
+            let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: reply.frame))
+            context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        }
         if reply.sessionChanged { noteExpiry() }
         if reply.close {
             sendClose(.policyViolation, reason: "too many sockets for this user")
