@@ -110,7 +110,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyIRC",
         dependencies: [
-            "ParleyCore", "ParleyEngine", "ParleyLive",
+            "ParleyCore", "ParleyEngine", "ParleyLive", "ParleyProtocol",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),

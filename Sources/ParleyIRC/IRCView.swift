@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyEngine
+import ParleyProtocol
 import Synchronization
 
 /// What a connection's events need to know to become lines: who the user is and which
@@ -268,6 +269,10 @@ final class IRCView: Sendable {
     /// character boundary within 400 bytes (what is left of 512 after the prefix,
     /// command and target).
     static func split(_ text: String, limit: Int = 400) -> [String] {
+        // Most texts are one short line: no need to walk their characters.
+        if text.utf8.count <= limit, !text.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
+            return [text.isEmpty ? " " : text]
+        }
         var lines: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var current = ""
@@ -287,16 +292,9 @@ final class IRCView: Sendable {
         return lines
     }
 
-    /// `2026-11-26T07:18:01.512Z`, as IRCv3's server-time has it.
-    /// `YYYY-MM-DDThh:mm:ss.sssZ`, to the nearest millisecond (as Parley stores times;
-    /// the system formatter cuts the fraction short, so 26.123 could read .122).
+    /// `2026-11-26T07:18:01.512Z`, as IRCv3's server-time has it: the wire's own
+    /// `YYYY-MM-DDThh:mm:ss.sssZ`, to the nearest millisecond (as Parley stores times).
     static func timestamp(_ date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard milliseconds.isFinite, abs(milliseconds) < 1e15 else { return Date.ISO8601FormatStyle().format(date) }
-        let seconds = (milliseconds / 1000).rounded(.down)
-        let fraction = Int(milliseconds - seconds * 1000)
-        let whole = Date.ISO8601FormatStyle().format(Date(timeIntervalSince1970: seconds))
-        let digits = String(fraction)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+        Wire.text(of: date)
     }
 }
