@@ -20,7 +20,7 @@ final class IRCChannelHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
-        let output = IRCOutput(channel: channel)
+        let output = IRCOutput(channel: channel, writer: gateway.lineWriter(for: channel.eventLoop))
         guard gateway.opened(channel) else {
             output.send(IRCMessage(command: "ERROR", params: ["Closing link: the server is full"]))
             output.close()
@@ -96,11 +96,13 @@ final class IRCChannelHandler: ChannelInboundHandler {
     }
 }
 
-/// Where a connection's lines go: its channel. A client that has left `unreadLimit`
-/// bytes unread is closed rather than buffered for without bound.
+/// Where a connection's lines go: its channel, through its event loop's
+/// `IRCLineWriter`. A client that has left `unreadLimit` bytes unread is closed rather
+/// than buffered for without bound.
 struct IRCOutput: Sendable {
     static let unreadLimit = 4 << 20
     let channel: any Channel
+    let writer: IRCLineWriter
 
     func send(_ message: IRCMessage) {
         send([message])
@@ -108,18 +110,16 @@ struct IRCOutput: Sendable {
 
     func send(_ messages: [IRCMessage]) {
         guard !messages.isEmpty else { return }
-        guard channel.isWritable else {
-            close()
-            return
-        }
         var buffer = channel.allocator.buffer(capacity: messages.count * 64)
         for message in messages {
             buffer.writeString(message.serialized)
             buffer.writeString("\r\n")
         }
-        channel.writeAndFlush(buffer, promise: nil)
+        writer.add(buffer, to: channel)
     }
 
+    /// Closes the connection after the lines queued before it (their run was queued on
+    /// the loop first).
     func close() {
         channel.eventLoop.execute { channel.close(promise: nil) }
     }

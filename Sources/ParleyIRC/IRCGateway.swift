@@ -60,6 +60,8 @@ public final class IRCGateway: Service {
     }
     private let listeners = Mutex<[Listener]>([])
     private let mediaBase = Mutex<String?>(nil)
+    /// One line writer per event loop, made when its first connection opens.
+    private let lineWriters = Mutex([ObjectIdentifier: IRCLineWriter]())
 
     public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.irc")) {
         // PING answers after every earlier line: from here on, lines are numbered.
@@ -132,6 +134,15 @@ public final class IRCGateway: Service {
     func mediaLink(_ id: String, for user: UserID) -> String? {
         guard let base = mediaBase.withLock({ $0 }), let path = engine.signedMediaPath(id, for: user) else { return nil }
         return base + path
+    }
+
+    func lineWriter(for eventLoop: any EventLoop) -> IRCLineWriter {
+        lineWriters.withLock { writers in
+            if let writer = writers[ObjectIdentifier(eventLoop)] { return writer }
+            let writer = IRCLineWriter(eventLoop: eventLoop)
+            writers[ObjectIdentifier(eventLoop)] = writer
+            return writer
+        }
     }
 
     /// Counts a new connection in; false when the gateway is full.
