@@ -24,6 +24,26 @@ import Testing
         #expect(retry.seq == 1)
     }
 
+    /// Client ids and plugin names travel to PostgreSQL inside array literals: quotes,
+    /// backslashes, commas, braces and the word NULL must come back as they were sent.
+    @Test(arguments: StoreKind.all) func clientIDsAndViasWithArraySyntaxInThemComeBackAsSent(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "g1", title: nil, isPublic: true)
+        let odd = [#"a "quoted" \\ back,slash"#, "{NULL}", "NULL", #"\"#, "é , }{"]
+        for (index, clientID) in odd.enumerated() {
+            let via = odd[(index + 1) % odd.count]
+            let sent = try await alice.sendMessage(to: .chat(group.id), text: "t\(index)", clientID: clientID, via: via, replyTo: nil)
+            #expect(sent.clientID == clientID)
+            #expect(sent.via == via)
+            let retried = try await alice.sendMessage(to: .chat(group.id), text: "t\(index)", clientID: clientID, via: via, replyTo: nil)
+            #expect(retried.id == sent.id)
+        }
+        let stored = try await alice.history(chat: group.id, limit: 50, before: nil)
+        #expect(Set(stored.compactMap(\.clientID)) == Set(odd))
+        #expect(Set(stored.compactMap(\.via)) == Set(odd))
+    }
+
     @Test(arguments: StoreKind.all) func tenWritersGetGaplessSequenceNumbers(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
         let owner = try await world.signUp("owner")
