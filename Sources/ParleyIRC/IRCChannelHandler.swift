@@ -110,12 +110,24 @@ struct IRCOutput: Sendable {
 
     func send(_ messages: [IRCMessage]) {
         guard !messages.isEmpty else { return }
-        var buffer = channel.allocator.buffer(capacity: messages.count * 64)
+        writer.add(Self.serialize(messages), to: channel)
+    }
+
+    /// Lines serialized already (`serialize`), shared with other connections.
+    func send(serialized lines: ByteBuffer) {
+        guard lines.readableBytes > 0 else { return }
+        writer.add(lines, to: channel)
+    }
+
+    /// `messages` as the lines that go on the wire, each with its CRLF.
+    static func serialize(_ messages: [IRCMessage]) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(messages.count * 64)
         for message in messages {
             buffer.writeString(message.serialized)
             buffer.writeString("\r\n")
         }
-        writer.add(buffer, to: channel)
+        return buffer
     }
 
     /// Closes the connection after the lines queued before it (their run was queued on

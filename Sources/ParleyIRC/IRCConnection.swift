@@ -51,7 +51,13 @@ actor IRCConnection {
         self.view = view
         session = gateway.engine.connect(
             address: address, client: "irc",
-            deliver: { event in output.send(view.lines(for: event.event)) },
+            deliver: { event in
+                if let shared = view.sharedLines(for: event) {
+                    output.send(serialized: shared)
+                } else {
+                    output.send(view.lines(for: event.event))
+                }
+            },
             ended: { reason in
                 output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(reason.message)"]))
                 output.close()

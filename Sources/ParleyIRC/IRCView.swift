@@ -1,6 +1,8 @@
 import Foundation
+import NIOCore
 import ParleyCore
 import ParleyEngine
+import ParleyLive
 import ParleyProtocol
 import Synchronization
 
@@ -93,6 +95,17 @@ final class IRCView: Sendable {
     }
 
     static func channel(_ chat: Chat) -> String? { chat.kind == .group ? chat.handle.map { "#" + $0 } : nil }
+
+    /// The lines of an event that every client with the same capabilities gets alike
+    /// (a text in a group), serialized once for all of them; nil for any other event.
+    func sharedLines(for event: PositionedEvent) -> ByteBuffer? {
+        guard case .message(let sent) = event.event, sent.message.media == nil, Self.channel(sent.chat) != nil else { return nil }
+        let (me, capabilities) = state.withLock { ($0.me, $0.capabilities) }
+        guard let me else { return nil }
+        return event.encoded { _ in IRCSharedLines() }.lines(for: capabilities) {
+            IRCOutput.serialize(Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities))
+        }
+    }
 
     /// The lines an event becomes for this client (none for what IRC has no line for).
     func lines(for event: ChatEvent) -> [IRCMessage] {
@@ -296,5 +309,18 @@ final class IRCView: Sendable {
     /// `YYYY-MM-DDThh:mm:ss.sssZ`, to the nearest millisecond (as Parley stores times).
     static func timestamp(_ date: Date) -> String {
         Wire.text(of: date)
+    }
+}
+
+/// An event's IRC lines, serialized once for each set of capabilities its recipients
+/// have (`IRCView.sharedLines(for:)`).
+final class IRCSharedLines: Sendable {
+    private let byCapabilities = Mutex<[Set<String>: ByteBuffer]>([:])
+
+    func lines(for capabilities: Set<String>, make: () -> ByteBuffer) -> ByteBuffer {
+        if let made = byCapabilities.withLock({ $0[capabilities] }) { return made }
+        let made = make()
+        byCapabilities.withLock { $0[capabilities] = made }
+        return made
     }
 }

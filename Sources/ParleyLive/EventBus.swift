@@ -28,7 +28,8 @@ public final class PositionedEvent: Sendable {
     public let position: UInt64
     /// The token hash of the session that caused it, which does not get it back.
     public let originToken: Data?
-    private let encoding = Mutex<(any AnyObject & Sendable)?>(nil)
+    /// Its encodings, one per front end that has delivered it (WebSocket, IRC).
+    private let encodings = Mutex<[any AnyObject & Sendable]>([])
 
     public init(event: ChatEvent, position: UInt64, originToken: Data?) {
         self.event = event
@@ -36,15 +37,25 @@ public final class PositionedEvent: Sendable {
         self.originToken = originToken
     }
 
-    /// The event's encoding, made by `encode` for the first caller and shared by the
-    /// others (one encoder per process, so the type is always the same). A class, so
-    /// the check of the cached one's type is a pointer comparison, not a dynamic cast
-    /// of an existential (which was 5% of a busy server).
+    /// The event's encoding of type `Encoding`, made by `encode` for the first caller
+    /// and shared by the others. A class, so the check of a cached one's type is a
+    /// pointer comparison, not a dynamic cast of an existential (which was 5% of a busy
+    /// server). Each front end keeps its own: one of them does not replace another's.
     public func encoded<Encoding: AnyObject & Sendable>(_ encode: (PositionedEvent) -> Encoding) -> Encoding {
-        if let cached = encoding.withLock({ $0 }) as? Encoding { return cached }
+        if let cached = encodings.withLock({ Self.first(Encoding.self, in: $0) }) { return cached }
         let made = encode(self)
-        encoding.withLock { $0 = made }
-        return made
+        return encodings.withLock { encodings in
+            if let cached = Self.first(Encoding.self, in: encodings) { return cached }
+            encodings.append(made)
+            return made
+        }
+    }
+
+    private static func first<Encoding: AnyObject>(_ type: Encoding.Type, in encodings: [any AnyObject & Sendable]) -> Encoding? {
+        for encoding in encodings {
+            if let found = encoding as? Encoding { return found }
+        }
+        return nil
     }
 }
 
