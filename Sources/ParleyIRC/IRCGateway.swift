@@ -1,6 +1,6 @@
 public import Logging
-import NIOCore
-import NIOPosix
+public import NIOCore
+public import NIOPosix
 public import NIOSSL
 import ParleyCore
 public import ParleyEngine
@@ -63,11 +63,20 @@ public final class IRCGateway: Service {
     /// One line writer per event loop, made when its first connection opens.
     private let lineWriters = Mutex([ObjectIdentifier: IRCLineWriter]())
 
-    public init(engine: ChatEngine, configuration: Configuration, logger: Logger = Logger(label: "parley.irc")) {
+    /// The event loops the connections live on.
+    private let eventLoopGroup: any EventLoopGroup
+
+    /// - Parameter eventLoopGroup: where connections live: a server's own loops
+    ///   (`ParleyServer.eventLoopGroup(threads:)`) keep its threads few.
+    public init(
+        engine: ChatEngine, configuration: Configuration, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "parley.irc")
+    ) {
         // PING answers after every earlier line: from here on, lines are numbered.
         engine.arrivals.enable()
         self.engine = engine
         self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
         self.logger = logger
     }
 
@@ -89,7 +98,7 @@ public final class IRCGateway: Service {
     }
 
     private func listen(on port: Int, tls: NIOSSLContext?) async throws -> Int {
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

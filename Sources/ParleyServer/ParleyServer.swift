@@ -66,6 +66,11 @@ public final class ParleyServer: Sendable {
     /// runs on (`SQLiteChatStore(path:…, batchStart: ParleyServer.batchStart)`).
     public static var batchStart: BatchStart { LoopGroups.batchStart }
 
+    /// The event loops a server with `threads` loops serves its sockets on, made once
+    /// for the process: another front end on them (the IRC gateway) shares their
+    /// threads, and its sends join the same group commits.
+    public static func eventLoopGroup(threads: Int) -> any EventLoopGroup { LoopGroups.shared(threads: threads) }
+
     /// The Hummingbird application; run it with `runService()` (stops on SIGINT/SIGTERM)
     /// or inside a `ServiceGroup`.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {

@@ -250,7 +250,9 @@ struct ServeCommand: AsyncParsableCommand {
             irc.serverInfo = ircServerInfo
             irc.network = ircNetwork
             irc.linesPerSecond = ircLineRate ?? (rateLimit == 0 ? 0 : 10)
-            let gateway = IRCGateway(engine: engine, configuration: irc, logger: logger)
+            let gateway = IRCGateway(
+                engine: engine, configuration: irc, eventLoopGroup: ParleyServer.eventLoopGroup(threads: configuration.eventLoops),
+                logger: logger)
             do {
                 let ports = try await gateway.bind()
                 if let plain = ports.plain { ircURL += " irc://\(host):\(plain)" }
