@@ -39,7 +39,7 @@ final class IRCChannelHandler: ChannelInboundHandler {
         let (stream, continuation) = AsyncStream.makeStream(of: (IRCInbound, UInt64).self)
         lines = continuation
         let arrivals = gateway.engine.arrivals
-        Task {
+        Task(executorPreference: gateway.taskExecutor(context.eventLoop)) {
             for await (inbound, ticket) in stream {
                 await connection.handle(inbound, ticket: ticket)
                 arrivals.finish(ticket)

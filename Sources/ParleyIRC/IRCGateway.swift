@@ -66,10 +66,17 @@ public final class IRCGateway: Service {
     /// The event loops the connections live on.
     private let eventLoopGroup: any EventLoopGroup
 
-    /// - Parameter eventLoopGroup: where connections live: a server's own loops
-    ///   (`ParleyServer.eventLoopGroup(threads:)`) keep its threads few.
+    /// The executor a connection's line handling prefers, given its loop.
+    let taskExecutor: @Sendable (any EventLoop) -> (any TaskExecutor)?
+
+    /// - Parameters:
+    ///   - eventLoopGroup: where connections live: a server's own loops
+    ///     (`ParleyServer.eventLoopGroup(threads:)`) keep its threads few.
+    ///   - taskExecutor: what a connection's lines are handled on, given its loop
+    ///     (`ParleyServer.taskExecutor(on:)`); nil: Swift's shared pool.
     public init(
         engine: ChatEngine, configuration: Configuration, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        taskExecutor: @escaping @Sendable (any EventLoop) -> (any TaskExecutor)? = { _ in nil },
         logger: Logger = Logger(label: "parley.irc")
     ) {
         // PING answers after every earlier line: from here on, lines are numbered.
@@ -77,6 +84,7 @@ public final class IRCGateway: Service {
         self.engine = engine
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
+        self.taskExecutor = taskExecutor
         self.logger = logger
     }
 

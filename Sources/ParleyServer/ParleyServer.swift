@@ -71,6 +71,11 @@ public final class ParleyServer: Sendable {
     /// threads, and its sends join the same group commits.
     public static func eventLoopGroup(threads: Int) -> any EventLoopGroup { LoopGroups.shared(threads: threads) }
 
+    /// `eventLoop` as the executor a front end's request tasks prefer (as the server's
+    /// sockets' do): a request runs on the thread that read it, and a commit resumes it
+    /// with one wake of that loop.
+    public static func taskExecutor(on eventLoop: any EventLoop) -> any TaskExecutor { LoopExecutor(eventLoop) }
+
     /// The Hummingbird application; run it with `runService()` (stops on SIGINT/SIGTERM)
     /// or inside a `ServiceGroup`.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {

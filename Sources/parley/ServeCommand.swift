@@ -252,7 +252,7 @@ struct ServeCommand: AsyncParsableCommand {
             irc.linesPerSecond = ircLineRate ?? (rateLimit == 0 ? 0 : 10)
             let gateway = IRCGateway(
                 engine: engine, configuration: irc, eventLoopGroup: ParleyServer.eventLoopGroup(threads: configuration.eventLoops),
-                logger: logger)
+                taskExecutor: { ParleyServer.taskExecutor(on: $0) }, logger: logger)
             do {
                 let ports = try await gateway.bind()
                 if let plain = ports.plain { ircURL += " irc://\(host):\(plain)" }
