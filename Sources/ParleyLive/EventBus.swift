@@ -28,8 +28,9 @@ public final class PositionedEvent: Sendable {
     public let position: UInt64
     /// The token hash of the session that caused it, which does not get it back.
     public let originToken: Data?
-    /// Its encodings, one per front end that has delivered it (WebSocket, IRC).
-    private let encodings = Mutex<[any AnyObject & Sendable]>([])
+    /// Its encodings: one per front end that has delivered it (WebSocket, IRC), two at
+    /// most (a third would replace the second).
+    private let encodings = Mutex<(first: (any AnyObject & Sendable)?, second: (any AnyObject & Sendable)?)>((nil, nil))
 
     public init(event: ChatEvent, position: UInt64, originToken: Data?) {
         self.event = event
@@ -40,22 +41,16 @@ public final class PositionedEvent: Sendable {
     /// The event's encoding of type `Encoding`, made by `encode` for the first caller
     /// and shared by the others. A class, so the check of a cached one's type is a
     /// pointer comparison, not a dynamic cast of an existential (which was 5% of a busy
-    /// server). Each front end keeps its own: one of them does not replace another's.
+    /// server). Each front end keeps its own: one does not replace another's.
     public func encoded<Encoding: AnyObject & Sendable>(_ encode: (PositionedEvent) -> Encoding) -> Encoding {
-        if let cached = encodings.withLock({ Self.first(Encoding.self, in: $0) }) { return cached }
+        let (first, second) = encodings.withLock { $0 }
+        if let cached = first as? Encoding { return cached }
+        if let cached = second as? Encoding { return cached }
         let made = encode(self)
-        return encodings.withLock { encodings in
-            if let cached = Self.first(Encoding.self, in: encodings) { return cached }
-            encodings.append(made)
-            return made
+        encodings.withLock { encodings in
+            if encodings.first == nil { encodings.first = made } else { encodings.second = made }
         }
-    }
-
-    private static func first<Encoding: AnyObject>(_ type: Encoding.Type, in encodings: [any AnyObject & Sendable]) -> Encoding? {
-        for encoding in encodings {
-            if let found = encoding as? Encoding { return found }
-        }
-        return nil
+        return made
     }
 }
 
