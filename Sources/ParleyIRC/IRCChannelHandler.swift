@@ -20,7 +20,8 @@ final class IRCChannelHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
-        let output = IRCOutput(channel: channel, writer: gateway.lineWriter(for: channel.eventLoop))
+        let (writer, executor) = gateway.perLoop(channel.eventLoop)
+        let output = IRCOutput(channel: channel, writer: writer)
         guard gateway.opened(channel) else {
             output.send(IRCMessage(command: "ERROR", params: ["Closing link: the server is full"]))
             output.close()
@@ -39,7 +40,7 @@ final class IRCChannelHandler: ChannelInboundHandler {
         let (stream, continuation) = AsyncStream.makeStream(of: (IRCInbound, UInt64).self)
         lines = continuation
         let arrivals = gateway.engine.arrivals
-        Task(executorPreference: gateway.taskExecutor(context.eventLoop)) {
+        Task(executorPreference: executor) {
             for await (inbound, ticket) in stream {
                 await connection.handle(inbound, ticket: ticket)
                 arrivals.finish(ticket)

@@ -60,14 +60,15 @@ public final class IRCGateway: Service {
     }
     private let listeners = Mutex<[Listener]>([])
     private let mediaBase = Mutex<String?>(nil)
-    /// One line writer per event loop, made when its first connection opens.
-    private let lineWriters = Mutex([ObjectIdentifier: IRCLineWriter]())
+    /// Each event loop's line writer and the executor its connections' lines are
+    /// handled on, made when its first connection opens.
+    private let loops = Mutex([ObjectIdentifier: (writer: IRCLineWriter, executor: (any TaskExecutor)?)]())
 
     /// The event loops the connections live on.
     private let eventLoopGroup: any EventLoopGroup
 
     /// The executor a connection's line handling prefers, given its loop.
-    let taskExecutor: @Sendable (any EventLoop) -> (any TaskExecutor)?
+    private let taskExecutor: @Sendable (any EventLoop) -> (any TaskExecutor)?
 
     /// - Parameters:
     ///   - eventLoopGroup: where connections live: a server's own loops
@@ -153,12 +154,14 @@ public final class IRCGateway: Service {
         return base + path
     }
 
-    func lineWriter(for eventLoop: any EventLoop) -> IRCLineWriter {
-        lineWriters.withLock { writers in
-            if let writer = writers[ObjectIdentifier(eventLoop)] { return writer }
-            let writer = IRCLineWriter(eventLoop: eventLoop)
-            writers[ObjectIdentifier(eventLoop)] = writer
-            return writer
+    /// The line writer of `eventLoop` and the executor its connections' lines are
+    /// handled on (nil: Swift's shared pool).
+    func perLoop(_ eventLoop: any EventLoop) -> (writer: IRCLineWriter, executor: (any TaskExecutor)?) {
+        loops.withLock { loops in
+            if let known = loops[ObjectIdentifier(eventLoop)] { return known }
+            let made = (writer: IRCLineWriter(eventLoop: eventLoop), executor: taskExecutor(eventLoop))
+            loops[ObjectIdentifier(eventLoop)] = made
+            return made
         }
     }
 
