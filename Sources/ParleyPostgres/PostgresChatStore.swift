@@ -31,12 +31,14 @@ public final class PostgresChatStore: ChatStore, Service {
         self.logger = logger
         self.batchStart = batchStart
         client = PostgresClient(configuration: location.clientConfiguration(connections: connections), backgroundLogger: logger)
-        writer = PostgresMessageWriter(client: client, start: batchStart, logger: logger)
+        writer = PostgresMessageWriter(location: location, start: batchStart, logger: logger)
     }
 
-    /// Runs the connection pool until the task is cancelled.
+    /// Runs the connection pool until the task is cancelled, then closes the message
+    /// writer's connection.
     public func run() async {
         await client.run()
+        await writer.close()
     }
 
     /// Connects once, so an unreachable database or a refused login is an `unavailable`

@@ -50,6 +50,8 @@ public final class PostgresEventBus: EventBus, Service {
 
     public let epoch: String
     private let client: PostgresClient
+    /// The reader's own connection: it queries after every notification.
+    private let reader: DedicatedConnection
     private let logger: Logger
     private let keep: Int64
     private let state: Mutex<State>
@@ -73,15 +75,21 @@ public final class PostgresEventBus: EventBus, Service {
         }
         guard let row = rows.first else { throw ParleyError(.unavailable, "the database has no event bus: was it migrated?") }
         let (epoch, pruned, newest) = try row.decode((String, Int64, Int64).self)
+        // Planned with each position it is given: a plan cached while the table was
+        // small scans the whole table once it is not.
+        let reader = DedicatedConnection(
+            location: store.location, name: "event reader", setup: ["SET plan_cache_mode = force_custom_plan"], logger: logger)
         return PostgresEventBus(
-            client: store.client, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep,
+            client: store.client, reader: reader, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep,
             start: store.batchStart, logger: logger)
     }
 
     private init(
-        client: PostgresClient, epoch: String, newest: UInt64, pruned: UInt64, keep: Int, start: BatchStart, logger: Logger
+        client: PostgresClient, reader: DedicatedConnection, epoch: String, newest: UInt64, pruned: UInt64, keep: Int, start: BatchStart,
+        logger: Logger
     ) {
         self.client = client
+        self.reader = reader
         self.epoch = epoch
         self.logger = logger
         self.keep = Int64(max(1, keep))
@@ -246,7 +254,7 @@ public final class PostgresEventBus: EventBus, Service {
     private func readNew() async throws {
         while true {
             let after = state.withLock { $0.delivered }
-            let rows = try await client.withConnection { connection in
+            let rows = try await reader.run { connection in
                 var rows: [PostgresRow] = []
                 for try await row in try await connection.execute(ReadEvents(after: Int64(clamping: after)), logger: logger) {
                     rows.append(row)
@@ -305,6 +313,8 @@ public final class PostgresEventBus: EventBus, Service {
                 await group.waitForAll()
             }
         }
+        // The reader has stopped.
+        await reader.close()
     }
 
     private func read() async {

@@ -5,6 +5,8 @@ import PostgresNIO
 /// A batch of events, published by `parley_publish` (migration 3); prepared once per
 /// connection.
 struct Publish: PostgresPreparedStatement {
+    // Named here: the protocol's default name is worked out by reflection at every execution.
+    static let name = "parley_publish"
     static let sql = "SELECT parley_publish($1, $2, $3, $4, $5, $6, $7)"
     typealias Row = ()
 
@@ -34,6 +36,7 @@ struct Publish: PostgresPreparedStatement {
 /// The events after a position, oldest first, a thousand at most; prepared once per
 /// connection, as every node runs it after each notification.
 struct ReadEvents: PostgresPreparedStatement {
+    static let name = "parley_read_events"
     static let sql = """
         SELECT position, recipients, origin, membership_chat, body FROM event
         WHERE position > $1 ORDER BY position LIMIT 1000

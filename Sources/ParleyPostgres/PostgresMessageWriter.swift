@@ -16,9 +16,21 @@ final class PostgresMessageWriter: Sendable {
     private let observer = CommitObserver()
     private let batches: BatchQueue<[NewMessage], Outcome>
 
-    init(client: PostgresClient, start: BatchStart, logger: Logger) {
+    /// The writer's own connection: batches come one at a time, all day.
+    private let connection: DedicatedConnection
+
+    init(location: PostgresLocation, start: BatchStart, logger: Logger) {
         let observer = observer
-        batches = BatchQueue(start: start) { batch in try await Self.write(batch, client: client, logger: logger, observer: observer) }
+        let connection = DedicatedConnection(location: location, name: "message writer", logger: logger)
+        self.connection = connection
+        batches = BatchQueue(start: start) { batch in
+            try await Self.write(batch, connection: connection, logger: logger, observer: observer)
+        }
+    }
+
+    /// Closes the writer's connection; sends after it fail as unavailable.
+    func close() async {
+        await connection.close()
     }
 
     func observe(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
@@ -30,7 +42,7 @@ final class PostgresMessageWriter: Sendable {
     }
 
     private static func write(
-        _ batch: [[NewMessage]], client: PostgresClient, logger: Logger, observer: CommitObserver
+        _ batch: [[NewMessage]], connection: DedicatedConnection, logger: Logger, observer: CommitObserver
     ) async throws -> [Result<Outcome, any Error>] {
         let started = ContinuousClock.now
         var attempt = 0
@@ -39,10 +51,11 @@ final class PostgresMessageWriter: Sendable {
             do {
                 // One message is one statement, its own transaction: no BEGIN and COMMIT
                 // round trips for a lone sender.
-                let outcomes =
+                let outcomes = try await connection.run { connection in
                     batch.count == 1 && batch[0].count == 1
-                    ? try await client.withConnection { try await insert(batch, $0, logger: logger) }
-                    : try await client.withTransaction(logger: logger) { try await insert(batch, $0, logger: logger) }
+                        ? try await insert(batch, connection, logger: logger)
+                        : try await connection.withTransaction(logger: logger) { try await insert(batch, $0, logger: logger) }
+                }
                 observer.committed(outcomes.reduce(0) { $0 + $1.stored.count }, since: started)
                 return outcomes.map { .success($0) }
             } catch {
@@ -120,6 +133,8 @@ final class PostgresMessageWriter: Sendable {
 /// sequence number, the membership check, the chat's copy of its last message, the
 /// message, the sender's read marker and the mentions, in one statement.
 struct InsertMessage: PostgresPreparedStatement {
+    // Named here: the protocol's default name is worked out by reflection at every execution.
+    static let name = "parley_insert_message"
     static let sql = """
         WITH c AS (
             UPDATE chat SET last_seq = last_seq + 1, last_message_id = nextval('message_id_seq'), last_activity_at = $1,
