@@ -13,7 +13,7 @@ final class DedicatedConnection: Sendable {
         var closed = false
     }
 
-    private let location: PostgresLocation
+    let location: PostgresLocation
     private let name: String
     private let setup: [String]
     private let logger: Logger

@@ -50,8 +50,10 @@ public final class PostgresEventBus: EventBus, Service {
 
     public let epoch: String
     private let client: PostgresClient
-    /// The reader's own connection: it queries after every notification.
+    /// The reader's own connection (it queries after every notification), and the
+    /// publisher's (a batch of events after every commit).
     private let reader: DedicatedConnection
+    private let publisher: DedicatedConnection
     private let logger: Logger
     private let keep: Int64
     private let state: Mutex<State>
@@ -90,6 +92,8 @@ public final class PostgresEventBus: EventBus, Service {
     ) {
         self.client = client
         self.reader = reader
+        let publisher = DedicatedConnection(location: reader.location, name: "event publisher", logger: logger)
+        self.publisher = publisher
         self.epoch = epoch
         self.logger = logger
         self.keep = Int64(max(1, keep))
@@ -100,7 +104,7 @@ public final class PostgresEventBus: EventBus, Service {
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (self.wakes, self.wake) = (wakes, wake)
         outgoing = BatchQueue(start: start) { batch in
-            await Self.write(batch, client: client, logger: logger)
+            await Self.write(batch, connection: publisher, logger: logger)
             wake.yield()
             return batch.map { _ in .success(()) }
         }
@@ -152,7 +156,7 @@ public final class PostgresEventBus: EventBus, Service {
     }
 
     /// Writes a batch (three tries), then has this node's reader look at once.
-    private static func write(_ batch: [Outgoing], client: PostgresClient, logger: Logger) async {
+    private static func write(_ batch: [Outgoing], connection: DedicatedConnection, logger: Logger) async {
         for attempt in 1...3 {
             do {
                 // One statement, so one transaction and one round trip (see migration 3).
@@ -161,7 +165,7 @@ public final class PostgresEventBus: EventBus, Service {
                     origins: batch.map { $0.origin?.hex ?? "" }, kept: batch.map(\.kept),
                     chats: batch.map { $0.membershipChat ?? 0 }, messages: batch.map { $0.message ?? 0 }, bodies: batch.map(\.body),
                     at: Date().storedMilliseconds)
-                try await client.withConnection { connection in
+                try await connection.run { connection in
                     for try await _ in try await connection.execute(statement, logger: logger) {}
                 }
                 return
@@ -313,8 +317,9 @@ public final class PostgresEventBus: EventBus, Service {
                 await group.waitForAll()
             }
         }
-        // The reader has stopped.
+        // The reader has stopped; publishes from now on fail as the pool's queries do.
         await reader.close()
+        await publisher.close()
     }
 
     private func read() async {
