@@ -65,6 +65,7 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyStore", "ParleyLive", "ParleyProtocol",
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],

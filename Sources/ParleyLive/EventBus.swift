@@ -78,18 +78,12 @@ public protocol EventBus: Sendable {
     /// Calls `changed` with each chat whose members or roles changed on another node
     /// (the engine knows of its own changes); set once, before events flow.
     func onMembershipChange(_ changed: @escaping @Sendable (ChatID) -> Void)
-    /// Whether a message's event published twice is delivered once. Such a bus is told
-    /// again of a message whose send is retried: the first attempt may have stored it
-    /// and then died before its event went out (a node killed between the two).
-    var deduplicatesMessages: Bool { get }
     /// Says that a stored message will not be published (its chat went meanwhile), for
     /// a bus that gave its event a position when it was stored.
     func abandon(_ message: MessageID)
 }
 
 extension EventBus {
-    public var deduplicatesMessages: Bool { false }
-
     public func abandon(_ message: MessageID) {}
 
     /// One process has no other nodes to hear from.

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import ParleyCore
 import PostgresNIO
 import Synchronization
@@ -14,6 +15,10 @@ final class DedicatedConnection: Sendable {
     }
 
     let location: PostgresLocation
+    /// The connection's thread, as an executor: the task that uses the connection
+    /// prefers it, so that a reply resumes it where it was read.
+    let executor: any TaskExecutor
+    private let eventLoop: any EventLoop
     private let name: String
     private let setup: [String]
     private let logger: Logger
@@ -24,6 +29,8 @@ final class DedicatedConnection: Sendable {
     ///   - setup: statements run on each new connection before its first use.
     init(location: PostgresLocation, name: String, setup: [String] = [], logger: Logger) {
         self.location = location
+        eventLoop = PostgresConnection.defaultEventLoopGroup.next()
+        executor = LoopTaskExecutor(eventLoop)
         self.name = name
         self.setup = setup
         self.logger = logger
@@ -59,7 +66,8 @@ final class DedicatedConnection: Sendable {
         if let current, !current.isClosed { return current }
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration(), id: 0, logger: logger)
+            connection = try await PostgresConnection.connect(
+                on: eventLoop, configuration: location.connectionConfiguration(), id: 0, logger: logger)
         } catch {
             throw ParleyError(.unavailable, "cannot reach PostgreSQL at \(location): \(PostgresChatStore.describe(error))")
         }
@@ -85,5 +93,20 @@ final class DedicatedConnection: Sendable {
         state.withLock { state in
             if state.connection === connection { state.connection = nil }
         }
+    }
+}
+
+/// Runs a task's jobs on one event loop.
+final class LoopTaskExecutor: TaskExecutor {
+    private let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        eventLoop.execute { job.runSynchronously(on: executor) }
     }
 }

@@ -172,6 +172,11 @@ enum PostgresRows {
 
     static func message(_ row: PostgresRow) throws -> Message {
         var cells = Cells(row)
+        return try message(&cells)
+    }
+
+    /// A message from `messageColumns`, starting at the cells' index.
+    static func message(_ cells: inout Cells) throws -> Message {
         let id = MessageID(try cells.next(Int64.self))
         let chat = ChatID(try cells.next(Int64.self))
         let seq: Int64 = try cells.next()
@@ -213,33 +218,41 @@ enum PostgresRows {
     static func chats(_ rows: [PostgresRow], on connection: PostgresConnection, logger: Logger) async throws -> [Chat] {
         var chats: [Chat] = []
         for row in rows {
-            var cells = Cells(row)
-            let id = ChatID(try cells.next(Int64.self))
-            let kind = ChatKind(rawValue: try cells.next()) ?? .group
+            var head = Cells(row)
+            let id: Int64 = try head.next()
             var participants: [UserRef] = []
-            if kind == .direct {
+            if ChatKind(rawValue: try head.next()) == .direct {
                 for member in try await connection.query(
                     """
                     SELECT u.id, u.handle, u.display_name, u.is_bot FROM member mb JOIN users u ON u.id = mb.user_id
-                    WHERE mb.chat_id = \(id.rawValue) ORDER BY u.id
+                    WHERE mb.chat_id = \(id) ORDER BY u.id
                     """, logger: logger
                 ).collect() {
                     var memberCells = Cells(member)
                     participants.append(try userRef(&memberCells))
                 }
             }
-            var chat = Chat(
-                id: id, kind: kind, handle: try cells.next(), title: try cells.next(), isPublic: try cells.next(),
-                participants: participants, createdAt: try cells.date(), topic: try cells.next(), anyoneSetsTopic: try cells.next(),
-                anyoneMentionsAll: try cells.next())
-            chat.moderated = try cells.next()
-            chat.memberLimit = (try cells.next(Int64?.self)).map { Int(clamping: $0) }
-            chat.keyed = try cells.next()
-            chat.unlisted = try cells.next()
-            chat.topicSetBy = try cells.next()
-            chat.topicSetAt = try cells.optionalDate()
-            chats.append(chat)
+            var cells = Cells(row)
+            chats.append(try chat(&cells, participants: participants))
         }
         return chats
+    }
+
+    /// A chat from `chatColumns`, starting at the cells' index; `participants` are a
+    /// direct chat's two users.
+    static func chat(_ cells: inout Cells, participants: [UserRef]) throws -> Chat {
+        let id = ChatID(try cells.next(Int64.self))
+        let kind = ChatKind(rawValue: try cells.next()) ?? .group
+        var chat = Chat(
+            id: id, kind: kind, handle: try cells.next(), title: try cells.next(), isPublic: try cells.next(),
+            participants: kind == .direct ? participants : [], createdAt: try cells.date(), topic: try cells.next(),
+            anyoneSetsTopic: try cells.next(), anyoneMentionsAll: try cells.next())
+        chat.moderated = try cells.next()
+        chat.memberLimit = (try cells.next(Int64?.self)).map { Int(clamping: $0) }
+        chat.keyed = try cells.next()
+        chat.unlisted = try cells.next()
+        chat.topicSetBy = try cells.next()
+        chat.topicSetAt = try cells.optionalDate()
+        return chat
     }
 }

@@ -13,6 +13,11 @@ import Synchronization
 /// reads them from the table, so each node delivers to its own sockets, in position
 /// order, and a client resumes on any node (positions are the database's).
 ///
+/// A message's event is written by the message writer in the message's own statement
+/// (`InsertMessage`): an empty body, and the reader reads the message and its chat with
+/// the event. So a stored message always has its event, and a send costs no publish of
+/// its own. Every other event is its wire frame, published here in batches.
+///
 /// Positions are taken in commit order: publishers hold one transaction-scoped advisory
 /// lock from `nextval` to commit, so a reader that has seen position P never later
 /// finds a row below P. The lock costs little, since PostgreSQL already serialises
@@ -43,8 +48,6 @@ public final class PostgresEventBus: EventBus, Service {
         var origin: Data?
         var kept: Bool
         var membershipChat: Int64?
-        /// The message of a message event, carried once.
-        var message: Int64?
         var body: String
     }
 
@@ -77,13 +80,17 @@ public final class PostgresEventBus: EventBus, Service {
         }
         guard let row = rows.first else { throw ParleyError(.unavailable, "the database has no event bus: was it migrated?") }
         let (epoch, pruned, newest) = try row.decode((String, Int64, Int64).self)
-        // Planned with each position it is given: a plan cached while the table was
-        // small scans the whole table once it is not.
+        // Its one query is planned once for the connection, and never as a scan of a
+        // whole table: a plan made while the tables were small would keep scanning them
+        // once they are not.
         let reader = DedicatedConnection(
-            location: store.location, name: "event reader", setup: ["SET plan_cache_mode = force_custom_plan"], logger: logger)
-        return PostgresEventBus(
+            location: store.location, name: "event reader", setup: ["SET enable_seqscan = off"], logger: logger)
+        let bus = PostgresEventBus(
             client: store.client, reader: reader, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep,
             start: store.batchStart, logger: logger)
+        let wake = bus.wake
+        store.writer.whenCommitted { wake.yield() }
+        return bus
     }
 
     private init(
@@ -103,7 +110,7 @@ public final class PostgresEventBus: EventBus, Service {
         prunedThrough = Atomic(pruned)
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (self.wakes, self.wake) = (wakes, wake)
-        outgoing = BatchQueue(start: start) { batch in
+        outgoing = BatchQueue(start: start, executor: publisher.executor) { batch in
             await Self.write(batch, connection: publisher, logger: logger)
             wake.yield()
             return batch.map { _ in .success(()) }
@@ -125,6 +132,8 @@ public final class PostgresEventBus: EventBus, Service {
 
     public func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async {
         guard !users.isEmpty else { return }
+        // The message writer wrote it with its message (`InsertMessage`).
+        if case .message = event { return }
         guard let body = EventFrame(event: event, pos: 0).bytes.map({ String(decoding: $0, as: UTF8.self) }) else {
             logger.error("an event could not be encoded", metadata: ["event": "\(event.type)"])
             return
@@ -134,14 +143,7 @@ public final class PostgresEventBus: EventBus, Service {
         try? await outgoing.submit(
             Outgoing(
                 recipients: users.map(\.rawValue), origin: origin?.tokenHash, kept: kept,
-                membershipChat: Self.membershipChat(of: event)?.rawValue, message: Self.message(of: event)?.rawValue, body: body))
-    }
-
-    /// A retried send is announced again; the table keeps a message's event once.
-    public var deduplicatesMessages: Bool { true }
-
-    private static func message(of event: ChatEvent) -> MessageID? {
-        if case .message(let event) = event { event.message.id } else { nil }
+                membershipChat: Self.membershipChat(of: event)?.rawValue, body: body))
     }
 
     /// The chat whose members, roles or rules an event changes: other nodes forget
@@ -163,7 +165,7 @@ public final class PostgresEventBus: EventBus, Service {
                 let statement = Publish(
                     recipients: batch.map { "{" + $0.recipients.map(String.init).joined(separator: ",") + "}" },
                     origins: batch.map { $0.origin?.hex ?? "" }, kept: batch.map(\.kept),
-                    chats: batch.map { $0.membershipChat ?? 0 }, messages: batch.map { $0.message ?? 0 }, bodies: batch.map(\.body),
+                    chats: batch.map { $0.membershipChat ?? 0 }, messages: batch.map { _ in 0 }, bodies: batch.map(\.body),
                     at: Date().storedMilliseconds)
                 try await connection.run { connection in
                     for try await _ in try await connection.execute(statement, logger: logger) {}
@@ -200,16 +202,14 @@ public final class PostgresEventBus: EventBus, Service {
                     try await client.query("SELECT pruned_through FROM bus WHERE id = 1", logger: logger).collect().first?
                     .decode(Int64.self) ?? 0
                 complete = Int64(clamping: after.position) >= pruned
-                let rows = try await client.query(
+                // Integers only in the text: nothing a client sent.
+                let events = """
+                    SELECT * FROM event WHERE position > \(Int64(clamping: after.position)) AND position <= \(Int64(clamping: through))
+                        AND kept AND recipients @> ARRAY[\(user.rawValue)]::bigint[]
                     """
-                    SELECT position, recipients, origin, membership_chat, body FROM event
-                    WHERE position > \(Int64(clamping: after.position)) AND position <= \(Int64(clamping: through)) AND kept
-                        AND recipients @> ARRAY[\(user.rawValue)]::bigint[]
-                    ORDER BY position
-                    """, logger: logger
-                ).collect()
+                let rows = try await client.query(PostgresQuery(unsafeSQL: ReadEvents.select(from: events)), logger: logger).collect()
                 for row in rows {
-                    guard let read = try decode(row), tokenHash == nil || read.event.originToken != tokenHash else { continue }
+                    guard let read = decode(row), tokenHash == nil || read.event.originToken != tokenHash else { continue }
                     deliver(read.event)
                 }
             } catch {
@@ -243,14 +243,59 @@ public final class PostgresEventBus: EventBus, Service {
         var membershipChat: Int64?
     }
 
-    private func decode(_ row: PostgresRow) throws -> Read? {
-        let (position, recipients, origin, chat, body) = try row.decode((Int64, [Int64], Data?, Int64?, String).self)
-        guard let frame = EventFrame.decoded(from: Array(body.utf8)) else {
-            logger.error("an event could not be decoded", metadata: ["position": "\(position)"])
+    /// An event from a row of `ReadEvents.select`; nil for a message event whose message
+    /// is gone (its chat was deleted), and for a row that does not decode (logged: one
+    /// such row must not stop the reader).
+    private func decode(_ row: PostgresRow) -> Read? {
+        do {
+            return try read(row)
+        } catch {
+            var cells = Cells(row)
+            let position = (try? cells.next(Int64.self)).map(String.init) ?? "?"
+            logger.error("an event could not be read", metadata: ["position": "\(position)", "error": "\(String(reflecting: error))"])
             return nil
         }
+    }
+
+    private func read(_ row: PostgresRow) throws -> Read? {
+        var cells = Cells(row)
+        let position: Int64 = try cells.next()
+        let recipients: [Int64] = try cells.next()
+        let origin: Data? = try cells.next()
+        let chat: Int64? = try cells.next()
+        let body: String = try cells.next()
+        let event: ChatEvent
+        if body.isEmpty {
+            // The message writer's: the message and its chat, read with the event.
+            var probe = cells
+            guard try probe.next(Int64?.self) != nil else { return nil }
+            let stored = try PostgresRows.message(&cells)
+            let ids: [Int64]? = try cells.next()
+            let handles: [String]? = try cells.next()
+            let names: [String]? = try cells.next()
+            let bots: [Bool]? = try cells.next()
+            var participants: [UserRef] = []
+            if let ids, let handles, let names, let bots, ids.count == handles.count, ids.count == names.count, ids.count == bots.count {
+                for index in ids.indices {
+                    participants.append(
+                        UserRef(id: UserID(ids[index]), handle: handles[index], displayName: names[index], isBot: bots[index]))
+                }
+            }
+            let summary = try PostgresRows.chat(&cells, participants: participants)
+            var message = stored
+            message.clientTags = try cells.next(String?.self).flatMap {
+                try? JSONDecoder().decode([String: String].self, from: Data($0.utf8))
+            }
+            event = .message(MessageEvent(chat: summary, message: message))
+        } else {
+            guard let frame = EventFrame.decoded(from: Array(body.utf8)) else {
+                logger.error("an event could not be decoded", metadata: ["position": "\(position)"])
+                return nil
+            }
+            event = frame.event
+        }
         return Read(
-            event: PositionedEvent(event: frame.event, position: UInt64(position), originToken: origin), recipients: recipients,
+            event: PositionedEvent(event: event, position: UInt64(position), originToken: origin), recipients: recipients,
             membershipChat: chat)
     }
 
@@ -265,7 +310,7 @@ public final class PostgresEventBus: EventBus, Service {
                 }
                 return rows
             }
-            let reads = try rows.compactMap { try decode($0) }
+            let reads = rows.compactMap { decode($0) }
             let invalidate = membership.withLock { $0 }
             for read in reads { if let chat = read.membershipChat { invalidate?.call(ChatID(chat)) } }
             state.withLock { state in
@@ -285,7 +330,7 @@ public final class PostgresEventBus: EventBus, Service {
                     }
                 }
                 // Rows that did not decode still move the reader on.
-                if let last = rows.last, let position = try? last.decode(Int64.self, context: .default) {
+                if let last = rows.last, let position = try? last.makeRandomAccess()[0].decode(Int64.self, context: .default) {
                     state.delivered = max(state.delivered, UInt64(max(0, position)))
                 }
             }
@@ -304,7 +349,7 @@ public final class PostgresEventBus: EventBus, Service {
         defer { listener.cancel() }
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.read() }
+                group.addTask(executorPreference: self.reader.executor) { await self.read() }
                 group.addTask {
                     var ticks = 0
                     while !Task.isCancelled {

@@ -37,10 +37,36 @@ struct Publish: PostgresPreparedStatement {
 /// connection, as every node runs it after each notification.
 struct ReadEvents: PostgresPreparedStatement {
     static let name = "parley_read_events"
-    static let sql = """
-        SELECT position, recipients, origin, membership_chat, body FROM event
-        WHERE position > $1 ORDER BY position LIMIT 1000
+    static let sql = select(from: "SELECT * FROM event WHERE position > $1 ORDER BY position LIMIT 1000")
+
+    /// The events `events` selects (a query of `event`), oldest first: each event's
+    /// columns, and for a message event the message writer wrote (an empty body, see
+    /// `InsertMessage`) the message's columns, a direct chat's users as arrays (ids,
+    /// handles, names, bot flags) and the chat's columns, as they are now, and the
+    /// client-only tags sent with it. The message
+    /// is looked up per event (the lateral subquery's `LIMIT` keeps it from being made a
+    /// join that reads the whole message table).
+    static func select(from events: String) -> String {
         """
+        SELECT e.position, e.recipients, e.origin, e.membership_chat, e.body, x.* FROM (\(events)) e
+        LEFT JOIN LATERAL (
+            SELECT \(PostgresRows.messageColumns),
+                \(participants("u.id")), \(participants("u.handle")), \(participants("u.display_name")), \(participants("u.is_bot")),
+                \(PostgresRows.chatColumns), e.client_tags
+            FROM message m \(PostgresRows.messageJoins) JOIN chat c ON c.id = m.chat_id
+            WHERE e.body = '' AND m.id = e.message_id LIMIT 1
+        ) x ON true
+        ORDER BY e.position
+        """
+    }
+
+    private static func participants(_ column: String) -> String {
+        """
+        CASE WHEN c.kind = 'direct' THEN ARRAY(SELECT \(column) FROM member mb JOIN users u ON u.id = mb.user_id \
+        WHERE mb.chat_id = c.id ORDER BY u.id) END
+        """
+    }
+
     typealias Row = PostgresRow
 
     var after: Int64

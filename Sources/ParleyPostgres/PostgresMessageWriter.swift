@@ -14,6 +14,8 @@ final class PostgresMessageWriter: Sendable {
     typealias Outcome = (stored: [(message: Message, created: Bool)], failure: ParleyError?)
 
     private let observer = CommitObserver()
+    /// The bus, which reads the batch's events at once rather than at the notification.
+    private let events = CommitObserver()
     private let batches: BatchQueue<[NewMessage], Outcome>
 
     /// The writer's own connection: batches come one at a time, all day.
@@ -21,10 +23,13 @@ final class PostgresMessageWriter: Sendable {
 
     init(location: PostgresLocation, start: BatchStart, logger: Logger) {
         let observer = observer
+        let events = events
         let connection = DedicatedConnection(location: location, name: "message writer", logger: logger)
         self.connection = connection
-        batches = BatchQueue(start: start) { batch in
-            try await Self.write(batch, connection: connection, logger: logger, observer: observer)
+        batches = BatchQueue(start: start, executor: connection.executor) { batch in
+            let results = try await Self.write(batch, connection: connection, logger: logger, observer: observer)
+            events.committed(0, since: .now)
+            return results
         }
     }
 
@@ -35,6 +40,11 @@ final class PostgresMessageWriter: Sendable {
 
     func observe(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
         observer.set(commit)
+    }
+
+    /// Tells `committed` after each batch, whose messages' events are then in the table.
+    func whenCommitted(_ committed: @escaping @Sendable () -> Void) {
+        events.set { _, _ in committed() }
     }
 
     func append(_ messages: [NewMessage]) async throws -> Outcome {
@@ -101,7 +111,8 @@ final class PostgresMessageWriter: Sendable {
         let statement = InsertMessage(
             sentAt: sentAt, sender: sender, kind: kind, text: message.text, media: media, clientID: message.clientID, chat: chat,
             via: message.via, mentions: MessageColumns.mentions(message.mentions.map(\.handle)), mentionsAll: message.mentionsEveryone,
-            replyTo: message.replyTo, mentioned: message.mentions.map(\.id.rawValue))
+            replyTo: message.replyTo, mentioned: message.mentions.map(\.id.rawValue), origin: message.origin,
+            clientTags: message.clientTags.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) })
         var inserted: (id: Int64, seq: Int64)?
         for try await row in try await connection.execute(statement, logger: logger) { inserted = row }
         if let (id, seq) = inserted {
@@ -129,9 +140,15 @@ final class PostgresMessageWriter: Sendable {
 /// The statement that stores one message, prepared once per connection so it is not
 /// parsed and planned for every message. Parameters: $1 sent at, $2
 /// sender, $3 kind, $4 text, $5 media, $6 client id, $7 chat, $8 via, $9 mentioned
-/// handles, $10 mentions everyone, $11 the seq it replies to, $12 the mentioned users. The
+/// handles, $10 mentions everyone, $11 the seq it replies to, $12 the mentioned users, $13
+/// the sending session's token hash, $14 its client-only tags (JSON), for its event. The
 /// sequence number, the membership check, the chat's copy of its last message, the
-/// message, the sender's read marker and the mentions, in one statement.
+/// message, the sender's read marker, the mentions and the message's event (see
+/// `PostgresEventBus`: its position taken under the publishers' lock, the chat's
+/// members as its recipients, an empty body that says "read the message"), in one
+/// statement: a send costs no round trip and no commit of its own for its event. The
+/// publishers' lock is taken before the chat's row (a one-time filter), as every
+/// publisher takes it before any row, so two nodes' writers cannot deadlock.
 struct InsertMessage: PostgresPreparedStatement {
     // Named here: the protocol's default name is worked out by reflection at every execution.
     static let name = "parley_insert_message"
@@ -140,6 +157,7 @@ struct InsertMessage: PostgresPreparedStatement {
             UPDATE chat SET last_seq = last_seq + 1, last_message_id = nextval('message_id_seq'), last_activity_at = $1,
                 last_sender_id = $2, last_kind = $3, last_text = $4, last_media = $5, last_client_id = $6, last_deleted_at = NULL
             WHERE id = $7 AND EXISTS (SELECT 1 FROM member WHERE chat_id = $7 AND user_id = $2)
+                AND (SELECT count(*) FROM pg_advisory_xact_lock(787802)) = 1
                 AND ($6::text IS NULL OR NOT EXISTS (SELECT 1 FROM message WHERE sender_id = $2 AND client_id = $6))
             RETURNING last_seq, last_message_id
         ), m AS (
@@ -151,6 +169,11 @@ struct InsertMessage: PostgresPreparedStatement {
         ), n AS (
             INSERT INTO mention (user_id, chat_id, seq, message_id)
             SELECT u, $7, m.seq, m.id FROM m, unnest($12::bigint[]) AS u ON CONFLICT DO NOTHING
+        ), e AS (
+            INSERT INTO event (position, recipients, origin, kept, message_id, body, client_tags, created_at)
+            SELECT nextval('event_position'), (SELECT array_agg(user_id ORDER BY user_id) FROM member WHERE chat_id = $7), $13, true,
+                m.id, '', $14, $1
+            FROM m, (SELECT pg_notify('parley_events', '')) AS publishing
         )
         SELECT id, seq FROM m
         """
@@ -168,9 +191,11 @@ struct InsertMessage: PostgresPreparedStatement {
     var mentionsAll: Bool
     var replyTo: Int64?
     var mentioned: [Int64]
+    var origin: Data?
+    var clientTags: String?
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 12)
+        var bindings = PostgresBindings(capacity: 14)
         bindings.append(sentAt)
         bindings.append(sender)
         bindings.append(kind)
@@ -183,6 +208,8 @@ struct InsertMessage: PostgresPreparedStatement {
         bindings.append(mentionsAll)
         bindings.append(replyTo)
         bindings.append(mentioned)
+        try bindings.append(origin)
+        bindings.append(clientTags)
         return bindings
     }
 

@@ -302,6 +302,15 @@ enum PostgresSchema {
             CREATE INDEX presence_watch_watcher ON presence_watch (watcher_id);
             """
         ),
+        (
+            // A message's event is written with the message (an empty body: the reader
+            // reads the message), and its IRCv3 client-only tags, which the message does
+            // not keep, go with the event.
+            "10-client-tags-with-message-events",
+            """
+            ALTER TABLE event ADD COLUMN client_tags text;
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

@@ -32,13 +32,20 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     @usableFromInline let state = Mutex<(pending: [Pending], writing: Bool)>(([], false))
     @usableFromInline let writer: Writer
     @usableFromInline let start: BatchStart
+    @usableFromInline let executor: (any TaskExecutor)?
 
     /// Batches written by `write`, awaited in a task; returns each item's result, in
     /// order (or throws for them all).
+    /// - Parameter executor: where the writing task prefers to run (the thread of the
+    ///   connection it awaits, so each round trip resumes it without a hop).
     @inlinable
-    package init(start: BatchStart = .immediately, write: @escaping @Sendable ([Item]) async throws -> [Result<Output, any Error>]) {
+    package init(
+        start: BatchStart = .immediately, executor: (any TaskExecutor)? = nil,
+        write: @escaping @Sendable ([Item]) async throws -> [Result<Output, any Error>]
+    ) {
         writer = .async(write)
         self.start = start
+        self.executor = executor
     }
 
     /// Batches written by `write`, which blocks, one after another on `queue`. The queue
@@ -50,6 +57,7 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     ) {
         writer = .blocking(queue, write)
         self.start = start
+        executor = nil
     }
 
     /// Queues `item` and returns its result once its batch is written.
@@ -64,9 +72,10 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
             }
             guard first else { return }
             let writer = writer
+            let executor = executor
             let begin: @Sendable () -> Void = {
                 switch writer {
-                case .async(let write): Task { await self.drain(write) }
+                case .async(let write): Task(executorPreference: executor) { await self.drain(write) }
                 case .blocking(let queue, let write): queue.async { self.drain(write) }
                 }
             }

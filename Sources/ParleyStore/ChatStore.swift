@@ -300,6 +300,9 @@ public struct NewMessage: Sendable, Hashable {
     /// The token hash of the session that sends it, kept with its event so that a
     /// resume of that session does not get it back.
     public var origin: Data?
+    /// IRCv3 client-only tags that go with the message's event to those online; the
+    /// message does not keep them.
+    public var clientTags: [String: String]?
 
     public init(
         chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: MediaInfo? = nil, clientID: String?, via: String? = nil,

@@ -432,6 +432,24 @@ import Testing
         #expect(direct.stdout.contains("a direct word from A"), "\(direct.stdout)")
         #expect(try alice.run("/send @bob and back from B").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from B") != nil)
+
+        // Across nodes a message's client-only tags go with it (they are not stored, so
+        // the bus carries that event), and a plain message's event is the one written
+        // with the message.
+        let tagger = try IRCTestClient(port: try #require(nodes[0].ircPort))
+        #expect(try tagger.signIn("bob", password: "builder-123", capabilities: ["message-tags"]))
+        try tagger.send("JOIN #swift")
+        #expect(tagger.wait(containing: " 366 bob #swift ") != nil)
+        let listener = try IRCTestClient(port: try #require(nodes[1].ircPort))
+        #expect(try listener.signIn("alice", password: "wonderland-1", capabilities: ["message-tags"]))
+        try listener.send("JOIN #swift")
+        #expect(listener.wait(containing: " 366 alice #swift ") != nil)
+        try tagger.send("@+example.org/mood=happy PRIVMSG #swift :tagged from A")
+        try tagger.send("PRIVMSG #swift :plain from A")
+        let tagged = try #require(listener.wait(containing: "PRIVMSG #swift :tagged from A"))
+        #expect(tagged.contains("+example.org/mood=happy"), "\(tagged)")
+        let plain = try #require(listener.wait(containing: "PRIVMSG #swift :plain from A"))
+        #expect(plain.contains(":bob!bob@parley ") && !plain.contains("mood"), "\(plain)")
     }
 
     /// Channel modes are group settings: set in the shell, they bind an IRC client; set

@@ -99,7 +99,8 @@ extension EngineSession {
             stored[index].message.replyTo = quotes[index]
         }
         let sent = stored.map(\.message)
-        for (message, created) in stored where created || engine.bus.deduplicatesMessages { await announce(message) }
+        // A retried send's event is the one its first attempt wrote with the message.
+        for (message, created) in stored where created { await announce(message) }
         for chat in Set(sent.map(\.chatID)) { await afterSending(in: chat, as: user) }
         return SentBatch(sent: sent, failure: outcome.failure ?? failure)
     }
@@ -118,11 +119,12 @@ extension EngineSession {
         var message = message
         message.chatID = try await chatID(for: recipient, as: user)
         message.origin = origin.tokenHash
+        message.clientTags = clientTags
         let quote = try await annotate(&message, as: user)
         var (stored, created) = try await store.append(message)
         if created { stored.replyTo = quote }
         stored.clientTags = clientTags
-        if created || engine.bus.deduplicatesMessages { await announce(stored) }
+        if created { await announce(stored) }
         await afterSending(in: message.chatID, as: user)
         return stored
     }
