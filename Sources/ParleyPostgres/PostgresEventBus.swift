@@ -85,12 +85,12 @@ public final class PostgresEventBus: EventBus, Service {
         // once they are not.
         let reader = DedicatedConnection(
             location: store.location, name: "event reader", setup: ["SET enable_seqscan = off"], logger: logger)
-        let bus = PostgresEventBus(
+        // No wake from this node's message writer: its statement's result comes before
+        // its commit, so a read at once often finds nothing yet; the commit's
+        // notification comes after it.
+        return PostgresEventBus(
             client: store.client, reader: reader, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep,
             start: store.batchStart, logger: logger)
-        let wake = bus.wake
-        store.writer.whenCommitted { wake.yield() }
-        return bus
     }
 
     private init(

@@ -14,8 +14,6 @@ final class PostgresMessageWriter: Sendable {
     typealias Outcome = (stored: [(message: Message, created: Bool)], failure: ParleyError?)
 
     private let observer = CommitObserver()
-    /// The bus, which reads the batch's events at once rather than at the notification.
-    private let events = CommitObserver()
     private let batches: BatchQueue<[NewMessage], Outcome>
 
     /// The writer's own connection: batches come one at a time, all day.
@@ -23,13 +21,10 @@ final class PostgresMessageWriter: Sendable {
 
     init(location: PostgresLocation, start: BatchStart, logger: Logger) {
         let observer = observer
-        let events = events
         let connection = DedicatedConnection(location: location, name: "message writer", logger: logger)
         self.connection = connection
         batches = BatchQueue(start: start, executor: connection.executor) { batch in
-            let results = try await Self.write(batch, connection: connection, logger: logger, observer: observer)
-            events.committed(0, since: .now)
-            return results
+            try await Self.write(batch, connection: connection, logger: logger, observer: observer)
         }
     }
 
@@ -40,11 +35,6 @@ final class PostgresMessageWriter: Sendable {
 
     func observe(_ commit: @escaping @Sendable (Duration, Int) -> Void) {
         observer.set(commit)
-    }
-
-    /// Tells `committed` after each batch, whose messages' events are then in the table.
-    func whenCommitted(_ committed: @escaping @Sendable () -> Void) {
-        events.set { _, _ in committed() }
     }
 
     func append(_ messages: [NewMessage]) async throws -> Outcome {
