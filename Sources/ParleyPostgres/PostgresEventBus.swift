@@ -85,9 +85,9 @@ public final class PostgresEventBus: EventBus, Service {
         // once they are not.
         let reader = DedicatedConnection(
             location: store.location, name: "event reader", setup: ["SET enable_seqscan = off"], logger: logger)
-        // No wake from this node's message writer: its statement's result comes before
-        // its commit, so a read at once often finds nothing yet; the commit's
-        // notification comes after it.
+        // No wake from this node's message writer: its commit's notification comes once
+        // the rows can be read, where a read at once (a lone message's result arrives
+        // before its implicit commit ends) measured slower (docs/performance.md).
         return PostgresEventBus(
             client: store.client, reader: reader, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep,
             start: store.batchStart, logger: logger)
@@ -248,7 +248,7 @@ public final class PostgresEventBus: EventBus, Service {
     /// such row must not stop the reader).
     private func decode(_ row: PostgresRow) -> Read? {
         do {
-            return try read(row)
+            return try event(from: row)
         } catch {
             var cells = Cells(row)
             let position = (try? cells.next(Int64.self)).map(String.init) ?? "?"
@@ -257,7 +257,7 @@ public final class PostgresEventBus: EventBus, Service {
         }
     }
 
-    private func read(_ row: PostgresRow) throws -> Read? {
+    private func event(from row: PostgresRow) throws -> Read? {
         var cells = Cells(row)
         let position: Int64 = try cells.next()
         let recipients: [Int64] = try cells.next()
