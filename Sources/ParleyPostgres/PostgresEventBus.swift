@@ -237,66 +237,18 @@ public final class PostgresEventBus: EventBus, Service {
 
     // Reading
 
-    private struct Read {
-        var event: PositionedEvent
-        var recipients: [Int64]
-        var membershipChat: Int64?
-    }
-
     /// An event from a row of `ReadEvents.select`; nil for a message event whose message
     /// is gone (its chat was deleted), and for a row that does not decode (logged: one
     /// such row must not stop the reader).
-    private func decode(_ row: PostgresRow) -> Read? {
+    private func decode(_ row: PostgresRow) -> ReadEvent? {
         do {
-            return try event(from: row)
+            return try ReadEvents.event(from: row)
         } catch {
             var cells = Cells(row)
             let position = (try? cells.next(Int64.self)).map(String.init) ?? "?"
             logger.error("an event could not be read", metadata: ["position": "\(position)", "error": "\(String(reflecting: error))"])
             return nil
         }
-    }
-
-    private func event(from row: PostgresRow) throws -> Read? {
-        var cells = Cells(row)
-        let position: Int64 = try cells.next()
-        let recipients: [Int64] = try cells.next()
-        let origin: Data? = try cells.next()
-        let chat: Int64? = try cells.next()
-        let body: String = try cells.next()
-        let event: ChatEvent
-        if body.isEmpty {
-            // The message writer's: the message and its chat, read with the event.
-            var probe = cells
-            guard try probe.next(Int64?.self) != nil else { return nil }
-            let stored = try PostgresRows.message(&cells)
-            let ids: [Int64]? = try cells.next()
-            let handles: [String]? = try cells.next()
-            let names: [String]? = try cells.next()
-            let bots: [Bool]? = try cells.next()
-            var participants: [UserRef] = []
-            if let ids, let handles, let names, let bots, ids.count == handles.count, ids.count == names.count, ids.count == bots.count {
-                for index in ids.indices {
-                    participants.append(
-                        UserRef(id: UserID(ids[index]), handle: handles[index], displayName: names[index], isBot: bots[index]))
-                }
-            }
-            let summary = try PostgresRows.chat(&cells, participants: participants)
-            var message = stored
-            message.clientTags = try cells.next(String?.self).flatMap {
-                try? JSONDecoder().decode([String: String].self, from: Data($0.utf8))
-            }
-            event = .message(MessageEvent(chat: summary, message: message))
-        } else {
-            guard let frame = EventFrame.decoded(from: Array(body.utf8)) else {
-                logger.error("an event could not be decoded", metadata: ["position": "\(position)"])
-                return nil
-            }
-            event = frame.event
-        }
-        return Read(
-            event: PositionedEvent(event: event, position: UInt64(position), originToken: origin), recipients: recipients,
-            membershipChat: chat)
     }
 
     /// Reads and delivers every event after the last one delivered.

@@ -1,3 +1,7 @@
+import Foundation
+import ParleyCore
+import ParleyLive
+import ParleyProtocol
 import PostgresNIO
 
 // The event bus's hot statements, prepared once per connection.
@@ -78,4 +82,56 @@ struct ReadEvents: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { row }
+}
+
+/// An event read back, with what the bus needs besides it.
+struct ReadEvent {
+    var event: PositionedEvent
+    var recipients: [Int64]
+    var membershipChat: Int64?
+}
+
+extension ReadEvents {
+    /// An event from a row of `select`; nil for a message event whose message is gone
+    /// (its chat was deleted).
+    static func event(from row: PostgresRow) throws -> ReadEvent? {
+        var cells = Cells(row)
+        let position: Int64 = try cells.next()
+        let recipients: [Int64] = try cells.next()
+        let origin: Data? = try cells.next()
+        let chat: Int64? = try cells.next()
+        let body: String = try cells.next()
+        let event: ChatEvent
+        if body.isEmpty {
+            // The message writer's: the message and its chat, read with the event.
+            var probe = cells
+            guard try probe.next(Int64?.self) != nil else { return nil }
+            let stored = try PostgresRows.message(&cells)
+            let ids: [Int64]? = try cells.next()
+            let handles: [String]? = try cells.next()
+            let names: [String]? = try cells.next()
+            let bots: [Bool]? = try cells.next()
+            var participants: [UserRef] = []
+            if let ids, let handles, let names, let bots, ids.count == handles.count, ids.count == names.count, ids.count == bots.count {
+                for index in ids.indices {
+                    participants.append(
+                        UserRef(id: UserID(ids[index]), handle: handles[index], displayName: names[index], isBot: bots[index]))
+                }
+            }
+            let summary = try PostgresRows.chat(&cells, participants: participants)
+            var message = stored
+            message.clientTags = try cells.next(String?.self).flatMap {
+                try? JSONDecoder().decode([String: String].self, from: Data($0.utf8))
+            }
+            event = .message(MessageEvent(chat: summary, message: message))
+        } else {
+            guard let frame = EventFrame.decoded(from: Array(body.utf8)) else {
+                throw ParleyError(.internalError, "the event's body is not an event frame")
+            }
+            event = frame.event
+        }
+        return ReadEvent(
+            event: PositionedEvent(event: event, position: UInt64(position), originToken: origin), recipients: recipients,
+            membershipChat: chat)
+    }
 }
