@@ -5,11 +5,13 @@ import ParleyStore
 import PostgresNIO
 import Synchronization
 
-/// Group commit on PostgreSQL: sends that arrive while a transaction is being written
-/// wait and go together into the next one, and each caller is answered after that
-/// commit. Each message is one statement: the chat's row is locked while its next
-/// sequence number is taken, so writers on other nodes queue behind it and numbers
-/// stay gap-free.
+/// Group commit on PostgreSQL: sends that arrive while a batch is being written wait and
+/// go together into the next one, and each caller is answered after that commit. A batch
+/// of single messages (the usual one) is one statement, `InsertMessages`; a lone message
+/// is `InsertMessage`; lists of several messages, which stop at their first refusal, are
+/// a transaction of one `InsertMessage` a message. Each chat's row is locked while its
+/// next sequence numbers are taken, so writers on other nodes queue behind it and
+/// numbers stay gap-free.
 final class PostgresMessageWriter: Sendable {
     typealias Outcome = (stored: [(message: Message, created: Bool)], failure: ParleyError?)
 
@@ -21,7 +23,11 @@ final class PostgresMessageWriter: Sendable {
 
     init(location: PostgresLocation, start: BatchStart, logger: Logger) {
         let observer = observer
-        let connection = DedicatedConnection(location: location, name: "message writer", logger: logger)
+        // Its statements are planned once for the connection, and never as a scan of a
+        // whole table: a plan made while the tables were small (a hashed scan of every
+        // message for the client ids) would keep scanning them once they are not.
+        let connection = DedicatedConnection(
+            location: location, name: "message writer", setup: ["SET enable_seqscan = off"], logger: logger)
         self.connection = connection
         batches = BatchQueue(start: start, executor: connection.executor) { batch in
             try await Self.write(batch, connection: connection, logger: logger, observer: observer)
@@ -46,25 +52,67 @@ final class PostgresMessageWriter: Sendable {
     ) async throws -> [Result<Outcome, any Error>] {
         let started = ContinuousClock.now
         var attempt = 0
+        // Each request one message (the usual batch): all of them in one statement.
+        var together = batch.count > 1 && batch.allSatisfy { $0.count == 1 }
         while true {
             attempt += 1
             do {
-                // One message is one statement, its own transaction: no BEGIN and COMMIT
-                // round trips for a lone sender.
+                // One statement is its own transaction: no BEGIN and COMMIT round trips.
                 let outcomes = try await connection.run { connection in
-                    batch.count == 1 && batch[0].count == 1
-                        ? try await insert(batch, connection, logger: logger)
-                        : try await connection.withTransaction(logger: logger) { try await insert(batch, $0, logger: logger) }
+                    if batch.count == 1 && batch[0].count == 1 { return try await insert(batch, connection, logger: logger) }
+                    if together { return try await insertTogether(batch.map { $0[0] }, connection, logger: logger) }
+                    return try await connection.withTransaction(logger: logger) { try await insert(batch, $0, logger: logger) }
                 }
                 observer.committed(outcomes.reduce(0) { $0 + $1.stored.count }, since: started)
                 return outcomes.map { .success($0) }
             } catch {
-                // The same client id sent through another node at the same moment: the
-                // unique index refused the second insert. Once more, the first is found.
-                if attempt < 3, isUniqueViolation(error) { continue }
+                // The same client id twice in one batch, or sent through another node at
+                // the same moment: the unique index refused the second insert. Once more,
+                // one message a statement, and the first is found.
+                if attempt < 3, isUniqueViolation(error) {
+                    together = false
+                    continue
+                }
                 throw error
             }
         }
+    }
+
+    /// Stores one message from each request in one statement (`InsertMessages`); a
+    /// message it did not store (refused, or its client id stored before) is then tried
+    /// alone, which finds the earlier message or the reason. The statement has committed
+    /// by then, so the ones it stored stay stored.
+    private static func insertTogether(_ messages: [NewMessage], _ connection: PostgresConnection, logger: Logger) async throws -> [Outcome]
+    {
+        var stored: [Int: (id: Int64, seq: Int64)] = [:]
+        for try await row in try await connection.execute(InsertMessages(messages), logger: logger) {
+            stored[row.item - 1] = (row.id, row.seq)
+        }
+        var outcomes: [Outcome] = []
+        for (index, message) in messages.enumerated() {
+            if let (id, seq) = stored[index] {
+                outcomes.append(([(Self.stored(message, id: id, seq: seq), true)], nil))
+                continue
+            }
+            switch try await insert(message, connection, logger: logger) {
+            case .success(let result): outcomes.append(([result], nil))
+            case .failure(let refusal): outcomes.append(([], refusal))
+            }
+        }
+        return outcomes
+    }
+
+    /// A message just stored, as its sender sent it.
+    private static func stored(_ message: NewMessage, id: Int64, seq: Int64) -> Message {
+        Message(
+            id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind, text: message.text,
+            media: message.media, sentAt: Date(storedMilliseconds: message.sentAt.storedMilliseconds), clientID: message.clientID,
+            via: message.via, mentions: message.mentions.map(\.handle), mentionsEveryone: message.mentionsEveryone)
+    }
+
+    /// Client-only tags as the event keeps them: a JSON object.
+    static func tagsColumn(_ tags: [String: String]?) -> String? {
+        tags.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Stores each list in order, stopping a list at its first refusal.
@@ -102,16 +150,10 @@ final class PostgresMessageWriter: Sendable {
             sentAt: sentAt, sender: sender, kind: kind, text: message.text, media: media, clientID: message.clientID, chat: chat,
             via: message.via, mentions: MessageColumns.mentions(message.mentions.map(\.handle)), mentionsAll: message.mentionsEveryone,
             replyTo: message.replyTo, mentioned: message.mentions.map(\.id.rawValue), origin: message.origin,
-            clientTags: message.clientTags.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) })
+            clientTags: tagsColumn(message.clientTags))
         var inserted: (id: Int64, seq: Int64)?
         for try await row in try await connection.execute(statement, logger: logger) { inserted = row }
-        if let (id, seq) = inserted {
-            let stored = Message(
-                id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind, text: message.text,
-                media: message.media, sentAt: Date(storedMilliseconds: sentAt), clientID: message.clientID, via: message.via,
-                mentions: message.mentions.map(\.handle), mentionsEveryone: message.mentionsEveryone)
-            return .success((stored, true))
-        }
+        if let (id, seq) = inserted { return .success((stored(message, id: id, seq: seq), true)) }
         if let clientID = message.clientID,
             let existing = try await connection.query(
                 """

@@ -170,4 +170,88 @@ import Testing
         let list = try #require(try await alice.chats().first { $0.chat.id == group.id })
         #expect(list.lastMessage?.text == "boom again")
     }
+
+    /// Sends from many tasks at once reach the store in batches: two chats, mentions,
+    /// replies, one client id retried five times and a sender who is not a member, all
+    /// at the same moments. Each message is stored once, numbered without gaps in its
+    /// chat in the order its sender sent it, with its mentions, its reply, its sender's
+    /// read marker and one event.
+    @Test(arguments: StoreKind.all) func concurrentSendsToTwoChatsLandWhole(_ kind: StoreKind) async throws {
+        let club = try await ConversationTests.Club(kind)
+        let other = try await club.alice.createGroup(handle: "other", title: nil, isPublic: true)
+        _ = try await club.bob.joinGroup(handle: "other")
+        let first = try await club.say(club.alice, "first")
+        let carolEvents = EventRecorder(club.carol)
+        let senders = [club.alice, club.bob, club.carol]
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for (index, sender) in senders.enumerated() {
+                tasks.addTask {
+                    for round in 0..<15 {
+                        _ = try await sender.sendMessage(
+                            to: .chat(club.group.id), text: "club \(index)-\(round) @carol", clientID: "c\(index)-\(round)", via: nil,
+                            replyTo: round == 0 ? first.seq : nil)
+                    }
+                }
+            }
+            for sender in [club.alice, club.bob] {
+                tasks.addTask {
+                    for round in 0..<15 {
+                        _ = try await sender.sendMessage(to: .chat(other.id), text: "other \(round) @bob", clientID: nil)
+                    }
+                }
+            }
+            for _ in 0..<5 {
+                tasks.addTask {
+                    _ = try await club.alice.sendMessage(
+                        to: .chat(club.group.id), text: "retried", clientID: "same", via: nil, replyTo: nil)
+                }
+            }
+            tasks.addTask {
+                for _ in 0..<10 {
+                    await expectError(.notMember) {
+                        try await club.dave.sendMessage(to: .chat(club.group.id), text: "let me in", clientID: nil)
+                    }
+                }
+            }
+            try await tasks.waitForAll()
+        }
+
+        let clubHistory = try await club.alice.history(chat: club.group.id, limit: 500, before: nil)
+        #expect(clubHistory.map(\.seq) == Array(1...47))
+        #expect(clubHistory.filter { $0.text == "retried" }.count == 1)
+        #expect(!clubHistory.contains { $0.text == "let me in" })
+        for index in 0..<3 {
+            let theirs = clubHistory.filter { $0.text.hasPrefix("club \(index)-") }
+            #expect(theirs.map(\.text) == (0..<15).map { "club \(index)-\($0) @carol" })
+            #expect(theirs.first?.replyTo?.seq == first.seq)
+            #expect(theirs.dropFirst().allSatisfy { $0.replyTo == nil })
+        }
+        // Nobody mentions themself: alice's and bob's 30 mention carol.
+        #expect(try await club.carol.mentions(limit: 100).count == 30)
+        let otherHistory = try await club.bob.history(chat: other.id, limit: 500, before: nil)
+        #expect(otherHistory.map(\.seq) == Array(1...30))
+        #expect(otherHistory.filter { $0.mentions == ["bob"] }.count == 15)
+        // A sender has read up to their own last message.
+        let bob = try await club.bob.me().id
+        let bobsLast = try #require(otherHistory.last { $0.sender.id == bob }?.seq)
+        let bobsOther = try await club.bob.chats().first { $0.chat.id == other.id }
+        #expect(bobsOther?.unread == 30 - Int(bobsLast))
+
+        // carol hears every message but her own once, and what each sender sent one after
+        // another in that order (this engine's bus orders events across senders only with a
+        // store's journal).
+        let carol = try await club.carol.me().id
+        let others = clubHistory.filter { $0.seq > first.seq && $0.sender.id != carol }
+        let isClubMessage: (ChatEvent) -> Bool = {
+            if case .message(let data) = $0 { data.message.chatID == club.group.id && data.message.seq > first.seq } else { false }
+        }
+        #expect(await carolEvents.count(others.count, where: isClubMessage) == others.count)
+        let heard = carolEvents.events.filter(isClubMessage).compactMap { if case .message(let data) = $0 { data.message } else { nil } }
+        #expect(heard.count == others.count)
+        for sender in [club.alice, club.bob] {
+            let id = try await sender.me().id
+            let inOrder: (Message) -> Bool = { $0.sender.id == id && $0.text != "retried" }
+            #expect(heard.filter(inOrder).map(\.seq) == others.filter(inOrder).map(\.seq))
+        }
+    }
 }
