@@ -188,8 +188,8 @@ import Testing
                 tasks.addTask {
                     for round in 0..<15 {
                         _ = try await sender.sendMessage(
-                            to: .chat(club.group.id), text: "club \(index)-\(round) @carol", clientID: "c\(index)-\(round)", via: nil,
-                            replyTo: round == 0 ? first.seq : nil)
+                            to: .chat(club.group.id), text: "club \(index)-\(round) @carol", clientID: Self.oddClientID(index, round),
+                            via: Self.oddVia(round), replyTo: round == 0 ? first.seq : nil)
                     }
                 }
             }
@@ -223,6 +223,8 @@ import Testing
         for index in 0..<3 {
             let theirs = clubHistory.filter { $0.text.hasPrefix("club \(index)-") }
             #expect(theirs.map(\.text) == (0..<15).map { "club \(index)-\($0) @carol" })
+            #expect(theirs.map(\.clientID) == (0..<15).map { Self.oddClientID(index, $0) })
+            #expect(theirs.map(\.via) == (0..<15).map { Self.oddVia($0) })
             #expect(theirs.first?.replyTo?.seq == first.seq)
             #expect(theirs.dropFirst().allSatisfy { $0.replyTo == nil })
         }
@@ -254,4 +256,9 @@ import Testing
             #expect(heard.filter(inOrder).map(\.seq) == others.filter(inOrder).map(\.seq))
         }
     }
+
+    /// Client ids and vias with array syntax in them, for the batch's array literals.
+    static func oddClientID(_ sender: Int, _ round: Int) -> String { #"c\#(sender)-\#(round) "{NULL}",\"# }
+
+    static func oddVia(_ round: Int) -> String? { round.isMultiple(of: 2) ? #"bot "b", {x}\"# : nil }
 }
