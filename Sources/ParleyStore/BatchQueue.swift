@@ -1,5 +1,5 @@
-package import Dispatch
-package import Synchronization
+public import Dispatch
+public import Synchronization
 
 /// Group commit's queue: what callers submit while a batch is being written waits and
 /// goes together into the next one, and each caller gets its own result once that batch
@@ -9,7 +9,10 @@ package import Synchronization
 /// Inlinable, so that a driver in another module (ParleySQLite, ParleyPostgres) gets it
 /// specialized for its own types: unspecialized, its generic code on every send cost
 /// the server about 7% of its sends a second in the closed loop (docs/performance.md).
-package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
+/// Public, not `package`: this toolchain inlines and specializes an `@inlinable`
+/// `package` declaration in no other module (the drivers called the generic code, and
+/// the runtime looked its metadata up on every send), where a public one it does.
+public final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     @usableFromInline
     struct Pending: Sendable {
         @usableFromInline var item: Item
@@ -39,7 +42,7 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     /// - Parameter executor: where the writing task prefers to run (the thread of the
     ///   connection it awaits, so each round trip resumes it without a hop).
     @inlinable
-    package init(
+    public init(
         start: BatchStart = .immediately, executor: (any TaskExecutor)? = nil,
         write: @escaping @Sendable ([Item]) async throws -> [Result<Output, any Error>]
     ) {
@@ -52,7 +55,7 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
     /// takes the next batch itself and answers each caller from there: a batch costs no
     /// task and no hop through Swift's pool between the write and its callers.
     @inlinable
-    package init(
+    public init(
         on queue: DispatchQueue, start: BatchStart = .immediately, write: @escaping @Sendable ([Item]) throws -> [Result<Output, any Error>]
     ) {
         writer = .blocking(queue, write)
@@ -62,7 +65,7 @@ package final class BatchQueue<Item: Sendable, Output: Sendable>: Sendable {
 
     /// Queues `item` and returns its result once its batch is written.
     @inlinable
-    package func submit(_ item: Item) async throws -> Output {
+    public func submit(_ item: Item) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             let first = state.withLock { state in
                 state.pending.append(Pending(item: item, continuation: continuation))
