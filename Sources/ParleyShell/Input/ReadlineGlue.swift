@@ -33,6 +33,23 @@ enum ReadlineGlue {
             var byte: UInt8 = 1
             _ = write(ReadlineGlue.signalPipe.writeFD, &byte, 1)
         }
+        // While readline has the terminal, Ctrl-C is a key, read in order with what is
+        // typed after it. As a signal it came on another thread, and on a busy machine
+        // the keys typed behind it were sometimes read into the old line first
+        // ("half typed line/whoami" sent as one). Readline puts the terminal back as it
+        // was when it lets go, so Ctrl-C stops a running command as SIGINT still.
+        rl_prep_term_function = { meta in
+            rl_prep_terminal(meta)
+            var settings = termios()
+            guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
+            // No interrupt character (Linux's _POSIX_VDISABLE is 0).
+            withUnsafeMutableBytes(of: &settings.c_cc) { $0[Int(VINTR)] = 0 }
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        }
+        rl_bind_key(3) { _, _ in
+            ReadlineGlue.interruptKey()
+            return 0
+        }
     }
 
     static func tearDown() {
@@ -79,6 +96,21 @@ enum ReadlineGlue {
         rl_replace_line("", 0)
         fflush(nil)
         StandardOutput.write("^C\n")
+        rl_on_new_line()
+        rl_redisplay()
+    }
+
+    /// Ctrl-C read as a key: what `clearLine` does, from inside readline's own dispatch
+    /// of the key (so without the cleanup a signal needs).
+    private static func interruptKey() {
+        rl_point = rl_end
+        rl_redisplay()
+        fflush(nil)
+        StandardOutput.write("^C\n")
+        rl_free_line_state()
+        rl_replace_line("", 0)
+        rl_point = 0
+        rl_mark = 0
         rl_on_new_line()
         rl_redisplay()
     }
