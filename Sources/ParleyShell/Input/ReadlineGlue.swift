@@ -47,7 +47,7 @@ enum ReadlineGlue {
             _ = tcsetattr(STDIN_FILENO, TCSANOW, &settings)
         }
         rl_bind_key(3) { _, _ in
-            ReadlineGlue.interruptKey()
+            ReadlineGlue.dropLine()
             return 0
         }
     }
@@ -88,21 +88,18 @@ enum ReadlineGlue {
         append_history(1, historyPath)
     }
 
-    /// Ctrl-C: drop what was typed and show a fresh prompt.
+    /// SIGINT at the prompt (from `kill`: Ctrl-C itself is a key there): drop what was
+    /// typed and show a fresh prompt.
     static func clearLine() {
         guard installed else { return }
-        rl_free_line_state()
         rl_callback_sigcleanup()
-        rl_replace_line("", 0)
-        fflush(nil)
-        StandardOutput.write("^C\n")
-        rl_on_new_line()
-        rl_redisplay()
+        dropLine()
     }
 
-    /// Ctrl-C read as a key: what `clearLine` does, from inside readline's own dispatch
-    /// of the key (so without the cleanup a signal needs).
-    private static func interruptKey() {
+    /// Shows "^C" after what was typed and a fresh prompt below it, the typed line
+    /// forgotten: Ctrl-C as a key (from inside readline's own dispatch of it) and, after
+    /// the cleanup a signal needs, as SIGINT.
+    private static func dropLine() {
         rl_point = rl_end
         rl_redisplay()
         fflush(nil)
