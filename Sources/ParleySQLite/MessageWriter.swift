@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import ParleyCore
 import ParleyStore
 import Synchronization
@@ -48,10 +49,11 @@ final class MessageWriter: Sendable {
         do {
             outcomes = try pool.writeWithoutTransaction { db in
                 try RawStatement.transaction(db) {
-                    try batch.map { messages -> Outcome in
+                    var tails = ChatTails()
+                    let outcomes = try batch.map { messages -> Outcome in
                         var stored: [(message: Message, created: Bool)] = []
                         for message in messages {
-                            switch try insert(message, db) {
+                            switch try insert(message, into: &tails, db) {
                             case .success(let result):
                                 stored.append(result)
                                 if result.created, let position = try journal.positionForMessage(db) {
@@ -67,6 +69,8 @@ final class MessageWriter: Sendable {
                         }
                         return (stored, nil)
                     }
+                    try tails.write(db)
+                    return outcomes
                 }
             }
         } catch {
@@ -79,9 +83,56 @@ final class MessageWriter: Sendable {
         return outcomes.map { .success($0) }
     }
 
+    /// What a batch changes in its chats' rows and its senders' read markers, written once
+    /// a chat and once a sender before the commit instead of once a message: each chat's
+    /// sequence number is read when the batch first stores in it and counted here after.
+    private struct ChatTails {
+        struct Last {
+            var seq: Int64
+            var message: (id: Int64, sentAt: Int64, sender: Int64, kind: String, text: String, media: String?, clientID: String?)?
+        }
+        /// By chat id.
+        var chats: [Int64: Last] = [:]
+        /// Senders known to be members, by chat and user id.
+        var members: Set<Pair> = []
+        /// Each sender's newest message (its seq and time) in each chat.
+        var reads: [Pair: (seq: Int64, at: Int64)] = [:]
+
+        struct Pair: Hashable {
+            var chat: Int64
+            var user: Int64
+        }
+
+        /// Writes the chats' last messages and the senders' read markers.
+        func write(_ db: Database) throws {
+            for (chat, last) in chats {
+                guard let message = last.message else { continue }
+                let update = try RawStatement(
+                    db,
+                    """
+                    UPDATE chat SET last_seq = ?, last_message_id = ?, last_activity_at = ?,
+                        last_sender_id = ?, last_kind = ?, last_text = ?, last_media = ?, last_client_id = ?, last_deleted_at = NULL
+                    WHERE id = ?
+                    """)
+                try update.bind(
+                    .integer(last.seq), .integer(message.id), .integer(message.sentAt), .integer(message.sender), .text(message.kind),
+                    .text(message.text), .optional(message.media), .optional(message.clientID), .integer(chat))
+                try update.run()
+            }
+            // Sending implies having read the chat up to one's own message.
+            for (pair, read) in reads {
+                let update = try RawStatement(db, "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
+                try update.bind(.integer(read.seq), .integer(read.at), .integer(pair.chat), .integer(pair.user))
+                try update.run()
+            }
+        }
+    }
+
     /// Inserts one message inside the batch's transaction. A rule failure for this
     /// message is its result; a database error aborts the whole batch.
-    private static func insert(_ message: NewMessage, _ db: Database) throws -> Result<(message: Message, created: Bool), ParleyError> {
+    private static func insert(
+        _ message: NewMessage, into tails: inout ChatTails, _ db: Database
+    ) throws -> Result<(message: Message, created: Bool), ParleyError> {
         let chat = message.chatID.rawValue
         let sender = message.sender.id.rawValue
         if let clientID = message.clientID {
@@ -96,44 +147,42 @@ final class MessageWriter: Sendable {
                 if let existing { return .success((Rows.message(existing), false)) }
             }
         }
+        // The chat's last sequence number and the sender's membership, read the first
+        // time the batch stores in this chat or from this sender; the writer is the only
+        // one, so nothing else can change them before the commit.
+        let pair = ChatTails.Pair(chat: chat, user: sender)
+        if tails.chats[chat] == nil || !tails.members.contains(pair) {
+            let state = try RawStatement(
+                db, "SELECT last_seq, EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2) FROM chat WHERE id = ?1")
+            try state.bind(.integer(chat), .integer(sender))
+            guard try state.step() else { return .failure(AppendRefusal.error(chatExists: false)) }
+            let (lastSeq, member) = (state.integer(0), state.integer(1) != 0)
+            state.reset()
+            guard member else { return .failure(AppendRefusal.error(chatExists: true)) }
+            if tails.chats[chat] == nil { tails.chats[chat] = ChatTails.Last(seq: lastSeq) }
+            tails.members.insert(pair)
+        }
+        guard let last = tails.chats[chat]?.seq, last < Int64.max else {
+            throw DatabaseError(resultCode: .SQLITE_FULL, message: "chat \(chat) has used every sequence number")
+        }
+        let seq = last + 1
         let sentAt = message.sentAt.storedMilliseconds
         let media = MediaColumn.encode(message.media)
-        // The next sequence number and the membership check in the insert itself; the
-        // writer is the only one, so nothing can take the same number in between.
         let insert = try RawStatement(
             db,
             """
             INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq)
-            SELECT ?1, last_seq + 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 FROM chat
-            WHERE id = ?1 AND EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2)
-            RETURNING id, seq
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try insert.bind(
-            .integer(chat), .integer(sender), .text(message.kind.rawValue), .text(message.text), .optional(media), .integer(sentAt),
-            .optional(message.clientID), .optional(message.via), .optional(MessageColumns.mentions(message.mentions.map(\.handle))),
-            .flag(message.mentionsEveryone), .optional(message.replyTo))
-        guard try insert.step() else {
-            let chatExists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chat WHERE id = ?)", arguments: [chat]) ?? false
-            return .failure(AppendRefusal.error(chatExists: chatExists))
-        }
-        let id = insert.integer(0)
-        let seq = insert.integer(1)
+            .integer(chat), .integer(seq), .integer(sender), .text(message.kind.rawValue), .text(message.text), .optional(media),
+            .integer(sentAt), .optional(message.clientID), .optional(message.via),
+            .optional(MessageColumns.mentions(message.mentions.map(\.handle))), .flag(message.mentionsEveryone), .optional(message.replyTo))
         try insert.run()
-        let lastMessage = try RawStatement(
-            db,
-            """
-            UPDATE chat SET last_seq = ?, last_message_id = ?, last_activity_at = ?,
-                last_sender_id = ?, last_kind = ?, last_text = ?, last_media = ?, last_client_id = ?, last_deleted_at = NULL
-            WHERE id = ?
-            """)
-        try lastMessage.bind(
-            .integer(seq), .integer(id), .integer(sentAt), .integer(sender), .text(message.kind.rawValue), .text(message.text),
-            .optional(media), .optional(message.clientID), .integer(chat))
-        try lastMessage.run()
-        // Sending implies having read the chat up to one's own message.
-        let read = try RawStatement(db, "UPDATE member SET read_seq = ?, read_at = ? WHERE chat_id = ? AND user_id = ?")
-        try read.bind(.integer(seq), .integer(sentAt), .integer(chat), .integer(sender))
-        try read.run()
+        let id = sqlite3_last_insert_rowid(db.sqliteConnection)
+        tails.chats[chat] = ChatTails.Last(
+            seq: seq, message: (id, sentAt, sender, message.kind.rawValue, message.text, media, message.clientID))
+        tails.reads[pair] = (seq, sentAt)
         for mentioned in message.mentions {
             let mention = try RawStatement(db, "INSERT OR IGNORE INTO mention (user_id, chat_id, seq, message_id) VALUES (?, ?, ?, ?)")
             try mention.bind(.integer(mentioned.id.rawValue), .integer(chat), .integer(seq), .integer(id))
