@@ -34,9 +34,9 @@ trap 'bash "$BENCH/peers.sh" stop-parley > /dev/null' EXIT
 load=$!
 sleep "${PERF_AFTER:-2}"
 if [ "${STAT:-0}" = 1 ]; then
-    perf stat -e context-switches,cpu-migrations,task-clock -p "$pid" -- sleep "${PERF_FOR:-4}"
+    perf stat -e "${STAT_EVENTS:-context-switches,cpu-migrations,task-clock}" -p "$pid" -- sleep "${PERF_FOR:-4}"
 elif [ "${PERF:-1}" = 1 ]; then
-    perf record -F 1999 -g -p "$pid" -o /tmp/parley-send.perf -- sleep "${PERF_FOR:-8}" > /dev/null 2>&1
+    perf record -F ${PERF_HZ:-1999} ${PERF_CG:--g} -p "$pid" -o /tmp/parley-send.perf -- sleep "${PERF_FOR:-8}" > /dev/null 2>&1
 fi
 wait $load
 grep -E '^(acked_per_s|e2e_p(50|99)_ms|ack_p99_ms|server_cpu_s|client_cpu_s|errors|missing) ' /tmp/parley-send.out
