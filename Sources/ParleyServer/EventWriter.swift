@@ -6,9 +6,11 @@ import Synchronization
 /// since the last run schedules one task on the loop, which writes every socket's
 /// events, each socket's in one flush: a message to a group of 50 costs a task per
 /// event loop, not one per member, and the event bus (which delivers under its lock) is
-/// held no longer than it takes to queue. Runs are at least `interval` apart, so under a
-/// steady stream of events each socket write carries several (at 2,000 messages/s to a
-/// group of 50, the socket writes were most of the server's CPU).
+/// held no longer than it takes to queue. Runs average at most one an `interval`, so under
+/// a steady stream of events each socket write carries several (at 2,000 messages/s to a
+/// group of 50, the socket writes were most of the server's CPU); one run may come an
+/// interval early, so events that come about that often are written at once instead of
+/// each waiting for the last run's interval to end.
 final class EventWriter: Sendable {
     private struct Pending {
         /// Each socket's frames, in the order they came; keyed by the socket's handler.
@@ -19,7 +21,9 @@ final class EventWriter: Sendable {
         /// only the first of them looks `published` up.
         var lastPosition: UInt64?
         var scheduled = false
-        var lastRun = NIODeadline.distantPast
+        /// When the next run is due if runs are an interval apart; a run may start up to
+        /// an interval before it (a cell-rate limit with a burst of one).
+        var due = NIODeadline.distantPast
     }
 
     private let eventLoop: any EventLoop
@@ -43,7 +47,7 @@ final class EventWriter: Sendable {
             }
             guard !pending.scheduled else { return nil }
             pending.scheduled = true
-            return pending.lastRun + interval
+            return pending.due - interval
         }
         guard let schedule else { return }
         if schedule <= .now() {
@@ -56,7 +60,7 @@ final class EventWriter: Sendable {
     private func run() {
         let (sockets, published) = pending.withLock { pending in
             pending.scheduled = false
-            pending.lastRun = .now()
+            pending.due = max(pending.due, .now()) + interval
             defer {
                 pending.sockets = [:]
                 pending.published = [:]
