@@ -12,7 +12,11 @@ import Synchronization
 final class IRCView: Sendable {
     private struct State {
         var me: UserRef?
-        var capabilities: Set<String> = []
+        var capabilities: Set<String> = [] {
+            didSet { lineShape = IRCSharedLines.shape(of: capabilities) }
+        }
+        /// Which of the capabilities a message's line depends on are enabled.
+        var lineShape = 0
         /// Channels by chat, for events that name only the chat.
         var channels: [ChatID: String] = [:]
         /// Monitored nicks (lowercased) and whether each was last said to be online.
@@ -100,9 +104,9 @@ final class IRCView: Sendable {
     /// (a text in a group), serialized once for all of them; nil for any other event.
     func sharedLines(for event: PositionedEvent) -> ByteBuffer? {
         guard case .message(let sent) = event.event, sent.message.media == nil, Self.channel(sent.chat) != nil else { return nil }
-        let (me, capabilities) = state.withLock { ($0.me, $0.capabilities) }
+        let (me, shape, capabilities) = state.withLock { ($0.me, $0.lineShape, $0.capabilities) }
         guard let me else { return nil }
-        return event.encoded { _ in IRCSharedLines() }.lines(for: capabilities) {
+        return event.encoded { _ in IRCSharedLines() }.lines(for: shape) {
             IRCOutput.serialize(Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities))
         }
     }
@@ -247,7 +251,9 @@ final class IRCView: Sendable {
         return chat.participants.first { $0.id != me.id }?.handle
     }
 
-    /// An image or video reads `[image] caption <link>`, with a link for `me` alone.
+    /// An image or video reads `[image] caption <link>`, with a link for `me` alone. Of
+    /// `capabilities` it reads only those in `IRCSharedLines.shaping`: a group's text is
+    /// serialized once for all the clients that agree on those.
     static func messageLines(
         _ message: Message, in chat: Chat, me: UserRef, capabilities: Set<String>,
         link: (String, UserID) -> String? = { _, _ in nil }
@@ -312,15 +318,23 @@ final class IRCView: Sendable {
     }
 }
 
-/// An event's IRC lines, serialized once for each set of capabilities its recipients
-/// have (`IRCView.sharedLines(for:)`).
+/// An event's IRC lines, serialized once for each combination of the capabilities a
+/// message's line depends on (`IRCView.sharedLines(for:)`): clients that differ only in
+/// others share the same bytes, and finding them costs no hashing of capability names.
 final class IRCSharedLines: Sendable {
-    private let byCapabilities = Mutex<[Set<String>: ByteBuffer]>([:])
+    /// What `IRCView.messageLines` reads of a client's capabilities, one bit each.
+    static let shaping = ["server-time", "message-tags", "account-tag"]
 
-    func lines(for capabilities: Set<String>, make: () -> ByteBuffer) -> ByteBuffer {
-        if let made = byCapabilities.withLock({ $0[capabilities] }) { return made }
+    static func shape(of capabilities: Set<String>) -> Int {
+        shaping.indices.reduce(0) { shape, bit in capabilities.contains(shaping[bit]) ? shape | 1 << bit : shape }
+    }
+
+    private let byShape = Mutex<[ByteBuffer?]>(Array(repeating: nil, count: 1 << shaping.count))
+
+    func lines(for shape: Int, make: () -> ByteBuffer) -> ByteBuffer {
+        if let made = byShape.withLock({ $0[shape] }) { return made }
         let made = make()
-        byCapabilities.withLock { $0[capabilities] = made }
+        byShape.withLock { $0[shape] = made }
         return made
     }
 }

@@ -201,6 +201,52 @@ import Testing
         #expect(history.lines.contains { $0.contains("hello from a guest") }, "\(history.lines)")
     }
 
+    /// A group's text is serialized once for each combination of the capabilities its
+    /// line depends on: each client gets the tags it asked for and no other's, and
+    /// clients that differ only in other capabilities get the same line.
+    @Test func eachClientHearsAGroupsTextWithTheTagsItAskedFor() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("data"),
+            arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6", "--ping-timeout", "600"])
+        let alice = ParleyBinary(serverURL: server.url)
+        defer {
+            server.stop()
+            alice.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        #expect(try alice.run("/register alice@example.com --handle alice --password secret").status == 0)
+        let port = try #require(server.ircPort)
+        let asked: [(nick: String, capabilities: [String])] = [
+            ("tagged", ["server-time", "message-tags"]),
+            ("plain", ["away-notify"]),
+            ("alsotagged", ["message-tags", "away-notify", "server-time"]),
+            ("accounted", ["account-tag"]),
+        ]
+        var clients: [String: IRCTestClient] = [:]
+        for (nick, capabilities) in asked {
+            let client = try IRCTestClient(port: port)
+            #expect(try client.joinAsGuest(nick, realname: nick, capabilities: capabilities))
+            try client.send("JOIN #lobby")
+            #expect(client.wait(containing: " 366 \(nick) #lobby ") != nil)
+            clients[nick] = client
+        }
+        #expect(try alice.run("/join #lobby").status == 0)
+        #expect(try alice.run("/send #lobby shaped alike").status == 0)
+        var heard: [String: String] = [:]
+        for (nick, client) in clients { heard[nick] = client.wait(containing: "PRIVMSG #lobby :shaped alike") }
+
+        let line = ":alice!alice@parley PRIVMSG #lobby :shaped alike"
+        #expect(heard["plain"] == line)
+        let tagged = try #require(heard["tagged"])
+        let tags = try #require(tagged.split(separator: " ").first).dropFirst().split(separator: ";").map(String.init)
+        #expect(tags.contains { $0.hasPrefix("time=") } && tags.contains { $0.hasPrefix("msgid=") })
+        #expect(!tags.contains { $0.hasPrefix("account=") })
+        #expect(tagged.hasSuffix(" " + line))
+        #expect(heard["alsotagged"] == tagged, "the same capabilities that shape a line, the same line")
+        #expect(heard["accounted"] == "@account=alice " + line)
+    }
+
     /// INVITE is an invitation the invitee uses by joining (a private group too), listed
     /// by a bare INVITE; the topic comes with who set it; OPER takes a server admin's
     /// credentials; KICK takes several nicks; a guest's nick change reaches the others.
