@@ -149,20 +149,35 @@ import Testing
     /// `--irc-guests`: a client without credentials under a free nick talks as a guest,
     /// makes a channel by joining it, is shown as a guest to shell users, cannot take an
     /// account's nick, and frees its own nick when it leaves; its words stay in history.
-    @Test func guestsTalkUnderAFreeNickAndLeaveTheirWordsBehind() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
-        let server = try ServeProcess.start(
-            data: folder.appendingPathComponent("data"),
-            arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6", "--ping-timeout", "600"])
-        let alice = ParleyBinary(serverURL: server.url)
-        defer {
+    /// A server that lets IRC clients in as guests, and alice signed up through the shell.
+    struct GuestWorld {
+        var server: ServeProcess
+        var alice: ParleyBinary
+        var folder: URL
+
+        func remove() {
             server.stop()
             alice.remove()
             try? FileManager.default.removeItem(at: folder)
         }
+    }
+
+    static func guestWorld() throws -> GuestWorld {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("data"),
+            arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6", "--ping-timeout", "600"])
+        let world = GuestWorld(server: server, alice: ParleyBinary(serverURL: server.url), folder: folder)
         // --min-password-length: six bytes are enough on this server.
-        #expect(try alice.run("/register alice@example.com --handle alice --password secret").status == 0)
-        let port = try #require(server.ircPort)
+        #expect(try world.alice.run("/register alice@example.com --handle alice --password secret").status == 0)
+        return world
+    }
+
+    @Test func guestsTalkUnderAFreeNickAndLeaveTheirWordsBehind() throws {
+        let world = try Self.guestWorld()
+        defer { world.remove() }
+        let alice = world.alice
+        let port = try #require(world.server.ircPort)
 
         let taken = try IRCTestClient(port: port)
         try taken.send("NICK Alice")
@@ -205,18 +220,10 @@ import Testing
     /// line depends on: each client gets the tags it asked for and no other's, and
     /// clients that differ only in other capabilities get the same line.
     @Test func eachClientHearsAGroupsTextWithTheTagsItAskedFor() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
-        let server = try ServeProcess.start(
-            data: folder.appendingPathComponent("data"),
-            arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6", "--ping-timeout", "600"])
-        let alice = ParleyBinary(serverURL: server.url)
-        defer {
-            server.stop()
-            alice.remove()
-            try? FileManager.default.removeItem(at: folder)
-        }
-        #expect(try alice.run("/register alice@example.com --handle alice --password secret").status == 0)
-        let port = try #require(server.ircPort)
+        let world = try Self.guestWorld()
+        defer { world.remove() }
+        let alice = world.alice
+        let port = try #require(world.server.ircPort)
         let asked: [(nick: String, capabilities: [String])] = [
             ("tagged", ["server-time", "message-tags"]),
             ("plain", ["away-notify"]),
