@@ -3,8 +3,10 @@
 # starts a fresh release `parley serve` through ../shared/bench/peers.sh, runs the bench's
 # load generator with the given arguments, and records the server with perf for PERF_FOR s
 # (8) from PERF_AFTER s (2) into the run, so give it a -k that lasts longer. PERF=0: no
-# perf; STAT=1: context switches instead; IRC=1: through the IRC gateway with the bench's
-# IRC driver, as side-by-side.sh's parley-irc cases.
+# perf; STAT=1: context switches instead (STAT_EVENTS: other events); IRC=1: through the
+# IRC gateway with the bench's IRC driver, as side-by-side.sh's parley-irc cases. PERF_HZ
+# (1999) and PERF_CG (-g) are perf's rate and call graph: PERF_CG="--call-graph
+# dwarf,16384" unwinds libraries built without frame pointers, such as libsqlite3.
 # The generator is the bench's compiled chatload.c (GEN=py: its Python one).
 #
 #   scripts/profile-send.sh -k 40000                 # closed loop, 20 members, 5 senders

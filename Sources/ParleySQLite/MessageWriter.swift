@@ -148,10 +148,11 @@ final class MessageWriter: Sendable {
             }
         }
         // The chat's last sequence number and the sender's membership, read the first
-        // time the batch stores in this chat or from this sender; the writer is the only
-        // one, so nothing else can change them before the commit.
+        // time the batch stores from this sender in this chat (a known member's chat is
+        // known too); the writer is the only one, so nothing else can change them before
+        // the commit.
         let pair = ChatTails.Pair(chat: chat, user: sender)
-        if tails.chats[chat] == nil || !tails.members.contains(pair) {
+        if !tails.members.contains(pair) {
             let state = try RawStatement(
                 db, "SELECT last_seq, EXISTS (SELECT 1 FROM member WHERE chat_id = ?1 AND user_id = ?2) FROM chat WHERE id = ?1")
             try state.bind(.integer(chat), .integer(sender))
