@@ -7,10 +7,9 @@ public import ParleyStore
 extension SQLiteChatStore {
     public func editMessage(chat: ChatID, seq: Int64, text: String, at time: Date) async throws -> Message? {
         try await pool.write { db in
-            guard let (id, old, _) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
-            try Self.unindex(db, id: id, text: old)
+            guard let (id, _) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
             try db.execute(sql: "UPDATE message SET text = ?, edited_at = ? WHERE id = ?", arguments: [text, time.storedMilliseconds, id])
-            try Self.reindex(db, id: id, text: text)
+            try Self.noteSearchChange(db, id: id)
             try db.execute(sql: "UPDATE chat SET last_text = ? WHERE id = ? AND last_message_id = ?", arguments: [text, chat.rawValue, id])
             return try Self.message(db, chat: chat, seq: seq)
         }
@@ -18,9 +17,9 @@ extension SQLiteChatStore {
 
     public func deleteMessage(chat: ChatID, seq: Int64, at time: Date) async throws -> Message? {
         try await pool.write { db in
-            guard let (id, old, column) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
+            guard let (id, column) = try Self.live(db, chat: chat, seq: seq) else { return try Self.message(db, chat: chat, seq: seq) }
             let media = MediaColumn.decode(column)?.id
-            try Self.unindex(db, id: id, text: old)
+            try Self.noteSearchChange(db, id: id)
             try db.execute(
                 sql: """
                     UPDATE message SET text = '', media = NULL, kind = 'text', mentions = NULL, mentions_all = 0, reactions = NULL,
@@ -108,12 +107,12 @@ extension SQLiteChatStore {
         }
     }
 
-    /// The id, text and media column of a message that is not deleted.
-    private static func live(_ db: Database, chat: ChatID, seq: Int64) throws -> (Int64, String, String?)? {
+    /// The id and media column of a message that is not deleted.
+    private static func live(_ db: Database, chat: ChatID, seq: Int64) throws -> (Int64, String?)? {
         try Row.fetchOne(
-            db, sql: "SELECT id, text, media FROM message WHERE chat_id = ? AND seq = ? AND deleted_at IS NULL",
+            db, sql: "SELECT id, media FROM message WHERE chat_id = ? AND seq = ? AND deleted_at IS NULL",
             arguments: [chat.rawValue, seq]
-        ).map { ($0[0], $0[1], $0[2]) }
+        ).map { ($0[0], $0[1]) }
     }
 
     private static func message(_ db: Database, chat: ChatID, seq: Int64) throws -> Message? {
@@ -123,20 +122,10 @@ extension SQLiteChatStore {
         ).map { Rows.message($0) }
     }
 
-    /// Takes a message's old text out of the search index, if it was indexed yet
-    /// (messages are indexed in batches after they are stored).
-    private static func unindex(_ db: Database, id: Int64, text: String) throws {
-        guard try isIndexed(db, id: id) else { return }
-        try db.execute(sql: "INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', ?, ?)", arguments: [id, text])
-    }
-
-    private static func reindex(_ db: Database, id: Int64, text: String) throws {
-        guard try isIndexed(db, id: id) else { return }
-        try db.execute(sql: "INSERT INTO message_fts (rowid, text) VALUES (?, ?)", arguments: [id, text])
-    }
-
-    private static func isIndexed(_ db: Database, id: Int64) throws -> Bool {
-        id <= (try Int64.fetchOne(db, sql: "SELECT indexed_up_to FROM search_state WHERE id = 1") ?? 0)
+    /// Notes that a message's text changed, for the search index to take up at its
+    /// next batch (see `SearchIndexer`).
+    private static func noteSearchChange(_ db: Database, id: Int64) throws {
+        try db.execute(sql: "INSERT INTO search_change (message_id) VALUES (?)", arguments: [id])
     }
 }
 

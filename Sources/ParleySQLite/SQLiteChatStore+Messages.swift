@@ -34,12 +34,12 @@ extension SQLiteChatStore {
         guard !query.terms.isEmpty else { return [] }
         let ftsQuery = Self.fts5(query)
         try await indexer.catchUp()
-        return try await pool.read { db in
+        return try await indexer.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT \(Rows.messageColumns)
-                    FROM message_fts f
+                    FROM main.message_fts f
                     JOIN message m ON m.id = f.rowid
                     JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = ?2
                     \(Rows.messageJoins)

@@ -348,6 +348,16 @@ enum Schema {
                     INSERT INTO event_log (id, epoch) VALUES (1, lower(hex(randomblob(4))));
                     """)
         }
+        // The search index moves to a file of its own (`SearchIndexer`), rebuilt there
+        // from the messages; edits and deletions reach it through `search_change`.
+        migrator.registerMigration("v19") { db in
+            try db.execute(
+                sql: """
+                    DROP TABLE message_fts;
+                    DROP TABLE search_state;
+                    CREATE TABLE search_change (seq INTEGER PRIMARY KEY, message_id INTEGER NOT NULL);
+                    """)
+        }
         return migrator
     }
 }

@@ -3,47 +3,158 @@ import GRDB
 import ParleyStore
 import Synchronization
 
-/// Keeps the full-text index off the send path. Indexing one message per transaction
-/// cost more than the send itself (FTS5 writes a segment per commit); here messages are
-/// indexed in batches shortly after they are stored, and a search first catches up, so
-/// it never misses a message.
+/// The full-text index, kept off the send path in a database file of its own beside the
+/// store's (`<path>-search`, named the way SQLite names its log and shared memory).
+///
+/// Indexing one message per transaction cost more than the send itself (FTS5 writes a
+/// segment per commit), so messages are indexed in batches shortly after they are
+/// stored, and a search first catches up, so it never misses a message. In the store's
+/// own file, those batches held its only write lock while sends waited behind them
+/// (about a fifth of the closed loop's p99); in a file of their own they take only this
+/// file's lock, and read the messages from the store's file the way any reader does.
+///
+/// The index holds only what can be rebuilt: edits and deletions are noted in the
+/// store's `search_change` in their own transaction, and applied here at the next batch;
+/// a file that is missing, or that indexed more than the store holds (a store restored
+/// from an older copy), is rebuilt from the messages.
 final class SearchIndexer: Sendable {
     private let pool: DatabasePool
     private let indexing: CoalescedWork
+    /// Set on the indexing queue, so that no batch starts once the store has closed.
+    private let closed = ClosedFlag()
     private static let batchSize = 5_000
 
-    init(pool: DatabasePool) {
+    /// The index file for the store at `storePath`.
+    static func path(forStore storePath: String) -> String { storePath + "-search" }
+
+    init(storePath: String, configuration: Configuration) throws {
+        let path = Self.path(forStore: storePath)
+        // Readable by its owner only, like the store's file; it holds the messages' words.
+        let created = Foundation.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if created >= 0 { Foundation.close(created) }
+        var configuration = configuration
+        configuration.prepareDatabase { db in
+            // The store's file is read here, never written: its write lock stays the sends'.
+            try db.execute(sql: "ATTACH DATABASE ? AS store", arguments: [storePath])
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
         self.pool = pool
+        try pool.writeWithoutTransaction { db in
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE IF NOT EXISTS main.message_fts USING fts5(text);
+                    CREATE TABLE IF NOT EXISTS main.search_state (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        indexed_up_to INTEGER NOT NULL,
+                        changes_up_to INTEGER NOT NULL
+                    );
+                    INSERT OR IGNORE INTO main.search_state (id, indexed_up_to, changes_up_to) VALUES (1, 0, 0);
+                    """)
+        }
+        let closed = closed
         indexing = CoalescedWork(label: "parley.search-indexer") {
+            if closed.isSet { return }
             // A batch short of the limit has caught up; a later commit schedules the next.
-            while (try? pool.write({ db in try Self.indexBatch(db, limit: Self.batchSize) })) ?? 0 >= Self.batchSize {}
+            while (try? Self.indexBatch(pool)) ?? 0 >= Self.batchSize {}
         }
     }
 
-    /// Indexes soon, coalescing the calls of the next `delay`.
-    func schedule(after delay: DispatchTimeInterval = .milliseconds(100)) {
+    /// Indexes soon, coalescing the calls of the next `delay`. A second by default: a
+    /// batch waits for nothing of the store's, so a larger one costs sends nothing, and
+    /// fewer, larger batches write fewer FTS5 segments (a search catches up first anyway).
+    func schedule(after delay: DispatchTimeInterval = .milliseconds(1_000)) {
         indexing.schedule(after: delay)
     }
 
-    /// Indexes every stored message not yet in the index.
+    /// Indexes every stored message, edit and deletion not yet in the index.
     func catchUp() async throws {
-        try await pool.write { db in
-            while try Self.indexBatch(db, limit: Self.batchSize) > 0 {}
-        }
+        while try await pool.writeWithoutTransaction({ db in try Self.indexBatch(db) }) > 0 {}
     }
 
-    /// Indexes up to `limit` messages after the last indexed one; returns how many.
-    private static func indexBatch(_ db: Database, limit: Int) throws -> Int {
-        let indexedUpTo = try Int64.fetchOne(db, sql: "SELECT indexed_up_to FROM search_state WHERE id = 1") ?? 0
-        guard
-            let newest = try Int64.fetchOne(
-                db, sql: "SELECT max(id) FROM (SELECT id FROM message WHERE id > ? ORDER BY id LIMIT ?)", arguments: [indexedUpTo, limit])
-        else { return 0 }
-        try db.execute(
-            sql: "INSERT INTO message_fts (rowid, text) SELECT id, text FROM message WHERE id > ? AND id <= ? ORDER BY id",
-            arguments: [indexedUpTo, newest])
-        let count = db.changesCount
-        try db.execute(sql: "UPDATE search_state SET indexed_up_to = ? WHERE id = 1", arguments: [newest])
-        return max(count, 1)
+    /// Finds messages on a connection that sees the index as `main` and the store's
+    /// tables as `store` (unqualified names reach both: the index names none of the store's).
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(body)
     }
+
+    /// Waits for a running batch, then closes the index's file; no batch starts after.
+    func close() throws {
+        indexing.queue.sync { closed.set() }
+        try pool.close()
+    }
+
+    private static func indexBatch(_ pool: DatabasePool) throws -> Int {
+        try pool.writeWithoutTransaction { db in try indexBatch(db) }
+    }
+
+    /// Indexes up to `batchSize` messages after the last indexed one and applies the
+    /// edits and deletions noted since the last batch; returns how much it did.
+    ///
+    /// The transaction is deferred, so that it locks only the file it writes: its first
+    /// statement takes the index's write lock (another process's indexer waits there),
+    /// and the store's file is only read, from one snapshot for the whole batch.
+    private static func indexBatch(_ db: Database) throws -> Int {
+        var done = 0
+        try db.inTransaction(.deferred) {
+            try db.execute(sql: "UPDATE main.search_state SET indexed_up_to = indexed_up_to WHERE id = 1")
+            guard let state = try Row.fetchOne(db, sql: "SELECT indexed_up_to, changes_up_to FROM main.search_state WHERE id = 1")
+            else { return .rollback }
+            var indexedUpTo: Int64 = state[0]
+            var changesUpTo: Int64 = state[1]
+            let storeNewest = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM store.message") ?? 0
+            let storeChanges = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM store.search_change") ?? 0
+            if indexedUpTo > storeNewest || changesUpTo > storeChanges {
+                // Not this store's index (the store was replaced by an older copy): start over.
+                try db.execute(sql: "DELETE FROM main.message_fts")
+                (indexedUpTo, changesUpTo) = (0, 0)
+                done += 1
+            }
+            if let newest = try Int64.fetchOne(
+                db, sql: "SELECT max(id) FROM (SELECT id FROM store.message WHERE id > ? ORDER BY id LIMIT ?)",
+                arguments: [indexedUpTo, batchSize])
+            {
+                try db.execute(
+                    sql: """
+                        INSERT INTO main.message_fts (rowid, text)
+                        SELECT id, text FROM store.message WHERE id > ? AND id <= ? ORDER BY id
+                        """, arguments: [indexedUpTo, newest])
+                done += max(db.changesCount, 1)
+                indexedUpTo = newest
+            }
+            // An edited or deleted message already indexed is indexed again with its
+            // text now (a deleted one's is empty); one not indexed yet will be, as it is.
+            let changed = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT m.id, m.text FROM store.message m
+                    WHERE m.id IN (SELECT message_id FROM store.search_change WHERE seq > ? AND message_id <= ?)
+                    """, arguments: [changesUpTo, indexedUpTo])
+            for row in changed {
+                let id: Int64 = row[0]
+                let text: String = row[1]
+                try db.execute(sql: "DELETE FROM main.message_fts WHERE rowid = ?", arguments: [id])
+                if !text.isEmpty {
+                    try db.execute(sql: "INSERT INTO main.message_fts (rowid, text) VALUES (?, ?)", arguments: [id, text])
+                }
+            }
+            if storeChanges > changesUpTo {
+                done += max(changed.count, 1)
+                changesUpTo = storeChanges
+            }
+            try db.execute(
+                sql: "UPDATE main.search_state SET indexed_up_to = ?, changes_up_to = ? WHERE id = 1",
+                arguments: [indexedUpTo, changesUpTo])
+            return .commit
+        }
+        return done
+    }
+}
+
+/// Whether the indexer's store has closed; a class, so that the indexing work can hold it.
+private final class ClosedFlag: Sendable {
+    private let value = Mutex(false)
+
+    var isSet: Bool { value.withLock { $0 } }
+
+    func set() { value.withLock { $0 = true } }
 }

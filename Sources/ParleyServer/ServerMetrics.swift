@@ -42,6 +42,7 @@ final class ServerMetrics: Sendable {
     let backlogEvents: Gauge
     let databaseBytes: Gauge
     let walBytes: Gauge
+    let searchBytes: Gauge
 
     private let perOp: Mutex<[Op: (requests: Counter, seconds: DurationHistogram)]>
     private let perError: Mutex<[ErrorCode: Counter]>
@@ -100,6 +101,7 @@ final class ServerMetrics: Sendable {
         let storage = name("database", "bytes", "Size of the database files.")
         databaseBytes = registry.makeGauge(descriptor: storage, labels: [("file", "database")])
         walBytes = registry.makeGauge(descriptor: storage, labels: [("file", "wal")])
+        searchBytes = registry.makeGauge(descriptor: storage, labels: [("file", "search")])
         perOp = Mutex([:])
         perError = Mutex([:])
     }
@@ -148,6 +150,8 @@ final class ServerMetrics: Sendable {
         if let database {
             databaseBytes.set(Self.size(of: database))
             walBytes.set(Self.size(of: database + "-wal"))
+            // The search index's file and its log, beside the database (SQLite's `SearchIndexer`).
+            searchBytes.set(Self.size(of: database + "-search") + Self.size(of: database + "-search-wal"))
         }
         return registry.emitToBuffer()
     }

@@ -73,6 +73,7 @@ import Testing
         #expect((Self.value(samples, "parley_commit_duration_seconds_count") ?? 0) >= 1)
         #expect((Self.value(samples, "parley_delivery_duration_seconds_count") ?? 0) >= 5)
         #expect((Self.value(samples, "parley_database_bytes", ["file": "database"]) ?? 0) > 0)
+        #expect((Self.value(samples, "parley_database_bytes", ["file": "search"]) ?? 0) > 0, "the search index's file")
         #expect(Self.value(samples, "parley_event_backlog_events") != nil)
 
         // Every histogram's buckets are cumulative and end in +Inf, which equals its count.

@@ -62,13 +62,14 @@ import Testing
             return (attributes[.posixPermissions] as? Int ?? 0) & 0o777
         }
         #expect(try mode("") == 0o700)
-        for file in ["parley.sqlite", "parley.sqlite-wal", "parley.sqlite-shm"]
+        for file in ["parley.sqlite", "parley.sqlite-wal", "parley.sqlite-shm", "parley.sqlite-search", "parley.sqlite-search-wal"]
         where FileManager.default.fileExists(
             atPath: parley.data.appendingPathComponent(file).path)
         {
             #expect(try mode(file) == 0o600, "\(file)")
         }
         #expect(try mode("parley.sqlite") == 0o600)
+        #expect(try mode("parley.sqlite-search") == 0o600)
     }
 
     @Test func aServersErrorTextReachesTheTerminalSanitized() throws {

@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import ParleyCore
+import ParleyEngine
+import ParleySQLite
+import ParleyTesting
+import Testing
+
+/// SQLite's search index is a file of its own beside the database (`parley.sqlite-search`):
+/// sends, edits and deletions never take its lock, a search still sees every one of them,
+/// and an index that is gone, or that is not this database's, is rebuilt from the messages.
+@Suite(.timeLimit(.minutes(10))) struct SearchIndexFileTests {
+    @Test func sendsNeverWaitForTheIndexAndALostIndexIsRebuilt() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "ops", title: nil, isPublic: true)
+        let first = try await alice.sendMessage(to: .chat(group.id), text: "quarterly deploy on mondey", clientID: nil)
+        #expect(try await alice.search("deploy", in: nil, limit: 10).map(\.id) == [first.id])
+
+        // Another connection holds the index's write lock while a send, an edit and a
+        // deletion commit; each of them returns.
+        let indexPath = world.databasePath + "-search"
+        let holder = try await WriteLockHolder.hold(indexPath)
+        let second = try await alice.sendMessage(to: .chat(group.id), text: "deploy postponed", clientID: nil)
+        let third = try await alice.sendMessage(to: .chat(group.id), text: "deploy cancelled", clientID: nil)
+        _ = try await alice.editMessage(chat: group.id, seq: first.seq, text: "quarterly deploy on monday")
+        _ = try await alice.deleteMessage(chat: group.id, seq: third.seq)
+        try holder.release()
+
+        func searches(_ session: EngineSession) async throws -> [[MessageID]] {
+            try await ["deploy", "mondey", "monday", "cancelled"].asyncMap { try await session.search($0, in: nil, limit: 10).map(\.id) }
+        }
+        let expected = [[second.id, first.id], [], [first.id], []]
+        #expect(try await searches(alice) == expected)
+
+        // The index's files are lost: the next store rebuilds it from the messages.
+        let store = try #require(world.store as? SQLiteChatStore)
+        try store.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: indexPath + suffix) }
+        let reopened = try await Self.reopen(world)
+        #expect(try await searches(reopened.alice) == expected)
+        try reopened.store.close()
+
+        // An index that claims more than the database holds (a database put back from an
+        // older copy) is not trusted: it is rebuilt too.
+        let stale = try DatabaseQueue(path: indexPath)
+        try await stale.write { db in
+            try db.execute(sql: "DELETE FROM message_fts")
+            try db.execute(sql: "UPDATE search_state SET indexed_up_to = 1000000")
+        }
+        try stale.close()
+        let again = try await Self.reopen(world)
+        #expect(try await searches(again.alice) == expected)
+        try again.store.close()
+    }
+
+    /// A second store on the same database, as a restarted process would open it, and
+    /// alice signed in to it.
+    private static func reopen(_ world: TestWorld) async throws -> (store: SQLiteChatStore, alice: EngineSession) {
+        let store = try SQLiteChatStore(path: world.databasePath)
+        var configuration = ChatEngine.Configuration()
+        configuration.bcryptCost = 4
+        let session = ChatEngine(store: store, configuration: configuration).connect()
+        _ = try await session.signIn(login: "@alice", password: TestWorld.password(of: "alice"))
+        return (store, session)
+    }
+}
+
+/// Holds the write lock of the SQLite file at a path, on a thread of its own, until released.
+private final class WriteLockHolder: Sendable {
+    private let queue: DatabaseQueue
+    private let released = DispatchSemaphore(value: 0)
+
+    private init(queue: DatabaseQueue) { self.queue = queue }
+
+    static func hold(_ path: String) async throws -> WriteLockHolder {
+        let holder = WriteLockHolder(queue: try DatabaseQueue(path: path))
+        try await withCheckedThrowingContinuation { (locked: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread {
+                do {
+                    try holder.queue.writeWithoutTransaction { db in
+                        try db.execute(sql: "BEGIN IMMEDIATE")
+                        locked.resume()
+                        holder.released.wait()
+                        try? db.execute(sql: "COMMIT")
+                    }
+                } catch {
+                    locked.resume(throwing: error)
+                }
+            }
+        }
+        return holder
+    }
+
+    /// Lets the lock go and closes the connection once its transaction has ended.
+    func release() throws {
+        released.signal()
+        try queue.close()
+    }
+}
+
+extension Array {
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
