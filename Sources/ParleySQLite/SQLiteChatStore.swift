@@ -56,7 +56,7 @@ public final class SQLiteChatStore: ChatStore {
         poolConfiguration.prepareDatabase { db in checkpointer.install(on: db) }
         pool = try DatabasePool(path: path, configuration: poolConfiguration)
         try Schema.migrator.migrate(pool)
-        indexer = try SearchIndexer(storePath: path, configuration: configuration)
+        indexer = try SearchIndexer.open(storePath: path, configuration: configuration)
         journal = try SQLiteEventJournal(pool: pool)
         writer = MessageWriter(pool: pool, journal: journal, start: batchStart) { [indexer] in indexer.schedule() }
         indexer.schedule(after: .milliseconds(0))

@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// The index holds only what can be rebuilt: edits and deletions are noted in the
 /// store's `search_change` in their own transaction, and applied here at the next batch;
-/// a file that is missing, or that indexed more than the store holds (a store restored
-/// from an older copy), is rebuilt from the messages.
+/// a file that is missing, that indexed more than the store holds (a store restored
+/// from an older copy), or that SQLite cannot read, is rebuilt from the messages.
 final class SearchIndexer: Sendable {
     private let pool: DatabasePool
     private let indexing: CoalescedWork
@@ -27,7 +27,20 @@ final class SearchIndexer: Sendable {
     /// The index file for the store at `storePath`.
     static func path(forStore storePath: String) -> String { storePath + "-search" }
 
-    init(storePath: String, configuration: Configuration) throws {
+    /// Opens the index beside the store at `storePath`; an index file SQLite cannot read
+    /// (damaged, or not a database) is removed and made anew, since it holds nothing the
+    /// messages do not.
+    static func open(storePath: String, configuration: Configuration) throws -> SearchIndexer {
+        do {
+            return try SearchIndexer(storePath: storePath, configuration: configuration)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+            let path = Self.path(forStore: storePath)
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            return try SearchIndexer(storePath: storePath, configuration: configuration)
+        }
+    }
+
+    private init(storePath: String, configuration: Configuration) throws {
         let path = Self.path(forStore: storePath)
         // Readable by its owner only, like the store's file; it holds the messages' words.
         let created = Foundation.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)

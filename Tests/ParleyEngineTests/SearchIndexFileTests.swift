@@ -8,9 +8,10 @@ import Testing
 
 /// SQLite's search index is a file of its own beside the database (`parley.sqlite-search`):
 /// sends, edits and deletions never take its lock, a search still sees every one of them,
-/// and an index that is gone, or that is not this database's, is rebuilt from the messages.
+/// and an index that is gone, not this database's, or not a database, is rebuilt from the
+/// messages.
 @Suite(.timeLimit(.minutes(10))) struct SearchIndexFileTests {
-    @Test func sendsNeverWaitForTheIndexAndALostIndexIsRebuilt() async throws {
+    @Test func sendsNeverWaitForTheIndexAndALostOrDamagedIndexIsRebuilt() async throws {
         let world = try TestWorld()
         let alice = try await world.signUp("alice")
         let group = try await alice.createGroup(handle: "ops", title: nil, isPublic: true)
@@ -52,6 +53,13 @@ import Testing
         let again = try await Self.reopen(world)
         #expect(try await searches(again.alice) == expected)
         try again.store.close()
+
+        // An index file that is not a database at all is made anew.
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: indexPath + suffix) }
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: indexPath))
+        let rebuilt = try await Self.reopen(world)
+        #expect(try await searches(rebuilt.alice) == expected)
+        try rebuilt.store.close()
     }
 
     /// A second store on the same database, as a restarted process would open it, and
