@@ -51,9 +51,9 @@ final class Checkpointer: Sendable {
         checkpoints.schedule(after: .milliseconds(100))
     }
 
-    /// Waits for a scheduled checkpoint, then closes its connection.
+    /// Waits for a checkpoint in progress, then closes its connection.
     func close() throws {
-        checkpoints.queue.sync {}
+        checkpoints.close()
         try connection.close()
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import ParleyStore
-import Synchronization
 
 /// The full-text index, kept off the send path in a database file of its own beside the
 /// store's (`<path>-search`, named the way SQLite names its log and shared memory).
@@ -20,8 +19,6 @@ import Synchronization
 final class SearchIndexer: Sendable {
     private let pool: DatabasePool
     private let indexing: CoalescedWork
-    /// Set on the indexing queue, so that no batch starts once the store has closed.
-    private let closed = ClosedFlag()
     private static let batchSize = 5_000
 
     /// The index file for the store at `storePath`.
@@ -64,11 +61,9 @@ final class SearchIndexer: Sendable {
                     INSERT OR IGNORE INTO main.search_state (id, indexed_up_to, changes_up_to) VALUES (1, 0, 0);
                     """)
         }
-        let closed = closed
         indexing = CoalescedWork(label: "parley.search-indexer") {
-            if closed.isSet { return }
-            // A batch short of the limit has caught up; a later commit schedules the next.
-            while (try? Self.indexBatch(pool)) ?? 0 >= Self.batchSize {}
+            // Until a batch has caught up (or fails); a later commit schedules the next.
+            while (try? pool.writeWithoutTransaction({ db in try Self.indexBatch(db) })) == false {}
         }
     }
 
@@ -81,7 +76,7 @@ final class SearchIndexer: Sendable {
 
     /// Indexes every stored message, edit and deletion not yet in the index.
     func catchUp() async throws {
-        while try await pool.writeWithoutTransaction({ db in try Self.indexBatch(db) }) > 0 {}
+        while try await !pool.writeWithoutTransaction({ db in try Self.indexBatch(db) }) {}
     }
 
     /// Finds messages on a connection that sees the index as `main` and the store's
@@ -92,22 +87,19 @@ final class SearchIndexer: Sendable {
 
     /// Waits for a running batch, then closes the index's file; no batch starts after.
     func close() throws {
-        indexing.queue.sync { closed.set() }
+        indexing.close()
         try pool.close()
     }
 
-    private static func indexBatch(_ pool: DatabasePool) throws -> Int {
-        try pool.writeWithoutTransaction { db in try indexBatch(db) }
-    }
-
     /// Indexes up to `batchSize` messages after the last indexed one and applies the
-    /// edits and deletions noted since the last batch; returns how much it did.
+    /// edits and deletions noted since the last batch; returns whether that caught up
+    /// with the store (as of the batch's snapshot, which began after the call).
     ///
     /// The transaction is deferred, so that it locks only the file it writes: its first
     /// statement takes the index's write lock (another process's indexer waits there),
     /// and the store's file is only read, from one snapshot for the whole batch.
-    private static func indexBatch(_ db: Database) throws -> Int {
-        var done = 0
+    private static func indexBatch(_ db: Database) throws -> Bool {
+        var indexed = 0
         try db.inTransaction(.deferred) {
             try db.execute(sql: "UPDATE main.search_state SET indexed_up_to = indexed_up_to WHERE id = 1")
             guard let state = try Row.fetchOne(db, sql: "SELECT indexed_up_to, changes_up_to FROM main.search_state WHERE id = 1")
@@ -120,18 +112,17 @@ final class SearchIndexer: Sendable {
                 // Not this store's index (the store was replaced by an older copy): start over.
                 try db.execute(sql: "DELETE FROM main.message_fts")
                 (indexedUpTo, changesUpTo) = (0, 0)
-                done += 1
             }
-            if let newest = try Int64.fetchOne(
-                db, sql: "SELECT max(id) FROM (SELECT id FROM store.message WHERE id > ? ORDER BY id LIMIT ?)",
+            let next = try Row.fetchOne(
+                db, sql: "SELECT max(id), count(*) FROM (SELECT id FROM store.message WHERE id > ? ORDER BY id LIMIT ?)",
                 arguments: [indexedUpTo, batchSize])
-            {
+            if let next, let newest: Int64 = next[0] {
                 try db.execute(
                     sql: """
                         INSERT INTO main.message_fts (rowid, text)
                         SELECT id, text FROM store.message WHERE id > ? AND id <= ? ORDER BY id
                         """, arguments: [indexedUpTo, newest])
-                done += max(db.changesCount, 1)
+                indexed = next[1]
                 indexedUpTo = newest
             }
             // An edited or deleted message already indexed is indexed again with its
@@ -150,24 +141,13 @@ final class SearchIndexer: Sendable {
                     try db.execute(sql: "INSERT INTO main.message_fts (rowid, text) VALUES (?, ?)", arguments: [id, text])
                 }
             }
-            if storeChanges > changesUpTo {
-                done += max(changed.count, 1)
-                changesUpTo = storeChanges
-            }
+            changesUpTo = max(changesUpTo, storeChanges)
             try db.execute(
                 sql: "UPDATE main.search_state SET indexed_up_to = ?, changes_up_to = ? WHERE id = 1",
                 arguments: [indexedUpTo, changesUpTo])
             return .commit
         }
-        return done
+        // A full batch may have left messages, and the edits of those, for the next.
+        return indexed < batchSize
     }
-}
-
-/// Whether the indexer's store has closed; a class, so that the indexing work can hold it.
-private final class ClosedFlag: Sendable {
-    private let value = Mutex(false)
-
-    var isSet: Bool { value.withLock { $0 } }
-
-    func set() { value.withLock { $0 = true } }
 }
