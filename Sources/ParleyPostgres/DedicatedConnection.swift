@@ -27,9 +27,10 @@ final class DedicatedConnection: Sendable {
     /// - Parameters:
     ///   - name: what the connection is for, in errors and logs.
     ///   - setup: statements run on each new connection before its first use.
-    init(location: PostgresLocation, name: String, setup: [String] = [], logger: Logger) {
+    ///   - loops: where the connection lives.
+    init(location: PostgresLocation, name: String, setup: [String] = [], on loops: any EventLoopGroup, logger: Logger) {
         self.location = location
-        eventLoop = PostgresConnection.defaultEventLoopGroup.next()
+        eventLoop = loops.next()
         executor = LoopTaskExecutor(eventLoop)
         self.name = name
         self.setup = setup

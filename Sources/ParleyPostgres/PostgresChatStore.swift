@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import NIOCore
 import ParleyCore
 public import ParleyStore
 import PostgresNIO
@@ -21,17 +22,26 @@ public final class PostgresChatStore: ChatStore, Service {
     let writer: PostgresMessageWriter
     /// Where the store's batches (messages, and the bus's publishes) begin.
     let batchStart: BatchStart
+    /// Where the writer's and the bus's own connections live.
+    let loops: any EventLoopGroup
 
     /// - Parameters:
     ///   - connections: the pool's size; each node holds at most this many.
     ///   - batchStart: a server's, so that sends read in one turn of an event loop share
     ///     a transaction.
-    public init(location: PostgresLocation, connections: Int = 16, batchStart: BatchStart = .immediately, logger: Logger) {
+    ///   - loops: where the message writer's and the bus's own connections live: a
+    ///     server's loops keep its threads few (default: PostgresNIO's).
+    public init(
+        location: PostgresLocation, connections: Int = 16, batchStart: BatchStart = .immediately,
+        loops: (any EventLoopGroup)? = nil, logger: Logger
+    ) {
         self.location = location
+        let loops = loops ?? PostgresConnection.defaultEventLoopGroup
+        self.loops = loops
         self.logger = logger
         self.batchStart = batchStart
         client = PostgresClient(configuration: location.clientConfiguration(connections: connections), backgroundLogger: logger)
-        writer = PostgresMessageWriter(location: location, start: batchStart, logger: logger)
+        writer = PostgresMessageWriter(location: location, start: batchStart, loops: loops, logger: logger)
     }
 
     /// Runs the connection pool until the task is cancelled, then closes the message

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import NIOCore
 public import ParleyCore
 public import ParleyLive
 import ParleyProtocol
@@ -84,22 +85,22 @@ public final class PostgresEventBus: EventBus, Service {
         // whole table: a plan made while the tables were small would keep scanning them
         // once they are not.
         let reader = DedicatedConnection(
-            location: store.location, name: "event reader", setup: ["SET enable_seqscan = off"], logger: logger)
+            location: store.location, name: "event reader", setup: ["SET enable_seqscan = off"], on: store.loops, logger: logger)
         // No wake from this node's message writer: its commit's notification comes once
         // the rows can be read, where a read at once (a lone message's result arrives
         // before its implicit commit ends) measured slower (docs/performance.md).
         return PostgresEventBus(
             client: store.client, reader: reader, epoch: epoch, newest: UInt64(max(0, newest)), pruned: UInt64(max(0, pruned)), keep: keep,
-            start: store.batchStart, logger: logger)
+            start: store.batchStart, loops: store.loops, logger: logger)
     }
 
     private init(
         client: PostgresClient, reader: DedicatedConnection, epoch: String, newest: UInt64, pruned: UInt64, keep: Int, start: BatchStart,
-        logger: Logger
+        loops: any EventLoopGroup, logger: Logger
     ) {
         self.client = client
         self.reader = reader
-        let publisher = DedicatedConnection(location: reader.location, name: "event publisher", logger: logger)
+        let publisher = DedicatedConnection(location: reader.location, name: "event publisher", on: loops, logger: logger)
         self.publisher = publisher
         self.epoch = epoch
         self.logger = logger

@@ -222,7 +222,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxConnections = maxConnections
         configuration.trustedProxies = Set(trustedProxies)
         configuration.maxUnwrittenBytes = maxUnreadKib * 1024
-        if let threads { configuration.eventLoops = threads }
+        configuration.eventLoops = eventLoops
         if let tlsCert, let tlsKey {
             do {
                 try configuration.useTLS(certificateFile: tlsCert, keyFile: tlsKey)
@@ -286,3 +286,8 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension RegistrationMode: ExpressibleByArgument {}
+
+extension ServeCommand {
+    /// The server's event loops: `--threads`, or the server's default.
+    var eventLoops: Int { threads ?? ParleyServer.Configuration.defaultEventLoops }
+}

@@ -43,7 +43,9 @@ extension ServeCommand {
         }
         let location = try PostgresLocation(url: postgres)
         try await PostgresChatStore.prepare(location, logger: logger)
-        let store = PostgresChatStore(location: location, batchStart: ParleyServer.batchStart, logger: logger)
+        let store = PostgresChatStore(
+            location: location, batchStart: ParleyServer.batchStart, loops: ParleyServer.eventLoopGroup(threads: eventLoops), logger: logger
+        )
         let bus = try await PostgresEventBus.open(store: store, keep: totalBacklog, logger: logger)
         let presence = PostgresPresence(store: store, timeout: try Limits.duration(seconds: heartbeatTimeout), logger: logger)
         try await presence.register()
