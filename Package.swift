@@ -241,7 +241,9 @@ var targets: [Target] = [
 ]
 
 // Benchmarks pull in ordo-one/benchmark, which CI does not need: build them with
-// PARLEY_BENCHMARKS=1 swift package benchmark
+// PARLEY_BENCHMARKS=1 swift package benchmark --target EngineBenchmarks
+// (without --target the plugin also tries to run parley-load, whose folder is under
+// Benchmarks/, as a benchmark, and the command fails after the engine's results)
 if ProcessInfo.processInfo.environment["PARLEY_BENCHMARKS"] != nil {
     dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"])
