@@ -183,13 +183,17 @@ extension SQLiteChatStore {
     }
 
     public func purgeExpired(now: Date) async throws -> Int {
-        try await pool.write { db in
+        let purged = try await pool.write { db in
             try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [now.storedMilliseconds])
             var purged = db.changesCount
             try db.execute(sql: "DELETE FROM phone_code WHERE expires_at <= ?", arguments: [now.storedMilliseconds])
             purged += db.changesCount
             return purged
         }
+        // Not expired, but done with: the edits and deletions the search index has taken up.
+        let applied = try await indexer.changesApplied()
+        if applied > 0 { try await pool.write { db in try Self.pruneSearchChanges(db, before: applied) } }
+        return purged
     }
 
     public func deleteSession(tokenHash: Data) async throws {

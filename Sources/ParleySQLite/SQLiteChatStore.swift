@@ -57,9 +57,22 @@ public final class SQLiteChatStore: ChatStore {
         pool = try DatabasePool(path: path, configuration: poolConfiguration)
         try Schema.migrator.migrate(pool)
         indexer = try SearchIndexer.open(storePath: path, configuration: configuration)
+        try Self.pruneSearchChanges(pool: pool, indexer: indexer)
         journal = try SQLiteEventJournal(pool: pool)
         writer = MessageWriter(pool: pool, journal: journal, start: batchStart) { [indexer] in indexer.schedule() }
         indexer.schedule(after: .milliseconds(0))
+    }
+
+    /// Drops the edits and deletions the search index has applied (see `SearchIndexer`),
+    /// but the newest of them: the index compares its place with the newest row to tell
+    /// a store restored from an older copy. At every open, and in a server's upkeep.
+    static func pruneSearchChanges(pool: DatabasePool, indexer: SearchIndexer) throws {
+        let applied = try indexer.changesApplied()
+        if applied > 0 { try pool.write { db in try pruneSearchChanges(db, before: applied) } }
+    }
+
+    static func pruneSearchChanges(_ db: Database, before applied: Int64) throws {
+        try db.execute(sql: "DELETE FROM search_change WHERE seq < ?", arguments: [applied])
     }
 
     /// Hands `commit` the duration and message count of each committed batch of

@@ -13,7 +13,8 @@ import ParleyStore
 /// file's lock, and read the messages from the store's file the way any reader does.
 ///
 /// The index holds only what can be rebuilt: edits and deletions are noted in the
-/// store's `search_change` in their own transaction, and applied here at the next batch;
+/// store's `search_change` in their own transaction, applied here at the next batch and
+/// then dropped by the store (`SQLiteChatStore.pruneSearchChanges`) but for the newest;
 /// a file that is missing, that indexed more than the store holds (a store restored
 /// from an older copy), or that SQLite cannot read, is rebuilt from the messages.
 final class SearchIndexer: Sendable {
@@ -83,6 +84,22 @@ final class SearchIndexer: Sendable {
     /// tables as `store` (unqualified names reach both: the index names none of the store's).
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await pool.read(body)
+    }
+
+    /// The last of the store's `search_change` rows the index has applied (0 for none):
+    /// the store may drop the rows before it. Read from the index's file, so it counts
+    /// what any process's indexer applied.
+    func changesApplied() throws -> Int64 {
+        try pool.read(Self.changesApplied)
+    }
+
+    /// `changesApplied()` without blocking the caller's thread.
+    func changesApplied() async throws -> Int64 {
+        try await pool.read(Self.changesApplied)
+    }
+
+    private static func changesApplied(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT changes_up_to FROM main.search_state WHERE id = 1") ?? 0
     }
 
     /// Waits for a running batch, then closes the index's file; no batch starts after.

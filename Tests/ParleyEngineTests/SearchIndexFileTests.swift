@@ -62,6 +62,48 @@ import Testing
         try rebuilt.store.close()
     }
 
+    @Test func editsAndDeletionsTheIndexTookUpLeaveTheDatabaseButTheNewest() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "ops", title: nil, isPublic: true)
+        let first = try await alice.sendMessage(to: .chat(group.id), text: "release at noon", clientID: nil)
+        let second = try await alice.sendMessage(to: .chat(group.id), text: "release notes drafted", clientID: nil)
+        _ = try await alice.editMessage(chat: group.id, seq: first.seq, text: "release at one")
+        _ = try await alice.editMessage(chat: group.id, seq: first.seq, text: "release at two")
+        _ = try await alice.deleteMessage(chat: group.id, seq: second.seq)
+        func changes() async throws -> [Int64] {
+            let reader = try DatabaseQueue(path: world.databasePath)
+            defer { try? reader.close() }
+            return try await reader.read { db in try Int64.fetchAll(db, sql: "SELECT seq FROM search_change ORDER BY seq") }
+        }
+        #expect(try await changes() == [1, 2, 3])
+
+        // Nothing is dropped that the index has not applied; a search makes it apply them.
+        try await world.engine.purgeExpired()
+        #expect(try await changes() == [1, 2, 3])
+        #expect(try await alice.search("release", in: nil, limit: 10).map(\.id) == [first.id])
+        try await world.engine.purgeExpired()
+        #expect(try await changes() == [3])
+
+        // Later edits are still seen, and a restart (which prunes too) does not take the
+        // index for a stale one: nothing is rebuilt, and the searches stay right.
+        _ = try await alice.editMessage(chat: group.id, seq: first.seq, text: "release at three")
+        #expect(try await alice.search("two", in: nil, limit: 10).isEmpty)
+        #expect(try await alice.search("three", in: nil, limit: 10).map(\.id) == [first.id])
+        // A row only the index holds marks it: a rebuild would drop it.
+        let store = try #require(world.store as? SQLiteChatStore)
+        try store.close()
+        let index = try DatabaseQueue(path: world.databasePath + "-search")
+        defer { try? index.close() }
+        try await index.write { db in try db.execute(sql: "INSERT INTO message_fts (rowid, text) VALUES (999999, 'marker')") }
+        let reopened = try await Self.reopen(world)
+        #expect(try await changes() == [4])
+        #expect(try await reopened.alice.search("release", in: nil, limit: 10).map(\.id) == [first.id])
+        #expect(try await reopened.alice.search("drafted", in: nil, limit: 10).isEmpty)
+        #expect(try await index.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM message_fts WHERE rowid = 999999") } == 1)
+        try reopened.store.close()
+    }
+
     /// A second store on the same database, as a restarted process would open it, and
     /// alice signed in to it.
     private static func reopen(_ world: TestWorld) async throws -> (store: SQLiteChatStore, alice: EngineSession) {
