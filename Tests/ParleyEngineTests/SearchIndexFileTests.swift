@@ -68,6 +68,8 @@ import Testing
         let group = try await alice.createGroup(handle: "ops", title: nil, isPublic: true)
         let first = try await alice.sendMessage(to: .chat(group.id), text: "release at noon", clientID: nil)
         let second = try await alice.sendMessage(to: .chat(group.id), text: "release notes drafted", clientID: nil)
+        // The index's write lock held elsewhere: its batches cannot apply what follows yet.
+        let holder = try await WriteLockHolder.hold(world.databasePath + "-search")
         _ = try await alice.editMessage(chat: group.id, seq: first.seq, text: "release at one")
         _ = try await alice.editMessage(chat: group.id, seq: first.seq, text: "release at two")
         _ = try await alice.deleteMessage(chat: group.id, seq: second.seq)
@@ -81,6 +83,7 @@ import Testing
         // Nothing is dropped that the index has not applied; a search makes it apply them.
         try await world.engine.purgeExpired()
         #expect(try await changes() == [1, 2, 3])
+        try holder.release()
         #expect(try await alice.search("release", in: nil, limit: 10).map(\.id) == [first.id])
         try await world.engine.purgeExpired()
         #expect(try await changes() == [3])
