@@ -190,9 +190,9 @@ extension SQLiteChatStore {
             purged += db.changesCount
             return purged
         }
-        // Not expired, but done with: the edits and deletions the search index has taken up.
-        let applied = try await indexer.changesApplied()
-        if applied > 0 { try await pool.write { db in try Self.pruneSearchChanges(db, before: applied) } }
+        // Not expired, but done with: the edits and deletions the search index has taken up
+        // (housekeeping, tried again at the next upkeep if it fails).
+        try? await pruneSearchChanges()
         return purged
     }
 

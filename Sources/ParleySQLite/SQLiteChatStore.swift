@@ -57,21 +57,35 @@ public final class SQLiteChatStore: ChatStore {
         pool = try DatabasePool(path: path, configuration: poolConfiguration)
         try Schema.migrator.migrate(pool)
         indexer = try SearchIndexer.open(storePath: path, configuration: configuration)
-        try Self.pruneSearchChanges(pool: pool, indexer: indexer)
         journal = try SQLiteEventJournal(pool: pool)
         writer = MessageWriter(pool: pool, journal: journal, start: batchStart) { [indexer] in indexer.schedule() }
+        // Housekeeping: a store that cannot prune now (another process writing) opens anyway.
+        try? pruneSearchChanges()
         indexer.schedule(after: .milliseconds(0))
     }
 
     /// Drops the edits and deletions the search index has applied (see `SearchIndexer`),
     /// but the newest of them: the index compares its place with the newest row to tell
-    /// a store restored from an older copy. At every open, and in a server's upkeep.
-    static func pruneSearchChanges(pool: DatabasePool, indexer: SearchIndexer) throws {
+    /// a store restored from an older copy. At every open, and in a server's upkeep; the
+    /// store's write lock is taken only when there is something to drop.
+    func pruneSearchChanges() throws {
         let applied = try indexer.changesApplied()
-        if applied > 0 { try pool.write { db in try pruneSearchChanges(db, before: applied) } }
+        guard try pool.read({ db in try Self.hasSearchChanges(db, before: applied) }) else { return }
+        try pool.write { db in try Self.pruneSearchChanges(db, before: applied) }
     }
 
-    static func pruneSearchChanges(_ db: Database, before applied: Int64) throws {
+    /// `pruneSearchChanges()` without blocking the caller's thread.
+    func pruneSearchChanges() async throws {
+        let applied = try await indexer.changesApplied()
+        guard try await pool.read({ db in try Self.hasSearchChanges(db, before: applied) }) else { return }
+        try await pool.write { db in try Self.pruneSearchChanges(db, before: applied) }
+    }
+
+    private static func hasSearchChanges(_ db: Database, before applied: Int64) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM search_change WHERE seq < ? LIMIT 1", arguments: [applied]) ?? false
+    }
+
+    private static func pruneSearchChanges(_ db: Database, before applied: Int64) throws {
         try db.execute(sql: "DELETE FROM search_change WHERE seq < ?", arguments: [applied])
     }
 
