@@ -192,7 +192,7 @@ extension SQLiteChatStore {
         }
         // Not expired, but done with: the edits and deletions the search index has taken up
         // (housekeeping, tried again at the next upkeep if it fails).
-        try? await pruneSearchChanges()
+        try? pruneSearchChanges()
         return purged
     }
 

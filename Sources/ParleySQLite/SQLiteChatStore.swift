@@ -67,26 +67,15 @@ public final class SQLiteChatStore: ChatStore {
     /// Drops the edits and deletions the search index has applied (see `SearchIndexer`),
     /// but the newest of them: the index compares its place with the newest row to tell
     /// a store restored from an older copy. At every open, and in a server's upkeep; the
-    /// store's write lock is taken only when there is something to drop.
+    /// store's write lock is taken only when there is something to drop. Blocks for a
+    /// read of each file and, at most, one short write.
     func pruneSearchChanges() throws {
         let applied = try indexer.changesApplied()
-        guard try pool.read({ db in try Self.hasSearchChanges(db, before: applied) }) else { return }
-        try pool.write { db in try Self.pruneSearchChanges(db, before: applied) }
-    }
-
-    /// `pruneSearchChanges()` without blocking the caller's thread.
-    func pruneSearchChanges() async throws {
-        let applied = try await indexer.changesApplied()
-        guard try await pool.read({ db in try Self.hasSearchChanges(db, before: applied) }) else { return }
-        try await pool.write { db in try Self.pruneSearchChanges(db, before: applied) }
-    }
-
-    private static func hasSearchChanges(_ db: Database, before applied: Int64) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT 1 FROM search_change WHERE seq < ? LIMIT 1", arguments: [applied]) ?? false
-    }
-
-    private static func pruneSearchChanges(_ db: Database, before applied: Int64) throws {
-        try db.execute(sql: "DELETE FROM search_change WHERE seq < ?", arguments: [applied])
+        let due = try pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM search_change WHERE seq < ? LIMIT 1", arguments: [applied]) ?? false
+        }
+        guard due else { return }
+        try pool.write { db in try db.execute(sql: "DELETE FROM search_change WHERE seq < ?", arguments: [applied]) }
     }
 
     /// Hands `commit` the duration and message count of each committed batch of

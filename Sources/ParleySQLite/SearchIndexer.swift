@@ -90,16 +90,7 @@ final class SearchIndexer: Sendable {
     /// the store may drop the rows before it. Read from the index's file, so it counts
     /// what any process's indexer applied.
     func changesApplied() throws -> Int64 {
-        try pool.read(Self.changesApplied)
-    }
-
-    /// `changesApplied()` without blocking the caller's thread.
-    func changesApplied() async throws -> Int64 {
-        try await pool.read(Self.changesApplied)
-    }
-
-    private static func changesApplied(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT changes_up_to FROM main.search_state WHERE id = 1") ?? 0
+        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT changes_up_to FROM main.search_state WHERE id = 1") ?? 0 }
     }
 
     /// Waits for a running batch, then closes the index's file; no batch starts after.
