@@ -46,10 +46,7 @@ public final class SQLiteChatStore: ChatStore {
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
-        // Created readable by its owner only; SQLite gives the log and shared-memory
-        // files the database's permissions.
-        let created = Foundation.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if created >= 0 { Foundation.close(created) }
+        Self.createOwnerOnly(path)
         let checkpointer = Checkpointer(path: path, configuration: configuration)
         self.checkpointer = checkpointer
         var poolConfiguration = configuration
@@ -62,6 +59,14 @@ public final class SQLiteChatStore: ChatStore {
         // Housekeeping: a store that cannot prune now (another process writing) opens anyway.
         try? pruneSearchChanges()
         indexer.schedule(after: .milliseconds(0))
+    }
+
+    /// Creates the database file at `path` readable by its owner only, unless it exists:
+    /// SQLite gives the log and shared-memory files the database's permissions. The
+    /// store's file and the search index's (which holds the messages' words) both are.
+    static func createOwnerOnly(_ path: String) {
+        let created = Foundation.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if created >= 0 { Foundation.close(created) }
     }
 
     /// Drops the edits and deletions the search index has applied (see `SearchIndexer`),

@@ -40,9 +40,7 @@ final class SearchIndexer: Sendable {
 
     private init(storePath: String, configuration: Configuration) throws {
         let path = Self.path(forStore: storePath)
-        // Readable by its owner only, like the store's file; it holds the messages' words.
-        let created = Foundation.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if created >= 0 { Foundation.close(created) }
+        SQLiteChatStore.createOwnerOnly(path)
         var configuration = configuration
         configuration.prepareDatabase { db in
             // The store's file is read here, never written: its write lock stays the sends'.
