@@ -51,7 +51,8 @@ run() { # SERVER LABEL CHATLOAD-ARGS...
             pid=$(cat /tmp/parley-peer/server.pid)
             set -- --proto irc --url "irc://127.0.0.1:$irc_port" "$@" ;;
     esac
-    timeout 600 "$CHATLOAD_BIN" "$@" --server-pid "$pid" --label "$server $label" --json "$OUT" > /dev/null || true
+    timeout 600 "$CHATLOAD_BIN" "$@" --server-pid "$pid" --label "$server $label" --json "$OUT" > /dev/null \
+        || echo "shapes.sh: $server $label: the generator failed (exit $?); the table shows what it has" >&2
     if [ "$server" = relay ]; then bash "$BENCH/peers.sh" stop-irc > /dev/null; else bash "$BENCH/peers.sh" stop-parley > /dev/null; fi
 }
 
