@@ -75,31 +75,13 @@ for _ in $(seq 1 "$REPS"); do
 done
 
 python3 - "$OUT" "$SERVERS" <<'PY'
-import json, statistics, sys
+import sys
 
-runs = {}
-for line in open(sys.argv[1]):
-    if line.strip():
-        run = json.loads(line)
-        runs.setdefault(run["label"], []).append(run)
+sys.path.insert(0, "scripts")
+from chatload_results import load, median, show, summary
+
+runs = load(sys.argv[1])
 servers = sys.argv[2].split()
-
-
-def median(label, figure):
-    values = []
-    for run in runs.get(label, []):
-        if figure == "cpu":
-            if run.get("server_cpu_s") and run.get("acked"):
-                values.append(run["server_cpu_s"] / run["acked"] * 1e6)
-        elif run.get(figure) is not None:
-            values.append(run[figure])
-    return statistics.median(values) if values else None
-
-
-def show(value, figure):
-    return "-" if value is None else f"{value:.2f}" if figure == "e2e_p99_ms" else f"{value:,.0f}"
-
-
 names = {"relay": "InspIRCd", "floor": "NIO floor", "floor-thread": "floor + commit (writer thread)",
          "floor-loop": "floor + commit (on the loop)", "parley-irc": "Parley IRC gateway"}
 print("| case | figure | " + " | ".join(names[s] for s in servers) + " |")
@@ -109,15 +91,14 @@ for case in ("closed", "1000/s"):
     if case == "1000/s":
         figures = figures[1:]
     for name, figure in figures:
-        relay = median(f"relay {case}", figure)
+        relay = median(runs, f"relay {case}", figure)
         cells = []
         for server in servers:
-            mine = median(f"{server} {case}", figure)
+            mine = median(runs, f"{server} {case}", figure)
             cell = show(mine, figure)
             if server != "relay" and mine and relay:
                 cell += f" ({mine / relay:.2f}×)"
             cells.append(cell)
         print(f"| {case} | {name} | " + " | ".join(cells) + " |")
-missing = sum(run.get("missing") or 0 for label in runs for run in runs[label])
-print(f"\nruns: {sum(len(v) for v in runs.values())}, messages missing in all: {missing}; results: {sys.argv[1]}")
+print(summary(runs, sys.argv[1]))
 PY

@@ -67,29 +67,12 @@ for _ in $(seq 1 "$REPS"); do
 done
 
 python3 - "$OUT" "$SHAPES" <<'EOF'
-import json, statistics, sys
+import sys
 
-runs = {}
-for line in open(sys.argv[1]):
-    if line.strip():
-        run = json.loads(line)
-        runs.setdefault(run["label"], []).append(run)
+sys.path.insert(0, "scripts")
+from chatload_results import load, median, show, summary
 
-
-def median(label, figure):
-    values = []
-    for run in runs.get(label, []):
-        if figure == "cpu":
-            if run.get("server_cpu_s") and run.get("acked"):
-                values.append(run["server_cpu_s"] / run["acked"] * 1e6)
-        elif run.get(figure) is not None:
-            values.append(run[figure])
-    return statistics.median(values) if values else None
-
-
-def show(value, figure):
-    return "-" if value is None else f"{value:.2f}" if figure == "e2e_p99_ms" else f"{value:,.0f}"
-
+runs = load(sys.argv[1])
 
 print("| shape (members:senders) | case | figure | InspIRCd | Parley WS | ratio | Parley IRC | ratio |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -99,12 +82,11 @@ for shape in sys.argv[2].split():
         if case == "1000/s":
             figures = figures[1:]
         for name, figure in figures:
-            relay = median(f"relay {shape} {case}", figure)
+            relay = median(runs, f"relay {shape} {case}", figure)
             cells = [show(relay, figure)]
             for server in ("ws", "irc"):
-                mine = median(f"{server} {shape} {case}", figure)
+                mine = median(runs, f"{server} {shape} {case}", figure)
                 cells += [show(mine, figure), f"{mine / relay:.2f}×" if mine and relay else "-"]
             print(f"| {shape} | {case} | {name} | " + " | ".join(cells) + " |")
-missing = sum(run.get("missing") or 0 for label in runs for run in runs[label])
-print(f"\nruns: {sum(len(v) for v in runs.values())}, messages missing in all: {missing}; results: {sys.argv[1]}")
+print(summary(runs, sys.argv[1]))
 EOF

@@ -1,0 +1,36 @@
+"""The results `chatload --json` appends, one run a line, read back by label: the helpers
+that scripts/shapes.sh and scripts/floor.sh print their tables with."""
+import json
+import statistics
+
+
+def load(path):
+    """Runs by their label."""
+    runs = {}
+    for line in open(path):
+        if line.strip():
+            run = json.loads(line)
+            runs.setdefault(run["label"], []).append(run)
+    return runs
+
+
+def median(runs, label, figure):
+    """The median of `figure` over the label's runs; "cpu" is the server's CPU a message in
+    µs over the whole run (setup included), as the bench's ratios are. None without runs."""
+    values = []
+    for run in runs.get(label, []):
+        if figure == "cpu":
+            if run.get("server_cpu_s") and run.get("acked"):
+                values.append(run["server_cpu_s"] / run["acked"] * 1e6)
+        elif run.get(figure) is not None:
+            values.append(run[figure])
+    return statistics.median(values) if values else None
+
+
+def show(value, figure):
+    return "-" if value is None else f"{value:.2f}" if figure == "e2e_p99_ms" else f"{value:,.0f}"
+
+
+def summary(runs, path):
+    missing = sum(run.get("missing") or 0 for label in runs for run in runs[label])
+    return f"\nruns: {sum(len(v) for v in runs.values())}, messages missing in all: {missing}; results: {path}"
