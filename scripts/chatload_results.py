@@ -27,6 +27,13 @@ def median(runs, label, figure):
     return statistics.median(values) if values else None
 
 
+def figures(case):
+    """The figures a case's table rows show, (name, key): a case at a fixed rate has no
+    throughput of its own to compare."""
+    rows = [("acknowledged/s", "acked_per_s"), ("e2e p99 ms", "e2e_p99_ms"), ("server CPU µs/msg", "cpu")]
+    return rows if case == "closed" else rows[1:]
+
+
 def show(value, figure):
     return "-" if value is None else f"{value:.2f}" if figure == "e2e_p99_ms" else f"{value:,.0f}"
 

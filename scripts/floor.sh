@@ -78,7 +78,7 @@ python3 - "$OUT" "$SERVERS" <<'PY'
 import sys
 
 sys.path.insert(0, "scripts")
-from chatload_results import load, median, show, summary
+from chatload_results import figures, load, median, show, summary
 
 runs = load(sys.argv[1])
 servers = sys.argv[2].split()
@@ -87,10 +87,7 @@ names = {"relay": "InspIRCd", "floor": "NIO floor", "floor-thread": "floor + com
 print("| case | figure | " + " | ".join(names[s] for s in servers) + " |")
 print("| --- | --- | " + " | ".join("---" for _ in servers) + " |")
 for case in ("closed", "1000/s"):
-    figures = [("acknowledged/s", "acked_per_s"), ("e2e p99 ms", "e2e_p99_ms"), ("server CPU µs/msg", "cpu")]
-    if case == "1000/s":
-        figures = figures[1:]
-    for name, figure in figures:
+    for name, figure in figures(case):
         relay = median(runs, f"relay {case}", figure)
         cells = []
         for server in servers:

@@ -70,7 +70,7 @@ python3 - "$OUT" "$SHAPES" <<'EOF'
 import sys
 
 sys.path.insert(0, "scripts")
-from chatload_results import load, median, show, summary
+from chatload_results import figures, load, median, show, summary
 
 runs = load(sys.argv[1])
 
@@ -78,10 +78,7 @@ print("| shape (members:senders) | case | figure | InspIRCd | Parley WS | ratio 
 print("| --- | --- | --- | --- | --- | --- | --- | --- |")
 for shape in sys.argv[2].split():
     for case in ("closed", "1000/s"):
-        figures = [("acknowledged/s", "acked_per_s"), ("e2e p99 ms", "e2e_p99_ms"), ("server CPU µs/msg", "cpu")]
-        if case == "1000/s":
-            figures = figures[1:]
-        for name, figure in figures:
+        for name, figure in figures(case):
             relay = median(runs, f"relay {shape} {case}", figure)
             cells = [show(relay, figure)]
             for server in ("ws", "irc"):
