@@ -84,7 +84,7 @@ var targets: [Target] = [
     ),
     .target(
         name: "ParleyProtocol",
-        dependencies: ["ParleyCore"],
+        dependencies: ["ParleyCore", .product(name: "NIOCore", package: "swift-nio")],
         swiftSettings: swiftSettings
     ),
     .target(

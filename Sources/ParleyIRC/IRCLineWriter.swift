@@ -1,4 +1,5 @@
 import NIOCore
+import ParleyProtocol
 import Synchronization
 
 /// The lines on their way to the IRC connections of one event loop. The first line
@@ -45,8 +46,7 @@ final class IRCLineWriter: Sendable {
                 channel.close(promise: nil)
                 continue
             }
-            for buffer in lines { channel.write(buffer, promise: nil) }
-            channel.flush()
+            channel.writeAndFlush(lines.joined(), promise: nil)
         }
     }
 }
