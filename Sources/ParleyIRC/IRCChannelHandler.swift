@@ -109,15 +109,22 @@ struct IRCOutput: Sendable {
         send([message])
     }
 
+    /// Lines the connection's own lines caused: written at once.
     func send(_ messages: [IRCMessage]) {
         guard !messages.isEmpty else { return }
-        writer.add(Self.serialize(messages), to: channel)
+        writer.add(Self.serialize(messages), to: channel, paced: false)
     }
 
-    /// Lines serialized already (`serialize`), shared with other connections.
-    func send(serialized lines: ByteBuffer) {
+    /// An event's lines: written with the loop's next run for deliveries.
+    func deliver(_ messages: [IRCMessage]) {
+        guard !messages.isEmpty else { return }
+        writer.add(Self.serialize(messages), to: channel, paced: true)
+    }
+
+    /// An event's lines serialized already (`serialize`), shared with other connections.
+    func deliver(serialized lines: ByteBuffer) {
         guard lines.readableBytes > 0 else { return }
-        writer.add(lines, to: channel)
+        writer.add(lines, to: channel, paced: true)
     }
 
     /// `messages` as the lines that go on the wire, each with its CRLF.
@@ -131,9 +138,8 @@ struct IRCOutput: Sendable {
         return buffer
     }
 
-    /// Closes the connection after the lines queued before it (their run was queued on
-    /// the loop first).
+    /// Closes the connection once the lines queued before it are written.
     func close() {
-        channel.eventLoop.execute { channel.close(promise: nil) }
+        writer.close(channel)
     }
 }

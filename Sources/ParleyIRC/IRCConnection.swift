@@ -53,9 +53,9 @@ actor IRCConnection {
             address: address, client: "irc",
             deliver: { event in
                 if let shared = view.sharedLines(for: event) {
-                    output.send(serialized: shared)
+                    output.deliver(serialized: shared)
                 } else {
-                    output.send(view.lines(for: event.event))
+                    output.deliver(view.lines(for: event.event))
                 }
             },
             ended: { reason in

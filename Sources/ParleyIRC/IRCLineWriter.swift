@@ -2,51 +2,114 @@ import NIOCore
 import ParleyProtocol
 import Synchronization
 
-/// The lines on their way to the IRC connections of one event loop. The first line
-/// queued since the last run wakes the loop once; that run writes every connection's
-/// lines and flushes each once. Lines come from every thread a connection's requests
-/// run on (and the event bus delivers a group's message from the sender's), so a
-/// message to a channel of 20 costs a wake of each loop and a write per connection for
-/// everything queued meanwhile, not a hop and a write per line. Nothing waits on a
-/// timer: an idle connection's line goes at once, a busy loop's gather by themselves.
+/// The lines on their way to the IRC connections of one event loop. Lines come from
+/// every thread a connection's requests run on (and the event bus delivers a group's
+/// message from the sender's), and are written in runs on the loop: each connection's
+/// lines in the order they came, in one write.
+///
+/// Two paces, as the WebSocket's replies and events have:
+/// - A reply (a numeric, an echo, anything a connection's own line caused) goes out in
+///   a run at once, with whatever that connection had queued before it, so a client's
+///   lines never change order.
+/// - A delivery (another's message, a join, a presence change) waits for the next run,
+///   and runs for deliveries average at most one an `interval`; one may come an interval
+///   early, so deliveries about that far apart go at once. Under a stream of messages to
+///   a group, each connection then gets several in one write instead of a write each.
 final class IRCLineWriter: Sendable {
+    private struct Queued {
+        let channel: any Channel
+        var lines: [ByteBuffer] = []
+        /// A reply is among the lines: they go in the next run at once.
+        var urgent = false
+        /// The connection closes once its lines are written.
+        var closing = false
+    }
+
     private struct Pending {
-        /// Each connection's lines, in the order they came, keyed by its channel.
-        var channels: [ObjectIdentifier: (channel: any Channel, lines: [ByteBuffer])] = [:]
-        var scheduled = false
+        /// Each connection's lines, keyed by its channel.
+        var channels: [ObjectIdentifier: Queued] = [:]
+        /// A run for the urgent connections is queued on the loop.
+        var urgentRun = false
+        /// A run for everything is queued or scheduled.
+        var fullRun = false
+        /// When the next full run is due if runs are an interval apart; one may start up
+        /// to an interval before it (a cell-rate limit with a burst of one).
+        var due = NIODeadline.distantPast
     }
 
     private let eventLoop: any EventLoop
+    private let interval: TimeAmount
     private let pending = Mutex(Pending())
 
-    init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop, interval: TimeAmount) {
         self.eventLoop = eventLoop
+        self.interval = interval
     }
 
-    /// Queues `lines` (whole lines with their CRLF) for `channel`, one of this loop's.
-    func add(_ lines: ByteBuffer, to channel: any Channel) {
-        let schedule = pending.withLock { pending in
-            pending.channels[ObjectIdentifier(channel), default: (channel, [])].lines.append(lines)
-            guard !pending.scheduled else { return false }
-            pending.scheduled = true
-            return true
-        }
-        if schedule { eventLoop.execute { self.run() } }
+    /// Queues `lines` (whole lines with their CRLF) for `channel`, one of this loop's:
+    /// a reply goes at once, a delivery (`paced`) with the next run.
+    func add(_ lines: ByteBuffer, to channel: any Channel, paced: Bool) {
+        queue(channel, paced: paced) { $0.lines.append(lines) }
     }
 
-    private func run() {
-        let channels = pending.withLock { pending in
-            pending.scheduled = false
-            defer { pending.channels = [:] }
-            return pending.channels
+    /// Closes `channel` once the lines queued for it are written.
+    func close(_ channel: any Channel) {
+        queue(channel, paced: false) { $0.closing = true }
+    }
+
+    private func queue(_ channel: any Channel, paced: Bool, _ change: (inout Queued) -> Void) {
+        enum Run { case none, urgent, full(NIODeadline) }
+        let run: Run = pending.withLock { pending in
+            change(&pending.channels[ObjectIdentifier(channel), default: Queued(channel: channel)])
+            if !paced {
+                pending.channels[ObjectIdentifier(channel)]?.urgent = true
+                guard !pending.urgentRun else { return .none }
+                pending.urgentRun = true
+                return .urgent
+            }
+            guard !pending.fullRun else { return .none }
+            pending.fullRun = true
+            return .full(pending.due - interval)
         }
-        for (channel, lines) in channels.values {
+        switch run {
+        case .none: break
+        case .urgent: eventLoop.execute { self.run(all: false) }
+        case .full(let start):
+            if start <= .now() {
+                eventLoop.execute { self.run(all: true) }
+            } else {
+                eventLoop.scheduleTask(deadline: start) { self.run(all: true) }
+            }
+        }
+    }
+
+    /// Writes the urgent connections' lines, or (`all`) every connection's.
+    private func run(all: Bool) {
+        let due = pending.withLock { pending in
+            if all {
+                pending.fullRun = false
+                pending.urgentRun = false
+                pending.due = max(pending.due, .now()) + interval
+                defer { pending.channels = [:] }
+                return Array(pending.channels.values)
+            }
+            pending.urgentRun = false
+            var due: [Queued] = []
+            for (id, queued) in pending.channels where queued.urgent {
+                due.append(queued)
+                pending.channels[id] = nil
+            }
+            return due
+        }
+        for queued in due {
+            let channel = queued.channel
             // Past `IRCOutput.unreadLimit` unread: closed rather than buffered for.
             guard channel.isWritable else {
                 channel.close(promise: nil)
                 continue
             }
-            channel.writeAndFlush(lines.joined(), promise: nil)
+            if !queued.lines.isEmpty { channel.writeAndFlush(queued.lines.joined(), promise: nil) }
+            if queued.closing { channel.close(promise: nil) }
         }
     }
 }
