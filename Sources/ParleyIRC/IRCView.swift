@@ -103,7 +103,9 @@ final class IRCView: Sendable {
     /// The lines of an event that every client with the same capabilities gets alike
     /// (a text in a group), serialized once for all of them; nil for any other event.
     func sharedLines(for event: PositionedEvent) -> ByteBuffer? {
-        guard case .message(let sent) = event.event, sent.message.media == nil, Self.channel(sent.chat) != nil else { return nil }
+        // Asked for each recipient: the channel's name is made only for the lines.
+        guard case .message(let sent) = event.event, sent.message.media == nil, sent.chat.kind == .group, sent.chat.handle != nil
+        else { return nil }
         let (me, shape, capabilities) = state.withLock { ($0.me, $0.lineShape, $0.capabilities) }
         guard let me else { return nil }
         return event.encoded { _ in IRCSharedLines() }.lines(for: shape) {
