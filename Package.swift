@@ -84,7 +84,7 @@ var targets: [Target] = [
     ),
     .target(
         name: "ParleyProtocol",
-        dependencies: ["ParleyCore", .product(name: "NIOCore", package: "swift-nio")],
+        dependencies: ["ParleyCore"],
         swiftSettings: swiftSettings
     ),
     .target(

@@ -1,5 +1,4 @@
 import NIOCore
-import ParleyProtocol
 import Synchronization
 
 /// The lines on their way to the IRC connections of one event loop. Lines come from
@@ -18,7 +17,9 @@ import Synchronization
 final class IRCLineWriter: Sendable {
     private struct Queued {
         let channel: any Channel
-        var lines: [ByteBuffer] = []
+        /// The lines in the order they came, in one buffer: the first as it came (often
+        /// shared with other connections), the rest written into this connection's copy.
+        var lines: ByteBuffer?
         /// A reply is among the lines: they go in the next run at once.
         var urgent = false
         /// The connection closes once its lines are written.
@@ -49,7 +50,13 @@ final class IRCLineWriter: Sendable {
     /// Queues `lines` (whole lines with their CRLF) for `channel`, one of this loop's:
     /// a reply goes at once, a delivery (`paced`) with the next run.
     func add(_ lines: ByteBuffer, to channel: any Channel, paced: Bool) {
-        queue(channel, paced: paced) { $0.lines.append(lines) }
+        queue(channel, paced: paced) { queued in
+            if queued.lines == nil {
+                queued.lines = lines
+            } else {
+                queued.lines?.writeImmutableBuffer(lines)
+            }
+        }
     }
 
     /// Closes `channel` once the lines queued for it are written.
@@ -108,7 +115,7 @@ final class IRCLineWriter: Sendable {
                 channel.close(promise: nil)
                 continue
             }
-            if !queued.lines.isEmpty { channel.writeAndFlush(queued.lines.joined(), promise: nil) }
+            if let lines = queued.lines { channel.writeAndFlush(lines, promise: nil) }
             if queued.closing { channel.close(promise: nil) }
         }
     }

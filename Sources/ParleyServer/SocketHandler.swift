@@ -6,7 +6,6 @@ import NIOWebSocket
 import ParleyCore
 import ParleyEngine
 import ParleyLive
-import ParleyProtocol
 import Prometheus
 import Synchronization
 
@@ -140,7 +139,14 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     func writeEvents(_ frames: [ByteBuffer]) {
         guard let frameWriter, let context, !closing, !frames.isEmpty else { return }
         if unwritten.isEmpty, context.channel.isWritable {
-            frameWriter.write(NIOAny(frames.joined()), promise: nil)
+            // The first frame is shared with the other sockets: making room in it
+            // makes this socket's copy, once, of the size of them all.
+            var joined = frames[0]
+            if frames.count > 1 {
+                joined.reserveCapacity(frames.reduce(joined.readerIndex) { $0 + $1.readableBytes })
+                for frame in frames.dropFirst() { joined.writeImmutableBuffer(frame) }
+            }
+            frameWriter.write(NIOAny(joined), promise: nil)
             delivered(frames.count, by: frameWriter)
         } else {
             for frame in frames {
