@@ -16,8 +16,12 @@ import Synchronization
 final class Checkpointer: Sendable {
     /// Log pages after which a commit asks for a background checkpoint.
     static let backgroundPages: Int32 = 1_000
-    /// Log pages after which the writer checkpoints inline, so the log can restart.
-    static let restartPages: Int32 = 8_000
+    /// Log pages after which the writer checkpoints inline, so the log can start over
+    /// (after about 128 MiB of log). That checkpoint holds the sends behind it for its two
+    /// syncs (2.6–6.4 ms here); at 8,000 pages it came every 1.3 s at 1,000 messages/s,
+    /// and its held deliveries were part of the p99 (docs/performance.md, history,
+    /// "27 November, towards midnight").
+    static let restartPages: Int32 = 32_000
 
     private let connection: CheckpointConnection
     private let checkpoints: CoalescedWork
