@@ -17,7 +17,8 @@ final class Checkpointer: Sendable {
     /// Log pages after which a commit asks for a background checkpoint.
     static let backgroundPages: Int32 = 1_000
     /// Log pages after which the writer checkpoints inline, so the log can start over
-    /// (after about 128 MiB of log). That checkpoint holds the sends behind it for its two
+    /// (after about 32 MiB of log with a new file's 1 KiB pages, 128 MiB with the 4 KiB
+    /// pages of a file made before them: `SQLiteChatStore.newFilePageSize`). That checkpoint holds the sends behind it for its two
     /// syncs (2.6–6.4 ms here); at 8,000 pages it came every 1.3 s at 1,000 messages/s,
     /// and its held deliveries were part of the p99 (docs/performance.md, history,
     /// "27 November, towards midnight").

@@ -23,6 +23,14 @@ public final class SQLiteChatStore: ChatStore {
     /// after, under 2,000 sends/s). Pages are only held once read.
     static let cacheKiB = 32_768
 
+    /// The page size of a new store file, in bytes (SQLite's default is 4,096). A send's
+    /// commit writes each page it changes whole into the log, about seven of them (the
+    /// message, its two indexes, its event, the chat's row, the sender's membership and its
+    /// index), and a checkpoint copies them again: a quarter of the bytes with 1 KiB pages
+    /// (docs/performance.md, history, "28 November"). A file that exists keeps the size it
+    /// was made with; the search index's file keeps the default, which suits its segments.
+    static let newFilePageSize = 1_024
+
     let pool: DatabasePool
     let writer: MessageWriter
     /// Events kept for resuming across restarts, once a bus starts it.
@@ -50,7 +58,11 @@ public final class SQLiteChatStore: ChatStore {
         let checkpointer = Checkpointer(path: path, configuration: configuration)
         self.checkpointer = checkpointer
         var poolConfiguration = configuration
-        poolConfiguration.prepareDatabase { db in checkpointer.install(on: db) }
+        poolConfiguration.prepareDatabase { db in
+            // Only a file not yet made takes it; SQLite ignores it for any other.
+            try db.execute(sql: "PRAGMA page_size = \(Self.newFilePageSize)")
+            checkpointer.install(on: db)
+        }
         pool = try DatabasePool(path: path, configuration: poolConfiguration)
         try Schema.migrator.migrate(pool)
         indexer = try SearchIndexer.open(storePath: path, configuration: configuration)
