@@ -104,13 +104,15 @@ public final class SQLiteChatStore: ChatStore {
     /// The database file, whose size (and its log's) a server reports.
     public var path: String { pool.path }
 
-    /// Closes the database and releases its lock; later calls fail.
+    /// Closes the database and releases its lock; later calls fail. The log is copied into
+    /// the database file first, so that the file alone holds everything (a backup by `cp`
+    /// of a closed store needs no `-wal`).
     public func close() throws {
         defer { lock.release() }
         journal.flush()
         try indexer.close()
         try checkpointer.close()
-        try pool.close()
+        try pool.closeWithEmptyLog()
     }
 
     /// Maps SQLite's unique-constraint failures to the error a user should see.

@@ -94,7 +94,7 @@ final class SearchIndexer: Sendable {
     /// Waits for a running batch, then closes the index's file; no batch starts after.
     func close() throws {
         indexing.close()
-        try pool.close()
+        try pool.closeWithEmptyLog()
     }
 
     /// Indexes up to `batchSize` messages after the last indexed one and applies the
