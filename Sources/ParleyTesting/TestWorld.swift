@@ -89,6 +89,16 @@ public final class TestWorld: Sendable {
     }
 
     public static func password(of name: String) -> String { "password-\(name)" }
+
+    /// `name` signed in to a new engine (bcrypt cost 4) on `store`, as a process that
+    /// opened the same database again would sign in.
+    public static func signIn(_ name: String, on store: any ChatStore) async throws -> EngineSession {
+        var configuration = ChatEngine.Configuration()
+        configuration.bcryptCost = 4
+        let session = ChatEngine(store: store, configuration: configuration).connect()
+        _ = try await session.signIn(login: "@\(name)", password: password(of: name))
+        return session
+    }
 }
 
 /// A clock that only moves when told to.

@@ -111,11 +111,7 @@ import Testing
     /// alice signed in to it.
     private static func reopen(_ world: TestWorld) async throws -> (store: SQLiteChatStore, alice: EngineSession) {
         let store = try SQLiteChatStore(path: world.databasePath)
-        var configuration = ChatEngine.Configuration()
-        configuration.bcryptCost = 4
-        let session = ChatEngine(store: store, configuration: configuration).connect()
-        _ = try await session.signIn(login: "@alice", password: TestWorld.password(of: "alice"))
-        return (store, session)
+        return (store, try await TestWorld.signIn("alice", on: store))
     }
 }
 

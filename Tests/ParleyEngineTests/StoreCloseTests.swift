@@ -32,10 +32,7 @@ import Testing
         try FileManager.default.copyItem(atPath: world.databasePath, toPath: copied)
         let reopened = try SQLiteChatStore(path: copied)
         defer { try? reopened.close() }
-        var configuration = ChatEngine.Configuration()
-        configuration.bcryptCost = 4
-        let again = ChatEngine(store: reopened, configuration: configuration).connect()
-        _ = try await again.signIn(login: "@alice", password: TestWorld.password(of: "alice"))
+        let again = try await TestWorld.signIn("alice", on: reopened)
         #expect(try await again.history(chat: group.id, limit: 100, before: nil).map(\.text) == texts)
     }
 }

@@ -51,8 +51,7 @@ import Testing
 
         let reopened = try SQLiteChatStore(path: path)
         defer { try? reopened.close() }
-        let again = ChatEngine(store: reopened, configuration: configuration).connect()
-        _ = try await again.signIn(login: "@alice", password: TestWorld.password(of: "alice"))
+        let again = try await TestWorld.signIn("alice", on: reopened)
         let newest = try await again.history(chat: group.id, limit: 50, before: nil)
         #expect(newest.map(\.id) == Array(sent.suffix(50)))
         // A retried send is still found by its client id, and a new one lands after the rest.
