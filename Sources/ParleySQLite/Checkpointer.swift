@@ -18,10 +18,10 @@ final class Checkpointer: Sendable {
     static let backgroundPages: Int32 = 1_000
     /// Log pages after which the writer checkpoints inline, so the log can start over
     /// (after about 32 MiB of log with a new file's 1 KiB pages, 128 MiB with the 4 KiB
-    /// pages of a file made before them: `SQLiteChatStore.newFilePageSize`). That checkpoint holds the sends behind it for its two
-    /// syncs (2.6–6.4 ms here); at 8,000 pages it came every 1.3 s at 1,000 messages/s,
-    /// and its held deliveries were part of the p99 (docs/performance.md, history,
-    /// "27 November, towards midnight").
+    /// pages of a file made before them: `SQLiteChatStore.newFilePageSize`). That
+    /// checkpoint holds the sends behind it for its two syncs (2.6–6.4 ms here); at 8,000
+    /// pages it came every 1.3 s at 1,000 messages/s, and its held deliveries were part of
+    /// the p99 (docs/performance.md, history, "27 November, towards midnight").
     static let restartPages: Int32 = 32_000
 
     private let connection: CheckpointConnection

@@ -42,7 +42,8 @@ public final class TestWorld: Sendable {
         }
     }
 
-    private static func makeFolder() throws -> URL {
+    /// A new folder of its own under the temporary directory; the caller removes it.
+    public static func makeFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder

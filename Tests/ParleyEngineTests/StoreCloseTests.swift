@@ -25,8 +25,7 @@ import Testing
             #expect(size == 0, "\(log) holds \(size) bytes after close")
         }
 
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        let copy = try TestWorld.makeFolder()
         defer { try? FileManager.default.removeItem(at: copy) }
         let copied = copy.appendingPathComponent("parley.sqlite").path
         try FileManager.default.copyItem(atPath: world.databasePath, toPath: copied)

@@ -21,8 +21,7 @@ import Testing
     }
 
     @Test func aStoreMadeWithLargePagesKeepsThemAndServesAcrossRestarts() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TestWorld.makeFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("parley.sqlite").path
         // A file as an earlier version left it: its header written with 4 KiB pages.
