@@ -168,7 +168,7 @@ public final class IRCGateway: Service {
     func perLoop(_ eventLoop: any EventLoop) -> (writer: IRCLineWriter, executor: (any TaskExecutor)?) {
         loops.withLock { loops in
             if let known = loops[ObjectIdentifier(eventLoop)] { return known }
-            let writer = IRCLineWriter(eventLoop: eventLoop, interval: TimeAmount(configuration.deliveryInterval))
+            let writer = IRCLineWriter(eventLoop: eventLoop, interval: configuration.deliveryInterval)
             let made = (writer: writer, executor: taskExecutor(eventLoop))
             loops[ObjectIdentifier(eventLoop)] = made
             return made

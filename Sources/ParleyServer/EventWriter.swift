@@ -1,4 +1,5 @@
 import NIOCore
+import ParleyLive
 import Prometheus
 import Synchronization
 
@@ -6,11 +7,10 @@ import Synchronization
 /// since the last run schedules one task on the loop, which writes every socket's
 /// events, each socket's in one flush: a message to a group of 50 costs a task per
 /// event loop, not one per member, and the event bus (which delivers under its lock) is
-/// held no longer than it takes to queue. Runs average at most one an `interval`, so under
-/// a steady stream of events each socket write carries several (at 2,000 messages/s to a
-/// group of 50, the socket writes were most of the server's CPU); one run may come an
-/// interval early, so events that come about that often are written at once instead of
-/// each waiting for the last run's interval to end.
+/// held no longer than it takes to queue. Under a steady stream of events runs average
+/// at most one an `interval`, so that each socket write carries several (at 2,000
+/// messages/s to a group of 50, the socket writes were most of the server's CPU); when
+/// the sockets get fewer than that would gather, events go at once (`DeliveryPace`).
 final class EventWriter: Sendable {
     private struct Pending {
         /// Each socket's frames, in the order they came; keyed by the socket's handler.
@@ -21,25 +21,22 @@ final class EventWriter: Sendable {
         /// only the first of them looks `published` up.
         var lastPosition: UInt64?
         var scheduled = false
-        /// When the next run is due if runs are an interval apart; a run may start up to
-        /// an interval before it (a cell-rate limit with a burst of one).
-        var due = NIODeadline.distantPast
+        var pace: DeliveryPace
     }
 
     private let eventLoop: any EventLoop
-    private let interval: TimeAmount
     private let metrics: ServerMetrics
-    private let pending = Mutex(Pending())
+    private let pending: Mutex<Pending>
 
-    init(eventLoop: any EventLoop, interval: TimeAmount, metrics: ServerMetrics) {
+    init(eventLoop: any EventLoop, interval: Duration, metrics: ServerMetrics) {
         self.eventLoop = eventLoop
-        self.interval = interval
         self.metrics = metrics
+        pending = Mutex(Pending(pace: DeliveryPace(interval: interval)))
     }
 
     /// Queues `frame`, the event at `position`, for `socket` (whose handler is `id`).
     func add(_ frame: ByteBuffer, to socket: NIOLoopBound<SocketHandler>, id: ObjectIdentifier, position: UInt64) {
-        let schedule: NIODeadline? = pending.withLock { pending in
+        let wait: Duration? = pending.withLock { pending in
             pending.sockets[id, default: (socket, [])].frames.append(frame)
             if pending.lastPosition != position {
                 pending.lastPosition = position
@@ -47,20 +44,21 @@ final class EventWriter: Sendable {
             }
             guard !pending.scheduled else { return nil }
             pending.scheduled = true
-            return pending.due - interval
+            return pending.pace.wait(at: .now)
         }
-        guard let schedule else { return }
-        if schedule <= .now() {
+        guard let wait else { return }
+        if wait == .zero {
             eventLoop.execute { self.run() }
         } else {
-            eventLoop.scheduleTask(deadline: schedule) { self.run() }
+            eventLoop.scheduleTask(in: TimeAmount(wait)) { self.run() }
         }
     }
 
     private func run() {
         let (sockets, published) = pending.withLock { pending in
             pending.scheduled = false
-            pending.due = max(pending.due, .now()) + interval
+            let frames = pending.sockets.values.reduce(0) { $0 + $1.frames.count }
+            pending.pace.ran(at: .now, deliveries: frames, sockets: pending.sockets.count)
             defer {
                 pending.sockets = [:]
                 pending.published = [:]

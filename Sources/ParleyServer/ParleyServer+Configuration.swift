@@ -16,9 +16,9 @@ extension ParleyServer {
         /// Requests per second per socket (a burst of twice as many is allowed); 0: no limit.
         public var requestsPerSecond = 500
         public var maxSocketsPerUser = 32
-        /// Events for sockets go out at most this often per event loop: under a steady
-        /// stream each write carries several, at the cost of at most this much delay;
-        /// an event after a quiet spell goes out at once.
+        /// Events for sockets go out at most this often per event loop while the sockets
+        /// get more than one an interval: each write then carries several, at the cost of
+        /// at most this much delay. Quieter traffic goes out at once (`DeliveryPace`).
         public var eventWriteInterval: Duration = .milliseconds(1)
         /// Threads that serve the sockets (NIO event loops; each socket's requests run
         /// on its own). One fewer than the cores, at least one: the core left over

@@ -117,7 +117,7 @@ public final class ParleyServer: Sendable {
     func perLoop(_ eventLoop: any EventLoop) -> (writer: EventWriter, executor: LoopExecutor, pings: PingSweep) {
         loops.withLock { loops in
             if let known = loops[ObjectIdentifier(eventLoop)] { return known }
-            let writer = EventWriter(eventLoop: eventLoop, interval: TimeAmount(configuration.eventWriteInterval), metrics: metrics)
+            let writer = EventWriter(eventLoop: eventLoop, interval: configuration.eventWriteInterval, metrics: metrics)
             // A client that answers nothing between two pings is gone.
             let pings = PingSweep(eventLoop: eventLoop, interval: TimeAmount(configuration.pingTimeout / 2))
             let made = (writer, LoopExecutor(eventLoop), pings)
