@@ -99,8 +99,7 @@ final class IRCLineWriter: Sendable {
             if all {
                 pending.fullRun = false
                 pending.urgentRun = false
-                // Paced whatever the traffic: the count does not matter, only the time.
-                pending.pace.ran(at: .now, deliveries: pending.channels.count, sockets: pending.channels.count)
+                pending.pace.ran(at: .now)
                 defer { pending.channels = [:] }
                 return Array(pending.channels.values)
             }

@@ -57,13 +57,18 @@ public struct DeliveryPace: Sendable {
 
     /// A run at `now` wrote `deliveries` to `sockets` sockets.
     public mutating func ran(at now: ContinuousClock.Instant, deliveries: Int, sockets: Int) {
-        defer {
-            lastRun = now
-            due = max(due ?? now, now) + interval
+        if interval > .zero, let lastRun, deliveries > 0, sockets > 0 {
+            let intervals = min(max((now - lastRun) / interval, Self.shortestSpan), Self.longestSpan)
+            perRun += (Double(deliveries) / Double(sockets) - perRun) * Self.weight
+            span += (intervals - span) * Self.weight
         }
-        guard interval > .zero, let lastRun, deliveries > 0, sockets > 0 else { return }
-        let intervals = min(max((now - lastRun) / interval, Self.shortestSpan), Self.longestSpan)
-        perRun += (Double(deliveries) / Double(sockets) - perRun) * Self.weight
-        span += (intervals - span) * Self.weight
+        ran(at: now)
+    }
+
+    /// A run at `now`, its deliveries not counted: for a writer that paces every run
+    /// (`pacedFrom` 0), which the traffic does not change.
+    public mutating func ran(at now: ContinuousClock.Instant) {
+        lastRun = now
+        due = max(due ?? now, now) + interval
     }
 }

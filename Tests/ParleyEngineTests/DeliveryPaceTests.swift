@@ -50,8 +50,8 @@ import Testing
         // The IRC gateway's: from the first run, a run right after two others waits.
         var always = DeliveryPace(interval: interval, pacedFrom: 0)
         #expect(always.isPacing)
-        always.ran(at: start, deliveries: 1, sockets: 1)
-        always.ran(at: start + .microseconds(10), deliveries: 1, sockets: 1)
+        always.ran(at: start)
+        always.ran(at: start + .microseconds(10))
         let wait = always.wait(at: start + .microseconds(20))
         #expect(wait > .zero)
         #expect(wait <= interval)
