@@ -54,6 +54,13 @@ final class EventWriter: Sendable {
         }
     }
 
+    /// Takes the frames queued for the socket `id` out of the next run: the socket's
+    /// reply, going out now, carries them in its write (the events first, as they came
+    /// before it).
+    func take(_ id: ObjectIdentifier) -> [ByteBuffer] {
+        pending.withLock { $0.sockets.removeValue(forKey: id)?.frames ?? [] }
+    }
+
     private func run() {
         let (sockets, published) = pending.withLock { pending in
             pending.scheduled = false

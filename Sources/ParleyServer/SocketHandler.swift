@@ -29,6 +29,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var dispatcher: Dispatcher?
     /// The event loop as the executor this socket's requests run on.
     private var executor: LoopExecutor?
+    /// Where the bus queues this socket's events for its loop.
+    private var eventWriter: EventWriter?
     /// Request frames waiting for the one before them to be answered.
     /// Each with its arrival ticket (`ArrivalOrder`), handed back once answered.
     private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64)>(initialCapacity: 1)
@@ -88,6 +90,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let (writer, executor, pings) = server.perLoop(context.eventLoop)
         self.executor = executor
+        eventWriter = writer
         let id = ObjectIdentifier(self)
         let eventLoop = context.eventLoop
         address = forwardedAddress ?? channel.remoteAddress?.ipAddress ?? "unknown"
@@ -139,14 +142,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     func writeEvents(_ frames: [ByteBuffer]) {
         guard let frameWriter, let context, !closing, !frames.isEmpty else { return }
         if unwritten.isEmpty, context.channel.isWritable {
-            // The first frame is shared with the other sockets: making room in it
-            // makes this socket's copy, once, of the size of them all.
-            var joined = frames[0]
-            if frames.count > 1 {
-                joined.reserveCapacity(frames.reduce(joined.readerIndex) { $0 + $1.readableBytes })
-                for frame in frames.dropFirst() { joined.writeImmutableBuffer(frame) }
-            }
-            frameWriter.write(NIOAny(joined), promise: nil)
+            frameWriter.write(NIOAny(Self.joined(frames)), promise: nil)
             delivered(frames.count, by: frameWriter)
         } else {
             for frame in frames {
@@ -155,6 +151,18 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             checkHeld()
         }
+    }
+
+    /// `frames` in one buffer. The first frame is shared with the other sockets: making
+    /// room in it makes this socket's copy, once, of the size of them all.
+    private static func joined(_ frames: [ByteBuffer], then last: ByteBuffer? = nil) -> ByteBuffer {
+        var joined = frames[0]
+        if frames.count > 1 || last != nil {
+            joined.reserveCapacity(frames.reduce(joined.readerIndex + (last?.readableBytes ?? 0)) { $0 + $1.readableBytes })
+            for frame in frames.dropFirst() { joined.writeImmutableBuffer(frame) }
+            if let last { joined.writeImmutableBuffer(last) }
+        }
+        return joined
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -319,7 +327,16 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard let context else { return }
         if let frameWriter {
             // A finished frame, as events are: past the frame encoder, in one buffer.
-            frameWriter.writeAndFlush(NIOAny(EventFrameBytes.textFrame(reply.frame)), promise: nil)
+            let frame = EventFrameBytes.textFrame(reply.frame)
+            // Events queued for this socket go with it, in the same write, rather than
+            // in one of their own a moment later.
+            let events = !closing && unwritten.isEmpty && context.channel.isWritable ? eventWriter?.take(ObjectIdentifier(self)) ?? [] : []
+            if events.isEmpty {
+                frameWriter.writeAndFlush(NIOAny(frame), promise: nil)
+            } else {
+                frameWriter.write(NIOAny(Self.joined(events, then: frame)), promise: nil)
+                delivered(events.count, by: frameWriter)
+            }
         } else {
             let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: reply.frame))
             context.writeAndFlush(wrapOutboundOut(frame), promise: nil)

@@ -66,6 +66,32 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         await server.stop()
     }
 
+    /// Events the server holds back to gather them (here for a minute, so that the
+    /// third of a quick run of messages waits) go out with the socket's next reply,
+    /// before it, not after it in a write of their own.
+    @Test func aReplyCarriesTheEventsHeldForItsSocket() async throws {
+        let server = try await TestServer.start { $0.eventWriteInterval = .seconds(60) }
+        let (alice, _, _) = try await client(server, "alice")
+        let group = try await alice.createGroup(handle: "held", title: nil, isPublic: true)
+        let (bob, _, _) = try await client(server, "bob")
+        _ = try await bob.joinGroup(handle: "held")
+        let socket = try await TestSocket(port: server.port)
+        _ = try await socket.request(#"{"id":1,"op":"sign_in","args":{"login":"@bob","password":"password-bob"}}"#)
+        var sent: [MessageID] = []
+        for index in 0..<3 { sent.append(try await alice.sendMessage(to: .chat(group.id), text: "m\(index)", clientID: nil).id) }
+        var events: [[String: Any]] = []
+        let reply = try await socket.request(#"{"id":2,"op":"me"}"#, events: &events)
+        #expect(reply?["id"] as? Int == 2)
+        let received = events.filter { $0["event"] as? String == "message" }.compactMap { event in
+            ((event["data"] as? [String: Any])?["message"] as? [String: Any])?["id"] as? Int
+        }
+        #expect(received == sent.map { Int($0.rawValue) }, "every message sent before the request came before its reply")
+        await socket.close()
+        await bob.close()
+        await alice.close()
+        await server.stop()
+    }
+
     @Test func aClientThatDiesWithoutClosingGoesOfflineWithinTheTimeout() async throws {
         // The timeout applies to every socket, alice's too: it is the default, 15 s, since
         // 4 s dropped her on a busy machine (a CI run beside a release build) while her
