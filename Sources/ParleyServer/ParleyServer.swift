@@ -31,7 +31,7 @@ public final class ParleyServer: Sendable {
     let logger: Logger
     let socketsPerUser = Mutex([UserID: Int]())
     let sockets = SocketRegistry()
-    private let loops = Mutex([ObjectIdentifier: (writer: EventWriter, executor: LoopExecutor, pings: PingSweep)]())
+    private let loops = Mutex([ObjectIdentifier: LoopServices]())
     /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
     let openConnections = Atomic<Int>(0)
 
@@ -112,18 +112,33 @@ public final class ParleyServer: Sendable {
         metrics.commitBatch.record(Double(messages))
     }
 
-    /// The one `EventWriter` of `eventLoop`, the executor its sockets' requests run on,
-    /// and what pings them.
-    func perLoop(_ eventLoop: any EventLoop) -> (writer: EventWriter, executor: LoopExecutor, pings: PingSweep) {
+    /// What the sockets of `eventLoop` share, made for its first.
+    func perLoop(_ eventLoop: any EventLoop) -> LoopServices {
         loops.withLock { loops in
             if let known = loops[ObjectIdentifier(eventLoop)] { return known }
-            let writer = EventWriter(eventLoop: eventLoop, interval: configuration.eventWriteInterval, metrics: metrics)
-            // A client that answers nothing between two pings is gone.
-            let pings = PingSweep(eventLoop: eventLoop, interval: TimeAmount(configuration.pingTimeout / 2))
-            let made = (writer, LoopExecutor(eventLoop), pings)
+            let made = LoopServices(
+                writer: EventWriter(eventLoop: eventLoop, interval: configuration.eventWriteInterval, metrics: metrics),
+                executor: LoopExecutor(eventLoop),
+                // A client that answers nothing between two pings is gone.
+                pings: PingSweep(eventLoop: eventLoop, interval: TimeAmount(configuration.pingTimeout / 2)))
             loops[ObjectIdentifier(eventLoop)] = made
             return made
         }
     }
 
+}
+
+/// What the sockets of one event loop share: the writer of their events, the executor
+/// their requests run on, and what pings them. One reference a socket, however many
+/// there are: an idle socket's memory is a figure the server keeps low.
+final class LoopServices: Sendable {
+    let writer: EventWriter
+    let executor: LoopExecutor
+    let pings: PingSweep
+
+    init(writer: EventWriter, executor: LoopExecutor, pings: PingSweep) {
+        self.writer = writer
+        self.executor = executor
+        self.pings = pings
+    }
 }

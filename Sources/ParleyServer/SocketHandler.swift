@@ -27,10 +27,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The frame encoder's place in the pipeline: bytes written there skip it.
     private var frameWriter: ChannelHandlerContext?
     private var dispatcher: Dispatcher?
-    /// The event loop as the executor this socket's requests run on.
-    private var executor: LoopExecutor?
-    /// Where the bus queues this socket's events for its loop.
-    private var eventWriter: EventWriter?
+    /// What this socket shares with the others of its event loop: the executor its
+    /// requests run on, and the writer its events wait in.
+    private var loop: LoopServices?
     /// Request frames waiting for the one before them to be answered.
     /// Each with its arrival ticket (`ArrivalOrder`), handed back once answered.
     private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64)>(initialCapacity: 1)
@@ -88,9 +87,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let (writer, executor, pings) = server.perLoop(context.eventLoop)
-        self.executor = executor
-        eventWriter = writer
+        let loop = server.perLoop(context.eventLoop)
+        self.loop = loop
+        let writer = loop.writer
         let id = ObjectIdentifier(self)
         let eventLoop = context.eventLoop
         address = forwardedAddress ?? channel.remoteAddress?.ipAddress ?? "unknown"
@@ -110,7 +109,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard user.value.withLock({ $0 }) == nil else { return }
             this.value.sendClose(.policyViolation, reason: "sign in within \(signInTimeout)")
         }
-        self.pings = (pings, pings.add(self))
+        pings = (loop.pings, loop.pings.add(self))
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -306,7 +305,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers the oldest waiting request in a task of its own, then the next one.
     private func answerNext() {
-        guard let context, let dispatcher, let executor else { return }
+        guard let context, let dispatcher, let loop else { return }
         guard !closing, let (frame, ticket) = waiting.popFirst() else {
             answering = false
             return
@@ -316,7 +315,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let (server, limiter, user) = (server, limiter, user)
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        Task(executorPreference: executor) {
+        Task(executorPreference: loop.executor) {
             let reply = await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, limiter: limiter, user: user)
             server.engine.arrivals.finish(ticket)
             eventLoop.execute { this.value.answered(reply) }
@@ -330,7 +329,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             let frame = EventFrameBytes.textFrame(reply.frame)
             // Events queued for this socket go with it, in the same write, rather than
             // in one of their own a moment later.
-            let events = !closing && unwritten.isEmpty && context.channel.isWritable ? eventWriter?.take(ObjectIdentifier(self)) ?? [] : []
+            let events = !closing && unwritten.isEmpty && context.channel.isWritable ? loop?.writer.take(ObjectIdentifier(self)) ?? [] : []
             if events.isEmpty {
                 frameWriter.writeAndFlush(NIOAny(frame), promise: nil)
             } else {
