@@ -39,7 +39,7 @@ final class FrameRules: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Sends a close frame with `code` and `reason`, then closes the socket.
     private func close(_ context: ChannelHandlerContext, _ code: WebSocketErrorCode, reason: String?) {
-        let payload = SocketHandler.closeData(code, reason: reason, allocator: context.channel.allocator)
+        let payload = EventFrameBytes.closeData(code, reason: reason, allocator: context.channel.allocator)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload))).whenComplete { _ in
             channel.close(promise: nil)

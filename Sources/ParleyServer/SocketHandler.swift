@@ -141,7 +141,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     func writeEvents(_ frames: [ByteBuffer]) {
         guard let frameWriter, let context, !closing, !frames.isEmpty else { return }
         if unwritten.isEmpty, context.channel.isWritable {
-            frameWriter.write(NIOAny(Self.joined(frames)), promise: nil)
+            frameWriter.write(NIOAny(EventFrameBytes.joined(frames)), promise: nil)
             delivered(frames.count, by: frameWriter)
         } else {
             for frame in frames {
@@ -150,18 +150,6 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             checkHeld()
         }
-    }
-
-    /// `frames` in one buffer. The first frame is shared with the other sockets: making
-    /// room in it makes this socket's copy, once, of the size of them all.
-    private static func joined(_ frames: [ByteBuffer], then last: ByteBuffer? = nil) -> ByteBuffer {
-        var joined = frames[0]
-        if frames.count > 1 || last != nil {
-            joined.reserveCapacity(frames.reduce(joined.readerIndex + (last?.readableBytes ?? 0)) { $0 + $1.readableBytes })
-            for frame in frames.dropFirst() { joined.writeImmutableBuffer(frame) }
-            if let last { joined.writeImmutableBuffer(last) }
-        }
-        return joined
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -268,7 +256,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 let code = data.readWebSocketErrorCode() ?? .normalClosure
                 endReason = "closed by the client (\(UInt16(webSocketErrorCode: code)))"
                 let echo = WebSocketFrame(
-                    fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: nil, allocator: context.channel.allocator))
+                    fin: true, opcode: .connectionClose,
+                    data: EventFrameBytes.closeData(code, reason: nil, allocator: context.channel.allocator))
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(echo)).whenComplete { _ in channel.close(promise: nil) }
             }
@@ -333,7 +322,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             if events.isEmpty {
                 frameWriter.writeAndFlush(NIOAny(frame), promise: nil)
             } else {
-                frameWriter.write(NIOAny(Self.joined(events, then: frame)), promise: nil)
+                frameWriter.write(NIOAny(EventFrameBytes.joined(events, then: frame)), promise: nil)
                 delivered(events.count, by: frameWriter)
             }
         } else {
@@ -386,7 +375,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         closing = true
         endReason = "closed by the server (\(UInt16(webSocketErrorCode: code))\(reason.map { ": " + $0 } ?? ""))"
         let frame = WebSocketFrame(
-            fin: true, opcode: .connectionClose, data: Self.closeData(code, reason: reason, allocator: context.channel.allocator))
+            fin: true, opcode: .connectionClose, data: EventFrameBytes.closeData(code, reason: reason, allocator: context.channel.allocator)
+        )
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
             channel.eventLoop.scheduleTask(in: within) { channel.close(promise: nil) }
@@ -396,12 +386,4 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The longest a socket waits, after its close frame, for a client to read it.
     static let closeLimit = TimeAmount.seconds(30)
-
-    /// A close frame's body: the code, and the reason cut to fit a control frame.
-    static func closeData(_ code: WebSocketErrorCode, reason: String?, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var data = allocator.buffer(capacity: 2 + (reason?.utf8.count ?? 0))
-        data.write(webSocketErrorCode: code)
-        if let reason { data.writeString(String(reason.prefix(120))) }
-        return data
-    }
 }
