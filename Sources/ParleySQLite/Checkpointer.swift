@@ -30,7 +30,9 @@ final class Checkpointer: Sendable {
     init(path: String, configuration: Configuration) {
         let connection = CheckpointConnection(path: path, configuration: configuration)
         self.connection = connection
-        checkpoints = CoalescedWork(label: "parley.checkpoint") { try? connection.checkpoint() }
+        // Below the sends, but not last: a log the background never copies grows to
+        // `restartPages`, where the writer copies it itself while sends wait.
+        checkpoints = CoalescedWork(label: "parley-checkpoint", nice: 10) { try? connection.checkpoint() }
     }
 
     /// Takes over checkpoints on `db`: SQLite's automatic checkpoint is replaced by this

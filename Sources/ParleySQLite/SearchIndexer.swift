@@ -60,7 +60,9 @@ final class SearchIndexer: Sendable {
                     INSERT OR IGNORE INTO main.search_state (id, indexed_up_to, changes_up_to) VALUES (1, 0, 0);
                     """)
         }
-        indexing = CoalescedWork(label: "parley.search-indexer") {
+        // Last of all the process's threads: a search catches up by itself, so the index
+        // may lag behind while the machine is busy.
+        indexing = CoalescedWork(label: "parley-index", nice: 19) {
             // Until a batch has caught up (or fails); a later commit schedules the next.
             while (try? pool.writeWithoutTransaction({ db in try Self.indexBatch(db) })) == false {}
         }
@@ -69,7 +71,7 @@ final class SearchIndexer: Sendable {
     /// Indexes soon, coalescing the calls of the next `delay`. A second by default: a
     /// batch waits for nothing of the store's, so a larger one costs sends nothing, and
     /// fewer, larger batches write fewer FTS5 segments (a search catches up first anyway).
-    func schedule(after delay: DispatchTimeInterval = .milliseconds(1_000)) {
+    func schedule(after delay: Duration = .seconds(1)) {
         indexing.schedule(after: delay)
     }
 

@@ -107,6 +107,45 @@ import Testing
         try reopened.store.close()
     }
 
+    /// The index's batches and the log's checkpoints run on threads of their own, named,
+    /// below everything else's CPU priority (nice 19 and 10): on a busy machine the sends
+    /// do not wait behind them. The index still keeps up with no search to ask it.
+    @Test func theIndexAndTheCheckpointsWorkOnLowPriorityThreadsOfTheirOwn() async throws {
+        let world = try TestWorld()
+        let alice = try await world.signUp("alice")
+        let group = try await alice.createGroup(handle: "ops", title: nil, isPublic: true)
+        // Enough commits to take the log past the 1,000 pages that ask for a checkpoint.
+        var newest: Int64 = 0
+        for n in 1...300 {
+            newest = try await alice.sendMessage(to: .chat(group.id), text: "note \(n)", clientID: nil).id.rawValue
+        }
+        let index = try DatabaseQueue(path: world.databasePath + "-search")
+        defer { try? index.close() }
+        let indexed = await eventually {
+            let upTo = try? await index.read { db in try Int64.fetchOne(db, sql: "SELECT indexed_up_to FROM search_state") }
+            return (upTo ?? 0) >= newest
+        }
+        #expect(indexed)
+        #expect(await eventually { !Self.threadPriorities(named: "parley-checkpoi").isEmpty })
+        let indexers = Self.threadPriorities(named: "parley-index")
+        #expect(!indexers.isEmpty && indexers.allSatisfy { $0 == 19 })
+        #expect(Self.threadPriorities(named: "parley-checkpoi").allSatisfy { $0 == 10 })
+    }
+
+    /// The nice value of each of this process's threads with that name.
+    private static func threadPriorities(named name: String) -> [Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { task in
+            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
+                stat[stat.index(after: open)..<close] == name
+            else { return nil }
+            // After the name: the state is field 3, the nice value field 19.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 16 ? Int(fields[16]) : nil
+        }
+    }
+
     /// A second store on the same database, as a restarted process would open it, and
     /// alice signed in to it.
     private static func reopen(_ world: TestWorld) async throws -> (store: SQLiteChatStore, alice: EngineSession) {
