@@ -9,13 +9,16 @@ import Synchronization
 /// first request schedules a run after a delay, later ones until it starts join it. The
 /// search index and the checkpoints follow commits this way.
 ///
-/// It runs on a thread of its own, started at the first request, whose CPU priority is
-/// lowered to `nice`: on a busy machine the event loops and the message writer do not
-/// wait behind it. Run on Dispatch's threads at their priority, the two cost the closed
-/// loop a tenth to a quarter of its sends a second, and a quarter of each commit's time
-/// (docs/performance.md, history, "28 November, evening"). A thread of its own, because a
-/// thread's priority, once lowered, cannot be raised again without privilege: a shared
-/// pool's thread would keep it for whatever else it ran later.
+/// It runs on a thread of its own, started at the first request. On Dispatch's shared
+/// threads, beside the message writer's queue, the two had cost more than their own work:
+/// in the closed loop Dispatch's threads used a quarter more CPU than the writer and the
+/// two threads of their own use now, and the server did a tenth to a quarter fewer sends a
+/// second (docs/performance.md, history, "28 November, evening").
+///
+/// The thread's CPU priority is lowered to `nice`, so that on a busy machine the event
+/// loops and the message writer do not wait behind it. Its own thread for that too: a
+/// thread's priority, once lowered, cannot be raised again without privilege, and a
+/// shared pool's thread would keep it for whatever else it ran later.
 final class CoalescedWork: Sendable {
     private let runner: Runner
 
