@@ -36,7 +36,7 @@ final class CoalescedWork: Sendable {
     }
 
     /// Runs the work after `delay`, unless a run is already waiting to start.
-    func schedule(after delay: Duration) {
+    func schedule(after delay: DispatchTimeInterval) {
         runner.schedule(after: delay)
     }
 
@@ -51,7 +51,7 @@ final class CoalescedWork: Sendable {
 private final class Runner: Sendable {
     private struct State {
         /// When the next run starts; nil when none is asked for.
-        var due: ContinuousClock.Instant?
+        var due: DispatchTime?
         var started = false
         var closed = false
     }
@@ -71,10 +71,10 @@ private final class Runner: Sendable {
         self.work = work
     }
 
-    func schedule(after delay: Duration) {
+    func schedule(after delay: DispatchTimeInterval) {
         let (asked, start) = state.withLock { state -> (Bool, Bool) in
             guard !state.closed, state.due == nil else { return (false, false) }
-            state.due = .now + delay
+            state.due = .now() + delay
             defer { state.started = true }
             return (true, !state.started)
         }
@@ -104,13 +104,9 @@ private final class Runner: Sendable {
         defer { stopped.signal() }
         while true {
             wake.wait()
-            // Asked for (or closed): wait out the delay, unless the work closes meanwhile.
-            while true {
-                let due = state.withLock { $0.closed ? nil : $0.due }
-                guard let due else { break }
-                let left = due - .now
-                if left <= .zero || wake.wait(timeout: .now() + left.dispatchInterval) == .success { break }
-            }
+            // Asked for (or closed): wait out the delay. Only closing signals meanwhile, as
+            // a run asked for signals only while none is due.
+            if let due = state.withLock({ $0.closed ? nil : $0.due }) { _ = wake.wait(timeout: due) }
             let go = state.withLock { state -> Bool in
                 guard !state.closed else { return false }
                 state.due = nil
@@ -119,16 +115,5 @@ private final class Runner: Sendable {
             guard go else { return }
             work()
         }
-    }
-}
-
-extension Duration {
-    /// The duration for Dispatch's clocks, in nanoseconds (at most about 292 years).
-    fileprivate var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !nanoseconds.overflow else { return .never }
-        let (total, overflow) = nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow ? .never : .nanoseconds(Int(total))
     }
 }

@@ -70,7 +70,7 @@ public final class SQLiteChatStore: ChatStore {
         writer = MessageWriter(pool: pool, journal: journal, start: batchStart) { [indexer] in indexer.schedule() }
         // Housekeeping: a store that cannot prune now (another process writing) opens anyway.
         try? pruneSearchChanges()
-        indexer.schedule(after: .zero)
+        indexer.schedule(after: .milliseconds(0))
     }
 
     /// Creates the database file at `path` readable by its owner only, unless it exists:

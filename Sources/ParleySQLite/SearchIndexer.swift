@@ -71,7 +71,7 @@ final class SearchIndexer: Sendable {
     /// Indexes soon, coalescing the calls of the next `delay`. A second by default: a
     /// batch waits for nothing of the store's, so a larger one costs sends nothing, and
     /// fewer, larger batches write fewer FTS5 segments (a search catches up first anyway).
-    func schedule(after delay: Duration = .seconds(1)) {
+    func schedule(after delay: DispatchTimeInterval = .milliseconds(1_000)) {
         indexing.schedule(after: delay)
     }
 
