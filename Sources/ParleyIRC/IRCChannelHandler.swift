@@ -1,10 +1,13 @@
+import Logging
 import NIOCore
 import ParleyCore
 import ParleyEngine
+import ParleyLive
 
 /// One IRC connection's end of the pipeline: hands its lines, in order, to the
-/// connection's `IRCConnection`, and keeps the clock: the sign-in deadline, a PING at
-/// half the ping timeout, and closing a connection silent for the whole of it.
+/// connection's `IRCConnection`, at the pace its flood control allows, and keeps the
+/// clock: the sign-in deadline, a PING at half the ping timeout, and closing a
+/// connection silent for the whole of it.
 final class IRCChannelHandler: ChannelInboundHandler {
     typealias InboundIn = IRCInbound
 
@@ -13,9 +16,15 @@ final class IRCChannelHandler: ChannelInboundHandler {
     private var lastHeard = NIODeadline.now()
     private var timers: [Scheduled<Void>] = []
     private var pinger: RepeatedTask?
+    /// Lines over the connection's rate wait here for their turn (`FloodControl`).
+    private var flood: FloodControl<IRCInbound>
+    private var release: Scheduled<Void>?
+    private var output: IRCOutput?
+    private var connection: IRCConnection?
 
     init(gateway: IRCGateway) {
         self.gateway = gateway
+        flood = FloodControl(limits: gateway.configuration.flood)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -37,6 +46,8 @@ final class IRCChannelHandler: ChannelInboundHandler {
         }
         channel.closeFuture.whenComplete { _ in place.release() }
         let connection = IRCConnection(gateway: gateway, output: output, address: address, place: place)
+        self.output = output
+        self.connection = connection
         let (stream, continuation) = AsyncStream.makeStream(of: (IRCInbound, UInt64).self)
         lines = continuation
         let arrivals = gateway.engine.arrivals
@@ -73,18 +84,71 @@ final class IRCChannelHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         lastHeard = .now()
-        // Numbered as it arrives, among every connection's lines (`ArrivalOrder`).
+        guard lines != nil else { return }
+        let inbound = unwrapInboundIn(data)
+        switch flood.arrive(inbound, bytes: inbound.bytes, at: .now) {
+        case .handle(let line):
+            hand(line)
+        case .held(let after, let warn):
+            if warn, let output {
+                let limits = flood.limits
+                output.send(
+                    IRCMessage(
+                        source: gateway.configuration.serverName, command: "NOTICE",
+                        params: [
+                            connection?.view.me?.handle ?? "*",
+                            "flood: you are sending more than \(limits.perSecond) lines a second; your lines wait their turn, "
+                                + "and the connection closes past \(limits.heldLines) waiting",
+                        ]))
+            }
+            scheduleRelease(after: after, on: context.eventLoop)
+        case .excess:
+            excessFlood()
+        }
+    }
+
+    /// Hands a line on to be handled. It is numbered now, among every connection's lines
+    /// (`ArrivalOrder`): a line held back by flood control has not yet arrived, so another
+    /// client's PING does not wait for a flooder's queue.
+    private func hand(_ line: IRCInbound) {
         let ticket = gateway.engine.arrivals.arrive()
         let handed: Bool
-        switch lines?.yield((unwrapInboundIn(data), ticket)) {
+        switch lines?.yield((line, ticket)) {
         case .enqueued: handed = true
         default: handed = false
         }
         if !handed { gateway.engine.arrivals.finish(ticket) }
     }
 
+    private func scheduleRelease(after wait: Duration, on eventLoop: any EventLoop) {
+        guard release == nil else { return }
+        let this = NIOLoopBound(self, eventLoop: eventLoop)
+        release = eventLoop.scheduleTask(in: .init(wait)) {
+            let handler = this.value
+            handler.release = nil
+            let (due, next) = handler.flood.release(at: .now)
+            for line in due { handler.hand(line) }
+            if let next { handler.scheduleRelease(after: next, on: eventLoop) }
+        }
+    }
+
+    /// Past the hard bound: the connection ends, as an IRC server ends it.
+    private func excessFlood() {
+        release?.cancel()
+        release = nil
+        lines?.finish()
+        lines = nil
+        gateway.logger.notice(
+            "IRC connection closed: excess flood",
+            metadata: ["nick": "\(connection?.view.me?.handle ?? "*")", "waiting": "\(flood.waiting)"])
+        output?.send(IRCMessage(command: "ERROR", params: ["Closing link: Excess Flood"]))
+        output?.close()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         for timer in timers { timer.cancel() }
+        release?.cancel()
+        release = nil
         pinger?.cancel()
         lines?.finish()
         lines = nil

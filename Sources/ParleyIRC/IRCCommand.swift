@@ -58,6 +58,13 @@ extension IRCConnection {
             reply("407", [message.params[index], "Too many targets: at most \(Self.maxTargets)"])
             throw IRCRefusal()
         }
+        // A NUL or other control character names no channel or nick (and must not be
+        // lost on the way, leaving the name it was appended to).
+        if let bad = targets.first(where: { $0.unicodeScalars.contains(where: Limits.isControl) }) {
+            let numeric = bad.hasPrefix("#") ? IRCNumeric.noSuchChannel : IRCNumeric.noSuchNick
+            reply(numeric, [bad.filter { !$0.unicodeScalars.contains(where: Limits.isControl) }, "A name has no control characters"])
+            throw IRCRefusal()
+        }
         return targets
     }
 

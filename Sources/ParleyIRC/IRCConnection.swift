@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ParleyCore
 import ParleyEngine
 import ParleyLive
@@ -13,7 +14,6 @@ actor IRCConnection {
     let view: IRCView
     /// The connection's session, as any client of the engine sees it.
     let session: EngineSession
-    private let limiter: TokenBucket
 
     var requestedNick: String?
     var userLine: (username: String, realname: String)?
@@ -62,8 +62,6 @@ actor IRCConnection {
                 output.send(IRCMessage(command: "ERROR", params: ["Closing link: \(reason.message)"]))
                 output.close()
             })
-        let rate = gateway.configuration.linesPerSecond
-        limiter = TokenBucket(perSecond: rate, burst: rate.multipliedReportingOverflow(by: 2).partialValue)
     }
 
     var serverName: String { gateway.configuration.serverName }
@@ -93,10 +91,6 @@ actor IRCConnection {
         let label = view.capabilities.contains("labeled-response") ? message.tags["label"] : nil
         if label != nil { collecting = [] }
         defer { if let label { sendLabeled(label) } }
-        guard limiter.allow() || message.command == "PONG" || message.command == "QUIT" else {
-            emit(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "rate_limited: slow down"]))
-            return
-        }
         guard let command = Self.commands[message.command] else {
             reply(IRCNumeric.unknownCommand, [message.command, "Unknown command"])
             return
@@ -107,6 +101,8 @@ actor IRCConnection {
         }
         do {
             try await command.run(self, message)
+        } catch is IRCRefusal {
+            // Answered already, with its numeric.
         } catch {
             // INVITE names the nick first and the channel the refusal is about second.
             let target = message.command == "INVITE" && message.params.count > 1 ? message.params[1] : message.params.first
@@ -211,6 +207,15 @@ actor IRCConnection {
         case .alreadyMember: reply(IRCNumeric.userOnChannel, [target, error.message])
         case .notSignedIn: reply(IRCNumeric.notRegistered, ["You have not registered"])
         case .invalidArgument where command == "JOIN": reply(IRCNumeric.badChanMask, [target, error.message])
+        case .internalError:
+            // The detail (a database message, a type's name) goes to the log only.
+            let reference = String(UInt32.random(in: .min ... .max), radix: 16)
+            gateway.logger.error(
+                "internal error \(reference): \(error.message)", metadata: ["command": "\(command)", "reference": "\(reference)"])
+            emit(
+                IRCMessage(
+                    source: serverName, command: "NOTICE",
+                    params: [nick, "internal: the server failed to do this (reference \(reference))"]))
         default:
             emit(IRCMessage(source: serverName, command: "NOTICE", params: [nick, "\(error.code): \(error.message)"]))
         }

@@ -4,6 +4,7 @@ public import NIOPosix
 public import NIOSSL
 import ParleyCore
 public import ParleyEngine
+import ParleyLive
 public import ServiceLifecycle
 import Synchronization
 
@@ -28,8 +29,16 @@ public final class IRCGateway: Service {
         public var pingTimeout: Duration = .seconds(15)
         /// A connection that has not signed in by then is closed.
         public var signInTimeout: Duration = .seconds(10)
-        /// Lines a connection may send each second, in bursts of twice that (0: no limit).
+        /// Lines a connection may send each second, in bursts of twice that (0: no
+        /// limit). Lines past it wait their turn, in order; a connection with more than
+        /// `floodLines` lines or `floodBytes` bytes waiting is closed ("Excess Flood").
         public var linesPerSecond = 10
+        public var floodLines = 100
+        public var floodBytes = 64 << 10
+        /// The flood control each connection starts with.
+        var flood: FloodControl<IRCInbound>.Limits {
+            .init(perSecond: linesPerSecond, heldLines: floodLines, heldBytes: floodBytes)
+        }
         /// A connection without credentials under a nick no account holds becomes a
         /// guest for as long as it is connected (`EngineSession.signInAsGuest`).
         public var guests = false

@@ -47,4 +47,12 @@ struct IRCLineDecoder: ByteToMessageDecoder {
 enum IRCInbound: Sendable {
     case line(String)
     case tooLong
+
+    /// What it weighs while it waits for its turn (`FloodControl`).
+    var bytes: Int {
+        switch self {
+        case .line(let text): text.utf8.count
+        case .tooLong: 0
+        }
+    }
 }

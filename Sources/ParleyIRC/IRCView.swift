@@ -177,10 +177,20 @@ final class IRCView: Sendable {
                 lines.append(IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: change.away.map { [$0] } ?? []))
             }
             return lines
-        case .presenceChanged(let change):
-            // Gone offline everywhere: QUIT, as IRC says a user left the network.
+        case .presenceChanged(let change) where Self.isGuest(change.user):
+            // A guest gone is gone for good (its nick is free, it leaves its groups):
+            // QUIT, as IRC says a user left the network.
             let quit = IRCMessage(source: Self.prefix(change.user), command: "QUIT", params: [change.reason ?? "Offline"])
             return [quit] + (monitorLine(change, me: me).map { [$0] } ?? [])
+        case .presenceChanged(let change):
+            // An account gone offline everywhere stays a member, so it stays in every
+            // nick list (as Ergo's always-on clients do, and as NAMES lists it): clients
+            // with away-notify see it away, with its QUIT message, until it is back.
+            var lines = monitorLine(change, me: me).map { [$0] } ?? []
+            if capabilities.contains("away-notify") {
+                lines.append(IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: [change.reason ?? "Offline"]))
+            }
+            return lines
         case .renamed(let change) where change.previousHandle == change.user.handle:
             // A new display name: IRCv3 setname (and, for a watched nick, extended-monitor).
             let needed: Set<String> = change.watched == true ? ["setname", "extended-monitor"] : ["setname"]

@@ -1,0 +1,51 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// Flood control on the IRC gateway, through the real binary: lines over the rate wait
+/// their turn and are all answered, in order; a connection that goes on past the hard
+/// bound is told once and closed with `Excess Flood`, while others are answered.
+@Suite(.timeLimit(.minutes(10))) struct IRCFloodTests {
+    @Test func linesOverTheRateWaitTheirTurnAndNoneIsDropped() throws {
+        let world = try IRCGatewayTests.world()
+        defer { world.remove() }
+        let irc = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123"))
+        // 40 in one write: twice the burst of 20 at the default 10 lines a second.
+        try irc.send((0..<40).map { "PING n\($0)" }.joined(separator: "\r\n"))
+        for number in 0..<40 {
+            #expect(irc.wait(containing: "PONG parley n\(number)") != nil, "PING \(number) was answered")
+        }
+        #expect(!irc.lines.contains { $0.contains("rate_limited") || $0.contains("flood") })
+    }
+
+    @Test func floodersAreToldOnceThenClosedWhileOthersAreAnswered() throws {
+        let world = try IRCGatewayTests.world()
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        let bob = try IRCTestClient(port: port)
+        #expect(try bob.signIn("bob", password: "builder-123"))
+        // One account, four connections, each writing 5,000 PINGs at once.
+        var flooders: [IRCTestClient] = []
+        for _ in 0..<4 {
+            let flooder = try IRCTestClient(port: port)
+            #expect(try flooder.signIn("alice", password: "wonderland-1"))
+            flooders.append(flooder)
+        }
+        let flood = (0..<5_000).map { "PING f\($0)" }.joined(separator: "\r\n")
+        for flooder in flooders { try flooder.send(flood) }
+        try bob.send("PING still-here")
+        #expect(bob.wait(containing: "PONG parley still-here") != nil)
+        for flooder in flooders {
+            #expect(flooder.wait(containing: "ERROR :Closing link: Excess Flood") != nil)
+            let notices = flooder.lines.filter { $0.contains(" NOTICE ") }
+            #expect(notices.count == 1, "\(notices)")
+            #expect(notices.first?.contains("flood: you are sending more than 10 lines a second") == true)
+            // Far from all were handled: the connection ended with the bound passed.
+            #expect(flooder.lines.filter { $0.contains(" PONG ") }.count < 200)
+            #expect(flooder.wait(timeout: .seconds(120)) { _ in true } == nil, "nothing after ERROR")
+        }
+        try bob.send("PING after")
+        #expect(bob.wait(containing: "PONG parley after") != nil)
+    }
+}
