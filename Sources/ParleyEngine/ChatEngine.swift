@@ -174,6 +174,15 @@ public final class ChatEngine: Sendable {
     }
 
     /// Everyone who shares a chat with `user`, for presence events.
+    /// Whether `viewer` may be told that `user` is online: themselves, anyone who shares
+    /// a chat with them (they see them come and go there anyway), and anyone else unless
+    /// `user` hides their activity (`/privacy last-seen hide`). MONITOR, ISON, WHOIS,
+    /// watches and `activity` all ask this (docs/server.md, "Who sees whom online").
+    func mayShowOnline(_ user: UserID, to viewer: UserID, hidden: Bool) async -> Bool {
+        guard hidden, user != viewer else { return true }
+        return (try? await contacts(of: viewer).contains(user)) ?? false
+    }
+
     func contacts(of user: UserID) async throws -> Set<UserID> {
         var contacts = Set<UserID>()
         for chat in try await store.chatIDs(of: user) {
@@ -199,7 +208,9 @@ public final class ChatEngine: Sendable {
 
     /// Tells those who watch the user's handle, but are not among `contacts`, of `event`.
     func publishToWatchers(_ event: ChatEvent, of user: UserRef, except contacts: Set<UserID>) async {
-        guard let watchers = try? await store.presenceWatchers(of: user.handle.lowercased()) else { return }
+        guard let watchers = try? await store.presenceWatchers(of: user.handle.lowercased()), !watchers.isEmpty else { return }
+        // Who hides their activity is seen online by nobody they share no chat with.
+        if (try? await store.activity(of: user.id))?.hidden ?? false { return }
         let others = watchers.filter { $0 != user.id && !contacts.contains($0) }
         guard !others.isEmpty else { return }
         await bus.publish(event, to: others, except: nil)

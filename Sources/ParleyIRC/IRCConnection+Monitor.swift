@@ -10,8 +10,14 @@ extension IRCConnection {
         let nicks = message.params.count > 1 ? message.params[1].split(separator: ",").map(String.init).filter { !$0.isEmpty } : []
         switch action {
         case "+":
-            let watched = try await session.watchPresence(of: nicks)
-            view.monitor(watched)
+            view.willMonitor(nicks)
+            let watched: [WatchedPresence]
+            do {
+                watched = view.monitor(try await session.watchPresence(of: nicks))
+            } catch {
+                view.monitor([])
+                throw error
+            }
             report(watched)
             // What did not fit: the limit, then the nicks left out.
             let kept = Set(watched.map { $0.handle.lowercased() })
@@ -33,9 +39,7 @@ extension IRCConnection {
             for chunk in Self.chunks(watched.map(\.handle)) { reply(IRCNumeric.monList, [chunk]) }
             reply(IRCNumeric.endOfMonList, ["End of MONITOR list"])
         case "S", "s":
-            let watched = try await session.watchedPresence()
-            view.monitor(watched)
-            report(watched)
+            report(view.monitor(try await session.watchedPresence()))
         default:
             reply(IRCNumeric.unknownCommand, ["MONITOR", "Unknown MONITOR subcommand \(action)"])
         }

@@ -21,6 +21,9 @@ final class IRCView: Sendable {
         var channels: [ChatID: String] = [:]
         /// Monitored nicks (lowercased) and whether each was last said to be online.
         var monitored: [String: Bool] = [:]
+        /// Nicks being added to the watch list, and what a presence event said of one
+        /// meanwhile (newer than the engine's answer, which may have been read before it).
+        var adding: [String: Bool?] = [:]
     }
 
     let serverName: String
@@ -44,9 +47,27 @@ final class IRCView: Sendable {
     func signedIn(as user: UserRef) { state.withLock { $0.me = user } }
     func remember(_ chat: ChatID, as channel: String) { state.withLock { $0.channels[chat] = channel } }
 
-    func monitor(_ watched: [WatchedPresence]) {
+    /// Nicks about to be watched: a presence event for one before `monitor` is kept
+    /// for it rather than lost.
+    func willMonitor(_ nicks: [String]) {
         state.withLock { state in
-            for entry in watched { state.monitored[entry.handle.lowercased()] = entry.online }
+            for nick in nicks where state.monitored[nick.lowercased()] == nil { state.adding[nick.lowercased()] = .some(nil) }
+        }
+    }
+
+    /// Records who of the watched is online, and returns them as last heard of: an
+    /// event that came while they were being added wins over the engine's answer.
+    @discardableResult
+    func monitor(_ watched: [WatchedPresence]) -> [WatchedPresence] {
+        state.withLock { state in
+            var reported = watched
+            for index in reported.indices {
+                let key = reported[index].handle.lowercased()
+                if case .some(.some(let online)) = state.adding[key] { reported[index].online = online }
+                state.monitored[key] = reported[index].online
+            }
+            state.adding.removeAll()
+            return reported
         }
     }
 
@@ -61,6 +82,10 @@ final class IRCView: Sendable {
     private func monitorLine(_ change: PresenceChange, me: UserRef) -> IRCMessage? {
         let key = change.user.handle.lowercased()
         let changed: Bool = state.withLock { state in
+            if state.adding[key] != nil {
+                state.adding[key] = .some(change.online)
+                return false
+            }
             guard let was = state.monitored[key], was != change.online else { return false }
             state.monitored[key] = change.online
             return true

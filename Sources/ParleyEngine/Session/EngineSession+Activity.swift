@@ -38,7 +38,8 @@ extension EngineSession {
         guard let found = try await store.user(id: target), let stored = try await store.activity(of: target) else {
             throw ParleyError(.unknownUser, "no user with id \(target)")
         }
-        let online = await engine.online(among: [target]).contains(target)
+        let connected = await engine.online(among: [target]).contains(target)
+        let online = connected ? await engine.mayShowOnline(target, to: user.id, hidden: stored.hidden) : false
         // Hiding is mutual: who hides their own times sees nobody else's.
         let askerHides = target != user.id ? (try await store.activity(of: user.id)?.hidden ?? false) : false
         let shown = target == user.id || !(stored.hidden || askerHides)

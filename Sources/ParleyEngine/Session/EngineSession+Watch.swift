@@ -35,9 +35,13 @@ extension EngineSession {
     }
 
     private func presence(of handles: [String]) async throws -> [WatchedPresence] {
+        let me = try requireUser()
         var found: [(String, User?)] = []
         for handle in handles { found.append((handle, try await store.user(handle: handle))) }
-        let online = await engine.online(among: found.compactMap { $0.1?.id })
+        var online = await engine.online(among: found.compactMap { $0.1?.id })
+        for id in online where try await store.activity(of: id)?.hidden ?? false {
+            if await !engine.mayShowOnline(id, to: me.id, hidden: true) { online.remove(id) }
+        }
         return found.map { handle, user in
             WatchedPresence(handle: user?.handle ?? handle, user: user?.ref, online: user.map { online.contains($0.id) } ?? false)
         }

@@ -1,0 +1,73 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// Who IRC clients see in a channel and online: an account that goes offline stays in
+/// the nick list (away, for clients with away-notify), and presence follows privacy.
+@Suite(.timeLimit(.minutes(10))) struct IRCPresenceTests {
+    @Test func aMemberWhoLeavesAndReturnsNeverLeavesTheNickList() throws {
+        let world = try IRCGatewayTests.world()
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        let notifying = try IRCTestClient(port: port)
+        #expect(try notifying.signIn("bob", password: "builder-123", capabilities: ["away-notify"]))
+        let plain = try IRCTestClient(port: port)
+        #expect(try plain.signIn("bob", password: "builder-123"))
+        for client in [notifying, plain] {
+            try client.send("JOIN #swift")
+            #expect(client.wait(containing: " 366 bob #swift ") != nil)
+        }
+        // alice comes, talks and goes (the shell signs in for the line and out after it).
+        #expect(try world.alice.run("/send #swift back in a minute").status == 0)
+        #expect(notifying.wait(containing: ":alice!alice@parley AWAY Offline") != nil)
+        #expect(try world.alice.run("/send #swift I am back").status == 0)
+        #expect(notifying.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
+        #expect(plain.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
+        for client in [notifying, plain] {
+            try client.send("NAMES #swift")
+            let names = try #require(client.wait(containing: " 353 bob = #swift :"))
+            #expect(names.hasSuffix(":@alice bob"), "alice is still listed while offline")
+            #expect(!client.lines.contains { $0.contains(" QUIT ") }, "no QUIT took her out of a list")
+        }
+    }
+
+    @Test func monitorAndIsonDoNotShowAStrangerWhoHidesTheirActivity() throws {
+        let world = try IRCGatewayTests.world()
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        let carol = ParleyBinary(serverURL: world.server.url)
+        defer { carol.remove() }
+        let made = try carol.run(
+            """
+            /register carol@example.com --handle carol --password carolina-1
+            /privacy last-seen hide
+            """)
+        #expect(made.status == 0, "\(made.stderr)")
+
+        // bob shares no chat with carol: he may not learn when she is online.
+        let bob = try IRCTestClient(port: port)
+        #expect(try bob.signIn("bob", password: "builder-123"))
+        try bob.send("MONITOR + carol,alice")
+        // alice's shell may still be signing out: offline now, or once it has.
+        #expect(bob.wait(timeout: .seconds(20)) { $0.contains(" 731 bob ") && $0.contains("alice") } != nil, "\(bob.lines)")
+        let carolOnIRC = try IRCTestClient(port: port)
+        #expect(try carolOnIRC.signIn("carol", password: "carolina-1"))
+        try bob.send("ISON carol")
+        #expect(bob.wait(containing: " 303 bob ")?.hasSuffix(" 303 bob :") == true, "carol is not shown online")
+        try bob.send("WHOIS carol")
+        #expect(bob.wait(containing: " 318 bob carol ") != nil)
+        // alice does not hide: her coming online reaches bob, after carol's would have.
+        let aliceOnIRC = try IRCTestClient(port: port)
+        #expect(try aliceOnIRC.signIn("alice", password: "wonderland-1"))
+        #expect(bob.wait(containing: " 730 bob alice!") != nil)
+        #expect(!bob.lines.contains { $0.contains(" 730 bob carol") }, "\(bob.lines)")
+        try bob.send("MONITOR S")
+        #expect(bob.wait(containing: " 731 bob carol") != nil, "the status list says carol is offline")
+
+        // alice shares #swift with carol once carol joins: alice sees her online.
+        try carolOnIRC.send("JOIN #swift")
+        #expect(carolOnIRC.wait(containing: " 366 carol #swift ") != nil)
+        try aliceOnIRC.send("ISON carol")
+        #expect(aliceOnIRC.wait(containing: " 303 alice carol") != nil)
+    }
+}
