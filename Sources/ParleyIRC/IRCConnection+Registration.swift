@@ -259,7 +259,7 @@ extension IRCConnection {
     /// connection closes.
     func quit(_ message: IRCMessage) async {
         recordDeparture()
-        await session.close(reason: message.params.first)
+        await session.end(reason: message.params.first)
         emit(IRCMessage(command: "ERROR", params: ["Closing link: \(message.params.first ?? "quit")"]))
         closeOutput()
     }

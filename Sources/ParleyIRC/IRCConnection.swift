@@ -110,11 +110,11 @@ actor IRCConnection {
         }
     }
 
-    /// The connection is gone: the session closes, and the user goes offline if this
-    /// was their last connection.
+    /// The connection is gone: its session ends (an IRC connection's session lives as
+    /// long as it does), and the user goes offline if this was their last connection.
     func closed() async {
         recordDeparture()
-        await session.close()
+        await session.end()
     }
 
     /// Counts a signed-in connection out, once, for LUSERS and WHOWAS.

@@ -70,4 +70,27 @@ import Testing
         try aliceOnIRC.send("ISON carol")
         #expect(aliceOnIRC.wait(containing: " 303 alice carol") != nil)
     }
+
+    @Test func anIRCConnectionsSessionEndsWithIt() throws {
+        let world = try IRCGatewayTests.world()
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        // Ten that QUIT, ten that just drop.
+        for round in 0..<20 {
+            let irc = try IRCTestClient(port: port)
+            #expect(try irc.signIn("bob", password: "builder-123"))
+            if round % 2 == 0 {
+                try irc.send("QUIT :bye")
+                #expect(irc.wait(containing: "ERROR :Closing link") != nil)
+            }
+        }
+        let live = try IRCTestClient(port: port)
+        #expect(try live.signIn("bob", password: "builder-123"))
+        // Dropped connections end as the server notices; the live one stays listed.
+        #expect(
+            try IRCGatewayTests.eventually {
+                let listed = try world.bob.run("/sessions").lines.filter { $0.contains("  irc  ") }
+                return listed.count == 1
+            })
+    }
 }

@@ -142,6 +142,14 @@ public final class EngineSession: ChatService {
         await close(reason: nil)
     }
 
+    /// Closes the connection and ends its signed-in session with it, so that nothing is
+    /// left to resume: for a front end whose connections are their sessions (IRC, where
+    /// every connection signs in afresh), so that reconnecting leaves none behind.
+    public func end(reason: String? = nil) async {
+        if let tokenHash = state.withLock({ $0.tokenHash }) { try? await store.deleteSession(tokenHash: tokenHash) }
+        await close(reason: reason)
+    }
+
     /// Closes the connection, saying why to the user's contacts if they go offline (an
     /// IRC QUIT message; dropped if it is not a valid reason).
     public func close(reason: String?) async {
