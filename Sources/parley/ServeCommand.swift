@@ -34,7 +34,10 @@ struct ServeCommand: AsyncParsableCommand {
             "Send phone sign-in codes with this program, run without a shell: {phone} and {code} are replaced.",
             valueName: "PROGRAM ARGS")) var smsCommand: String?
     @OptionGroup var identity: IdentityOptions
-    @Option(help: "Failed password sign-ins to one account per 15 minutes (5 times as many per client address).")
+    @Option(
+        help:
+            "Failed password sign-ins to one account from one address per 15 minutes (5 times as many per address, 10 times as many per account a day; docs/server.md)."
+    )
     var maxFailedSignIns = 10
     @Option(help: "Accounts one client address may register per 15 minutes (0: no limit).") var maxRegistrations = 20
     @Option(help: "Open connections at most; past it new ones are answered 503 (lowered to fit the open-file limit).")
@@ -109,8 +112,8 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("\(name) takes 0.1 seconds to 10 years")
             }
         }
-        guard maxFailedSignIns > 0, maxRegistrations >= 0 else {
-            throw ValidationError("--max-failed-sign-ins is at least 1 and --max-registrations at least 0")
+        guard (1...100_000).contains(maxFailedSignIns), maxRegistrations >= 0 else {
+            throw ValidationError("--max-failed-sign-ins is 1 to 100000 and --max-registrations at least 0")
         }
         for admin in admins {
             guard (try? Limits.userHandle(admin)) != nil else {
@@ -198,7 +201,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.cachedChats = cachedChats
             configuration.signInLimits = SignInLimits(
                 failuresPerAccount: maxFailedSignIns, failuresPerAddress: maxFailedSignIns * 5,
-                registrationsPerAddress: maxRegistrations)
+                failuresPerAccountPerDay: maxFailedSignIns * 10, registrationsPerAddress: maxRegistrations)
             configuration.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
             configuration.registration = registration
             configuration.admins = Set(adminHandles)

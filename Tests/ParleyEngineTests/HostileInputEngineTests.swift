@@ -7,28 +7,48 @@ import Testing
 
 /// The engine's rules against callers who probe, guess and flood.
 @Suite(.timeLimit(.minutes(10))) struct HostileInputEngineTests {
-    static let limits = SignInLimits(failuresPerAccount: 3, failuresPerAddress: 5, registrationsPerAddress: 2, window: .seconds(600))
+    static let limits = SignInLimits(
+        failuresPerAccount: 3, failuresPerAddress: 5, failuresPerAccountPerDay: 6, registrationsPerAddress: 2, window: .seconds(600))
 
-    @Test(arguments: StoreKind.all) func passwordGuessesAreLimitedPerAccountThenForgivenAfterTheWindow(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.all) func guessesAreLimitedPerAccountAndAddressWithoutLockingTheOwnerOut(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind) { $0.signInLimits = Self.limits }
         _ = try await world.engine.connect(address: "10.0.0.9").register(
             Registration(email: "alice@example.com", password: TestWorld.password(of: "alice"), handle: "alice"))
-        for address in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] {
+        let right = TestWorld.password(of: "alice")
+        for _ in 0..<3 {
             await expectError(.badCredentials) {
-                try await world.engine.connect(address: address).signIn(login: "@alice", password: "guess-guess")
+                try await world.engine.connect(address: "10.0.0.1").signIn(login: "@alice", password: "guess")
             }
         }
-        // The account has had its three failures: even the right password waits, and
-        // the refused call signs nobody in.
-        let refused = world.engine.connect(address: "10.0.0.4")
-        await expectError(.rateLimited) { try await refused.signIn(login: "@alice", password: TestWorld.password(of: "alice")) }
+        // That address has had its three guesses at alice: even the right password waits
+        // there, and the refused call signs nobody in.
+        let refused = world.engine.connect(address: "10.0.0.1")
+        await expectError(.rateLimited) { try await refused.signIn(login: "@alice", password: right) }
         await expectError(.notSignedIn) { try await refused.me() }
-        // Other accounts are not held up.
-        _ = try await world.signUp("bob")
-        _ = try await world.engine.connect(address: "10.0.0.4").signIn(login: "@bob", password: TestWorld.password(of: "bob"))
+        // From another address, alice signs in.
+        _ = try await world.engine.connect(address: "10.0.0.4").signIn(login: "@alice", password: right)
+        // Past the account's day (six failures from anywhere), addresses that failed on
+        // it may not try again, while one that has not still gets the right password in
+        // and a wrong one only spends its own single guess.
+        for address in ["10.0.0.2"] {
+            for _ in 0..<3 {
+                await expectError(.badCredentials) {
+                    try await world.engine.connect(address: address).signIn(login: "@alice", password: "guess")
+                }
+            }
+        }
         world.clock.advance(by: .seconds(601))
-        _ = try await world.engine.connect(address: "10.0.0.4").signIn(
-            login: "alice@example.com", password: TestWorld.password(of: "alice"))
+        await expectError(.rateLimited) { try await world.engine.connect(address: "10.0.0.2").signIn(login: "@alice", password: right) }
+        _ = try await world.engine.connect(address: "10.0.0.5").signIn(login: "alice@example.com", password: right)
+        await expectError(.badCredentials) {
+            try await world.engine.connect(address: "10.0.0.6").signIn(login: "@alice", password: "guess")
+        }
+        await expectError(.rateLimited) { try await world.engine.connect(address: "10.0.0.6").signIn(login: "@alice", password: right) }
+        // Other accounts are not held up, and a day later the account's count is forgiven.
+        _ = try await world.signUp("bob")
+        _ = try await world.engine.connect(address: "10.0.0.2").signIn(login: "@bob", password: TestWorld.password(of: "bob"))
+        world.clock.advance(by: .seconds(24 * 3600))
+        _ = try await world.engine.connect(address: "10.0.0.2").signIn(login: "@alice", password: right)
     }
 
     /// A sign-in to an account that does not exist checks a decoy hash of the same cost,

@@ -36,4 +36,22 @@ import Testing
         #expect(!history.stdout.contains("smuggled") && !history.stdout.contains("taken over"), "\(history.stdout)")
         #expect(history.stdout.contains("before bob came"))
     }
+
+    @Test func tenWrongPasswordsFromOneAddressDoNotLockTheOwnerOutFromAnother() throws {
+        let world = try IRCGatewayTests.world()
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        for _ in 0..<10 {
+            let guesser = try IRCTestClient(port: port, from: "127.0.0.3")
+            #expect(try !guesser.signIn("bob", password: "not-his-password"))
+        }
+        // The guessing address is held back, even with the right password…
+        let held = try IRCTestClient(port: port, from: "127.0.0.3")
+        #expect(try !held.signIn("bob", password: "builder-123"))
+        #expect(held.lines.contains { $0.contains(" 904 ") && $0.contains("rate_limited") }, "\(held.lines)")
+        // …while bob, from his own address, signs in through IRC and the shell.
+        let owner = try IRCTestClient(port: port, from: "127.0.0.4")
+        #expect(try owner.signIn("bob", password: "builder-123"))
+        #expect(try world.bob.run("/login bob@example.com --password builder-123").status == 0)
+    }
 }

@@ -69,27 +69,39 @@ extension EngineSession {
     }
 
     /// The account a login (handle or email) and password belong to, counting a failure
-    /// against the account and the address.
+    /// against the account from this address, the address, and the account's day
+    /// (`SignInLimits`: none of them can lock the right password out from an address
+    /// that has not failed on the account).
     func checkedCredentials(login: String, password: String) async throws -> User {
         let trimmed = login.trimmingCharacters(in: .whitespaces)
         let key: Login =
             trimmed.contains("@") && !trimmed.hasPrefix("@")
             ? .email(trimmed.lowercased()) : .handle(trimmed.hasPrefix("@") ? String(trimmed.dropFirst()) : trimmed)
-        let (accountKey, addressKey) = ("account \(key)", "address " + address)
+        let (pairKey, addressKey) = ("account \(key) from \(address)", "address " + address)
+        let (dayKey, dayPairKey) = ("day \(key)", "day \(key) from \(address)")
+        let now = engine.now
         if let throttle = engine.throttle {
-            try throttle.check(
-                accountKey, limit: throttle.limits.failuresPerAccount, now: engine.now, what: "failed sign-ins to this account")
-            try throttle.check(
-                addressKey, limit: throttle.limits.failuresPerAddress, now: engine.now, what: "failed sign-ins from your address")
+            let limits = throttle.limits
+            try throttle.check(pairKey, limit: limits.failuresPerAccount, now: now, what: "failed sign-ins to this account from your address")
+            try throttle.check(addressKey, limit: limits.failuresPerAddress, now: now, what: "failed sign-ins from your address")
+            if limits.failuresPerAccountPerDay > 0, throttle.count(dayKey, now: now) >= limits.failuresPerAccountPerDay,
+                throttle.count(dayPairKey, now: now) > 0
+            {
+                throw ParleyError(.rateLimited, "too many failed sign-ins to this account today from your address")
+            }
         }
         let found = try await store.credentials(for: key)
         let matches = try await checkingPassword { await engine.hasher.verify(password, hash: found?.passwordHash) }
         guard matches, let user = found?.user else {
-            engine.throttle?.record(accountKey, now: engine.now)
-            engine.throttle?.record(addressKey, now: engine.now)
+            if let throttle = engine.throttle {
+                throttle.record(pairKey, now: now)
+                throttle.record(addressKey, now: now)
+                throttle.record(dayKey, now: now, span: throttle.limits.day)
+                throttle.record(dayPairKey, now: now, span: throttle.limits.day)
+            }
             throw ParleyError(.badCredentials, "wrong login or password")
         }
-        engine.throttle?.forget(accountKey)
+        engine.throttle?.forget(pairKey)
         return user
     }
 
