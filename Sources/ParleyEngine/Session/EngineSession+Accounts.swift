@@ -82,7 +82,8 @@ extension EngineSession {
         let now = engine.now
         if let throttle = engine.throttle {
             let limits = throttle.limits
-            try throttle.check(pairKey, limit: limits.failuresPerAccount, now: now, what: "failed sign-ins to this account from your address")
+            try throttle.check(
+                pairKey, limit: limits.failuresPerAccount, now: now, what: "failed sign-ins to this account from your address")
             try throttle.check(addressKey, limit: limits.failuresPerAddress, now: now, what: "failed sign-ins from your address")
             if limits.failuresPerAccountPerDay > 0, throttle.count(dayKey, now: now) >= limits.failuresPerAccountPerDay,
                 throttle.count(dayPairKey, now: now) > 0
