@@ -102,6 +102,7 @@ extension IRCConnection {
         do {
             let signedIn = try await session.signIn(login: Self.login(login), password: password)
             view.signedIn(as: signedIn.user.ref)
+            signedInAt = Date()
             reply(
                 IRCNumeric.loggedIn, ["\(nick)!\(nick)@parley", signedIn.user.handle, "You are now logged in as \(signedIn.user.handle)"])
             reply(IRCNumeric.saslSuccess, ["SASL authentication successful"])
@@ -177,6 +178,7 @@ extension IRCConnection {
             do {
                 let signedIn = try await session.signInAsGuest(nick: requestedNick)
                 view.signedIn(as: signedIn.user.ref)
+                signedInAt = Date()
             } catch {
                 let error = ParleyError(error)
                 self.requestedNick = nil  // not taken: numerics address the client as "*"
@@ -204,6 +206,7 @@ extension IRCConnection {
             do {
                 let signedIn = try await session.signIn(login: Self.login(login), password: secret)
                 view.signedIn(as: signedIn.user.ref)
+                signedInAt = Date()
             } catch {
                 let error = ParleyError(error)
                 reply(IRCNumeric.passwdMismatch, ["Password incorrect (\(error.code))"])
@@ -244,6 +247,7 @@ extension IRCConnection {
         for group in try await session.groups() {
             try await announceJoin(group)
         }
+        await playBack(before: signedInAt)
     }
 
     /// PING: answered once every line that reached this node before it, from any

@@ -24,6 +24,9 @@ actor IRCConnection {
     /// The SASL payload so far, while it comes in 400-byte lines.
     var saslPayload = ""
     var isRegistered = false
+    /// When the connection signed in: what was said before it and missed is played back
+    /// (`playBack`), what came after arrives live.
+    var signedInAt = Date()
     /// Recorded for WHOWAS already (QUIT records it before the connection closes).
     var departed = false
     /// The last batch id handed out (`BATCH +hN`).

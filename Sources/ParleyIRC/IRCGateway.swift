@@ -42,6 +42,9 @@ public final class IRCGateway: Service {
         /// A connection without credentials under a nick no account holds becomes a
         /// guest for as long as it is connected (`EngineSession.signInAsGuest`).
         public var guests = false
+        /// What a client without `draft/chathistory` is played back when it connects:
+        /// at most `perChat` messages of each chat and `total` in all (0: none).
+        public var playback = (perChat: 50, total: 400)
         /// Open IRC connections at most; past it a new one is told so and closed.
         public var maxConnections = 10_000
         /// How the server names itself in lines (`:parley 001 …`).

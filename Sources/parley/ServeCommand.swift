@@ -76,6 +76,13 @@ struct ServeCommand: AsyncParsableCommand {
     var ircGuests = false
     @Option(help: "Lines an IRC connection may send per second, bursts of twice that (0: no limit; default 10, none with --rate-limit 0).")
     var ircLineRate: Int?
+    @Option(
+        help:
+            "Messages of each chat played back to an IRC client without draft/chathistory when it connects: what it missed since the user was last seen (0: none)."
+    )
+    var ircPlayback = 50
+    @Option(help: "Messages played back in all on an IRC connection (the newest are kept).")
+    var ircPlaybackTotal = 400
     @Option(help: ArgumentHelp("How the IRC gateway names itself in lines and LINKS (default parley).", valueName: "NAME"))
     var ircServerName = "parley"
     @Option(help: ArgumentHelp("What LINKS and WHOIS say of the IRC server.", valueName: "TEXT"))
@@ -130,6 +137,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard ircsPort == nil || tlsCert != nil else { throw ValidationError("--ircs-port needs --tls-cert and --tls-key") }
         guard ircPort != nil || ircsPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port or --ircs-port") }
         if let ircLineRate, !(0...1_000_000).contains(ircLineRate) { throw ValidationError("--irc-line-rate takes 0 to 1000000") }
+        guard (0...Limits.maxPageSize - 1).contains(ircPlayback), (0...100_000).contains(ircPlaybackTotal) else {
+            throw ValidationError("--irc-playback takes 0 to \(Limits.maxPageSize - 1) and --irc-playback-total 0 to 100000")
+        }
         // A server name and a network name are single words in every line that carries them.
         for (flag, name) in [("--irc-server-name", ircServerName), ("--irc-network", ircNetwork)] {
             let allowed = name.unicodeScalars.allSatisfy {
@@ -249,6 +259,7 @@ struct ServeCommand: AsyncParsableCommand {
             irc.signInTimeout = configuration.signInTimeout
             irc.maxConnections = configuration.maxConnections
             irc.guests = ircGuests
+            irc.playback = (ircPlayback, ircPlaybackTotal)
             irc.serverName = ircServerName
             irc.serverInfo = ircServerInfo
             irc.network = ircNetwork

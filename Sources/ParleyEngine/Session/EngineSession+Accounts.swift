@@ -58,6 +58,8 @@ extension EngineSession {
     /// Records the sign-in and starts a session: the last step of every way in.
     func signedIn(as user: User) async throws -> SignedIn {
         let now = engine.now
+        let seenBefore = try await store.activity(of: user.id)?.lastSeen
+        state.withLock { $0.seenBefore = seenBefore }
         try await store.recordLogin(of: user.id, at: now)
         engine.activity.written(user: user.id, session: nil, at: now)
         return try await startSession(for: user)

@@ -16,7 +16,15 @@ public final class EngineSession: ChatService {
         var closed = false
         /// Signed in with `signInAsGuest`: the nick is freed when the session closes.
         var isGuest = false
+        /// When the user was last seen before this session signed in.
+        var seenBefore: Date?
     }
+
+    /// When the user was last seen (around on any client, or leaving the last of them)
+    /// before this session signed in; nil before signing in or for a first sign-in. A
+    /// front end plays back what was said since (the IRC gateway, for clients that do not
+    /// page history themselves).
+    public var lastSeenBeforeSignIn: Date? { state.withLock { $0.seenBefore } }
 
     public let engine: ChatEngine
     let number: Int

@@ -1,0 +1,89 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// A day away misses nothing: an IRC client that does not page history itself is played
+/// back, when it connects, what was said in its groups and direct chats while its user
+/// was away, in order and with each message's time.
+@Suite(.timeLimit(.minutes(10))) struct IRCPlaybackTests {
+    static func world(_ store: String) throws -> IRCGatewayTests.World {
+        try IRCGatewayTests.world(arguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
+    }
+
+    @Test(arguments: ["sqlite", "postgres"]) func aClientWithoutChathistoryGetsWhatItMissed(_ store: String) throws {
+        let world = try Self.world(store)
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        let first = try IRCTestClient(port: port)
+        #expect(try first.signIn("bob", password: "builder-123"))
+        try first.send("JOIN #swift")
+        #expect(first.wait(containing: " 366 bob #swift ") != nil)
+        try first.send("QUIT :lunch")
+        #expect(first.wait(containing: "ERROR :Closing link") != nil)
+
+        // While bob is away, alice talks in #swift and writes to him.
+        let said = try world.alice.run(
+            """
+            /send #swift while bob was away
+            /msg @bob psst, bob
+            /send #swift and one more
+            """)
+        #expect(said.status == 0, "\(said.stderr)")
+
+        let back = try IRCTestClient(port: port)
+        #expect(try back.signIn("bob", password: "builder-123", capabilities: ["server-time"]))
+        #expect(back.wait(containing: "NOTICE bob :Playing back 3 messages you missed") != nil)
+        let group = try #require(back.wait(containing: "PRIVMSG #swift :while bob was away"))
+        #expect(group.hasPrefix("@time=20") && group.contains(" :alice!alice@parley PRIVMSG #swift "))
+        let direct = try #require(back.wait(containing: "PRIVMSG bob :psst, bob"))
+        #expect(direct.contains(" :alice!alice@parley PRIVMSG bob "), "the query window opens as it would live")
+        #expect(back.wait(containing: "PRIVMSG #swift :and one more") != nil)
+        #expect(back.wait(containing: "NOTICE bob :End of playback") != nil)
+        try back.send("QUIT")
+        #expect(back.wait(containing: "ERROR :Closing link") != nil)
+
+        // Without server-time, the time is in the line; with chathistory, the client pages
+        // history itself and nothing is played back.
+        #expect(try world.alice.run("/send #swift after lunch").status == 0)
+        let plain = try IRCTestClient(port: port)
+        #expect(try plain.signIn("bob", password: "builder-123"))
+        let stamped = try #require(plain.wait(containing: "after lunch"))
+        #expect(
+            stamped.range(of: #"PRIVMSG #swift :\[20\d\d-\d\d-\d\d \d\d:\d\d UTC\] after lunch$"#, options: .regularExpression) != nil,
+            "\(stamped)")
+        try plain.send("QUIT")
+        #expect(plain.wait(containing: "ERROR :Closing link") != nil)
+
+        #expect(try world.alice.run("/send #swift for the pager").status == 0)
+        let pager = try IRCTestClient(port: port)
+        #expect(
+            try pager.signIn("bob", password: "builder-123", capabilities: ["draft/chathistory", "batch", "server-time", "message-tags"]))
+        try pager.send("PING done")
+        #expect(pager.wait(containing: "PONG parley done") != nil)
+        #expect(!pager.lines.contains { $0.contains("for the pager") || $0.contains("Playing back") }, "\(pager.lines)")
+    }
+
+    @Test func playbackIsBoundedPerChatAndSaysWhereTheRestIs() throws {
+        let world = try IRCGatewayTests.world(arguments: ["--irc-playback", "3", "--irc-playback-total", "4"])
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        let first = try IRCTestClient(port: port)
+        #expect(try first.signIn("bob", password: "builder-123"))
+        try first.send("JOIN #swift")
+        #expect(first.wait(containing: " 366 bob #swift ") != nil)
+        try first.send("QUIT")
+        #expect(first.wait(containing: "ERROR :Closing link") != nil)
+        let script = (1...6).map { "/send #swift group \($0)" } + (1...2).map { "/msg @bob direct \($0)" }
+        #expect(try world.alice.run(script.joined(separator: "\n")).status == 0)
+
+        let back = try IRCTestClient(port: port)
+        #expect(try back.signIn("bob", password: "builder-123"))
+        #expect(back.wait(containing: "NOTICE bob :Playing back 4 messages you missed") != nil)
+        #expect(back.wait(containing: "NOTICE bob :#swift: only the last 3 messages are played back") != nil)
+        #expect(back.wait(containing: "NOTICE bob :1 more are left out (at most 4 in all)") != nil)
+        #expect(back.wait(containing: "NOTICE bob :End of playback") != nil)
+        let start = try #require(back.lines.firstIndex { $0.contains("Playing back") })
+        let texts = back.lines[start...].filter { $0.contains(" PRIVMSG ") }.map { $0.components(separatedBy: "] ").last ?? $0 }
+        #expect(texts == ["group 5", "group 6", "direct 1", "direct 2"])
+    }
+}
