@@ -125,6 +125,9 @@ actor Link {
         token = session.token
         adopt(epoch: session.epoch, position: fresh ? session.position : nil)
         Task { await self.learnWhereChatsStand() }
+        // Sends queued by an earlier run on this folder: the connection was made before
+        // there was a session to send them with.
+        if !outbox.entries.isEmpty { Task { await self.flushOutbox() } }
     }
 
     /// A new epoch (a restarted server) starts the feed anew: at `position` for a fresh
@@ -226,6 +229,17 @@ actor Link {
     }
 
     var queued: [Outbox.Entry] { outbox.entries }
+
+    /// Waits until every queued send is acknowledged or refused, or `limit` has passed;
+    /// returns what is still queued.
+    func drain(within limit: Duration) async -> [Outbox.Entry] {
+        let deadline = ContinuousClock.now + limit
+        if !outbox.entries.isEmpty, state == .idle { start() }
+        while !outbox.entries.isEmpty, ContinuousClock.now < deadline, state != .closed {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return outbox.entries
+    }
 
     // MARK: Connection
 

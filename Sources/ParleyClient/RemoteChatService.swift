@@ -56,6 +56,12 @@ public final class RemoteChatService: ChatService {
         await link.queued.map { ($0.clientID ?? "", $0.text) }
     }
 
+    /// Waits up to `limit` for the queued messages to reach the server (reconnecting as
+    /// needed); returns those still queued, which stay in the folder's outbox.
+    public func drainQueue(within limit: Duration) async -> [(clientID: String, text: String)] {
+        await link.drain(within: limit).map { ($0.clientID ?? "", $0.text) }
+    }
+
     private func session<Args>(_ operation: OpDeclaration<Args, SessionResult>, _ args: Args) async throws -> SignedIn {
         let result = try await link.call(operation, args)
         await link.signedIn(result, fresh: operation.op != .resume)

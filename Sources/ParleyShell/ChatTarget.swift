@@ -23,12 +23,26 @@ extension Shell {
             }
             return current
         }
+        guard word.hasPrefix("#") || word.hasPrefix("@") else {
+            throw ParleyError(.usage, "'\(word)' is not a chat: name a #group or an @user")
+        }
+        let key = "\(me.id) " + word.lowercased()
+        do {
+            let found = try await lookUp(word, me: me)
+            knownTargets[key] = found
+            return found
+        } catch let error as ParleyError where error.code == .unavailable || error.code == .pending {
+            // The server is out of reach: a chat already named in this run still takes
+            // sends, which wait in the outbox.
+            guard let known = knownTargets[key] else { throw error }
+            return known
+        }
+    }
+
+    private func lookUp(_ word: String, me: User) async throws -> ChatTarget {
         if word.hasPrefix("#") {
             let chat = try await service.group(handle: String(word.dropFirst()))
             return ChatTarget(chat: chat, peer: nil, label: Format.label(chat, me: me.id))
-        }
-        guard word.hasPrefix("@") else {
-            throw ParleyError(.usage, "'\(word)' is not a chat: name a #group or an @user")
         }
         let user = try await service.user(handle: String(word.dropFirst()))
         let chat = try await service.directChat(with: user.id)

@@ -72,6 +72,8 @@ public actor Shell {
 
     var service: any ChatService
     var settings: Settings
+    /// The connection the shell talks through now (`/connect` may have replaced it).
+    public var connection: any ChatService { service }
     let inbox = Inbox()
     public nonisolated let completions = CompletionCache()
     var me: User?
@@ -87,6 +89,9 @@ public actor Shell {
             }
         }
     }
+    /// Chats named in this run, by `#group` or `@user`: a send to one while the server
+    /// cannot be reached is queued rather than refused for want of a lookup.
+    var knownTargets: [String: ChatTarget] = [:]
     /// The number the last `/login +PHONE` sent a code to, for `/code`.
     var pendingPhone: String?
     /// Called for each live event, e.g. to print it above the prompt.

@@ -39,6 +39,13 @@ struct ShellOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "At the end of a script, wait this long for messages still queued for a server (exit status 3 if some still are).",
+            valueName: "SECONDS"))
+    var queueWait: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Trust a wss:// server whose certificate this CA (or self-signed certificate) signed, besides the system's.", valueName: "PEM"))
     var caFile: String?
 
@@ -50,6 +57,10 @@ struct ShellOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not draw image previews (drawn on a terminal whose COLORTERM says truecolor).")
     var noPreview = false
 
+    func validate() throws {
+        if let queueWait, !(0...86_400).contains(queueWait) { throw ValidationError("--queue-wait takes 0 to 86400 seconds") }
+    }
+
     /// These options, with any left unset taken from `outer` (given before the subcommand).
     func merged(with outer: ShellOptions) -> ShellOptions {
         var merged = self
@@ -57,6 +68,7 @@ struct ShellOptions: ParsableArguments {
         merged.json = json || outer.json
         merged.keepGoing = keepGoing || outer.keepGoing
         merged.server = server ?? outer.server
+        merged.queueWait = queueWait ?? outer.queueWait
         merged.caFile = caFile ?? outer.caFile
         merged.plugin = outer.plugin + plugin
         merged.noPreview = noPreview || outer.noPreview

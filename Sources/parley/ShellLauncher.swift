@@ -69,7 +69,22 @@ struct ShellLauncher {
         }
         await shell.start(eventSink: nil)
         var lines = LineReader(descriptor: fileno(file))
-        let status = await ScriptRunner(name: scriptName, keepGoing: options.keepGoing).run(&lines, shell: shell, output: output)
+        var status = await ScriptRunner(name: scriptName, keepGoing: options.keepGoing).run(&lines, shell: shell, output: output)
+        if let remote = await shell.connection as? RemoteChatService {
+            let waiting = Duration.seconds(options.queueWait ?? 30)
+            let left = await remote.drainQueue(within: waiting)
+            if !left.isEmpty {
+                let listed = left.map { "\"" + Sanitizer.line(String($0.text.prefix(40))) + "\"" }.joined(separator: ", ")
+                output.error(
+                    ParleyError(
+                        .pending,
+                        "\(left.count) message\(left.count == 1 ? " is" : "s are") still queued after \(Int(waiting.components.seconds)) s: \(listed); "
+                            + "they stay in the data folder and go the next time parley runs on it"),
+                    location: scriptName)
+                output.flush()
+                status = 3
+            }
+        }
         await shell.stop()
         return status
     }

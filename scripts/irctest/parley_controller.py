@@ -46,8 +46,9 @@ def _serve(data: Path, port: int, hostname: str, stdout) -> subprocess.Popen:  #
             # The suite's accounts have passwords of 3 to 6 bytes, and it registers many.
             "--min-password-length", "3",
             "--max-registrations", "0",
-            # The suite writes lines as fast as it can; flood limits are tested elsewhere.
-            "--irc-line-rate", "0",
+            # The server's own flood control (10 lines a second, the rest waiting their
+            # turn): the suite passes under it. PARLEY_IRC_LINE_RATE overrides it.
+            *(["--irc-line-rate", os.environ["PARLEY_IRC_LINE_RATE"]] if "PARLEY_IRC_LINE_RATE" in os.environ else []),
             "--log-level", "warning",
         ],
         stdout=stdout,

@@ -1,0 +1,64 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// What a script sends while its server is down waits in the data folder's outbox: the
+/// script says what is still queued and exits 3, and the next run on that folder sends
+/// it, once.
+@Suite(.timeLimit(.minutes(10))) struct OutboxScriptTests {
+    @Test func aScriptsQueuedSendsSurviveItsServerAndLandOnce() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-outbox-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let serverData = folder.appendingPathComponent("server")
+        let server = try ServeProcess.start(data: serverData)
+        let alice = ParleyBinary(serverURL: server.url)
+        defer { alice.remove() }
+        let made = try alice.run(
+            """
+            /register alice@example.com --handle alice --password wonderland-1
+            /create #swift Swift on Linux
+            """)
+        #expect(made.status == 0, "\(made.stderr)")
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        let script = try ChildProcess(
+            ParleyBinary.executable.path,
+            ["--data", alice.data.path, "--server", server.url, "--queue-wait", "1", "run", "-"],
+            environment: environment, stdin: .pipe, stdout: .pipe, stderr: .pipe)
+        let (input, output, errors) = (try #require(script.input), try #require(script.output), try #require(script.errors))
+        var seen = ""
+        func waitFor(_ text: String) -> Bool {
+            while !seen.contains(text) {
+                let chunk = output.availableData
+                if chunk.isEmpty { return false }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            return true
+        }
+        try input.write(contentsOf: Data("/send #swift before the crash\n".utf8))
+        #expect(waitFor("before the crash"))
+        server.kill()
+        try input.write(contentsOf: Data("/send #swift queued one\n/send #swift queued two\n".utf8))
+        #expect(waitFor("[pending] #swift queued two"), "\(seen)")
+        try input.close()
+        script.waitUntilExit()
+        let complaint = String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
+        #expect(script.terminationStatus == 3, "\(complaint)")
+        #expect(complaint.contains("2 messages are still queued") && complaint.contains("\"queued one\", \"queued two\""), "\(complaint)")
+
+        // The server is back on its address; the next run on the folder sends them.
+        let again = try ServeProcess.start(data: serverData, port: server.port)
+        defer { again.stop() }
+        func counts() throws -> [String: Int] {
+            let lines = try alice.run("/history #swift 20").lines
+            var counts: [String: Int] = [:]
+            for text in ["before the crash", "queued one", "queued two"] { counts[text] = lines.filter { $0.hasSuffix("> " + text) }.count }
+            return counts
+        }
+        #expect(try IRCGatewayTests.eventually { try counts()["queued two"] == 1 })
+        #expect(try counts() == ["before the crash": 1, "queued one": 1, "queued two": 1])
+        let outbox = alice.sessionFolder.appendingPathComponent("outbox.json")
+        #expect(!FileManager.default.fileExists(atPath: outbox.path), "the outbox is empty once they landed")
+    }
+}
