@@ -174,13 +174,24 @@ final class IRCView: Sendable {
             let params = mode == "-ov" ? [channel, mode, change.user.handle, change.user.handle] : [channel, mode, change.user.handle]
             return [IRCMessage(source: by, command: "MODE", params: params)]
         case .reactionChanged(let change) where change.added:
-            // A reaction, as the +draft/react client tag on a TAGMSG (IRCv3 message-tags).
-            guard capabilities.contains("message-tags"), change.user.id != me.id else { return [] }
+            // A reaction, as the +draft/react client tag on a TAGMSG (IRCv3 message-tags);
+            // to a client without the tags, as a short action line (`/me`).
+            guard change.user.id != me.id else { return [] }
             let target: String
             if let channel = Self.channel(change.chat) {
                 target = channel
             } else {
                 target = me.handle
+            }
+            guard capabilities.contains("message-tags") else {
+                let about = change.to.map { " to " + Self.quoted($0) } ?? ""
+                var tags: [String: String] = [:]
+                if capabilities.contains("server-time") { tags["time"] = Self.timestamp(Date()) }
+                return [
+                    IRCMessage(
+                        tags: tags, source: Self.prefix(change.user), command: "PRIVMSG",
+                        params: [target, "\u{1}ACTION reacted \(change.emoji)\(about)\u{1}"])
+                ]
             }
             return [
                 IRCMessage(
@@ -226,10 +237,12 @@ final class IRCView: Sendable {
             let old = UserRef(id: change.user.id, handle: change.previousHandle, displayName: "", isBot: change.user.isBot)
             return [IRCMessage(source: Self.prefix(old), command: "NICK", params: [change.user.handle])]
         case .messageEdited(let edited):
-            // No IRC client edits a line in place: the new text as a new line, marked,
-            // that a client with message-tags ties to the original (+draft/reply).
+            // No IRC client edits a line in place: the new text as a new line at the time
+            // of the edit, saying which line it corrects (by that line's time), that a
+            // client with message-tags also ties to the original (+draft/reply).
             var message = edited.message
-            message.text = "[edited] " + message.text
+            message.text = "[edit of \(Self.clock(message.sentAt))] " + message.text
+            message.sentAt = message.editedAt ?? Date()
             message.replyTo = nil
             var lines = Self.messageLines(message, in: edited.chat, me: me, capabilities: capabilities.subtracting(["message-tags"]))
             if capabilities.contains("message-tags") {
@@ -259,12 +272,20 @@ final class IRCView: Sendable {
                     source: Self.prefix(change.user), command: "TAGMSG", params: [target])
             ]
         case .messageDeleted(let deleted):
-            // IRCv3 draft/message-redaction.
-            guard capabilities.contains("draft/message-redaction"),
-                let target = Self.target(of: deleted.message, in: deleted.chat, me: me)
-            else { return [] }
+            // IRCv3 draft/message-redaction; to a client without it, a NOTICE that says
+            // which line is gone (by its sender and time).
+            guard let target = Self.target(of: deleted.message, in: deleted.chat, me: me) else { return [] }
             let msgid = "\(deleted.chat.id.rawValue)-\(deleted.message.seq)"
             let by = deleted.by ?? deleted.message.sender
+            guard capabilities.contains("draft/message-redaction") else {
+                let whose = by.id == deleted.message.sender.id ? "their" : deleted.message.sender.handle + "'s"
+                let reason = deleted.reason.map { ": " + $0 } ?? ""
+                return [
+                    IRCMessage(
+                        source: Self.prefix(by), command: "NOTICE",
+                        params: [target, "[deleted \(whose) message of \(Self.clock(deleted.message.sentAt))\(reason)]"])
+                ]
+            }
             return [IRCMessage(source: Self.prefix(by), command: "REDACT", params: [target, msgid] + (deleted.reason.map { [$0] } ?? []))]
         case .invited(let notice):
             guard let channel = Self.channel(notice.chat) else { return [] }
@@ -310,12 +331,29 @@ final class IRCView: Sendable {
             if message.sender.isBot { tags["bot"] = "" }
             for (key, value) in message.clientTags ?? [:] where tags[key] == nil { tags[key] = value }
         }
-        if capabilities.contains("message-tags"), let reply = message.replyTo, reply.seq > 0 {
-            tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)"
+        if let reply = message.replyTo, reply.seq > 0 {
+            if capabilities.contains("message-tags") {
+                tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)"
+            } else {
+                // A client without the tag sees what the line answers.
+                text = "[re " + quoted(reply) + "] " + text
+            }
         }
         let source = prefix(message.sender)
         let command = message.via == noticeVia ? "NOTICE" : "PRIVMSG"
         return split(text).map { IRCMessage(tags: tags, source: source, command: command, params: [target, $0]) }
+    }
+
+    /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).
+    static func quoted(_ quote: ReplyQuote) -> String {
+        if quote.deleted || quote.text.isEmpty { return quote.sender.handle + (quote.deleted ? "'s deleted message" : "'s message") }
+        let head = quote.text.replacingOccurrences(of: "\n", with: " ")
+        return "\(quote.sender.handle): \"\(head.count > 40 ? head.prefix(40) + "…" : head)\""
+    }
+
+    /// A message's time as a plain client shows it in a line's text.
+    static func clock(_ date: Date) -> String {
+        date.formatted(IRCConnection.clockStyle)
     }
 
     /// The `via` of a message sent as an IRC NOTICE: shown as a NOTICE to IRC users.

@@ -123,7 +123,13 @@ public struct ReactionChange: Hashable, Codable, Sendable {
     public var emoji: String
     public var added: Bool
     public var reactions: [ReactionCount]
-    public init(chat: Chat, seq: Int64, user: UserRef, emoji: String, added: Bool, reactions: [ReactionCount]) {
+    /// The message reacted to, as it reads (its sender and first words), for clients
+    /// that show a reaction as a line of text.
+    public var to: ReplyQuote?
+    public init(
+        chat: Chat, seq: Int64, user: UserRef, emoji: String, added: Bool, reactions: [ReactionCount], to quote: ReplyQuote? = nil
+    ) {
+        self.to = quote
         self.chat = chat
         self.seq = seq
         self.user = user

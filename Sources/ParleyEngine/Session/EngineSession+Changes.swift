@@ -65,7 +65,7 @@ extension EngineSession {
     private func changeReaction(chat: ChatID, seq: Int64, emoji: String, add: Bool) async throws -> [ReactionCount] {
         let (entry, _, user) = try await requireMember(chat)
         let emoji = try Limits.emoji(emoji)
-        _ = try await requireLiveMessage(chat, seq)
+        let target = try await requireLiveMessage(chat, seq)
         guard
             let (changed, counts) = try await store.react(
                 chat: chat, seq: seq, user: user.id, emoji: emoji, add: add, cap: Limits.maxReactionsPerMessage, at: engine.now)
@@ -73,7 +73,8 @@ extension EngineSession {
             throw ParleyError(.tooManyReactions, "a message takes at most \(Limits.maxReactionsPerMessage) different reactions")
         }
         if changed {
-            let change = ReactionChange(chat: entry.chat, seq: seq, user: user.ref, emoji: emoji, added: add, reactions: counts)
+            let quote = ReplyQuote(seq: seq, sender: target.sender, text: target.text, deleted: false)
+            let change = ReactionChange(chat: entry.chat, seq: seq, user: user.ref, emoji: emoji, added: add, reactions: counts, to: quote)
             try await publish(.reactionChanged(change), toMembersOf: chat)
         }
         return counts
