@@ -28,7 +28,8 @@ import Testing
         #expect(editTime >= sentTime, "the correction is stamped when it was made, not under the original")
 
         #expect(try world.alice.run("/react #swift 2 👍").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :\u{1}ACTION reacted 👍 to alice: \"the plan is simple\"\u{1}") != nil)
+        #expect(
+            irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :\u{1}ACTION reacted 👍 to alice: \"the plan is simple\"\u{1}") != nil)
 
         #expect(try world.alice.run("/reply #swift 2 agreed, simple").status == 0)
         #expect(irc.wait(containing: "PRIVMSG #swift :[re alice: \"the plan is simple\"] agreed, simple") != nil)
