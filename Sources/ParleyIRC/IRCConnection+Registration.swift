@@ -135,6 +135,10 @@ extension IRCConnection {
         }
         if isRegistered {
             guard wanted != nick, let me = view.me else { return }
+            guard wanted.lowercased() != serverName.lowercased() else {
+                reply(IRCNumeric.erroneousNickname, [wanted, "That is the server's name"])
+                return
+            }
             do {
                 // A guest may change nick; an account's nick is its handle.
                 let renamed = try await session.renameGuest(to: wanted)
@@ -175,6 +179,11 @@ extension IRCConnection {
     func completeRegistration() async throws {
         guard !isRegistered, !negotiating, let requestedNick, userLine != nil else { return }
         if view.me == nil, password == nil, gateway.configuration.guests {
+            guard requestedNick.lowercased() != serverName.lowercased() else {
+                self.requestedNick = nil
+                reply(IRCNumeric.erroneousNickname, [requestedNick, "That is the server's name"])
+                return
+            }
             do {
                 let signedIn = try await session.signInAsGuest(nick: requestedNick)
                 view.signedIn(as: signedIn.user.ref)

@@ -54,4 +54,39 @@ import Testing
         #expect(try owner.signIn("bob", password: "builder-123"))
         #expect(try world.bob.run("/login bob@example.com --password builder-123").status == 0)
     }
+
+    @Test func namesThatPassForAnotherAreRefused() throws {
+        let world = try IRCGatewayTests.world()
+        defer { world.remove() }
+        let irc = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["setname"]))
+        for name in ["Alice", "@alice", "alice (guest)", "Bob (bot)", "Ev\u{202E}il", "zero\u{200B}width", "\u{3164}"] {
+            try irc.send("SETNAME :\(name)")
+            let refused = try #require(irc.wait(containing: "FAIL SETNAME INVALID_REALNAME"), "\(name) should be refused")
+            #expect(refused.contains("invalid_name") || refused.contains("display name"), "\(refused)")
+        }
+        try irc.send("SETNAME :Bob the Builder")
+        #expect(irc.wait(containing: "SETNAME :Bob the Builder") != nil)
+        let whois = try world.alice.run("/whois @bob")
+        #expect(whois.stdout.contains("Bob the Builder"), "\(whois.stdout)")
+        // The shell refuses them too, with their code.
+        let shell = try world.bob.run("/profile --name \"@alice\"")
+        #expect(shell.status != 0 && shell.stderr.contains("invalid_name"), "\(shell.stderr)")
+    }
+
+    @Test func theServersNameAndServicesAreNoGuestsNick() throws {
+        let world = try IRCGatewayTests.guestWorld()
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        for nick in ["parley", "NickServ", "chanserv"] {
+            let guest = try IRCTestClient(port: port)
+            try guest.send("NICK \(nick)")
+            try guest.send("USER \(nick) 0 * :\(nick)")
+            #expect(guest.wait(containing: " 432 * \(nick) ") != nil, "\(nick): \(guest.lines)")
+        }
+        let guest = try IRCTestClient(port: port)
+        #expect(try guest.joinAsGuest("visitor", realname: "Visitor", capabilities: []))
+        try guest.send("NICK ChanServ")
+        #expect(guest.wait(containing: " 432 visitor ChanServ ") != nil)
+    }
 }

@@ -50,6 +50,46 @@ public enum Limits {
         return trimmed
     }
 
+    /// A display name someone chooses: `displayName`'s rules, and nothing that lets it
+    /// pass for someone or something else: no bidirectional or invisible characters (they
+    /// reorder or hide what a terminal shows; a zero-width joiner inside an emoji is
+    /// kept), no blank-looking letters, no leading `@` or `#` (a handle, a group), and
+    /// none of the marks clients add to names (`(guest)`, `(bot)`).
+    ///
+    /// ```swift
+    /// try Limits.chosenDisplayName("Olga (guest)")   // invalid_name
+    /// ```
+    public static func chosenDisplayName(_ name: String) throws(ParleyError) -> String {
+        let trimmed = try displayName(name)
+        if let bad = trimmed.unicodeScalars.first(where: isInvisible) {
+            throw ParleyError(
+                .invalidName,
+                "a display name has no invisible or direction-changing characters (U+\(String(bad.value, radix: 16, uppercase: true)))")
+        }
+        if trimmed.hasPrefix("@") || trimmed.hasPrefix("#") {
+            throw ParleyError(.invalidName, "a display name does not start with @ or #, which read as a handle or a group")
+        }
+        let folded = trimmed.lowercased().replacingOccurrences(of: " ", with: "")
+        if folded.contains("(guest)") || folded.contains("(bot)") {
+            throw ParleyError(.invalidName, "a display name does not carry (guest) or (bot): clients add those marks themselves")
+        }
+        return trimmed
+    }
+
+    /// Handles nobody may take: the server's name and what IRC users know as services.
+    public static let reservedHandles: Set<String> = [
+        "parley", "nickserv", "chanserv", "operserv", "memoserv", "hostserv", "botserv", "saslserv", "services", "global",
+    ]
+
+    /// Characters that show as nothing, or change the direction of what follows.
+    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x200D: return false  // joins emoji
+        case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x034F, 0x180E: return true
+        default: return scalar.properties.generalCategory == .format
+        }
+    }
+
     /// A group handle such as `swift` (a leading `#` is accepted and dropped; case is
     /// folded). It holds the characters IRC channel names commonly do: `_`, `-`, `.`.
     public static func groupHandle(_ handle: String) throws(ParleyError) -> String {

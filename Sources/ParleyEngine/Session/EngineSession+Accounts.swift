@@ -9,9 +9,10 @@ extension EngineSession {
         try requireSignedOut()
         let email = try Limits.email(registration.email)
         try Limits.password(registration.password, minimum: engine.configuration.minPasswordBytes)
-        let chosenHandle = try registration.handle.map { handle throws(ParleyError) in try Limits.userHandle(handle) }
-        let displayName = try Limits.displayName(
+        let chosenHandle = try registration.handle.map { handle throws(ParleyError) in try Self.unreserved(try Limits.userHandle(handle)) }
+        let displayName = try Limits.chosenDisplayName(
             registration.displayName ?? chosenHandle ?? Limits.handle(fromEmail: email))
+        try await requireOwnName(displayName, of: nil, handle: chosenHandle)
         if let throttle = engine.throttle {
             let key = "register " + address
             try throttle.check(key, limit: throttle.limits.registrationsPerAddress, now: engine.now, what: "new accounts from your address")
@@ -161,11 +162,35 @@ extension EngineSession {
         return try await store.user(id: user.id) ?? user
     }
 
+    /// Refuses a display name that reads as another user's: their handle (with or
+    /// without `@`), or exactly their display name, ignoring case and spaces.
+    func requireOwnName(_ name: String, of user: UserID?, handle: String?) async throws {
+        let folded = name.lowercased().filter { $0 != " " }
+        if folded != handle?.lowercased(), let handleLike = try? Limits.userHandle(folded),
+            let holder = try await store.user(handle: handleLike), holder.id != user
+        {
+            throw ParleyError(.invalidName, "that display name reads as @\(holder.handle)'s handle")
+        }
+        let alike = try await store.searchUsers(prefix: String(name.prefix(32)), limit: 20, offset: 0)
+        if let other = alike.first(where: { $0.id != user && $0.displayName.lowercased().filter { $0 != " " } == folded }) {
+            throw ParleyError(.invalidName, "@\(other.handle) already goes by that display name")
+        }
+    }
+
+    /// A handle nobody may take (`Limits.reservedHandles`), refused as `invalid_handle`.
+    static func unreserved(_ handle: String) throws(ParleyError) -> String {
+        guard !Limits.reservedHandles.contains(handle.lowercased()) else {
+            throw ParleyError(.invalidHandle, "the handle @\(handle) is reserved")
+        }
+        return handle
+    }
+
     /// Changes the user's display name; everyone who shares a chat with them, and who
     /// watches their handle, hears of it (`renamed`). A guest's name keeps its mark.
     public func updateProfile(displayName: String) async throws -> User {
         let user = try requireAccount()
-        var name = try Limits.displayName(displayName)
+        var name = try Limits.chosenDisplayName(displayName)
+        try await requireOwnName(name, of: user.id, handle: user.handle)
         if state.withLock({ $0.isGuest }) { name = try Limits.displayName(name + " (guest)") }
         let updated = try await store.setDisplayName(name, of: user.id)
         state.withLock { $0.user = updated }

@@ -12,7 +12,7 @@ extension EngineSession {
     /// nick again; what the guest said keeps its display name.
     public func signInAsGuest(nick: String) async throws -> SignedIn {
         try requireSignedOut()
-        let handle = try Limits.userHandle(nick)
+        let handle = try Self.unreserved(try Limits.userHandle(nick))
         if let throttle = engine.throttle {
             let key = "guest " + address
             try throttle.check(key, limit: throttle.limits.registrationsPerAddress, now: engine.now, what: "guests from your address")
@@ -39,7 +39,7 @@ extension EngineSession {
         guard state.withLock({ $0.isGuest }) else {
             throw ParleyError(.forbidden, "an account's handle is its nick: @\(user.handle)")
         }
-        let handle = try Limits.userHandle(nick)
+        let handle = try Self.unreserved(try Limits.userHandle(nick))
         guard handle != user.handle else { return user }
         if let holder = try await store.user(handle: handle), holder.id != user.id {
             let online = await engine.online(among: [holder.id])

@@ -28,8 +28,8 @@ extension EngineSession {
     public func createBot(_ bot: NewBot) async throws -> User {
         let owner = try requireUser()
         guard !owner.isBot else { throw ParleyError(.forbidden, "a bot cannot make bot accounts") }
-        let handle = try Limits.userHandle(bot.handle)
-        let name = try Limits.displayName(bot.displayName ?? handle)
+        let handle = try Self.unreserved(try Limits.userHandle(bot.handle))
+        let name = try Limits.chosenDisplayName(bot.displayName ?? handle)
         try Limits.password(bot.password, minimum: engine.configuration.minPasswordBytes)
         guard try await store.bots(ownedBy: owner.id).count < Limits.maxBotsPerOwner else {
             throw ParleyError(.forbidden, "you own \(Limits.maxBotsPerOwner) bot accounts, which is as many as one person may")
