@@ -162,10 +162,9 @@ final class IRCChannelHandler: ChannelInboundHandler {
 }
 
 /// Where a connection's lines go: its channel, through its event loop's
-/// `IRCLineWriter`. A client that has left `unreadLimit` bytes unread is closed rather
-/// than buffered for without bound.
+/// `IRCLineWriter`. A client that has left the gateway's `sendQueueBytes` unread is
+/// closed rather than buffered for without bound.
 struct IRCOutput: Sendable {
-    static let unreadLimit = 4 << 20
     let channel: any Channel
     let writer: IRCLineWriter
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ParleyCore
 import ParleyEngine
 
@@ -103,11 +104,13 @@ extension IRCConnection {
             let signedIn = try await session.signIn(login: Self.login(login), password: password)
             view.signedIn(as: signedIn.user.ref)
             signedInAt = Date()
+            log("signed in @\(signedIn.user.handle)", ["how": "sasl"])
             reply(
                 IRCNumeric.loggedIn, ["\(nick)!\(nick)@parley", signedIn.user.handle, "You are now logged in as \(signedIn.user.handle)"])
             reply(IRCNumeric.saslSuccess, ["SASL authentication successful"])
         } catch {
             let error = ParleyError(error)
+            log("sign_in refused: \(error.code)", ["how": "sasl", "code": "\(error.code)"])
             reply(IRCNumeric.saslFail, ["SASL authentication failed: \(error.code)"])
         }
     }
@@ -188,8 +191,10 @@ extension IRCConnection {
                 let signedIn = try await session.signInAsGuest(nick: requestedNick)
                 view.signedIn(as: signedIn.user.ref)
                 signedInAt = Date()
+                log("guest @\(signedIn.user.handle)", ["how": "guest"])
             } catch {
                 let error = ParleyError(error)
+                log("guest refused: \(error.code)", ["how": "guest", "code": "\(error.code)"])
                 self.requestedNick = nil  // not taken: numerics address the client as "*"
                 if error.code == .handleTaken {
                     reply(IRCNumeric.nicknameInUse, [requestedNick, "Nickname is already in use; sign in to use it"])
@@ -216,8 +221,10 @@ extension IRCConnection {
                 let signedIn = try await session.signIn(login: Self.login(login), password: secret)
                 view.signedIn(as: signedIn.user.ref)
                 signedInAt = Date()
+                log("signed in @\(signedIn.user.handle)", ["how": "pass"])
             } catch {
                 let error = ParleyError(error)
+                log("sign_in refused: \(error.code)", ["how": "pass", "code": "\(error.code)"])
                 reply(IRCNumeric.passwdMismatch, ["Password incorrect (\(error.code))"])
                 emit(IRCMessage(command: "ERROR", params: ["Closing link: \(error.message)"]))
                 closeOutput()
@@ -271,6 +278,8 @@ extension IRCConnection {
     /// the reason as their contacts' QUIT line, and a guest's nick is free, before the
     /// connection closes.
     func quit(_ message: IRCMessage) async {
+        log("connection closed: quit")
+        endLogged = true
         recordDeparture()
         await session.end(reason: message.params.first)
         emit(IRCMessage(command: "ERROR", params: ["Closing link: \(message.params.first ?? "quit")"]))

@@ -29,6 +29,8 @@ actor IRCConnection {
     var signedInAt = Date()
     /// Recorded for WHOWAS already (QUIT records it before the connection closes).
     var departed = false
+    /// The server log has the connection's end already (QUIT logs it).
+    var endLogged = false
     /// The last batch id handed out (`BATCH +hN`).
     var nextBatch = 0
     /// While a line with a `label` tag is handled (IRCv3 labeled-response): its replies,
@@ -116,8 +118,18 @@ actor IRCConnection {
     /// The connection is gone: its session ends (an IRC connection's session lives as
     /// long as it does), and the user goes offline if this was their last connection.
     func closed() async {
+        if !endLogged { log("connection closed: connection dropped") }
         recordDeparture()
         await session.end()
+    }
+
+    /// A line in the server log, as the WebSocket's sign-ins and ends are logged: with
+    /// the address, the client kind and the user, when there is one.
+    func log(_ text: String, _ extra: Logger.Metadata = [:]) {
+        var metadata: Logger.Metadata = ["address": "\(session.address)", "client": "irc"]
+        if let me = view.me { metadata["user"] = "\(me.handle)" }
+        metadata.merge(extra) { $1 }
+        gateway.logger.info("\(text)", metadata: metadata)
     }
 
     /// Counts a signed-in connection out, once, for LUSERS and WHOWAS.

@@ -45,6 +45,10 @@ public final class IRCGateway: Service {
         /// What a client without `draft/chathistory` is played back when it connects:
         /// at most `perChat` messages of each chat and `total` in all (0: none).
         public var playback = (perChat: 50, total: 400)
+        /// A client that leaves this many bytes of lines unread is not reading: it is
+        /// closed rather than buffered for (IRC servers' "sendq"). 1 MiB, InspIRCd's
+        /// hard limit for users.
+        public var sendQueueBytes = 1 << 20
         /// Open IRC connections at most; past it a new one is told so and closed.
         public var maxConnections = 10_000
         /// How the server names itself in lines (`:parley 001 …`).
@@ -132,8 +136,9 @@ public final class IRCGateway: Service {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            // A client that leaves this much unread is not reading: it is closed.
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: IRCOutput.unreadLimit / 4, high: IRCOutput.unreadLimit))
+            // A client that leaves `sendQueueBytes` unread is not reading: it is closed.
+            .childChannelOption(
+                .writeBufferWaterMark, value: .init(low: configuration.sendQueueBytes / 4, high: configuration.sendQueueBytes))
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
@@ -180,7 +185,7 @@ public final class IRCGateway: Service {
     func perLoop(_ eventLoop: any EventLoop) -> (writer: IRCLineWriter, executor: (any TaskExecutor)?) {
         loops.withLock { loops in
             if let known = loops[ObjectIdentifier(eventLoop)] { return known }
-            let writer = IRCLineWriter(eventLoop: eventLoop, interval: configuration.deliveryInterval)
+            let writer = IRCLineWriter(eventLoop: eventLoop, interval: configuration.deliveryInterval, logger: logger)
             let made = (writer: writer, executor: taskExecutor(eventLoop))
             loops[ObjectIdentifier(eventLoop)] = made
             return made

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import ParleyLive
 import Synchronization
@@ -44,9 +45,11 @@ final class IRCLineWriter: Sendable {
 
     private let eventLoop: any EventLoop
     private let pending: Mutex<Pending>
+    private let logger: Logger
 
-    init(eventLoop: any EventLoop, interval: Duration) {
+    init(eventLoop: any EventLoop, interval: Duration, logger: Logger) {
         self.eventLoop = eventLoop
+        self.logger = logger
         pending = Mutex(Pending(pace: DeliveryPace(interval: interval, pacedFrom: 0)))
     }
 
@@ -113,8 +116,11 @@ final class IRCLineWriter: Sendable {
         }
         for queued in due {
             let channel = queued.channel
-            // Past `IRCOutput.unreadLimit` unread: closed rather than buffered for.
+            // Past the gateway's `sendQueueBytes` unread: closed rather than buffered for.
             guard channel.isWritable else {
+                logger.info(
+                    "IRC connection closed: sendq exceeded (the client does not read)",
+                    metadata: ["address": "\(channel.remoteAddress?.ipAddress ?? "unknown")", "client": "irc"])
                 channel.close(promise: nil)
                 continue
             }

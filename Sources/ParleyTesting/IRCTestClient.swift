@@ -9,9 +9,10 @@ public final class IRCTestClient: @unchecked Sendable {
     public private(set) var lines: [String] = []
     private var consumed = 0
 
-    /// `source`: another loopback address to connect from (`127.0.0.2`).
-    public init(port: Int, from source: String? = nil) throws {
-        fd = try connectToLocalhost(port: port, from: source)
+    /// `source`: another loopback address to connect from (`127.0.0.2`);
+    /// `receiveBuffer`: a small one makes a client that stops reading fill up soon.
+    public init(port: Int, from source: String? = nil, receiveBuffer: Int32? = nil) throws {
+        fd = try connectToLocalhost(port: port, receiveBuffer: receiveBuffer, from: source)
     }
 
     deinit { close(fd) }

@@ -83,6 +83,8 @@ struct ServeCommand: AsyncParsableCommand {
     var ircPlayback = 50
     @Option(help: "Messages played back in all on an IRC connection (the newest are kept).")
     var ircPlaybackTotal = 400
+    @Option(help: "KiB of lines an IRC client may leave unread before it is closed (sendq).")
+    var ircSendqKib = 1024
     @Option(help: ArgumentHelp("How the IRC gateway names itself in lines and LINKS (default parley).", valueName: "NAME"))
     var ircServerName = "parley"
     @Option(help: ArgumentHelp("What LINKS and WHOIS say of the IRC server.", valueName: "TEXT"))
@@ -137,6 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard ircsPort == nil || tlsCert != nil else { throw ValidationError("--ircs-port needs --tls-cert and --tls-key") }
         guard ircPort != nil || ircsPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port or --ircs-port") }
         if let ircLineRate, !(0...1_000_000).contains(ircLineRate) { throw ValidationError("--irc-line-rate takes 0 to 1000000") }
+        guard (16...1_048_576).contains(ircSendqKib) else { throw ValidationError("--irc-sendq-kib takes 16 to 1048576") }
         guard (0...Limits.maxPageSize - 1).contains(ircPlayback), (0...100_000).contains(ircPlaybackTotal) else {
             throw ValidationError("--irc-playback takes 0 to \(Limits.maxPageSize - 1) and --irc-playback-total 0 to 100000")
         }
@@ -260,6 +263,7 @@ struct ServeCommand: AsyncParsableCommand {
             irc.maxConnections = configuration.maxConnections
             irc.guests = ircGuests
             irc.playback = (ircPlayback, ircPlaybackTotal)
+            irc.sendQueueBytes = ircSendqKib << 10
             irc.serverName = ircServerName
             irc.serverInfo = ircServerInfo
             irc.network = ircNetwork

@@ -51,6 +51,20 @@ import Testing
         _ = try await world.engine.connect(address: "10.0.0.2").signIn(login: "@alice", password: right)
     }
 
+    @Test(arguments: StoreKind.all) func creatingGroupsIsLimitedPerUser(_ kind: StoreKind) async throws {
+        var limits = Self.limits
+        limits.groupsPerUserPerHour = 3
+        let world = try await TestWorld(on: kind) { $0.signInLimits = limits }
+        let alice = try await world.signUp("alice")
+        for name in ["g1", "g2", "g3"] { _ = try await alice.createGroup(handle: name, title: nil, isPublic: true) }
+        await expectError(.rateLimited) { try await alice.createGroup(handle: "g4", title: nil, isPublic: true) }
+        await expectError(.unknownGroup) { try await alice.group(handle: "g4") }
+        let bob = try await world.signUp("bob")
+        _ = try await bob.createGroup(handle: "b1", title: nil, isPublic: true)
+        world.clock.advance(by: .seconds(3601))
+        _ = try await alice.createGroup(handle: "g4", title: nil, isPublic: true)
+    }
+
     /// A sign-in to an account that does not exist checks a decoy hash of the same cost,
     /// so the time it takes does not tell which accounts exist.
     @Test func theDecoyHashCostsWhatARealHashCosts() async throws {

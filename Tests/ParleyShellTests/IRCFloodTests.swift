@@ -48,4 +48,29 @@ import Testing
         try bob.send("PING after")
         #expect(bob.wait(containing: "PONG parley after") != nil)
     }
+
+    @Test func aClientThatDoesNotReadIsClosedPastItsSendQueue() throws {
+        let world = try IRCGatewayTests.world(arguments: ["--irc-sendq-kib", "16"])
+        defer { world.remove() }
+        let stalled = try IRCTestClient(port: try #require(world.server.ircPort), receiveBuffer: 4096)
+        #expect(try stalled.signIn("bob", password: "builder-123"))
+        try stalled.send("JOIN #swift")
+        #expect(stalled.wait(containing: " 366 bob #swift ") != nil)
+        // bob reads nothing more while alice posts some 6 MB: more than the kernel's
+        // buffers and his 16 KiB send queue hold.
+        let long = String(repeating: "x", count: 3_900)
+        // From a file: the shell echoes every line, more than a pipe holds while the
+        // test would still be writing the script.
+        let script = world.folder.appendingPathComponent("posts.parley")
+        try ((0..<1_500).map { "/send #swift \($0) \(long)" } + ["/send #swift the end"]).joined(separator: "\n").write(
+            to: script, atomically: true, encoding: .utf8)
+        let posted = try world.alice.run(arguments: ["run", script.path])
+        #expect(posted.status == 0, "\(posted.stderr.prefix(500))")
+        // What he reads now stops short: the server closed his connection.
+        #expect(stalled.wait(containing: "the end") == nil)
+        #expect(stalled.lines.filter { $0.contains(" PRIVMSG #swift :") }.count < 1_500 * 10)
+        // The server is fine, and says so to the next client.
+        let next = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try next.signIn("bob", password: "builder-123"))
+    }
 }

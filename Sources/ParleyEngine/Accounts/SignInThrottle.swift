@@ -24,6 +24,8 @@ public struct SignInLimits: Sendable {
     public var failuresPerAccountPerDay: Int
     /// Accounts one address may create per window; 0: no limit.
     public var registrationsPerAddress: Int
+    /// Groups one user may create in an hour; 0: no limit.
+    public var groupsPerUserPerHour = 30
     public var window: Duration
     /// The span of `failuresPerAccountPerDay`.
     public var day: Duration

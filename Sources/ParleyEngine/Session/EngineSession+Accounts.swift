@@ -12,7 +12,8 @@ extension EngineSession {
         let chosenHandle = try registration.handle.map { handle throws(ParleyError) in try Self.unreserved(try Limits.userHandle(handle)) }
         let displayName = try Limits.chosenDisplayName(
             registration.displayName ?? chosenHandle ?? Limits.handle(fromEmail: email))
-        try await requireOwnName(displayName, of: nil, handle: chosenHandle)
+        // A name chosen, not the handle taken as one (a taken handle says so itself).
+        if registration.displayName != nil { try await requireOwnName(displayName, of: nil, handle: chosenHandle) }
         if let throttle = engine.throttle {
             let key = "register " + address
             try throttle.check(key, limit: throttle.limits.registrationsPerAddress, now: engine.now, what: "new accounts from your address")

@@ -8,7 +8,16 @@ extension EngineSession {
         let user = try requireUser()
         let handle = try Limits.groupHandle(handle)
         let title = try title.map { title throws(ParleyError) in try Limits.groupTitle(title) }.flatMap { $0.isEmpty ? nil : $0 }
-        return try await store.createGroup(handle: handle, title: title, isPublic: isPublic, owner: user.id, at: engine.now)
+        let key = "groups \(user.id)"
+        if let throttle = engine.throttle {
+            let limit = throttle.limits.groupsPerUserPerHour
+            if limit > 0, throttle.count(key, now: engine.now) >= limit {
+                throw ParleyError(.rateLimited, "at most \(limit) new groups an hour: try again later")
+            }
+        }
+        let made = try await store.createGroup(handle: handle, title: title, isPublic: isPublic, owner: user.id, at: engine.now)
+        engine.throttle?.record(key, now: engine.now, span: .seconds(3600))
+        return made
     }
 
     public func publicGroups(_ prefix: String, limit: Int, offset: Int) async throws -> [GroupListing] {
