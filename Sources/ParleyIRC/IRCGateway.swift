@@ -138,7 +138,8 @@ public final class IRCGateway: Service {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             // A client that leaves `sendQueueBytes` unread is not reading: it is closed.
             .childChannelOption(
-                .writeBufferWaterMark, value: .init(low: configuration.sendQueueBytes / 4, high: configuration.sendQueueBytes))
+                .writeBufferWaterMark, value: .init(low: configuration.sendQueueBytes / 4, high: configuration.sendQueueBytes)
+            )
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
