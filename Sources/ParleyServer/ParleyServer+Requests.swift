@@ -5,12 +5,13 @@ import ParleyProtocol
 import Prometheus
 import Synchronization
 
-/// A socket's requests: the rate limit, the reply, and which user the socket is signed in as.
+/// A socket's requests: the reply, and which user the socket is signed in as (the rate is
+/// the socket's own: `SocketHandler` paces its requests).
 extension ParleyServer {
     /// Answers one request frame: the reply frame, whether the socket must close, and
     /// whether the socket's session changed (signed in, resumed or signed out).
     func handle(
-        _ frame: Data, dispatcher: Dispatcher, limiter: TokenBucket, user: SocketUser
+        _ frame: Data, dispatcher: Dispatcher, user: SocketUser
     ) async -> (frame: Data, close: Bool, sessionChanged: Bool) {
         let started = ContinuousClock.now
         switch dispatcher.head(of: frame) {
@@ -19,15 +20,6 @@ extension ParleyServer {
             metrics.count(failure.error.code)
             return (dispatcher.failure(failure.id, failure.error), false, false)
         case .success(let (id, op)):
-            guard limiter.allow() else {
-                metrics.rejected.increment()
-                metrics.count(.rateLimited)
-                return (
-                    dispatcher.failure(
-                        id, ParleyError(.rateLimited, "slow down: at most \(configuration.requestsPerSecond) requests a second")), false,
-                    false
-                )
-            }
             let (reply, error, signedIn) = await dispatcher.perform(op, id: id, frame: frame)
             metrics.record(op: op, since: started, error: error)
             if op == .send && error == nil { metrics.sent.increment() }

@@ -34,6 +34,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Each with its arrival ticket (`ArrivalOrder`), handed back once answered.
     private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64)>(initialCapacity: 1)
     private var answering = false
+    /// The last request waited for its turn: the client is over its rate. One that then
+    /// fills `waitingLimit` is flooding and is closed (`excessFlood`).
+    private var overRate = false
     private var heardSincePing = true
     /// A close frame went out; the socket closes when the client answers or soon after.
     private var closing = false
@@ -133,6 +136,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let sessionEnded = WebSocketErrorCode.unknown(4001)
     /// The close code of a socket that does not read its events.
     static let tooSlow = WebSocketErrorCode.unknown(4008)
+    /// The close code of a socket that sent `waitingLimit` requests ahead while over its
+    /// rate (IRC's "Excess Flood").
+    static let excessFlood = WebSocketErrorCode.unknown(4029)
 
     /// Writes `frames` (finished event frames, in order) in one write and flushes, when
     /// the channel is writable; otherwise they wait here until the client has read what
@@ -241,7 +247,14 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .text, .binary:
             guard !closing else { return }
             waiting.append((frame.unmaskedData, server.engine.arrivals.arrive()))
-            if waiting.count >= Self.waitingLimit { context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in } }
+            if waiting.count >= Self.waitingLimit {
+                if overRate {
+                    server.metrics.count(.rateLimited)
+                    sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
+                    return
+                }
+                context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            }
             if !answering { answerNext() }
         case .ping:
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
@@ -301,13 +314,31 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         answering = true
         if waiting.count == Self.waitingLimit / 2 { context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in } }
-        let (server, limiter, user) = (server, limiter, user)
+        let (server, user) = (server, user)
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        Task(executorPreference: loop.executor) {
-            let reply = await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, limiter: limiter, user: user)
+        let executor = loop.executor
+        let answer = {
+            Task(executorPreference: executor) {
+                let reply = await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, user: user)
+                server.engine.arrivals.finish(ticket)
+                eventLoop.execute { this.value.answered(reply) }
+            }
+        }
+        // Over the rate, a request waits its turn rather than being refused; the ones
+        // behind it wait too, and reading stops once `waitingLimit` do.
+        let wait = limiter.take()
+        overRate = wait > .zero
+        if overRate, waiting.count + 1 >= Self.waitingLimit {
             server.engine.arrivals.finish(ticket)
-            eventLoop.execute { this.value.answered(reply) }
+            server.metrics.count(.rateLimited)
+            sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
+            return
+        }
+        if overRate {
+            eventLoop.scheduleTask(in: TimeAmount(wait)) { _ = answer() }
+        } else {
+            _ = answer()
         }
     }
 
