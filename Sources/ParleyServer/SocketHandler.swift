@@ -250,7 +250,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             if waiting.count >= Self.waitingLimit {
                 if overRate {
                     server.metrics.count(.rateLimited)
-                    sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
+                    sendClose(
+                        Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
                     return
                 }
                 context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
