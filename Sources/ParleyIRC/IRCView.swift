@@ -183,21 +183,23 @@ final class IRCView: Sendable {
             } else {
                 target = me.handle
             }
-            guard capabilities.contains("message-tags") else {
+            var lines: [IRCMessage] = []
+            if capabilities.contains("message-tags") {
+                lines.append(
+                    IRCMessage(
+                        tags: ["+draft/react": change.emoji, "+draft/reply": "\(change.chat.id.rawValue)-\(change.seq)"],
+                        source: Self.prefix(change.user), command: "TAGMSG", params: [target]))
+            }
+            if !Self.showsReplies(capabilities) {
                 let about = change.to.map { " to " + Self.quoted($0) } ?? ""
                 var tags: [String: String] = [:]
                 if capabilities.contains("server-time") { tags["time"] = Self.timestamp(Date()) }
-                return [
+                lines.append(
                     IRCMessage(
                         tags: tags, source: Self.prefix(change.user), command: "PRIVMSG",
-                        params: [target, "\u{1}ACTION reacted \(change.emoji)\(about)\u{1}"])
-                ]
+                        params: [target, "\u{1}ACTION reacted \(change.emoji)\(about)\u{1}"]))
             }
-            return [
-                IRCMessage(
-                    tags: ["+draft/react": change.emoji, "+draft/reply": "\(change.chat.id.rawValue)-\(change.seq)"],
-                    source: Self.prefix(change.user), command: "TAGMSG", params: [target])
-            ]
+            return lines
         case .presenceChanged(let change) where change.user.id == me.id:
             return []
         case .presenceChanged(let change) where change.watched == true:
@@ -332,16 +334,21 @@ final class IRCView: Sendable {
             for (key, value) in message.clientTags ?? [:] where tags[key] == nil { tags[key] = value }
         }
         if let reply = message.replyTo, reply.seq > 0 {
-            if capabilities.contains("message-tags") {
-                tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)"
-            } else {
-                // A client without the tag sees what the line answers.
-                text = "[re " + quoted(reply) + "] " + text
-            }
+            if capabilities.contains("message-tags") { tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)" }
+            // A client that shows no replies sees what the line answers.
+            if !showsReplies(capabilities) { text = "[re " + quoted(reply) + "] " + text }
         }
         let source = prefix(message.sender)
         let command = message.via == noticeVia ? "NOTICE" : "PRIVMSG"
         return split(text).map { IRCMessage(tags: tags, source: source, command: command, params: [target, $0]) }
+    }
+
+    /// Whether a client shows replies and reactions from their tags. Taking
+    /// `message-tags` alone is not enough: WeeChat takes it and shows neither. Clients
+    /// that page history or take deletions (gamja, Goguma) are the ones that draw them.
+    static func showsReplies(_ capabilities: Set<String>) -> Bool {
+        capabilities.contains("message-tags")
+            && (capabilities.contains("draft/chathistory") || capabilities.contains("draft/message-redaction"))
     }
 
     /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).
@@ -401,10 +408,11 @@ final class IRCSharedLines: Sendable {
     static let shaping = ["server-time", "message-tags", "account-tag"]
 
     static func shape(of capabilities: Set<String>) -> Int {
-        shaping.indices.reduce(0) { shape, bit in capabilities.contains(shaping[bit]) ? shape | 1 << bit : shape }
+        let tags = shaping.indices.reduce(0) { shape, bit in capabilities.contains(shaping[bit]) ? shape | 1 << bit : shape }
+        return IRCView.showsReplies(capabilities) ? tags | 1 << shaping.count : tags
     }
 
-    private let byShape = Mutex<[ByteBuffer?]>(Array(repeating: nil, count: 1 << shaping.count))
+    private let byShape = Mutex<[ByteBuffer?]>(Array(repeating: nil, count: 1 << (shaping.count + 1)))
 
     func lines(for shape: Int, make: () -> ByteBuffer) -> ByteBuffer {
         if let made = byShape.withLock({ $0[shape] }) { return made }
