@@ -225,6 +225,11 @@ var targets: [Target] = [
         swiftSettings: swiftSettings
     ),
     .testTarget(
+        name: "ParleyIRCTests",
+        dependencies: ["ParleyCore", "ParleyIRC"],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
         name: "ParleyBotsTests",
         dependencies: ["ParleyCore", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyBots", "ParleyTesting"],
         exclude: ["Plugins"],

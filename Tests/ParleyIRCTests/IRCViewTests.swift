@@ -1,0 +1,86 @@
+import Foundation
+import ParleyCore
+import Testing
+
+@testable import ParleyIRC
+
+/// The gateway's view, in process: which lines an engine event becomes for a client with
+/// the capabilities it took, without a server or a socket.
+@Suite struct IRCViewTests {
+    let alice = UserRef(id: UserID(1), handle: "alice", displayName: "Alice")
+    let bob = UserRef(id: UserID(2), handle: "bob", displayName: "Bob")
+    let guest = UserRef(id: UserID(3), handle: "gina", displayName: "gina (guest)")
+    let sent = Date(timeIntervalSince1970: 1_764_390_000)  // 2025-11-29 04:20:00 UTC
+
+    var swift: Chat {
+        Chat(id: ChatID(7), kind: .group, handle: "swift", title: nil, isPublic: true, participants: [], createdAt: sent)
+    }
+
+    func view(_ capabilities: [String]) -> IRCView {
+        let view = IRCView(serverName: "parley")
+        view.signedIn(as: bob)
+        view.enable(capabilities)
+        return view
+    }
+
+    func message(_ seq: Int64, _ text: String, replyTo: ReplyQuote? = nil, editedAt: Date? = nil, deletedAt: Date? = nil) -> Message {
+        Message(
+            id: MessageID(seq), chatID: ChatID(7), seq: seq, sender: alice, kind: .text, text: text, media: nil, sentAt: sent,
+            clientID: nil, replyTo: replyTo, editedAt: editedAt, deletedAt: deletedAt)
+    }
+
+    func serialized(_ lines: [IRCMessage]) -> [String] { lines.map(\.serialized) }
+
+    @Test func aGroupMessageCarriesTheTagsEachClientTook() {
+        let event = ChatEvent.message(MessageEvent(chat: swift, message: message(3, "hello there")))
+        #expect(serialized(view([]).lines(for: event)) == [":alice!alice@parley PRIVMSG #swift :hello there"])
+        let tagged = serialized(view(["server-time", "message-tags"]).lines(for: event))
+        #expect(tagged == ["@msgid=7-3;time=2025-11-29T04:20:00.000Z :alice!alice@parley PRIVMSG #swift :hello there"])
+    }
+
+    @Test func anEditIsANewLineStampedWhenMadeNamingTheLineItCorrects() {
+        let edited = sent.addingTimeInterval(90)
+        let event = ChatEvent.messageEdited(MessageEvent(chat: swift, message: message(3, "hello, there", editedAt: edited)))
+        let plain = serialized(view(["server-time"]).lines(for: event))
+        #expect(plain == ["@time=2025-11-29T04:21:30.000Z :alice!alice@parley PRIVMSG #swift :[edit of 04:20 UTC] hello, there"])
+        let tagged = view(["message-tags"]).lines(for: event)
+        #expect(tagged.first?.tags["+draft/reply"] == "7-3")
+    }
+
+    @Test func aDeletionIsANoticeWithoutRedactionAndREDACTWithIt() {
+        let tombstone = message(3, "", deletedAt: sent.addingTimeInterval(60))
+        let byAdmin = ChatEvent.messageDeleted(MessageEvent(chat: swift, message: tombstone, by: bob, reason: "spam"))
+        #expect(
+            serialized(view([]).lines(for: byAdmin)) == [":bob!bob@parley NOTICE #swift :[deleted alice's message of 04:20 UTC: spam]"])
+        let own = ChatEvent.messageDeleted(MessageEvent(chat: swift, message: tombstone))
+        #expect(serialized(view([]).lines(for: own)) == [":alice!alice@parley NOTICE #swift :[deleted their message of 04:20 UTC]"])
+        #expect(serialized(view(["draft/message-redaction"]).lines(for: own)) == [":alice!alice@parley REDACT #swift 7-3"])
+    }
+
+    @Test func reactionsAndRepliesAreTextForClientsThatDrawNeither() {
+        let quote = ReplyQuote(seq: 3, sender: alice, text: "the plan is simple", deleted: false)
+        let reaction = ChatEvent.reactionChanged(
+            ReactionChange(chat: swift, seq: 3, user: alice, emoji: "👍", added: true, reactions: [], to: quote))
+        let action = ":alice!alice@parley PRIVMSG #swift :\u{1}ACTION reacted 👍 to alice: \"the plan is simple\"\u{1}"
+        #expect(serialized(view([]).lines(for: reaction)) == [action])
+        // WeeChat: message-tags, and still no drawing of reactions.
+        let weechat = serialized(view(["message-tags"]).lines(for: reaction))
+        #expect(weechat == ["@+draft/react=👍;+draft/reply=7-3 :alice!alice@parley TAGMSG #swift", action])
+        #expect(view(["message-tags", "draft/chathistory"]).lines(for: reaction).map(\.command) == ["TAGMSG"])
+
+        let reply = ChatEvent.message(MessageEvent(chat: swift, message: message(4, "agreed", replyTo: quote)))
+        #expect(serialized(view([]).lines(for: reply)) == [":alice!alice@parley PRIVMSG #swift :[re alice: \"the plan is simple\"] agreed"])
+        let rich = view(["message-tags", "draft/message-redaction"]).lines(for: reply)
+        #expect(rich.first?.params.last == "agreed" && rich.first?.tags["+draft/reply"] == "7-3")
+    }
+
+    @Test func anAccountGoneOfflineStaysInTheListAndAGuestQuits() {
+        let gone = ChatEvent.presenceChanged(PresenceChange(user: alice, online: false, viewing: nil, reason: "lunch"))
+        #expect(view([]).lines(for: gone).isEmpty, "no QUIT takes an account out of a nick list")
+        #expect(serialized(view(["away-notify"]).lines(for: gone)) == [":alice!alice@parley AWAY lunch"])
+        let back = ChatEvent.presenceChanged(PresenceChange(user: alice, online: true, viewing: nil))
+        #expect(serialized(view(["away-notify"]).lines(for: back)) == [":alice!alice@parley AWAY"])
+        let guestGone = ChatEvent.presenceChanged(PresenceChange(user: guest, online: false, viewing: nil))
+        #expect(serialized(view([]).lines(for: guestGone)) == [":gina!gina@parley QUIT Offline"])
+    }
+}
