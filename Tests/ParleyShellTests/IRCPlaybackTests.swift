@@ -10,16 +10,21 @@ import Testing
         try IRCGatewayTests.world(arguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
     }
 
-    @Test(arguments: ["sqlite", "postgres"]) func aClientWithoutChathistoryGetsWhatItMissed(_ store: String) throws {
-        let world = try Self.world(store)
-        defer { world.remove() }
-        let port = try #require(world.server.ircPort)
+    /// bob signs in on IRC, joins #swift and quits: from now on he is away.
+    static func joinThenLeave(port: Int) throws {
         let first = try IRCTestClient(port: port)
         #expect(try first.signIn("bob", password: "builder-123"))
         try first.send("JOIN #swift")
         #expect(first.wait(containing: " 366 bob #swift ") != nil)
         try first.send("QUIT :lunch")
         #expect(first.wait(containing: "ERROR :Closing link") != nil)
+    }
+
+    @Test(arguments: ["sqlite", "postgres"]) func aClientWithoutChathistoryGetsWhatItMissed(_ store: String) throws {
+        let world = try Self.world(store)
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        try Self.joinThenLeave(port: port)
 
         // While bob is away, alice talks in #swift and writes to him.
         let said = try world.alice.run(
@@ -67,12 +72,7 @@ import Testing
         let world = try IRCGatewayTests.world(arguments: ["--irc-playback", "3", "--irc-playback-total", "4"])
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
-        let first = try IRCTestClient(port: port)
-        #expect(try first.signIn("bob", password: "builder-123"))
-        try first.send("JOIN #swift")
-        #expect(first.wait(containing: " 366 bob #swift ") != nil)
-        try first.send("QUIT")
-        #expect(first.wait(containing: "ERROR :Closing link") != nil)
+        try Self.joinThenLeave(port: port)
         let script = (1...6).map { "/send #swift group \($0)" } + (1...2).map { "/msg @bob direct \($0)" }
         #expect(try world.alice.run(script.joined(separator: "\n")).status == 0)
 
