@@ -319,7 +319,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let this = NIOLoopBound(self, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         let executor = loop.executor
-        let answer = {
+        let answer: @Sendable () -> Void = {
             Task(executorPreference: executor) {
                 let reply = await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, user: user)
                 server.engine.arrivals.finish(ticket)
@@ -337,9 +337,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if overRate {
-            eventLoop.scheduleTask(in: TimeAmount(wait)) { _ = answer() }
+            eventLoop.scheduleTask(in: TimeAmount(wait)) { answer() }
         } else {
-            _ = answer()
+            answer()
         }
     }
 
