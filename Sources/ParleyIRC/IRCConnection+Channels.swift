@@ -98,7 +98,6 @@ extension IRCConnection {
     }
 
     func channelChat(_ name: String) async throws -> Chat {
-        guard !name.unicodeScalars.contains(where: Limits.isControl) else { throw ParleyError(.unknownGroup, "no such channel") }
         if let known = channels[name.lowercased()] { return known }
         guard name.hasPrefix("#") else { throw ParleyError(.unknownGroup, "no channel \(name)") }
         return try await session.group(handle: name)

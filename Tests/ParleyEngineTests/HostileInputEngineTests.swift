@@ -65,6 +65,19 @@ import Testing
         _ = try await alice.createGroup(handle: "g4", title: nil, isPublic: true)
     }
 
+    @Test(arguments: StoreKind.all) func aControlCharacterInAHandleFindsNobody(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
+        let alice = try await world.signUp("alice")
+        _ = try await world.signUp("bob")
+        _ = try await alice.createGroup(handle: "pubx", title: nil, isPublic: true)
+        for name in ["pubx\u{0}", "#pubx\u{0}evil", "pubx\u{1}"] {
+            await expectError(.unknownGroup) { try await alice.group(handle: name) }
+        }
+        for name in ["bob\u{0}", "@bob\u{0}x"] {
+            await expectError(.unknownUser) { try await alice.user(handle: name) }
+        }
+    }
+
     /// A sign-in to an account that does not exist checks a decoy hash of the same cost,
     /// so the time it takes does not tell which accounts exist.
     @Test func theDecoyHashCostsWhatARealHashCosts() async throws {

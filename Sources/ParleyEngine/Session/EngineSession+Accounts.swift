@@ -222,7 +222,8 @@ extension EngineSession {
     public func user(handle: String) async throws -> User {
         _ = try requireUser()
         let bare = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
-        guard let user = try await store.user(handle: bare) else {
+        // As for groups: a NUL would end the store's string early.
+        guard !bare.unicodeScalars.contains(where: Limits.isControl), let user = try await store.user(handle: bare) else {
             throw ParleyError(.unknownUser, "no user @\(bare)")
         }
         return user.publicProfile

@@ -36,7 +36,9 @@ extension EngineSession {
     public func group(handle: String) async throws -> Chat {
         let user = try requireUser()
         let bare = handle.hasPrefix("#") ? String(handle.dropFirst()) : handle
-        guard let chat = try await store.group(handle: bare.lowercased()) else {
+        // A control character names no group: the store's C strings would end at a NUL
+        // and find the group whose handle stands before it.
+        guard !bare.unicodeScalars.contains(where: Limits.isControl), let chat = try await store.group(handle: bare.lowercased()) else {
             throw ParleyError(.unknownGroup, "no group #\(bare)")
         }
         let isMember = try await engine.directory.entry(chat.id)?.roles[user.id] != nil
@@ -53,7 +55,9 @@ extension EngineSession {
     public func joinGroup(handle: String, key: String?) async throws -> Chat {
         let user = try requireUser()
         let bare = handle.hasPrefix("#") ? String(handle.dropFirst()) : handle
-        guard let chat = try await store.group(handle: bare.lowercased()) else {
+        // A control character names no group: the store's C strings would end at a NUL
+        // and find the group whose handle stands before it.
+        guard !bare.unicodeScalars.contains(where: Limits.isControl), let chat = try await store.group(handle: bare.lowercased()) else {
             throw ParleyError(.unknownGroup, "no group #\(bare)")
         }
         if try await engine.directory.entry(chat.id)?.roles[user.id] != nil {
