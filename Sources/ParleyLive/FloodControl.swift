@@ -1,3 +1,5 @@
+import ParleyCore
+
 /// Flood control for one connection, as IRC servers do it ("fakelag"): a client within
 /// its rate has each line handled as it comes; one over it has its lines wait, in order,
 /// and handed on one a `1/perSecond` of a second as its allowance refills; one that goes
@@ -49,8 +51,7 @@ public struct FloodControl<Line> {
     }
 
     public let limits: Limits
-    private var tokens: Double
-    private var updated: ContinuousClock.Instant?
+    private var allowance: TokenAllowance
     private var held: [(line: Line, bytes: Int)] = []
     /// Index of the first line still waiting in `held` (taken lines are dropped in bulk).
     private var head = 0
@@ -59,7 +60,7 @@ public struct FloodControl<Line> {
 
     public init(limits: Limits) {
         self.limits = limits
-        tokens = Double(limits.burst)
+        allowance = TokenAllowance(perSecond: limits.perSecond, burst: limits.burst)
     }
 
     /// Lines waiting their turn.
@@ -68,26 +69,21 @@ public struct FloodControl<Line> {
     /// Takes a line that arrived `at` (a line of `bytes` bytes).
     public mutating func arrive(_ line: Line, bytes: Int, at now: ContinuousClock.Instant) -> Arrival {
         guard limits.perSecond > 0 else { return .handle(line) }
-        refill(at: now)
-        if waiting == 0 && tokens >= 1 {
-            tokens -= 1
-            return .handle(line)
-        }
+        allowance.refill(at: now)
+        if waiting == 0 && allowance.take(at: now) { return .handle(line) }
         held.append((line, bytes))
         waitingBytes = waitingBytes.addingReportingOverflow(max(0, bytes)).partialValue
         if waiting > limits.heldLines || waitingBytes > limits.heldBytes || waitingBytes < 0 { return .excess }
         let warn = !warned && (waiting * 2 > limits.heldLines || waitingBytes * 2 > limits.heldBytes)
         if warn { warned = true }
-        return .held(after: untilNextToken, warn: warn)
+        return .held(after: allowance.untilNextToken, warn: warn)
     }
 
     /// The waiting lines whose turn has come by `now`, in order, and how long until the
     /// next one's (nil once none waits: the episode is over).
     public mutating func release(at now: ContinuousClock.Instant) -> (due: [Line], next: Duration?) {
-        refill(at: now)
         var due: [Line] = []
-        while waiting > 0 && tokens >= 1 {
-            tokens -= 1
+        while waiting > 0 && allowance.take(at: now) {
             let (line, bytes) = held[head]
             due.append(line)
             waitingBytes -= bytes
@@ -104,17 +100,6 @@ public struct FloodControl<Line> {
             held.removeFirst(head)
             head = 0
         }
-        return (due, untilNextToken)
-    }
-
-    private var untilNextToken: Duration {
-        .seconds(max(0, 1 - tokens) / Double(limits.perSecond))
-    }
-
-    private mutating func refill(at now: ContinuousClock.Instant) {
-        defer { updated = now }
-        guard let updated, now > updated else { return }
-        let seconds = Double((now - updated).components.seconds) + Double((now - updated).components.attoseconds) * 1e-18
-        tokens = min(Double(limits.burst), tokens + seconds * Double(limits.perSecond))
+        return (due, allowance.untilNextToken)
     }
 }
