@@ -102,9 +102,7 @@ extension IRCConnection {
         }
         do {
             let signedIn = try await session.signIn(login: Self.login(login), password: password)
-            view.signedIn(as: signedIn.user.ref)
-            signedInAt = Date()
-            log("signed in @\(signedIn.user.handle)", ["how": "sasl"])
+            adopt(signedIn.user, how: "sasl")
             reply(
                 IRCNumeric.loggedIn, ["\(nick)!\(nick)@parley", signedIn.user.handle, "You are now logged in as \(signedIn.user.handle)"])
             reply(IRCNumeric.saslSuccess, ["SASL authentication successful"])
@@ -113,6 +111,20 @@ extension IRCConnection {
             log("sign_in refused: \(error.code)", ["how": "sasl", "code": "\(error.code)"])
             reply(IRCNumeric.saslFail, ["SASL authentication failed: \(error.code)"])
         }
+    }
+
+    /// The connection is signed in as `user` (by SASL, PASS, or as a guest): from now on
+    /// the view speaks for them, playback counts from here, and the log says so.
+    func adopt(_ user: User, how: String) {
+        view.signedIn(as: user.ref)
+        signedInAt = Date()
+        log("\(how == "guest" ? "guest" : "signed in") @\(user.handle)", ["how": "\(how)"])
+    }
+
+    /// The gateway's own name (`--irc-server-name`) is no nick: it would pass for the
+    /// server in every line.
+    func isServerName(_ nick: String) -> Bool {
+        nick.lowercased() == serverName.lowercased()
     }
 
     /// The longest SASL payload, in base64: a login and a password of the longest kind.
@@ -138,7 +150,7 @@ extension IRCConnection {
         }
         if isRegistered {
             guard wanted != nick, let me = view.me else { return }
-            guard wanted.lowercased() != serverName.lowercased() else {
+            guard !isServerName(wanted) else {
                 reply(IRCNumeric.erroneousNickname, [wanted, "That is the server's name"])
                 return
             }
@@ -182,16 +194,14 @@ extension IRCConnection {
     func completeRegistration() async throws {
         guard !isRegistered, !negotiating, let requestedNick, userLine != nil else { return }
         if view.me == nil, password == nil, gateway.configuration.guests {
-            guard requestedNick.lowercased() != serverName.lowercased() else {
+            guard !isServerName(requestedNick) else {
                 self.requestedNick = nil
                 reply(IRCNumeric.erroneousNickname, [requestedNick, "That is the server's name"])
                 return
             }
             do {
                 let signedIn = try await session.signInAsGuest(nick: requestedNick)
-                view.signedIn(as: signedIn.user.ref)
-                signedInAt = Date()
-                log("guest @\(signedIn.user.handle)", ["how": "guest"])
+                adopt(signedIn.user, how: "guest")
             } catch {
                 let error = ParleyError(error)
                 log("guest refused: \(error.code)", ["how": "guest", "code": "\(error.code)"])
@@ -219,9 +229,7 @@ extension IRCConnection {
             }
             do {
                 let signedIn = try await session.signIn(login: Self.login(login), password: secret)
-                view.signedIn(as: signedIn.user.ref)
-                signedInAt = Date()
-                log("signed in @\(signedIn.user.handle)", ["how": "pass"])
+                adopt(signedIn.user, how: "pass")
             } catch {
                 let error = ParleyError(error)
                 log("sign_in refused: \(error.code)", ["how": "pass", "code": "\(error.code)"])

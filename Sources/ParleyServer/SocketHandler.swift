@@ -249,9 +249,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             waiting.append((frame.unmaskedData, server.engine.arrivals.arrive()))
             if waiting.count >= Self.waitingLimit {
                 if overRate {
-                    server.metrics.count(.rateLimited)
-                    sendClose(
-                        Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
+                    closeForFlooding()
                     return
                 }
                 context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
@@ -306,6 +304,12 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// `waitingLimit` requests ahead while over its rate: closed, as IRC's Excess Flood.
+    private func closeForFlooding() {
+        server.metrics.count(.rateLimited)
+        sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
+    }
+
     /// Answers the oldest waiting request in a task of its own, then the next one.
     private func answerNext() {
         guard let context, let dispatcher, let loop else { return }
@@ -332,8 +336,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         overRate = wait > .zero
         if overRate, waiting.count + 1 >= Self.waitingLimit {
             server.engine.arrivals.finish(ticket)
-            server.metrics.count(.rateLimited)
-            sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
+            closeForFlooding()
             return
         }
         if overRate {
