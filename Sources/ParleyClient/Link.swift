@@ -23,14 +23,14 @@ actor Link {
 
     let settings: Settings
     private let events: AsyncStream<ChatEvent>.Continuation
-    private let onAcknowledged: @Sendable (Message) -> Void
-    private let onRejected: @Sendable (String, ParleyError) -> Void
+    let onAcknowledged: @Sendable (Message) -> Void
+    let onRejected: @Sendable (String, ParleyError) -> Void
     private let onChange: @Sendable (ConnectionChange) -> Void
     private let logger = Logger(label: "parley.client")
     private let encoder = Wire.encoder()
     private let decoder = Wire.decoder()
 
-    private var state = State.idle
+    private(set) var state = State.idle
     /// Which of `settings.urls` is used now.
     private var current = 0
     var url: String { settings.urls[current] }
@@ -42,7 +42,7 @@ actor Link {
     private var early: [Int64: Data] = [:]
     private var readyWaiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
     private var runner: Task<Void, Never>?
-    private(set) var outbox: Outbox
+    var outbox: Outbox
 
     /// Why the last connection attempt failed, for the error requests get meanwhile.
     private var lastFailure: String?
@@ -60,7 +60,7 @@ actor Link {
     /// `reconnectWait`, so a shell's prompt does not stall.
     private var reconnecting = false
     /// For fetching what a restarted server no longer has.
-    private var missed = MissedMessages()
+    var missed = MissedMessages()
     /// The chat the user is viewing, told again after a resume: a restarted server
     /// would not know it.
     private var viewing: ChatID?
@@ -88,7 +88,7 @@ actor Link {
         return try await exchange(operation, args)
     }
 
-    private func exchange<Args, Result>(_ operation: OpDeclaration<Args, Result>, _ args: Args) async throws -> Result {
+    func exchange<Args, Result>(_ operation: OpDeclaration<Args, Result>, _ args: Args) async throws -> Result {
         let op = operation.op
         guard let outbound else { throw Self.unavailable }
         nextID += 1
@@ -187,64 +187,10 @@ actor Link {
         return token
     }
 
-    // MARK: Outbox
-
-    /// Sends a message through the outbox: acknowledged now, or kept and sent after the
-    /// reconnect (then it throws `pending`).
-    func send(_ entry: Outbox.Entry) async throws -> Message {
-        try outbox.add(entry)
-        do {
-            try await ready()
-        } catch {
-            throw ParleyError(.pending, "not connected: the message is queued and will be sent when the connection is back")
-        }
-        do {
-            let message: Message = try await exchange(OpDeclarations.send, entry)
-            outbox.remove(clientID: entry.clientID)
-            missed.saw(message)
-            return message
-        } catch let error as ParleyError where error.code == .unavailable {
-            throw ParleyError(.pending, "the connection dropped: the message is queued and will be sent when it is back")
-        } catch {
-            outbox.remove(clientID: entry.clientID)
-            throw error
-        }
-    }
-
-    /// Sends what waited in the outbox, in order, until one cannot go yet.
-    private func flushOutbox() async {
-        for entry in outbox.entries {
-            do {
-                let message: Message = try await exchange(OpDeclarations.send, entry)
-                outbox.remove(clientID: entry.clientID)
-                missed.saw(message)
-                onAcknowledged(message)
-            } catch let error as ParleyError where error.code == .unavailable || error.code == .notSignedIn {
-                return
-            } catch {
-                outbox.remove(clientID: entry.clientID)
-                onRejected(entry.clientID ?? "", ParleyError(error))
-            }
-        }
-    }
-
-    var queued: [Outbox.Entry] { outbox.entries }
-
-    /// Waits until every queued send is acknowledged or refused, or `limit` has passed;
-    /// returns what is still queued.
-    func drain(within limit: Duration) async -> [Outbox.Entry] {
-        let deadline = ContinuousClock.now + limit
-        if !outbox.entries.isEmpty, state == .idle { start() }
-        while !outbox.entries.isEmpty, ContinuousClock.now < deadline, state != .closed {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return outbox.entries
-    }
-
     // MARK: Connection
 
     /// Returns once connected (and resumed), connecting if needed.
-    private func ready() async throws {
+    func ready() async throws {
         switch state {
         case .ready: return
         case .closed: throw ParleyError(.unavailable, "the connection is closed")
@@ -267,7 +213,7 @@ actor Link {
             throwing: ParleyError(.unavailable, "cannot reach \(url): " + (lastFailure ?? silence)))
     }
 
-    private func start() {
+    func start() {
         guard runner == nil else { return }
         state = .connecting
         runner = Task { await self.run() }

@@ -63,11 +63,6 @@ extension IRCConnection {
         IRCMessage(source: serverName, command: "NOTICE", params: [nick, text])
     }
 
-    /// `14:02 UTC`: which line an edit or deletion is about, for a client without tags.
-    static let clockStyle = Date.VerbatimFormatStyle(
-        format: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC", timeZone: .gmt,
-        calendar: Calendar(identifier: .gregorian))
-
     static let playbackTime = Date.VerbatimFormatStyle(
         format:
             "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC",

@@ -90,7 +90,7 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
                         }
                         try channel.pipeline.syncOperations.addHandler(
                             SocketHandler(
-                                server: server, client: SocketHandler.clientName(of: head), place: slot, forwardedAddress: forwarded,
+                                server: server, client: Self.clientName(of: head), place: slot, forwardedAddress: forwarded,
                                 refusal: refusal))
                         return .webSocket
                     }
@@ -159,6 +159,18 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
         } catch {
             logger.debug("connection ended before its first request: \(error)")
         }
+    }
+
+    /// How a connecting client names itself: `?client=NAME` on the socket's URL (as
+    /// Parley's own clients do), else its User-Agent header, else "unknown". The engine
+    /// keeps it printable and short.
+    static func clientName(of head: HTTPRequestHead) -> String {
+        if let query = URLComponents(string: head.uri)?.queryItems, let named = query.first(where: { $0.name == "client" })?.value,
+            !named.isEmpty
+        {
+            return String(named.prefix(64))
+        }
+        return head.headers["user-agent"].first.map { String($0.prefix(64)) } ?? "unknown"
     }
 }
 

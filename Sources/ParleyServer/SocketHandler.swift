@@ -20,7 +20,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Reading pauses while this many requests wait for the one before them.
     private static let waitingLimit = 64
 
-    private let server: ParleyServer
+    let server: ParleyServer
     private let limiter: TokenBucket
     private let user: SocketUser
     private var context: ChannelHandlerContext?
@@ -120,26 +120,6 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         frameWriter = nil
     }
 
-    /// How a connecting client names itself: `?client=NAME` on the socket's URL (as
-    /// Parley's own clients do), else its User-Agent header, else "unknown". The engine
-    /// keeps it printable and short.
-    static func clientName(of head: HTTPRequestHead) -> String {
-        if let query = URLComponents(string: head.uri)?.queryItems, let named = query.first(where: { $0.name == "client" })?.value,
-            !named.isEmpty
-        {
-            return String(named.prefix(64))
-        }
-        return head.headers["user-agent"].first.map { String($0.prefix(64)) } ?? "unknown"
-    }
-
-    /// The close code of a socket whose session was signed out, revoked or expired.
-    static let sessionEnded = WebSocketErrorCode.unknown(4001)
-    /// The close code of a socket that does not read its events.
-    static let tooSlow = WebSocketErrorCode.unknown(4008)
-    /// The close code of a socket that sent `waitingLimit` requests ahead while over its
-    /// rate (IRC's "Excess Flood").
-    static let excessFlood = WebSocketErrorCode.unknown(4029)
-
     /// Writes `frames` (finished event frames, in order) in one write and flushes, when
     /// the channel is writable; otherwise they wait here until the client has read what
     /// went before (see `checkHeld`). One write of them all: a write through the pipeline
@@ -206,12 +186,6 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     static func hardUnwrittenLimit(_ soft: Int) -> Int { max(soft &* 16, 64 << 20) }
-
-    private func closeTooSlow() {
-        server.metrics.slowClosed.increment()
-        dropUnwritten()
-        sendClose(Self.tooSlow, reason: "events are not being read; reconnect and resume")
-    }
 
     func channelInactive(context: ChannelHandlerContext) {
         if let pings { pings.sweep.remove(self, slice: pings.slice) }
@@ -304,12 +278,6 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// `waitingLimit` requests ahead while over its rate: closed, as IRC's Excess Flood.
-    private func closeForFlooding() {
-        server.metrics.count(.rateLimited)
-        sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
-    }
-
     /// Answers the oldest waiting request in a task of its own, then the next one.
     private func answerNext() {
         guard let context, let dispatcher, let loop else { return }
@@ -371,7 +339,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         answerNext()
     }
 
-    private func dropUnwritten() {
+    func dropUnwritten() {
         unwritten.removeAll()
         unwrittenBytes = 0
     }
@@ -405,7 +373,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Sends a close frame; the socket closes when the client answers, or `within` after
     /// the frame has gone out: a slow reader still has events ahead of it. One that
     /// never reads them is closed after `Self.closeLimit` all the same.
-    private func sendClose(_ code: WebSocketErrorCode, reason: String?, within: TimeAmount = .seconds(2)) {
+    func sendClose(_ code: WebSocketErrorCode, reason: String?, within: TimeAmount = .seconds(2)) {
         guard let context, !closing else { return }
         closing = true
         endReason = "closed by the server (\(UInt16(webSocketErrorCode: code))\(reason.map { ": " + $0 } ?? ""))"

@@ -1,0 +1,24 @@
+import NIOCore
+import Synchronization
+
+/// An event's IRC lines, serialized once for each combination of the capabilities a
+/// message's line depends on (`IRCView.sharedLines(for:)`): clients that differ only in
+/// others share the same bytes, and finding them costs no hashing of capability names.
+final class IRCSharedLines: Sendable {
+    /// What `IRCView.messageLines` reads of a client's capabilities, one bit each.
+    static let shaping = ["server-time", "message-tags", "account-tag"]
+
+    static func shape(of capabilities: Set<String>) -> Int {
+        let tags = shaping.indices.reduce(0) { shape, bit in capabilities.contains(shaping[bit]) ? shape | 1 << bit : shape }
+        return IRCView.showsReplies(capabilities) ? tags | 1 << shaping.count : tags
+    }
+
+    private let byShape = Mutex<[ByteBuffer?]>(Array(repeating: nil, count: 1 << (shaping.count + 1)))
+
+    func lines(for shape: Int, make: () -> ByteBuffer) -> ByteBuffer {
+        if let made = byShape.withLock({ $0[shape] }) { return made }
+        let made = make()
+        byShape.withLock { $0[shape] = made }
+        return made
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ParleyCore
+import ParleyProtocol
+
+/// A message as the lines an IRC client reads: where it goes, its tags, its text split
+/// to fit, and the text forms of what plain clients have no tag for (a reply's quote,
+/// the time of a line an edit or deletion is about).
+extension IRCView {
+    /// Where a message's line goes: its channel; for a direct message, the other user
+    /// when `me` sent it, else `me`.
+    static func target(of message: Message, in chat: Chat, me: UserRef) -> String? {
+        if let channel = channel(chat) { return channel }
+        guard message.sender.id == me.id else { return me.handle }
+        return chat.participants.first { $0.id != me.id }?.handle
+    }
+
+    /// A message as PRIVMSG lines: one a line of its text, each within the line limit;
+    /// media as its kind and caption.
+    /// An image or video reads `[image] caption <link>`, with a link for `me` alone. Of
+    /// `capabilities` it reads only those in `IRCSharedLines.shaping`: a group's text is
+    /// serialized once for all the clients that agree on those.
+    static func messageLines(
+        _ message: Message, in chat: Chat, me: UserRef, capabilities: Set<String>,
+        link: (String, UserID) -> String? = { _, _ in nil }
+    ) -> [IRCMessage] {
+        // A deleted message has no line (history leaves it out).
+        guard message.kind != .system, message.deletedAt == nil, let target = target(of: message, in: chat, me: me) else { return [] }
+        var text = message.text
+        if message.kind == .image || message.kind == .video {
+            text = "[\(message.kind.rawValue)]" + (text.isEmpty ? "" : " " + text)
+            if let media = message.media, let url = link(media.id, me.id) { text += " " + url }
+        }
+        var tags: [String: String] = [:]
+        if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }
+        if capabilities.contains("message-tags") { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }
+        if capabilities.contains("account-tag"), !isGuest(message.sender) { tags["account"] = message.sender.handle }
+        if capabilities.contains("message-tags") {
+            if message.sender.isBot { tags["bot"] = "" }
+            for (key, value) in message.clientTags ?? [:] where tags[key] == nil { tags[key] = value }
+        }
+        if let reply = message.replyTo, reply.seq > 0 {
+            if capabilities.contains("message-tags") { tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)" }
+            // A client that shows no replies sees what the line answers.
+            if !showsReplies(capabilities) { text = "[re " + quoted(reply) + "] " + text }
+        }
+        let source = prefix(message.sender)
+        let command = message.via == noticeVia ? "NOTICE" : "PRIVMSG"
+        return split(text).map { IRCMessage(tags: tags, source: source, command: command, params: [target, $0]) }
+    }
+
+    /// Whether a client shows replies and reactions from their tags. Taking
+    /// `message-tags` alone is not enough: WeeChat takes it and shows neither. Clients
+    /// that page history or take deletions (gamja, Goguma) are the ones that draw them.
+    static func showsReplies(_ capabilities: Set<String>) -> Bool {
+        capabilities.contains("message-tags")
+            && (capabilities.contains("draft/chathistory") || capabilities.contains("draft/message-redaction"))
+    }
+
+    /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).
+    static func quoted(_ quote: ReplyQuote) -> String {
+        if quote.deleted || quote.text.isEmpty { return quote.sender.handle + (quote.deleted ? "'s deleted message" : "'s message") }
+        let head = quote.text.replacingOccurrences(of: "\n", with: " ")
+        return "\(quote.sender.handle): \"\(head.count > 40 ? head.prefix(40) + "…" : head)\""
+    }
+
+    /// A message's time as a plain client shows it in a line's text.
+    static func clock(_ date: Date) -> String {
+        date.formatted(clockStyle)
+    }
+
+    /// `14:02 UTC`: which line an edit or deletion is about, for a client without tags.
+    static let clockStyle = Date.VerbatimFormatStyle(
+        format: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC", timeZone: .gmt,
+        calendar: Calendar(identifier: .gregorian))
+
+    /// The `via` of a message sent as an IRC NOTICE: shown as a NOTICE to IRC users.
+    static let noticeVia = "irc notice"
+
+    /// A text as lines that fit an IRC line: split at newlines, and long lines at a
+    /// character boundary within 400 bytes (what is left of 512 after the prefix,
+    /// command and target).
+    static func split(_ text: String, limit: Int = 400) -> [String] {
+        // Most texts are one short line: no need to walk their characters.
+        if text.utf8.count <= limit, !text.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
+            return [text.isEmpty ? " " : text]
+        }
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var current = ""
+            var bytes = 0
+            for character in line where character != "\r" {
+                let size = character.utf8.count
+                if bytes + size > limit {
+                    lines.append(current)
+                    current = ""
+                    bytes = 0
+                }
+                current.append(character)
+                bytes += size
+            }
+            lines.append(current.isEmpty ? " " : current)
+        }
+        return lines
+    }
+
+    /// `2026-11-26T07:18:01.512Z`, as IRCv3's server-time has it: the wire's own
+    /// `YYYY-MM-DDThh:mm:ss.sssZ`, to the nearest millisecond (as Parley stores times).
+    static func timestamp(_ date: Date) -> String {
+        Wire.text(of: date)
+    }
+}

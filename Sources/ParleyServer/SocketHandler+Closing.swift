@@ -1,0 +1,29 @@
+import NIOWebSocket
+import ParleyCore
+import Prometheus
+
+/// Why Parley closes a socket of its own accord: the codes (4000–4999, which RFC 6455
+/// leaves to applications; docs/protocol.md lists them for clients) and the closings
+/// that count themselves in the metrics.
+extension SocketHandler {
+    /// The close code of a socket whose session was signed out, revoked or expired.
+    static let sessionEnded = WebSocketErrorCode.unknown(4001)
+    /// The close code of a socket that does not read its events.
+    static let tooSlow = WebSocketErrorCode.unknown(4008)
+    /// The close code of a socket that sent `waitingLimit` requests ahead while over its
+    /// rate (IRC's "Excess Flood").
+    static let excessFlood = WebSocketErrorCode.unknown(4029)
+
+    /// Events pile up unread: closed, with what was held for it dropped.
+    func closeTooSlow() {
+        server.metrics.slowClosed.increment()
+        dropUnwritten()
+        sendClose(Self.tooSlow, reason: "events are not being read; reconnect and resume")
+    }
+
+    /// `waitingLimit` requests ahead while over its rate: closed, as IRC's Excess Flood.
+    func closeForFlooding() {
+        server.metrics.count(.rateLimited)
+        sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
+    }
+}
