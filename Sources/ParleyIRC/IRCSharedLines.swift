@@ -1,16 +1,18 @@
 import NIOCore
+import ParleyCore
 import Synchronization
 
 /// An event's IRC lines, serialized once for each combination of the capabilities a
-/// message's line depends on (`IRCView.sharedLines(for:)`): clients that differ only in
+/// message's line depends on, and of whether its client reads replies with their quote
+/// (`IRCView.quotesReplies`) (`IRCView.sharedLines(for:)`): clients that differ only in
 /// others share the same bytes, and finding them costs no hashing of capability names.
 final class IRCSharedLines: Sendable {
     /// What `IRCView.messageLines` reads of a client's capabilities, one bit each.
     static let shaping = ["server-time", "message-tags", "account-tag"]
 
-    static func shape(of capabilities: Set<String>) -> Int {
+    static func shape(of capabilities: Set<String>, me: UserRef?) -> Int {
         let tags = shaping.indices.reduce(0) { shape, bit in capabilities.contains(shaping[bit]) ? shape | 1 << bit : shape }
-        return IRCView.showsReplies(capabilities) ? tags | 1 << shaping.count : tags
+        return me.map { IRCView.quotesReplies(capabilities, me: $0) } == true ? tags | 1 << shaping.count : tags
     }
 
     private let byShape = Mutex<[ByteBuffer?]>(Array(repeating: nil, count: 1 << (shaping.count + 1)))

@@ -41,7 +41,7 @@ extension IRCView {
         if let reply = message.replyTo, reply.seq > 0 {
             if capabilities.contains("message-tags") { tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)" }
             // A client that shows no replies sees what the line answers.
-            if !showsReplies(capabilities) { text = "[re " + quoted(reply) + "] " + text }
+            if message.sender.id != me.id, quotesReplies(capabilities, me: me) { text = "[re " + quoted(reply) + "] " + text }
         }
         let source = prefix(message.sender)
         let command = message.via == noticeVia ? "NOTICE" : "PRIVMSG"
@@ -54,6 +54,15 @@ extension IRCView {
     static func showsReplies(_ capabilities: Set<String>) -> Bool {
         capabilities.contains("message-tags")
             && (capabilities.contains("draft/chathistory") || capabilities.contains("draft/message-redaction"))
+    }
+
+    /// Whether others' replies reach `me` with the head of what they answer in front:
+    /// for a person's client that draws no replies. A bot's lines stay as they were sent,
+    /// so a command in a reply still reads as one, and so do those of a client that took
+    /// no capability at all (a script, a bare RFC bot), whose text IRC servers never
+    /// rewrite; one's own replies read as written.
+    static func quotesReplies(_ capabilities: Set<String>, me: UserRef) -> Bool {
+        !capabilities.isEmpty && !me.isBot && !showsReplies(capabilities)
     }
 
     /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).

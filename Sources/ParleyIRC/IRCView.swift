@@ -11,9 +11,11 @@ import Synchronization
 /// engine's event sink, which reads it on the publisher's task.
 final class IRCView: Sendable {
     private struct State {
-        var me: UserRef?
+        var me: UserRef? {
+            didSet { lineShape = IRCSharedLines.shape(of: capabilities, me: me) }
+        }
         var capabilities: Set<String> = [] {
-            didSet { lineShape = IRCSharedLines.shape(of: capabilities) }
+            didSet { lineShape = IRCSharedLines.shape(of: capabilities, me: me) }
         }
         /// Which of the capabilities a message's line depends on are enabled.
         var lineShape = 0
@@ -132,7 +134,8 @@ final class IRCView: Sendable {
         guard case .message(let sent) = event.event, sent.message.media == nil, sent.chat.kind == .group, sent.chat.handle != nil
         else { return nil }
         let (me, shape, capabilities) = state.withLock { ($0.me, $0.lineShape, $0.capabilities) }
-        guard let me else { return nil }
+        // Its own reply, from another of the user's clients, reads as written (below).
+        guard let me, sent.message.replyTo == nil || sent.message.sender.id != me.id else { return nil }
         return event.encoded { _ in IRCSharedLines() }.lines(for: shape) {
             IRCOutput.serialize(Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities))
         }

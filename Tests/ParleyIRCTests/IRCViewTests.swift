@@ -69,7 +69,20 @@ import Testing
         #expect(view(["message-tags", "draft/chathistory"]).lines(for: reaction).map(\.command) == ["TAGMSG"])
 
         let reply = ChatEvent.message(MessageEvent(chat: swift, message: message(4, "agreed", replyTo: quote)))
-        #expect(serialized(view([]).lines(for: reply)) == [":alice!alice@parley PRIVMSG #swift :[re alice: \"the plan is simple\"] agreed"])
+        #expect(
+            serialized(view(["away-notify"]).lines(for: reply))
+                == [":alice!alice@parley PRIVMSG #swift :[re alice: \"the plan is simple\"] agreed"])
+        // A client that took no capability (a script, a bare bot) and a bot get the text
+        // as it was sent, as does the one who wrote it.
+        #expect(serialized(view([]).lines(for: reply)) == [":alice!alice@parley PRIVMSG #swift agreed"])
+        let bot = IRCView(serverName: "parley")
+        bot.signedIn(as: UserRef(id: UserID(4), handle: "helper", displayName: "Helper", isBot: true))
+        bot.enable(["away-notify"])
+        #expect(bot.lines(for: reply).first?.params.last == "agreed")
+        let author = IRCView(serverName: "parley")
+        author.signedIn(as: alice)
+        author.enable(["away-notify"])
+        #expect(author.lines(for: reply).first?.params.last == "agreed")
         let rich = view(["message-tags", "draft/message-redaction"]).lines(for: reply)
         #expect(rich.first?.params.last == "agreed" && rich.first?.tags["+draft/reply"] == "7-3")
     }
