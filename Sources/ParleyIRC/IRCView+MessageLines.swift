@@ -48,21 +48,22 @@ extension IRCView {
         return split(text).map { IRCMessage(tags: tags, source: source, command: command, params: [target, $0]) }
     }
 
-    /// Whether a client shows replies and reactions from their tags. Taking
-    /// `message-tags` alone is not enough: WeeChat takes it and shows neither. Clients
-    /// that page history or take deletions (gamja, Goguma) are the ones that draw them.
-    static func showsReplies(_ capabilities: Set<String>) -> Bool {
+    /// Whether a client shows reactions from their tags. Taking `message-tags` alone is
+    /// not enough: WeeChat takes it and shows none. Clients that page history or take
+    /// deletions (gamja, Goguma) are the ones that draw them.
+    static func showsReactions(_ capabilities: Set<String>) -> Bool {
         capabilities.contains("message-tags")
             && (capabilities.contains("draft/chathistory") || capabilities.contains("draft/message-redaction"))
     }
 
     /// Whether others' replies reach `me` with the head of what they answer in front:
-    /// for a person's client that draws no replies. A bot's lines stay as they were sent,
-    /// so a command in a reply still reads as one, and so do those of a client that took
-    /// no capability at all (a script, a bare RFC bot), whose text IRC servers never
-    /// rewrite; one's own replies read as written.
+    /// for a person's client without `message-tags` (irssi). A client with it gets the
+    /// `+draft/reply` tag and the text as sent, as IRCv3 has it (irctest checks it), even
+    /// one that draws no replies (WeeChat). A bot's lines stay as they were sent, so a
+    /// command in a reply still reads as one, and so do those of a client that took no
+    /// capability at all (a script, a bare RFC bot); one's own replies read as written.
     static func quotesReplies(_ capabilities: Set<String>, me: UserRef) -> Bool {
-        !capabilities.isEmpty && !me.isBot && !showsReplies(capabilities)
+        !capabilities.isEmpty && !capabilities.contains("message-tags") && !me.isBot
     }
 
     /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).

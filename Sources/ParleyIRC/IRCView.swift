@@ -193,7 +193,7 @@ final class IRCView: Sendable {
                         tags: ["+draft/react": change.emoji, "+draft/reply": "\(change.chat.id.rawValue)-\(change.seq)"],
                         source: Self.prefix(change.user), command: "TAGMSG", params: [target]))
             }
-            if !Self.showsReplies(capabilities) {
+            if !Self.showsReactions(capabilities) {
                 let about = change.to.map { " to " + Self.quoted($0) } ?? ""
                 var tags: [String: String] = [:]
                 if capabilities.contains("server-time") { tags["time"] = Self.timestamp(Date()) }

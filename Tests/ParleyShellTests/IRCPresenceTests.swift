@@ -49,7 +49,7 @@ import Testing
         #expect(try bob.signIn("bob", password: "builder-123"))
         try bob.send("MONITOR + carol,alice")
         // alice's shell may still be signing out: offline now, or once it has.
-        #expect(bob.wait(timeout: .seconds(20)) { $0.contains(" 731 bob ") && $0.contains("alice") } != nil, "\(bob.lines)")
+        #expect(bob.wait { $0.contains(" 731 bob ") && $0.contains("alice") } != nil, "\(bob.lines)")
         let carolOnIRC = try IRCTestClient(port: port)
         #expect(try carolOnIRC.signIn("carol", password: "carolina-1"))
         try bob.send("ISON carol")
