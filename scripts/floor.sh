@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 37's floor: what Swift NIO itself reaches under the bench's IRC driver, next to
 # InspIRCd (+TCP_NODELAY) and Parley's IRC gateway, in one run, in turns, REPS times; then
-# each figure's median and its ratio to the relay's (docs/performance.md, "The floor").
+# each figure's median and its ratio to the relay's (docs/performance.md's history in git, "The floor").
 # The floor is Benchmarks/Floor: one IRC channel relayed on one NIO event loop, with no
 # store, then with a SQLite commit before each acknowledgement on a writer thread (as
 # Parley commits) and on the loop itself. Nothing of Parley's engine is in it.
@@ -14,7 +14,7 @@
 # included), divided by the acknowledged messages, as the bench's ratios are.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH=${BENCH:-../shared/bench}
+BENCH=${BENCH:?set BENCH to the shared bench folder (chatload.c, peers.sh): it is kept beside the repository, not in it}
 REPS=${1:-3}
 export PARLEY_BIN=${PARLEY_BIN:-$PWD/.build/release/parley} PARLEY_PORT=${PARLEY_PORT:-7979}
 irc_port=${PARLEY_IRC_PORT:-6699}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Profiles the server's send path under the side-by-side bench's load (docs/performance.md):
-# starts a fresh release `parley serve` through ../shared/bench/peers.sh, runs the bench's
+# starts a fresh release `parley serve` through the shared bench's peers.sh ($BENCH), runs the bench's
 # load generator with the given arguments, and records the server with perf for PERF_FOR s
 # (8) from PERF_AFTER s (2) into the run, so give it a -k that lasts longer. PERF=0: no
 # perf; STAT=1: context switches instead (STAT_EVENTS: other events); IRC=1: through the
@@ -14,7 +14,7 @@
 #   perf report -i /tmp/parley-send.perf --no-children --sort dso,sym --stdio | head -60
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH=${BENCH:-../shared/bench}
+BENCH=${BENCH:?set BENCH to the shared bench folder (chatload.c, peers.sh): it is kept beside the repository, not in it}
 export PARLEY_BIN=${PARLEY_BIN:-$PWD/.build/release/parley} PARLEY_PORT=${PARLEY_PORT:-7979}
 [ -x "$PARLEY_BIN" ] || swift build -c release --product parley
 CHATLOAD_BIN=${CHATLOAD_BIN:-/tmp/chatload-bin}

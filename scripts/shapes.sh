@@ -2,7 +2,7 @@
 # Issue 37's side-by-side in shapes the bench does not run: Parley over WebSocket and
 # through its IRC gateway against InspIRCd (+TCP_NODELAY), under the bench's compiled load
 # generator, each case on a fresh server, in turns, REPS times; then each figure's median
-# and Parley's ratio to the relay's (docs/performance.md, "Other shapes").
+# and Parley's ratio to the relay's (figures in docs/performance.md's history in git, "Other shapes").
 #
 #   PARLEY_BIN=/path/to/release/parley scripts/shapes.sh 3
 #   SHAPES="4:2 100:20" scripts/shapes.sh 1      # members:senders; default "4:2 20:5 100:20 50:50"
@@ -13,7 +13,7 @@
 # the acknowledged messages, as the bench's ratios are.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH=${BENCH:-../shared/bench}
+BENCH=${BENCH:?set BENCH to the shared bench folder (chatload.c, peers.sh): it is kept beside the repository, not in it}
 REPS=${1:-3}
 SHAPES=${SHAPES:-"4:2 20:5 100:20 50:50"}
 export PARLEY_BIN=${PARLEY_BIN:-$PWD/.build/release/parley} PARLEY_PORT=${PARLEY_PORT:-7979}

@@ -21,7 +21,7 @@ final class Checkpointer: Sendable {
     /// pages of a file made before them: `SQLiteChatStore.newFilePageSize`). That
     /// checkpoint holds the sends behind it for its two syncs (2.6–6.4 ms here); at 8,000
     /// pages it came every 1.3 s at 1,000 messages/s, and its held deliveries were part of
-    /// the p99 (docs/performance.md, history, "27 November, towards midnight").
+    /// the p99 (docs/performance.md's history in git, "27 November, towards midnight").
     static let restartPages: Int32 = 32_000
 
     private let connection: CheckpointConnection

@@ -13,7 +13,7 @@ import Synchronization
 /// threads, beside the message writer's queue, the two had cost more than their own work:
 /// in the closed loop Dispatch's threads used about a third more CPU a message than the
 /// writer's and these two threads use now, and the server did a tenth to a quarter fewer
-/// sends a second (docs/performance.md, history, "28 November, evening").
+/// sends a second (docs/performance.md's history in git, "28 November, evening").
 ///
 /// The thread's CPU priority is lowered to `nice`, so that on a busy machine the event
 /// loops and the message writer do not wait behind it. Its own thread for that too: a

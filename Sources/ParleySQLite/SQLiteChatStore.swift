@@ -27,7 +27,7 @@ public final class SQLiteChatStore: ChatStore {
     /// commit writes each page it changes whole into the log, about seven of them (the
     /// message, its two indexes, its event, the chat's row, the sender's membership and its
     /// index), and a checkpoint copies them again: a quarter of the bytes with 1 KiB pages
-    /// (docs/performance.md, history, "28 November"). A file that exists keeps the size it
+    /// (docs/performance.md's history in git, "28 November"). A file that exists keeps the size it
     /// was made with; the search index's file keeps the default, which suits its segments.
     static let newFilePageSize = 1_024
 
