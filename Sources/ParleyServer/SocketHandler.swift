@@ -257,6 +257,11 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             endReason = "closed by the server (\(broken.reason))"
         } else if event is ServerStopping {
             sendClose(.goingAway, reason: "server shutting down", within: .seconds(1))
+        } else if case .inputClosed? = event as? ChannelEvent {
+            // The client's end is shut (Hummingbird lets a connection stay half-open):
+            // with or without a close frame, it is gone, and so is its session.
+            if !closing { endReason = "the client went away without a close frame" }
+            context.close(promise: nil)
         } else {
             context.fireUserInboundEventTriggered(event)
         }

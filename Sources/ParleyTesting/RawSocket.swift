@@ -124,6 +124,11 @@ public final class SilentSocket: @unchecked Sendable {
         return true
     }
 
+    /// Ends what the client sends as a client that exits does: a FIN, no close frame.
+    /// Its receiving side stays open, so what the server still writes cannot reset the
+    /// connection (a reset closes it on any server): the FIN alone must end it.
+    public func hangUp() { shutdown(fd, Int32(SHUT_WR)) }
+
     deinit { Foundation.close(fd) }
 }
 

@@ -116,6 +116,28 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         await server.stop()
     }
 
+    /// A client whose process ends without a close frame sends a FIN: its session ends
+    /// then, not at the ping timeout. The server's connections may stay half-open (the
+    /// HTTP side wants that), and one in CLOSE-WAIT kept its user online for good.
+    @Test func aClientThatHangsUpWithoutACloseFrameGoesOfflineAtOnce() async throws {
+        let server = try await TestServer.start { $0.pingTimeout = .seconds(3600) }
+        let (alice, aliceLog, _) = try await client(server, "alice")
+        let (mallory, _, malloryIn) = try await client(server, "mallory")
+        let group = try await alice.createGroup(handle: "watch", title: nil, isPublic: true)
+        _ = try await mallory.joinGroup(handle: "watch")
+        await mallory.close()
+        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == false })
+
+        let leaving = try SilentSocket(port: server.port)
+        try leaving.sendText(#"{"id":1,"op":"resume","args":{"token":"\#(malloryIn.token)"}}"#)
+        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == true })
+        leaving.hangUp()
+        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == false })
+        #expect(try await alice.online(in: group.id).map(\.user.handle) == ["alice"])
+        await alice.close()
+        await server.stop()
+    }
+
     @Test func aReconnectingClientGetsTheHundredMessagesItMissedOnceAndInOrder() async throws {
         let server = try await TestServer.start()
         let (alice, _, _) = try await client(server, "alice")
