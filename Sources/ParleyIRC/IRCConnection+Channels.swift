@@ -205,10 +205,8 @@ extension IRCConnection {
         reply(IRCNumeric.inviting, [user.handle, name])
     }
 
-    /// MODE: a channel's modes, each a group setting in the engine (docs/irc.md): +o
-    /// and +v are roles, +b bans a nick, +m moderates, +t is the topic rule, +i and +s make
-    /// the group private, +k is its key, +l its member limit; +n is always on. A user's
-    /// own modes are +i.
+    /// MODE: a channel's modes (`IRCModeRequest` reads what a line asks); a user's own
+    /// modes are +i.
     func mode(_ message: IRCMessage) async throws {
         let target = try parameter(message, 0)
         guard target.hasPrefix("#") else {
@@ -217,136 +215,45 @@ extension IRCConnection {
         }
         let chat = try await session.chat(try await channelChat(target).id)
         guard message.params.count > 1 else {
-            reply(IRCNumeric.channelModeIs, [target] + Self.modes(of: chat))
+            reply(IRCNumeric.channelModeIs, [target] + IRCModeRequest.modes(of: chat))
             // 329: when it was made; clients such as irssi wait for it before their next query.
             reply(IRCNumeric.creationTime, [target, String(Int64(chat.createdAt.timeIntervalSince1970))])
             return
         }
-        var arguments = message.params.dropFirst(2).makeIterator()
-        var adding = true
-        var change = GroupRulesChange()
-        var applied: (signs: String, params: [String]) = ("", [])
-        var lastSign: Character?
-        func note(_ letter: Character, _ parameter: String? = nil) {
-            let sign: Character = adding ? "+" : "-"
-            if sign != lastSign {
-                applied.signs.append(sign)
-                lastSign = sign
-            }
-            applied.signs.append(letter)
-            if let parameter { applied.params.append(parameter) }
-        }
-        for letter in message.params[1] {
-            switch letter {
-            case "+": adding = true
-            case "-": adding = false
-            case "o", "v":
-                guard let nick = arguments.next() else { continue }
+        let request = IRCModeRequest(message.params[1], arguments: message.params.dropFirst(2), target: target)
+        var echo = IRCModeEcho()
+        for step in request.steps {
+            switch step {
+            case .role(let letter, let adding, let nick):
                 let user = try await session.user(handle: nick)
                 let current = try await session.members(chat: chat.id).first { $0.user.id == user.id }?.role
                 // Voice is below admin: +v or -v on an admin or the owner changes nothing.
-                if letter == "v", let current, current >= .admin {
-                    note(letter, user.handle)
-                    continue
-                }
                 let role: Role = adding ? (letter == "o" ? .admin : .voiced) : .member
-                if current != role { try await session.setRole(role, for: user.id, in: chat.id) }
-                note(letter, user.handle)
-            case "b":
-                guard let mask = arguments.next() else {
-                    for handle in try await session.bans(in: chat.id) {
-                        reply(IRCNumeric.banList, [target, "\(handle)!*@*"])
-                    }
-                    reply(IRCNumeric.endOfBanList, [target, "End of channel ban list"])
-                    continue
+                if !(letter == "v" && (current ?? .member) >= .admin), current != role {
+                    try await session.setRole(role, for: user.id, in: chat.id)
                 }
-                guard let nick = Self.nick(fromMask: mask) else {
-                    reply(IRCNumeric.invalidModeParam, [target, "b", mask, "Parley bans a nick (nick or nick!*@*), not a pattern"])
-                    continue
-                }
+                echo.note(letter, adding: adding, user.handle)
+            case .listBans:
+                for handle in try await session.bans(in: chat.id) { reply(IRCNumeric.banList, [target, "\(handle)!*@*"]) }
+                reply(IRCNumeric.endOfBanList, [target, "End of channel ban list"])
+            case .ban(let adding, let mask, let nick):
                 if adding {
                     try await session.ban(handle: nick, from: chat.id)
                 } else {
                     try await session.unban(handle: nick, from: chat.id)
                 }
-                note("b", mask)
-            case "m":
-                change.moderated = adding
-                note("m")
-            case "t":
-                change.anyoneSetsTopic = !adding
-                note("t")
-            case "i":
-                change.isPublic = !adding
-                note("i")
-            case "s":
-                change.unlisted = adding
-                note("s")
-            case "n":
-                if !adding { reply(IRCNumeric.unknownMode, ["n", "is always set: only members post"]) }
-            case "k":
-                if adding {
-                    guard let key = arguments.next() else { continue }
-                    guard !key.isEmpty, (try? Limits.groupKey(key)) != nil else {
-                        reply(IRCNumeric.invalidKey, [target, "Key is not well-formed"])
-                        continue
-                    }
-                    change.key = key
-                    note("k", key)
-                } else {
-                    _ = arguments.next()
-                    change.key = ""
-                    note("k", "*")
-                }
-            case "l":
-                if adding {
-                    guard let text = arguments.next() else { continue }
-                    guard let limit = Int(text), (1...Limits.maxMemberLimit).contains(limit) else {
-                        reply(IRCNumeric.invalidModeParam, [target, "l", text, "A limit is 1 to \(Limits.maxMemberLimit)"])
-                        continue
-                    }
-                    change.memberLimit = limit
-                    note("l", String(limit))
-                } else {
-                    change.memberLimit = 0
-                    note("l")
-                }
-            default:
-                reply(IRCNumeric.unknownMode, [String(letter), "is not a mode Parley has"])
+                echo.note("b", adding: adding, mask)
+            case .rule(let letter, let adding, let parameter):
+                echo.note(letter, adding: adding, parameter)
+            case .refusal(let numeric, let parameters):
+                reply(numeric, parameters)
             }
         }
-        if !change.isEmpty { _ = try await session.setGroupRules(in: chat.id, change) }
+        if !request.rules.isEmpty { _ = try await session.setGroupRules(in: chat.id, request.rules) }
         // Others hear of role changes as the engine's events; the one who acted, from here.
-        if !applied.signs.isEmpty, let me = view.me {
-            emit(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [target, applied.signs] + applied.params))
+        if !echo.signs.isEmpty, let me = view.me {
+            emit(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [target, echo.signs] + echo.parameters))
         }
-    }
-
-    /// The modes a group has, as 324 gives them: letters, then their parameters.
-    static func modes(of chat: Chat) -> [String] {
-        var letters = "+n"
-        var parameters: [String] = []
-        if !chat.anyoneSetsTopic { letters += "t" }
-        if chat.moderated { letters += "m" }
-        if !chat.isPublic { letters += "i" }
-        if chat.unlisted { letters += "s" }
-        if chat.keyed {
-            letters += "k"
-            parameters.append("*")
-        }
-        if let limit = chat.memberLimit {
-            letters += "l"
-            parameters.append(String(limit))
-        }
-        return [letters] + parameters
-    }
-
-    /// The nick a ban mask names: `nick`, `nick!*@*` or `nick!*`; nil for a pattern.
-    static func nick(fromMask mask: String) -> String? {
-        let nick = String(mask.prefix { $0 != "!" })
-        let rest = mask.dropFirst(nick.count)
-        guard rest.isEmpty || rest == "!*@*" || rest == "!*", (try? Limits.userHandle(nick)) != nil else { return nil }
-        return nick
     }
 
     /// LIST [#a,#b|prefix*]: the public groups (the first 500) and the user's own, or the
