@@ -86,18 +86,23 @@ final class IRCChannelHandler: ChannelInboundHandler {
         lastHeard = .now()
         guard lines != nil else { return }
         let inbound = unwrapInboundIn(data)
+        // Signed in: the account's other connections share its pace from now on.
+        if flood.account == nil, gateway.accountPace.isLimited, let me = connection?.view.me {
+            flood.account = (gateway.accountPace, me.id)
+        }
         switch flood.arrive(inbound, bytes: inbound.bytes, at: .now) {
         case .handle(let line):
             hand(line)
         case .held(let after, let warn):
             if warn, let output {
                 let limits = flood.limits
+                let account = flood.account.map { " (\($0.pace.perSecond) over all your connections)" } ?? ""
                 output.send(
                     IRCMessage(
                         source: gateway.configuration.serverName, command: "NOTICE",
                         params: [
                             connection?.view.me?.handle ?? "*",
-                            "flood: you are sending more than \(limits.perSecond) lines a second; your lines wait their turn, "
+                            "flood: you are sending more than \(limits.perSecond) lines a second\(account); your lines wait their turn, "
                                 + "and the connection closes past \(limits.heldLines) waiting",
                         ]))
             }

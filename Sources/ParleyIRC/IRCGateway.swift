@@ -33,6 +33,9 @@ public final class IRCGateway: Service {
         /// limit). Lines past it wait their turn, in order; a connection with more than
         /// `floodLines` lines or `floodBytes` bytes waiting is closed ("Excess Flood").
         public var linesPerSecond = 10
+        /// Lines an account may send each second over all its connections here, in
+        /// bursts of twice that (nil: three connections' worth; 0: no account limit).
+        public var accountLinesPerSecond: Int?
         public var floodLines = 100
         public var floodBytes = 64 << 10
         /// The flood control each connection starts with.
@@ -77,6 +80,8 @@ public final class IRCGateway: Service {
     let logger: Logger
     /// Who is and was signed in here, for LUSERS and WHOWAS.
     let people = IRCPeople()
+    /// What each account's connections share of `accountLinesPerSecond`.
+    let accountPace: AccountPace
     private let open = Mutex([ObjectIdentifier: any Channel]())
     private struct Listener {
         let channel: any Channel
@@ -109,6 +114,9 @@ public final class IRCGateway: Service {
         engine.arrivals.enable()
         self.engine = engine
         self.configuration = configuration
+        let perConnection = configuration.linesPerSecond
+        accountPace = AccountPace(
+            perSecond: perConnection == 0 ? 0 : configuration.accountLinesPerSecond ?? perConnection.multipliedReportingOverflow(by: 3).partialValue)
         self.eventLoopGroup = eventLoopGroup
         self.taskExecutor = taskExecutor
         self.logger = logger

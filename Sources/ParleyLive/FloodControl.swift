@@ -1,4 +1,4 @@
-import ParleyCore
+public import ParleyCore
 
 /// Flood control for one connection, as IRC servers do it ("fakelag"): a client within
 /// its rate has each line handled as it comes; one over it has its lines wait, in order,
@@ -51,6 +51,9 @@ public struct FloodControl<Line> {
     }
 
     public let limits: Limits
+    /// The account's pace, shared with its other connections, once this one has signed
+    /// in: a line passes when both this connection and the account have a token.
+    public var account: (pace: AccountPace, user: UserID)?
     private var allowance: TokenAllowance
     private var held: [(line: Line, bytes: Int)] = []
     /// Index of the first line still waiting in `held` (taken lines are dropped in bulk).
@@ -69,21 +72,20 @@ public struct FloodControl<Line> {
     /// Takes a line that arrived `at` (a line of `bytes` bytes).
     public mutating func arrive(_ line: Line, bytes: Int, at now: ContinuousClock.Instant) -> Arrival {
         guard limits.perSecond > 0 else { return .handle(line) }
-        allowance.refill(at: now)
-        if waiting == 0 && allowance.take(at: now) { return .handle(line) }
+        if waiting == 0 && takeToken(at: now) { return .handle(line) }
         held.append((line, bytes))
         waitingBytes = waitingBytes.addingReportingOverflow(max(0, bytes)).partialValue
         if waiting > limits.heldLines || waitingBytes > limits.heldBytes || waitingBytes < 0 { return .excess }
         let warn = !warned && (waiting * 2 > limits.heldLines || waitingBytes * 2 > limits.heldBytes)
         if warn { warned = true }
-        return .held(after: allowance.untilNextToken, warn: warn)
+        return .held(after: untilNextToken, warn: warn)
     }
 
     /// The waiting lines whose turn has come by `now`, in order, and how long until the
     /// next one's (nil once none waits: the episode is over).
     public mutating func release(at now: ContinuousClock.Instant) -> (due: [Line], next: Duration?) {
         var due: [Line] = []
-        while waiting > 0 && allowance.take(at: now) {
+        while waiting > 0 && takeToken(at: now) {
             let (line, bytes) = held[head]
             due.append(line)
             waitingBytes -= bytes
@@ -100,6 +102,22 @@ public struct FloodControl<Line> {
             held.removeFirst(head)
             head = 0
         }
-        return (due, allowance.untilNextToken)
+        return (due, untilNextToken)
+    }
+
+    /// A token from the connection and, once signed in, one from its account.
+    private mutating func takeToken(at now: ContinuousClock.Instant) -> Bool {
+        allowance.refill(at: now)
+        guard allowance.tokens >= 1 else { return false }
+        if let account, !account.pace.take(for: account.user, at: now) { return false }
+        return allowance.take(at: now)
+    }
+
+    /// Until both have a token (at least a millisecond: another connection of the
+    /// account may have taken the one that was there).
+    private var untilNextToken: Duration {
+        let connection = allowance.untilNextToken
+        guard let account else { return connection }
+        return max(connection, account.pace.untilNextToken(for: account.user), .milliseconds(1))
     }
 }

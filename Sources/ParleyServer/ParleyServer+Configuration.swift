@@ -15,6 +15,9 @@ extension ParleyServer {
         public var maxFrameSize = 64 * 1024
         /// Requests per second per socket (a burst of twice as many is allowed); 0: no limit.
         public var requestsPerSecond = 500
+        /// Requests per second an account may make over all its sockets on this node,
+        /// in bursts of twice that (nil: two sockets' worth; 0: no account limit).
+        public var requestsPerAccount: Int?
         public var maxSocketsPerUser = 32
         /// Events for sockets go out at most this often per event loop while the sockets
         /// get more than one an interval: each write then carries several, at the cost of

@@ -30,6 +30,8 @@ public final class ParleyServer: Sendable {
     let metrics = ServerMetrics()
     let logger: Logger
     let socketsPerUser = Mutex([UserID: Int]())
+    /// What each account's sockets share of `requestsPerAccount`.
+    let accountPace: AccountPace
     let sockets = SocketRegistry()
     private let loops = Mutex([ObjectIdentifier: LoopServices]())
     /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
@@ -58,6 +60,9 @@ public final class ParleyServer: Sendable {
                 "at most \(configuration.maxConnections) connections: the open-file limit is \(descriptors) (raise it with ulimit -n)")
         }
         self.configuration = configuration
+        let perSocket = configuration.requestsPerSecond
+        accountPace = AccountPace(
+            perSecond: perSocket == 0 ? 0 : configuration.requestsPerAccount ?? perSocket.multipliedReportingOverflow(by: 2).partialValue)
         self.logger = logger
     }
 

@@ -305,7 +305,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         // Over the rate, a request waits its turn rather than being refused; the ones
         // behind it wait too, and reading stops once `waitingLimit` do.
-        let wait = limiter.take()
+        // The socket's own rate, and its account's over all its sockets.
+        let account = user.value.withLock { $0 }.map { server.accountPace.takeOwing(for: $0, at: .now) } ?? .zero
+        let wait = max(limiter.take(), account)
         overRate = wait > .zero
         if overRate, waiting.count + 1 >= Self.waitingLimit {
             server.engine.arrivals.finish(ticket)

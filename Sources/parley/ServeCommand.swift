@@ -25,6 +25,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a new socket has to sign in.") var signInTimeout = 10.0
     @Option(help: "Seconds a new connection has to finish its HTTP request or WebSocket upgrade.") var handshakeTimeout = 5.0
     @Option(help: "Requests per second per socket, bursts of twice that (0: no limit).") var rateLimit = 500
+    @Option(help: "Requests per second one account may make over all its sockets, bursts of twice that (default: twice --rate-limit).")
+    var accountRateLimit: Int?
     @Option(help: "Sockets one user may hold open at once.") var maxSocketsPerUser = 32
     @Option(help: "Events kept per user for clients that reconnect.") var backlog = 1024
     @Option(help: "Largest image upload, in MiB.") var maxImageMb = 10
@@ -76,6 +78,8 @@ struct ServeCommand: AsyncParsableCommand {
     var ircGuests = false
     @Option(help: "Lines an IRC connection may send per second, bursts of twice that (0: no limit; default 10, none with --rate-limit 0).")
     var ircLineRate: Int?
+    @Option(help: "Lines one account may send per second over all its IRC connections, bursts of twice that (default: three times --irc-line-rate).")
+    var ircAccountLineRate: Int?
     @Option(
         help:
             "Messages of each chat played back to an IRC client without draft/chathistory when it connects: what it missed since the user was last seen (0: none)."
@@ -138,7 +142,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let ircsPort, !(0...65535).contains(ircsPort) { throw ValidationError("--ircs-port takes 0 to 65535") }
         guard ircsPort == nil || tlsCert != nil else { throw ValidationError("--ircs-port needs --tls-cert and --tls-key") }
         guard ircPort != nil || ircsPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port or --ircs-port") }
-        if let ircLineRate, !(0...1_000_000).contains(ircLineRate) { throw ValidationError("--irc-line-rate takes 0 to 1000000") }
+        for (name, rate) in [("--irc-line-rate", ircLineRate), ("--irc-account-line-rate", ircAccountLineRate), ("--account-rate-limit", accountRateLimit)] {
+            if let rate, !(0...1_000_000).contains(rate) { throw ValidationError("\(name) takes 0 to 1000000") }
+        }
         guard (16...1_048_576).contains(ircSendqKib) else { throw ValidationError("--irc-sendq-kib takes 16 to 1048576") }
         guard (0...Limits.maxPageSize - 1).contains(ircPlayback), (0...100_000).contains(ircPlaybackTotal) else {
             throw ValidationError("--irc-playback takes 0 to \(Limits.maxPageSize - 1) and --irc-playback-total 0 to 100000")
@@ -234,6 +240,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.signInTimeout = try Limits.duration(seconds: signInTimeout)
         configuration.handshakeTimeout = try Limits.duration(seconds: handshakeTimeout)
         configuration.requestsPerSecond = rateLimit
+        configuration.requestsPerAccount = accountRateLimit
         configuration.maxSocketsPerUser = maxSocketsPerUser
         configuration.maxConnections = maxConnections
         configuration.trustedProxies = Set(trustedProxies)
@@ -268,6 +275,7 @@ struct ServeCommand: AsyncParsableCommand {
             irc.serverInfo = ircServerInfo
             irc.network = ircNetwork
             irc.linesPerSecond = ircLineRate ?? (rateLimit == 0 ? 0 : 10)
+            irc.accountLinesPerSecond = ircAccountLineRate
             let gateway = IRCGateway(
                 engine: engine, configuration: irc, eventLoopGroup: ParleyServer.eventLoopGroup(threads: configuration.eventLoops),
                 taskExecutor: { ParleyServer.taskExecutor(on: $0) }, logger: logger)

@@ -1,3 +1,4 @@
+import ParleyCore
 import ParleyLive
 import Testing
 
@@ -105,6 +106,36 @@ import Testing
         #expect(drained == Array(1..<9))
         #expect(now - start >= .milliseconds(700))
         #expect(warnings(from: 100, at: now + .seconds(60)) == 1)
+    }
+
+    @Test func anAccountsConnectionsShareItsPace() {
+        let pace = AccountPace(perSecond: 5, burst: 10)
+        let alice = UserID(1)
+        var first = FloodControl<Int>(limits: .init(perSecond: 100))
+        var second = FloodControl<Int>(limits: .init(perSecond: 100))
+        var other = FloodControl<Int>(limits: .init(perSecond: 100))
+        first.account = (pace, alice)
+        second.account = (pace, alice)
+        other.account = (pace, UserID(2))
+        // The first connection spends the account's burst; the second, well within its
+        // own rate, waits for the account's.
+        #expect(feed(&first, 0, count: 10, at: start).handled.count == 10)
+        let (handled, last) = feed(&second, 100, count: 3, at: start)
+        #expect(handled.isEmpty)
+        guard case .held(let after, _) = last else {
+            Issue.record("the second connection's line should wait, not \(String(describing: last))")
+            return
+        }
+        #expect(after == .milliseconds(200))
+        // Another account is not held up.
+        #expect(feed(&other, 200, count: 10, at: start).handled.count == 10)
+        // A second later the account has earned five: both connections' lines take them.
+        let later = start + .seconds(1)
+        #expect(second.release(at: later).due == [100, 101, 102])
+        #expect(feed(&first, 10, count: 3, at: later).handled == [10, 11])
+        #expect(pace.untilNextToken(for: alice) == .milliseconds(200))
+        // Off, it holds nothing back.
+        #expect(AccountPace(perSecond: 0).take(for: alice, at: start))
     }
 
     @Test func noRateMeansNoLimit() {

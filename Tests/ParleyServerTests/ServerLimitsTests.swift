@@ -163,4 +163,34 @@ import WSCore
         await alice.close()
         await server.stop()
     }
+
+    @Test func anAccountsSocketsShareOneRequestRate() async throws {
+        // Each socket may make 1,000 requests a second; an account, 1 over all its sockets.
+        let server = try await TestServer.start {
+            $0.requestsPerSecond = 1000
+            $0.requestsPerAccount = 1
+        }
+        let (alice, _, _) = try await client(server, "alice")
+        let (bob, _, _) = try await client(server, "bob")
+        // Another socket of alice's: 100 requests, nothing for the socket, are past the
+        // account's rate, so they wait; 64 waiting close it as a flood.
+        let flooding = try await TestSocket(port: server.port)
+        _ = try await flooding.request(#"{"id":1,"op":"sign_in","args":{"login":"@alice","password":"password-alice"}}"#)
+        for id in 2...101 { try? await flooding.send(#"{"id":\#(id),"op":"ping"}"#) }
+        let close = await flooding.closed()
+        #expect(close?.closeCode == .unknown(4029), "\(String(describing: close))")
+        // bob's account has its own: his burst is answered at once, alice's spent one
+        // holding nothing of his back.
+        let other = try await TestSocket(port: server.port)
+        _ = try await other.request(#"{"id":1,"op":"sign_in","args":{"login":"@bob","password":"password-bob"}}"#)
+        for id in 2...3 { try await other.send(#"{"id":\#(id),"op":"ping"}"#) }
+        for id in 2...3 {
+            let reply = await other.next()
+            #expect(reply?["id"] as? Int == id && reply?["error"] == nil, "\(String(describing: reply))")
+        }
+        await other.close()
+        await alice.close()
+        await bob.close()
+        await server.stop()
+    }
 }

@@ -51,6 +51,34 @@ import Testing
         #expect(bob.wait(containing: "PONG parley after") != nil)
     }
 
+    @Test func anAccountsConnectionsShareOneLineRate() throws {
+        // Each connection may send 1,000 lines a second; the account, 1 over all of them.
+        let world = try IRCGatewayTests.world(arguments: ["--irc-line-rate", "1000", "--irc-account-line-rate", "1"])
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        let first = try IRCTestClient(port: port)
+        #expect(try first.signIn("alice", password: "wonderland-1"))
+        let second = try IRCTestClient(port: port)
+        #expect(try second.signIn("alice", password: "wonderland-1"))
+        // 80 lines: nothing for the connection, past the account's burst of 2.
+        try first.send((0..<80).map { "PING a\($0)" }.joined(separator: "\r\n"))
+        let notice = first.wait { $0.contains(" NOTICE ") && $0.contains("flood") }
+        #expect(notice?.contains("(1 over all your connections)") == true, "\(String(describing: notice))")
+        try second.send("PING b")
+        // More from the first: past the 100 that may wait, it is closed.
+        try first.send((80..<120).map { "PING a\($0)" }.joined(separator: "\r\n"))
+        #expect(first.wait(containing: "ERROR :Closing link: Excess Flood") != nil)
+        #expect(first.lines.filter { $0.contains(" PONG ") }.count < 10)
+        // The second connection's line waited for the account, and was answered.
+        #expect(second.wait(containing: "PONG parley b") != nil)
+        // Another account's lines pass as they come.
+        let bob = try IRCTestClient(port: port)
+        #expect(try bob.signIn("bob", password: "builder-123"))
+        try bob.send((0..<20).map { "PING c\($0)" }.joined(separator: "\r\n"))
+        #expect(bob.wait(containing: "PONG parley c19") != nil)
+        #expect(!bob.lines.contains { $0.contains("flood") })
+    }
+
     @Test func aClientThatDoesNotReadIsClosedPastItsSendQueue() throws {
         let world = try IRCGatewayTests.world(arguments: ["--irc-sendq-kib", "16"])
         defer { world.remove() }
