@@ -164,6 +164,9 @@ def main():
         show("when someone joined, last signed in and was last seen", "alice", alice.call("activity", {"user": bob_id}))
         show("back from away", "bob", bob.call("back"))
         show("hide when I was last around (and see nobody else's)", "bob", bob.call("hide_activity", {"hidden": True}))
+        show("bound what my IRC clients are played back of each chat (null: the server's bound, 0: none)", "bob",
+             bob.call("set_irc_playback", {"limit": 20}))
+        show("my bound on IRC playback", "bob", bob.call("irc_playback"))
         show("my open sessions", "bob", bob.call("sessions"))
         bob.drain(); alice.drain(); three.drain()
         show("the members and their roles", "bob", bob.call("members", {"chat": group}))

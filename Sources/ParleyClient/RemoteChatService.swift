@@ -184,6 +184,14 @@ public final class RemoteChatService: ChatService {
         try await link.call(OpDeclarations.back, Empty())
     }
 
+    public func ircPlayback() async throws -> Int? {
+        try await link.call(OpDeclarations.ircPlayback, Empty()).limit
+    }
+
+    public func setIRCPlayback(_ limit: Int?) async throws {
+        _ = try await link.call(OpDeclarations.setIRCPlayback, Args.Playback(limit: limit))
+    }
+
     public func hideActivity(_ hidden: Bool) async throws {
         try await link.call(OpDeclarations.hideActivity, Args.Hidden(hidden: hidden))
     }

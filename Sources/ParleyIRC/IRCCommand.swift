@@ -44,6 +44,8 @@ extension IRCConnection {
         "MONITOR": IRCCommand { try await $0.monitor($1) },
         "REDACT": IRCCommand { try await $0.redact($1) },
         "SETNAME": IRCCommand { try await $0.setname($1) },
+        "NICKSERV": IRCCommand { await $0.nickServ(IRCConnection.words($1.params.joined(separator: " "))) },
+        "NS": IRCCommand { await $0.nickServ(IRCConnection.words($1.params.joined(separator: " "))) },
     ]
 
     /// The most channels or nicks one JOIN, PART, PRIVMSG, NOTICE, NAMES or KICK names

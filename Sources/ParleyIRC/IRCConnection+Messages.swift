@@ -23,6 +23,11 @@ extension IRCConnection {
                 loopBack(message, target: target, text: message.params[1], clientTags: clientTags)
                 continue
             }
+            if target.caseInsensitiveCompare(Self.nickServ) == .orderedSame {
+                // Services never answer a NOTICE.
+                if !notice { await nickServ(Self.words(message.params[1])) }
+                continue
+            }
             do {
                 let recipient: Recipient
                 if target.hasPrefix("#") {

@@ -10,7 +10,9 @@ extension IRCConnection {
     /// Plays back what the user missed, once registered. `before`: when this connection
     /// signed in; what came after reaches it live.
     func playBack(before signedInAt: Date) async {
-        let limits = gateway.configuration.playback
+        var limits = gateway.configuration.playback
+        // The user's own bound, under the server's (`/playback`, `NickServ SET PLAYBACK`).
+        if let own = try? await session.ircPlayback() { limits.perChat = min(limits.perChat, own) }
         guard limits.perChat > 0, limits.total > 0, !view.capabilities.contains("draft/chathistory"), let me = view.me,
             let seen = session.lastSeenBeforeSignIn, let summaries = try? await session.chats()
         else { return }

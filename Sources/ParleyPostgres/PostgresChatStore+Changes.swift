@@ -225,6 +225,16 @@ extension PostgresChatStore {
         try await rows("UPDATE users SET hide_activity = \(hidden) WHERE id = \(user.rawValue)")
     }
 
+    public func ircPlayback(of user: UserID) async throws -> Int? {
+        guard let row = try await rows("SELECT irc_playback FROM users WHERE id = \(user.rawValue)").first else { return nil }
+        var cells = Cells(row)
+        return try cells.next()
+    }
+
+    public func setIRCPlayback(_ limit: Int?, of user: UserID) async throws {
+        try await rows("UPDATE users SET irc_playback = \(limit) WHERE id = \(user.rawValue)")
+    }
+
     public func setAway(_ message: String?, of user: UserID) async throws -> Bool {
         try await !rows(
             "UPDATE users SET away = \(message) WHERE id = \(user.rawValue) AND away IS DISTINCT FROM \(message) RETURNING 1"

@@ -311,6 +311,13 @@ enum PostgresSchema {
             ALTER TABLE event ADD COLUMN client_tags text;
             """
         ),
+        (
+            // A user's own bound on what IRC clients are played back (NULL: the server's).
+            "11-irc-playback",
+            """
+            ALTER TABLE users ADD COLUMN irc_playback bigint;
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

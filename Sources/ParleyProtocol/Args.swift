@@ -286,6 +286,12 @@ public enum Args {
         public init(hidden: Bool) { self.hidden = hidden }
     }
 
+    /// A user's bound on IRC playback: nil for the server's, 0 for none.
+    public struct Playback: Codable, Sendable {
+        public var limit: Int?
+        public init(limit: Int?) { self.limit = limit }
+    }
+
     public struct Session: Codable, Sendable {
         public var id: String
         public init(id: String) { self.id = id }

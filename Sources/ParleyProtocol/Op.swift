@@ -16,5 +16,6 @@ public enum Op: String, CaseIterable, Sendable {
     case editMessage = "edit_message", deleteMessage = "delete_message", react, unreact, mentions, typing
     case setTopic = "set_topic", setGroupRules = "set_group_rules", ban, unban, bans
     case setAway = "set_away", back, hideActivity = "hide_activity", activity, sessions, revokeSession = "revoke_session"
+    case ircPlayback = "irc_playback", setIRCPlayback = "set_irc_playback"
     case ping
 }

@@ -59,6 +59,13 @@ public enum OpDeclarations {
         try await call.service.hideActivity(args.hidden)
         return Empty()
     }
+    public static let ircPlayback = OpDeclaration(.ircPlayback) { (call, _: Empty) in
+        Args.Playback(limit: try await call.service.ircPlayback())
+    }
+    public static let setIRCPlayback = OpDeclaration(.setIRCPlayback) { (call, args: Args.Playback) in
+        try await call.service.setIRCPlayback(args.limit)
+        return Empty()
+    }
     public static let activity = OpDeclaration(.activity) { (call, args: Args.User) in try await call.service.activity(of: args.user) }
     public static let sessions = OpDeclaration(.sessions) { (call, _: Empty) in try await call.service.sessions() }
     public static let revokeSession = OpDeclaration(.revokeSession) { (call, args: Args.Session) in
@@ -256,6 +263,8 @@ extension Op {
         case .back: OpDeclarations.back
         case .hideActivity: OpDeclarations.hideActivity
         case .activity: OpDeclarations.activity
+        case .ircPlayback: OpDeclarations.ircPlayback
+        case .setIRCPlayback: OpDeclarations.setIRCPlayback
         case .sessions: OpDeclarations.sessions
         case .revokeSession: OpDeclarations.revokeSession
         case .ping: OpDeclarations.ping

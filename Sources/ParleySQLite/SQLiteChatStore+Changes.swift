@@ -227,6 +227,18 @@ extension SQLiteChatStore {
         }
     }
 
+    public func ircPlayback(of user: UserID) async throws -> Int? {
+        try await pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT irc_playback FROM user WHERE id = ?", arguments: [user.rawValue])
+        }
+    }
+
+    public func setIRCPlayback(_ limit: Int?, of user: UserID) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE user SET irc_playback = ? WHERE id = ?", arguments: [limit, user.rawValue])
+        }
+    }
+
     public func setAway(_ message: String?, of user: UserID) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "UPDATE user SET away = ?1 WHERE id = ?2 AND away IS NOT ?1", arguments: [message, user.rawValue])

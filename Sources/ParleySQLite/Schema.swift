@@ -358,6 +358,10 @@ enum Schema {
                     CREATE TABLE search_change (seq INTEGER PRIMARY KEY, message_id INTEGER NOT NULL);
                     """)
         }
+        // A user's own bound on what IRC clients are played back (NULL: the server's).
+        migrator.registerMigration("v20") { db in
+            try db.execute(sql: "ALTER TABLE user ADD COLUMN irc_playback INTEGER")
+        }
         return migrator
     }
 }

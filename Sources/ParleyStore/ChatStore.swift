@@ -76,6 +76,10 @@ public protocol ChatStore: PresenceWatchStore {
     func recordSeen(_ user: UserID, at time: Date) async throws
     func activity(of user: UserID) async throws -> StoredActivity?
     func setActivityHidden(_ hidden: Bool, of user: UserID) async throws
+    /// The user's own bound on messages an IRC client is played back per chat (nil:
+    /// the server's; 0: none).
+    func ircPlayback(of user: UserID) async throws -> Int?
+    func setIRCPlayback(_ limit: Int?, of user: UserID) async throws
     /// Sets (or with nil clears) the user's away message; returns whether it changed.
     func setAway(_ message: String?, of user: UserID) async throws -> Bool
     /// The away messages of those of `users` who are away.

@@ -146,8 +146,8 @@ struct ServeCommand: AsyncParsableCommand {
             if let rate, !(0...1_000_000).contains(rate) { throw ValidationError("\(name) takes 0 to 1000000") }
         }
         guard (16...1_048_576).contains(ircSendqKib) else { throw ValidationError("--irc-sendq-kib takes 16 to 1048576") }
-        guard (0...Limits.maxPageSize - 1).contains(ircPlayback), (0...100_000).contains(ircPlaybackTotal) else {
-            throw ValidationError("--irc-playback takes 0 to \(Limits.maxPageSize - 1) and --irc-playback-total 0 to 100000")
+        guard (0...Limits.maxPlayback).contains(ircPlayback), (0...100_000).contains(ircPlaybackTotal) else {
+            throw ValidationError("--irc-playback takes 0 to \(Limits.maxPlayback) and --irc-playback-total 0 to 100000")
         }
         // A server name and a network name are single words in every line that carries them.
         for (flag, name) in [("--irc-server-name", ircServerName), ("--irc-network", ircNetwork)] {

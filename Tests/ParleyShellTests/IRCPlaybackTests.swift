@@ -86,4 +86,48 @@ import Testing
         let texts = back.lines[start...].filter { $0.contains(" PRIVMSG ") }.map { $0.components(separatedBy: "] ").last ?? $0 }
         #expect(texts == ["group 5", "group 6", "direct 1", "direct 2"])
     }
+
+    @Test(arguments: ["sqlite", "postgres"]) func aUserBoundsOrTurnsOffTheirOwnPlayback(_ store: String) throws {
+        let world = try Self.world(store)
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        // In the shell: one message of each chat, kept with the account.
+        let set = try world.bob.run("/playback 1\n/playback")
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.lines.filter { $0.contains("at most 1 missed messages of each chat") }.count == 2, "\(set.lines)")
+        try Self.joinThenLeave(port: port)
+        #expect(try world.alice.run("/send #swift first\n/send #swift second").status == 0)
+        let back = try IRCTestClient(port: port)
+        #expect(try back.signIn("bob", password: "builder-123"))
+        #expect(back.wait(containing: "NOTICE bob :#swift: only the last 1 messages are played back") != nil)
+        #expect(back.wait(containing: "NOTICE bob :End of playback") != nil)
+        let start = try #require(back.lines.firstIndex { $0.contains("Playing back") })
+        let texts = back.lines[start...].filter { $0.contains(" PRIVMSG ") }.map { $0.components(separatedBy: "] ").last ?? $0 }
+        #expect(texts == ["second"])
+
+        // From IRC, as networks keep account settings: NickServ, by message or command.
+        try back.send("PRIVMSG NickServ :SET PLAYBACK OFF")
+        #expect(back.wait(containing: ":NickServ!NickServ@parley NOTICE bob :PLAYBACK is OFF") != nil)
+        try back.send("NS SET PLAYBACK many")
+        #expect(back.wait(containing: "NOTICE bob :PLAYBACK takes 0 (none) to 499, OFF or DEFAULT") != nil)
+        try back.send("NICKSERV REGISTER hunter2")
+        #expect(back.wait(containing: "NOTICE bob :Parley's NickServ only keeps settings") != nil)
+        try back.send("QUIT")
+        #expect(back.wait(containing: "ERROR :Closing link") != nil)
+        #expect(try world.alice.run("/send #swift third").status == 0)
+        let off = try IRCTestClient(port: port)
+        #expect(try off.signIn("bob", password: "builder-123"))
+        try off.send("PING done")
+        #expect(off.wait(containing: "PONG parley done") != nil)
+        #expect(!off.lines.contains { $0.contains("third") || $0.contains("Playing back") }, "\(off.lines)")
+        let shown = try world.bob.run("/playback")
+        #expect(shown.lines.contains { $0.contains("played back nothing") }, "\(shown.lines)")
+
+        // Back to the server's bound; a bound past the largest is refused and changes nothing.
+        let reset = try world.bob.run("/playback default\n/playback 100000")
+        #expect(reset.lines.contains { $0.contains("as far as the server's bound goes") }, "\(reset.lines)")
+        #expect(reset.status != 0 && reset.stderr.contains("playback takes 0 (none) to 499"), "\(reset.stderr)")
+        try off.send("NS INFO")
+        #expect(off.wait(containing: "NOTICE bob :PLAYBACK is DEFAULT: at most 50 missed messages") != nil)
+    }
 }

@@ -56,6 +56,12 @@ public protocol ChatService: AnyObject, Sendable {
     func back() async throws
     /// Hides (or shows again) when the user was last around; one who hides sees nobody's.
     func hideActivity(_ hidden: Bool) async throws
+    /// How many messages of each chat the user's IRC clients that do not page history
+    /// themselves are played back when they connect: nil for the server's bound, 0 for
+    /// none. The server's bound still caps it.
+    func ircPlayback() async throws -> Int?
+    /// Sets that (nil: back to the server's bound).
+    func setIRCPlayback(_ limit: Int?) async throws
     /// When a user joined, last signed in and was last seen, and whether they are
     /// online or away now.
     func activity(of user: UserID) async throws -> UserActivity

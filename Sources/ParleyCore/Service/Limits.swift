@@ -12,6 +12,9 @@ public enum Limits {
     public static let userHandleLength = 2...32
     public static let maxGroupTitleLength = 100
     public static let maxPageSize = 500
+    /// Messages of one chat an IRC client may be played back when it connects (the
+    /// playback reads one more, to know whether it was cut short).
+    public static let maxPlayback = maxPageSize - 1
     public static let maxClientIDLength = 128
     /// The longest duration taken from outside (an invite's expiry, a wait, a sleep):
     /// about ten years. Anything longer is a mistake or an attack, and converting it to

@@ -33,6 +33,19 @@ extension EngineSession {
         try await store.setActivityHidden(hidden, of: user.id)
     }
 
+    public func ircPlayback() async throws -> Int? {
+        let user = try requireUser()
+        return try await store.ircPlayback(of: user.id)
+    }
+
+    public func setIRCPlayback(_ limit: Int?) async throws {
+        let user = try requireUser()
+        if let limit, !(0...Limits.maxPlayback).contains(limit) {
+            throw ParleyError(.invalidArgument, "playback takes 0 (none) to \(Limits.maxPlayback) messages a chat")
+        }
+        try await store.setIRCPlayback(limit, of: user.id)
+    }
+
     public func activity(of target: UserID) async throws -> UserActivity {
         let user = try requireUser()
         guard let found = try await store.user(id: target), let stored = try await store.activity(of: target) else {

@@ -94,6 +94,10 @@ public enum CommandTable {
             summary: "hide when you were last around (you then see nobody else's either)", example: "/privacy last-seen hide"
         ) { shell, input in try await shell.privacy(&input) },
         CommandSpec(
+            name: "playback", usage: "/playback [off|COUNT|default]",
+            summary: "what your IRC clients without history are played back of each chat when they connect", example: "/playback 20"
+        ) { shell, input in try await shell.playback(&input) },
+        CommandSpec(
             name: "sessions", usage: "/sessions  |  /sessions revoke ID",
             summary: "your open sessions (program, address, started, last active), or end one", example: "/sessions revoke 3fa2c901"
         ) { shell, input in try await shell.sessions(&input) },

@@ -46,6 +46,30 @@ extension Shell {
         output.result("privacy", [line], json: ["hidden": choice == "hide"])
     }
 
+    /// The user's own bound on IRC playback: shown, set, turned off or back to the server's.
+    func playback(_ input: inout CommandInput) async throws {
+        if let word = try input.word()?.lowercased() {
+            try noMoreArguments(input)
+            let limit: Int?
+            switch word {
+            case "off", "none": limit = 0
+            case "default": limit = nil
+            default:
+                guard let count = Int(word) else { throw ParleyError(.usage, "usage: /playback [off|COUNT|default]") }
+                limit = count
+            }
+            try await service.setIRCPlayback(limit)
+        }
+        let limit = try await service.ircPlayback()
+        let line =
+            switch limit {
+            case nil: "IRC clients without history are played back what you missed, as far as the server's bound goes"
+            case 0: "IRC clients are played back nothing when they connect"
+            case let count?: "IRC clients without history are played back at most \(count) missed messages of each chat"
+            }
+        output.result("playback", [line], json: ["limit": limit])
+    }
+
     func sessions(_ input: inout CommandInput) async throws {
         if let verb = try input.word() {
             guard verb.lowercased() == "revoke", let id = try input.word() else {
