@@ -116,6 +116,9 @@ final class IRCLineWriter: Sendable {
         }
         for queued in due {
             let channel = queued.channel
+            // Lines that came for a connection already closed (for its sendq, say) before
+            // its session ended: nobody is left to read them.
+            guard channel.isActive else { continue }
             // Past the gateway's `sendQueueBytes` unread: closed rather than buffered for.
             guard channel.isWritable else {
                 logger.info(

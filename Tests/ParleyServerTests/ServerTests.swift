@@ -92,25 +92,34 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         await server.stop()
     }
 
-    @Test func aClientThatDiesWithoutClosingGoesOfflineWithinTheTimeout() async throws {
-        // The timeout applies to every socket, alice's too: it is the default, 15 s, since
-        // 4 s dropped her on a busy machine (a CI run beside a release build) while her
-        // client, sharing this process's threads with the server, had not yet answered.
-        let server = try await TestServer.start { $0.pingTimeout = .seconds(15) }
+    /// alice and mallory share a group; mallory's session comes back on a raw socket that
+    /// will never answer a ping, and alice sees her online.
+    func malloryOnARawSocket(_ server: TestServer) async throws -> (
+        alice: RemoteChatService, log: EventLog, mallory: UserID, group: ChatID, socket: SilentSocket
+    ) {
         let (alice, aliceLog, _) = try await client(server, "alice")
         let (mallory, _, malloryIn) = try await client(server, "mallory")
         let group = try await alice.createGroup(handle: "watch", title: nil, isPublic: true)
         _ = try await mallory.joinGroup(handle: "watch")
         await mallory.close()
-        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == false })
-
-        let silent = try SilentSocket(port: server.port)
-        try silent.sendText(#"{"id":1,"op":"resume","args":{"token":"\#(malloryIn.token)"}}"#)
-        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == true })
+        let id = malloryIn.user.id
+        #expect(await aliceLog.wait { _ in aliceLog.presence(of: id).last == false })
+        let socket = try SilentSocket(port: server.port)
+        try socket.sendText(#"{"id":1,"op":"resume","args":{"token":"\#(malloryIn.token)"}}"#)
+        #expect(await aliceLog.wait { _ in aliceLog.presence(of: id).last == true })
         #expect(try await alice.online(in: group.id).map(\.user.handle).sorted() == ["alice", "mallory"])
+        return (alice, aliceLog, id, group.id, socket)
+    }
+
+    @Test func aClientThatDiesWithoutClosingGoesOfflineWithinTheTimeout() async throws {
+        // The timeout applies to every socket, alice's too: it is the default, 15 s, since
+        // 4 s dropped her on a busy machine (a CI run beside a release build) while her
+        // client, sharing this process's threads with the server, had not yet answered.
+        let server = try await TestServer.start { $0.pingTimeout = .seconds(15) }
+        let (alice, log, mallory, group, silent) = try await malloryOnARawSocket(server)
         // Silent from now on: no pong, no close frame.
-        #expect(await aliceLog.wait(.seconds(120)) { _ in aliceLog.presence(of: malloryIn.user.id).last == false })
-        #expect(try await alice.online(in: group.id).map(\.user.handle) == ["alice"])
+        #expect(await log.wait(.seconds(120)) { _ in log.presence(of: mallory).last == false })
+        #expect(try await alice.online(in: group).map(\.user.handle) == ["alice"])
         withExtendedLifetime(silent) {}
         await alice.close()
         await server.stop()
@@ -121,19 +130,10 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
     /// HTTP side wants that), and one in CLOSE-WAIT kept its user online for good.
     @Test func aClientThatHangsUpWithoutACloseFrameGoesOfflineAtOnce() async throws {
         let server = try await TestServer.start { $0.pingTimeout = .seconds(3600) }
-        let (alice, aliceLog, _) = try await client(server, "alice")
-        let (mallory, _, malloryIn) = try await client(server, "mallory")
-        let group = try await alice.createGroup(handle: "watch", title: nil, isPublic: true)
-        _ = try await mallory.joinGroup(handle: "watch")
-        await mallory.close()
-        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == false })
-
-        let leaving = try SilentSocket(port: server.port)
-        try leaving.sendText(#"{"id":1,"op":"resume","args":{"token":"\#(malloryIn.token)"}}"#)
-        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == true })
+        let (alice, log, mallory, group, leaving) = try await malloryOnARawSocket(server)
         leaving.hangUp()
-        #expect(await aliceLog.wait { _ in aliceLog.presence(of: malloryIn.user.id).last == false })
-        #expect(try await alice.online(in: group.id).map(\.user.handle) == ["alice"])
+        #expect(await log.wait { _ in log.presence(of: mallory).last == false })
+        #expect(try await alice.online(in: group).map(\.user.handle) == ["alice"])
         await alice.close()
         await server.stop()
     }
