@@ -23,9 +23,18 @@ extension Shell {
         let what = try input.required("#G, CODE or link")
         let key = what.hasPrefix("#") ? try input.word() : nil
         try noMoreArguments(input)
-        let chat =
-            what.hasPrefix("#")
-            ? try await service.joinGroup(handle: String(what.dropFirst()), key: key) : try await service.join(invite: what)
+        let chat: Chat
+        do {
+            chat =
+                what.hasPrefix("#")
+                ? try await service.joinGroup(handle: String(what.dropFirst()), key: key) : try await service.join(invite: what)
+        } catch let error as ParleyError where error.code == .alreadyMember && what.hasPrefix("#") {
+            // Already in it (an invitation, another shell): /join then means "talk there".
+            let group = try await groupTarget(what)
+            try await makeCurrent(ChatTarget(chat: group, peer: nil, label: Format.label(group, me: me?.id)))
+            return output.result(
+                "join", ["You are already in \(Format.label(group, me: me?.id)); talking there now"], json: group)
+        }
         completions.add(users: [], groups: [chat.handle ?? ""])
         try await makeCurrent(ChatTarget(chat: chat, peer: nil, label: Format.label(chat, me: me?.id)))
         let topic = chat.topic.map { ["Topic: \(Sanitizer.line($0))"] } ?? []
