@@ -1,4 +1,5 @@
 import Foundation
+import ParleyShell
 import ParleyTesting
 import Testing
 
@@ -177,10 +178,28 @@ import Testing
         defer { parley.remove() }
         let result = try parley.run("/help\n/help invite\n/sleep 10ms\n/quit\n/whoami\n")
         #expect(result.status == 0)
-        #expect(result.lines.first == "Commands (/help NAME for usage and an example):")
+        #expect(result.lines.first?.hasPrefix("Commands by what they are for") == true)
         #expect(result.stdout.contains("usage: /invite @H [#G]"))
         #expect(result.stdout.contains("example: /invite --link #swift --uses 5 --expires 7d"))
         #expect(!result.stderr.contains("not_signed_in"))  // /quit stopped the script
+    }
+
+    @Test func helpFitsAScreenAndListsEveryCommandOnceByGroup() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let overview = try parley.run("/help").lines
+        #expect(overview.count <= 24, "\(overview.count) lines: \(overview)")
+        #expect(overview.allSatisfy { $0.count <= 100 }, "\(overview)")
+        let listed = overview.filter { $0.hasPrefix("  ") }.flatMap { $0.split(separator: " ") }.filter { $0.hasPrefix("/") && $0.count > 1 }
+        let everyCommand = try parley.run("/help chatting\n/help groups\n/help people\n/help media\n/help bots\n/help account\n/help server\n/help shell")
+        #expect(everyCommand.status == 0, "\(everyCommand.stderr)")
+        let described = everyCommand.lines.filter { $0.hasPrefix("  /") }.compactMap { $0.split(separator: " ").first }
+        #expect(Set(listed) == Set(described) && listed.count == described.count, "each command once, in one group")
+        #expect(Set(described.map { String($0.dropFirst()) }) == Set(CommandTable.all.map(\.name)), "every command is in a group")
+        #expect(everyCommand.lines.contains { $0.hasPrefix("  /image") && $0.contains("send a PNG") }, "\(everyCommand.lines)")
+        // A group and a command of one name: the group, and the command with its slash.
+        let both = try parley.run("/help groups\n/help /groups").lines
+        #expect(both.first?.hasPrefix("groups: ") == true && both.contains("usage: /groups"), "\(both)")
     }
 
     @Test func everyCommandHasHelpWithUsageAndExample() throws {

@@ -278,7 +278,7 @@ public enum CommandTable {
             shell, input in try await shell.status(&input)
         },
         CommandSpec(
-            name: "help", aliases: ["h", "?"], usage: "/help [CMD]", summary: "list commands, or show one", example: "/help invite"
+            name: "help", aliases: ["h", "?"], usage: "/help [GROUP|CMD]", summary: "list commands by group, a group's, or one", example: "/help invite"
         ) { shell, input in try shell.help(&input) },
         CommandSpec(
             name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",

@@ -37,6 +37,16 @@ extension Shell {
         if let name = try input.word() {
             try noMoreArguments(input)
             let bare = name.hasPrefix("/") ? String(name.dropFirst()) : name
+            // `/help groups` is the group; `/help /groups` the command.
+            if !name.hasPrefix("/"), let group = CommandGroups.group(named: bare) {
+                let commands = group.commands.compactMap(CommandTable.command(named:))
+                let width = commands.map(\.name.count).max() ?? 10
+                let lines =
+                    ["\(group.name): \(group.summary) (/help NAME for usage and an example)"]
+                    + commands.map { "  /" + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+                output.result("help", lines, json: commands.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] })
+                return
+            }
             guard let command = CommandTable.command(named: bare) else {
                 if let declared = bots?.declared.command(named: bare.lowercased()) {
                     output.result(
@@ -53,14 +63,30 @@ extension Shell {
                 "help", lines, json: ["name": command.name, "usage": command.usage, "summary": command.summary, "example": command.example])
             return
         }
-        let width = CommandTable.all.map(\.name.count).max() ?? 10
-        var lines = CommandTable.all.map { "  /" + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
-        lines.insert("Commands (/help NAME for usage and an example):", at: 0)
+        // Groups of commands, each on a line or two: the whole fits a 24-row terminal.
+        let width = CommandGroups.all.map(\.name.count).max() ?? 10
+        var lines = ["Commands by what they are for (/help GROUP lists a group's, /help /NAME shows one):"]
+        for group in CommandGroups.all {
+            let names = group.commands.map { "/" + $0 }
+            var line = "  " + group.name.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+            let indent = String(repeating: " ", count: line.count)
+            var lineHasName = false
+            for name in names {
+                if lineHasName, line.count + 1 + name.count > 78 {
+                    lines.append(line)
+                    line = indent
+                    lineHasName = false
+                }
+                line += (lineHasName ? " " : "") + name
+                lineHasName = true
+            }
+            lines.append(line)
+        }
         let declared = bots?.declared.all ?? []
         if !declared.isEmpty {
             lines.append("Commands of plugins:")
             for (plugin, command) in declared {
-                lines.append("  /" + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + "\(command.help) [\(plugin)]")
+                lines.append("  /\(command.name)  \(command.help) [\(plugin)]")
             }
         }
         lines.append("A line without a leading / is sent to the current chat; //text sends /text.")

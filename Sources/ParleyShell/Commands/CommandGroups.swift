@@ -1,0 +1,33 @@
+/// The commands by what they are for, as `/help` lists them: every command of
+/// `CommandTable.all` is in exactly one group (a test checks it).
+enum CommandGroups {
+    struct Group: Sendable {
+        let name: String
+        let summary: String
+        let commands: [String]
+    }
+
+    static let all: [Group] = [
+        Group(
+            name: "chatting", summary: "talk, answer, change what you said, read back",
+            commands: ["send", "msg", "query", "switch", "reply", "edit", "delete", "react", "unreact", "history", "search", "mentions",
+                       "read", "seen", "chats", "delete-chat"]),
+        Group(
+            name: "groups", summary: "make, find, join and run groups",
+            commands: ["create", "join", "list", "groups", "invite", "revoke", "leave", "members", "online", "topic", "rules", "kick",
+                       "op", "deop", "voice", "devoice", "ban", "unban", "bans"]),
+        Group(name: "people", summary: "who is who, who is around", commands: ["users", "whois", "away", "back"]),
+        Group(name: "media", summary: "pictures, videos and saving them", commands: ["image", "video", "save", "avatar"]),
+        Group(name: "bots", summary: "bot plugins and bot accounts", commands: ["plugin", "bots"]),
+        Group(
+            name: "account", summary: "sign in and out, your profile, privacy and sessions",
+            commands: ["register", "login", "code", "logout", "whoami", "passwd", "profile", "privacy", "playback", "sessions"]),
+        Group(name: "server", summary: "the connection and the server's admin", commands: ["connect", "status", "signup-code"]),
+        Group(name: "shell", summary: "help, scripts and leaving", commands: ["help", "wait", "sleep", "quit"]),
+    ]
+
+    static func group(named name: String) -> Group? {
+        let lowered = name.lowercased()
+        return all.first { $0.name == lowered }
+    }
+}
