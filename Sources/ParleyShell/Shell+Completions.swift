@@ -13,6 +13,14 @@ extension Shell {
         completions.add(users: users, groups: groups)
     }
 
+    /// Handles and public groups from the server's directory, for completion as they
+    /// are typed: the searches `/users` and `/list` make, 20 at most.
+    func directoryNames(_ sigil: Character, _ prefix: String) async -> [String] {
+        guard me != nil else { return [] }
+        if sigil == "@" { return (try? await service.searchUsers(prefix, limit: 20, offset: 0).map(\.handle)) ?? [] }
+        return (try? await service.publicGroups(prefix, limit: 20, offset: 0).compactMap(\.chat.handle)) ?? []
+    }
+
     nonisolated func refreshCompletions(after event: ChatEvent) {
         switch event {
         case .message(let data):

@@ -115,6 +115,7 @@ public actor Shell {
     /// Starts listening to events and signs back in with the saved session, if any.
     public func start(eventSink: (@Sendable (ChatEvent, Viewer) -> Void)?) async {
         self.eventSink = eventSink
+        completions.setDirectory { [weak self] sigil, prefix in await self?.directoryNames(sigil, prefix) ?? [] }
         let events = service.events
         let inbox = inbox
         pump = Task { [weak self] in

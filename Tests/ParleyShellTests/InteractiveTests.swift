@@ -114,6 +114,42 @@ struct TmuxSession {
         #expect(!history.contains("--password"))
     }
 
+    /// Tab completes a path anywhere on the line (absolute, `~`-less relative alike) and a
+    /// handle this shell has never seen, from the server's directory as it is typed.
+    @Test func completionOfPathsMidLineAndOfHandlesNeverSeen() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let setup = try parley.run(
+            """
+            /register zed@example.com --handle zedediah --password secret-zed1
+            /logout
+            /register ann@example.com --handle ann --password secret-ann1
+            /create #swift Swift on Linux
+            """)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-complete-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("notes".utf8).write(to: folder.appendingPathComponent("quarterly-report.txt"))
+
+        let terminal = TmuxSession()
+        defer { terminal.stop() }
+        try terminal.start("PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path)")
+        _ = try terminal.waitFor("ann>")
+        // An absolute path after the command: a file name, not a command.
+        try terminal.type("/image #swift \(folder.path)/quart", "Tab")
+        _ = try terminal.waitFor("\(folder.path)/quarterly-report.txt")
+        try terminal.type("C-c")
+        // zedediah shares no chat with ann, and this shell has never printed his handle.
+        try terminal.type("hello @zed", "Tab")
+        _ = try terminal.waitFor("hello @zedediah")
+        try terminal.type("C-c")
+        try terminal.type("/whois @zede", "Tab")
+        _ = try terminal.waitFor("/whois @zedediah")
+        try terminal.type("Enter")
+        _ = try terminal.waitFor("@zedediah zedediah")
+    }
+
     /// Bob types half a line; a message from alice arrives through the server and is
     /// printed above the prompt, and bob's half-typed line is still there to finish.
     @Test func anIncomingMessageLeavesTheHalfTypedLineIntact() throws {

@@ -143,8 +143,10 @@ enum ReadlineGlue {
 
     private static func complete(_ text: UnsafePointer<CChar>?, start: Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
         let word = text.map { String(cString: $0) } ?? ""
-        guard word.hasPrefix("/") || word.hasPrefix("@") || word.hasPrefix("#") else {
-            // Anything else: readline's own file name completion.
+        // A word starting with / is a command only first on the line; elsewhere it is an
+        // absolute path, and readline's own file name completion takes it (and `~/…`
+        // and relative paths, as it takes any other word).
+        guard (word.hasPrefix("/") && start == 0) || word.hasPrefix("@") || word.hasPrefix("#") else {
             return nil
         }
         rl_attempted_completion_over = 1
