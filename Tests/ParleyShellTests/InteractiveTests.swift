@@ -114,6 +114,45 @@ struct TmuxSession {
         #expect(!history.contains("--password"))
     }
 
+    /// Ctrl-C at a password prompt, at the first question or the last, cancels the
+    /// command: it says so, changes nothing, and the shell goes on; the prompt is drawn
+    /// on a clean line.
+    @Test func ctrlCAtAPromptCancelsTheCommand() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let setup = try parley.run("/register ann@example.com --handle ann --password secret-ann1\n/create #a-rather-long-group-name")
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let terminal = TmuxSession()
+        defer { terminal.stop() }
+        try terminal.start(
+            "PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(try #require(parley.serverURL))")
+        _ = try terminal.waitFor("ann>")
+        try terminal.type("/switch #a-rather-long-group-name", "Enter")
+        _ = try terminal.waitFor("ann #a-rather-long-group-name>")
+        try terminal.type("/passwd", "Enter")
+        var screen = try terminal.waitFor("Current password:")
+        #expect(screen.split(separator: "\n").contains { $0.hasPrefix("Current password:") }, "on a line of its own:\n\(screen)")
+        try terminal.type("C-c")
+        _ = try terminal.waitFor("cancelled; nothing was changed")
+        try terminal.type("/passwd", "Enter")
+        _ = try terminal.waitFor("Current password:")
+        try terminal.type("secret-ann1", "Enter")
+        _ = try terminal.waitFor("New password:")
+        try terminal.type("secret-ann2", "Enter")
+        _ = try terminal.waitFor("Again:")
+        try terminal.type("C-c")
+        screen = try terminal.waitFor("the second cancel") { $0.components(separatedBy: "cancelled; nothing was changed").count == 3 }
+        #expect(!screen.contains("internal") && !screen.contains("unavailable") && !screen.contains("CancellationError"), "\(screen)")
+        // The shell goes on, still connected, and the password is the old one. What a
+        // command prints starts a clean line, with no tail of the prompt after it.
+        try terminal.type("/whoami", "Enter")
+        _ = try terminal.waitFor("/whoami's line, alone") { $0.split(separator: "\n").contains("@ann ann <ann@example.com>") }
+        try terminal.type("C-d")
+        _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
+        let again = try parley.run("/logout\n/login @ann --password secret-ann1")
+        #expect(again.status == 0 && again.stdout.contains("Signed in as @ann"), "\(again.stderr)")
+    }
+
     /// Tab completes a path anywhere on the line (absolute, `~`-less relative alike) and a
     /// handle this shell has never seen, from the server's directory as it is typed.
     @Test func completionOfPathsMidLineAndOfHandlesNeverSeen() throws {

@@ -113,6 +113,10 @@ public struct ParleyError: Error, Hashable, Codable, Sendable, CustomStringConve
 
     /// Any error as a ParleyError: itself if it is one, else `internal`.
     public init(_ error: any Error) {
+        if error is CancellationError {
+            self = ParleyError(ErrorCode("cancelled"), "cancelled")
+            return
+        }
         self = error as? ParleyError ?? ParleyError(.internalError, "\(error)")
     }
 

@@ -91,13 +91,16 @@ extension Shell {
         return try await promptSecret("Password: ", confirm: confirmTwice ? "Again: " : nil)
     }
 
+    static let cancelled = ParleyError(.cancelled, "cancelled; nothing was changed")
+
     func promptSecret(_ prompt: String, confirm: String?) async throws -> String {
         guard settings.interactive, let readSecret = settings.readSecret else {
             throw ParleyError(.usage, "no password given: use --password or --password-env in a script")
         }
-        guard let first = await readSecret(prompt) else { throw ParleyError(.usage, "no password entered") }
+        guard let first = await readSecret(prompt) else { throw Self.cancelled }
         if let confirm {
-            guard await readSecret(confirm) == first else { throw ParleyError(.invalidPassword, "the two passwords differ") }
+            guard let again = await readSecret(confirm) else { throw Self.cancelled }
+            guard again == first else { throw ParleyError(.invalidPassword, "the two passwords differ") }
         }
         return first
     }

@@ -60,6 +60,11 @@ enum ReadlineGlue {
 
     static func install(prompt: String) {
         rl_callback_handler_install(prompt) { line in
+            // Off at once, inside the handler: readline would otherwise draw the next
+            // prompt below the accepted line, and what the command prints would be
+            // written over it (`@ann ann <ann@example.com>ame>`).
+            rl_callback_handler_remove()
+            ReadlineGlue.installed = false
             if let line {
                 ReadlineGlue.accepted = .some(String(cString: line))
                 free(line)
@@ -71,6 +76,7 @@ enum ReadlineGlue {
     }
 
     static func remove() {
+        guard installed else { return }
         rl_callback_handler_remove()
         installed = false
     }

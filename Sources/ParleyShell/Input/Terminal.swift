@@ -6,24 +6,60 @@ import Glibc
 public enum Terminal {
     public static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
 
-    /// Prints `prompt` and reads one line from the terminal, echo off when `echo` is false.
+    /// Prints `prompt` on a line of its own and reads one line from the terminal, echo off
+    /// when `echo` is false. Nil when the user cancels with Ctrl-C (or Ctrl-D on an empty
+    /// line, or the input ends). The terminal is raw meanwhile: Ctrl-C is a key here, not
+    /// a signal that would stop the command that asked (a server call cut off halfway
+    /// read as "the connection was lost").
     public static func readLine(prompt: String, echo: Bool) -> String? {
         fflush(nil)
-        StandardOutput.write(prompt)
         var saved = termios()
         let haveTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
-        if haveTerminal && !echo {
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            quiet.c_lflag |= tcflag_t(ICANON)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        // A clean line: what a long prompt before it left on the line is erased.
+        StandardOutput.write(haveTerminal && isatty(STDOUT_FILENO) == 1 ? "\r\u{1B}[K" + prompt : prompt)
+        guard haveTerminal else { return readPiped() }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
         }
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
         defer {
-            if haveTerminal && !echo {
-                tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-                StandardOutput.write("\n")
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            StandardOutput.write("\n")
+        }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(STDIN_FILENO, &byte, 1) == 1 {
+            switch byte {
+            case 10, 13: return String(decoding: bytes, as: UTF8.self)
+            case 3:
+                StandardOutput.write("^C")
+                return nil
+            case 4 where bytes.isEmpty: return nil
+            case 127, 8:
+                // Back one character: the UTF-8 continuation bytes of the last one too.
+                guard !bytes.isEmpty else { continue }
+                while let last = bytes.popLast(), last & 0xC0 == 0x80 {}
+                if echo { StandardOutput.write("\u{8} \u{8}") }
+            case 21:
+                if echo { StandardOutput.write(String(repeating: "\u{8} \u{8}", count: String(decoding: bytes, as: UTF8.self).count)) }
+                bytes.removeAll()
+            case 0..<32: continue
+            default:
+                bytes.append(byte)
+                if echo {
+                    var one = byte
+                    _ = write(STDOUT_FILENO, &one, 1)
+                }
             }
         }
+        return nil
+    }
+
+    /// A line from input that is not a terminal, as it comes.
+    private static func readPiped() -> String? {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while read(STDIN_FILENO, &byte, 1) == 1 {
