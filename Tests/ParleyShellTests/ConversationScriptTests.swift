@@ -117,6 +117,12 @@ import Testing
         #expect(out.contains("↳ @alice: @bob have a look"))
         #expect(out.contains("Message 1 in #swift: [👍 1]"))
         #expect(out.contains("<bob> looks great (edited)"))
+        // In /history's numbered lines, a reply's quote stands under its text.
+        let lines = out.split(separator: "\n").map(String.init)
+        let numbered = try #require(lines.firstIndex { $0.hasPrefix("2. [") && $0.contains("<bob> looks great") })
+        let quote = lines[numbered + 1]
+        let textColumn = try #require(lines[numbered].range(of: "looks great")).lowerBound.utf16Offset(in: lines[numbered])
+        #expect(quote.prefix { $0 == " " }.count == textColumn && quote.contains("↳ @alice"), "\(lines[numbered])\n\(quote)")
         #expect(out.contains("Topic: Swift 6 on Linux"))
         #expect(out.contains("<alice> @bob have a look  [👍 1]"))
         #expect(out.contains("Deleted message 2 in #swift"))

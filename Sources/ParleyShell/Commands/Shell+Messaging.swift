@@ -131,7 +131,7 @@ extension Shell {
         }
         let (chat, _) = try await existingChat(target)
         let messages = try await service.history(chat: chat.id, limit: count, before: before)
-        let lines = messages.map { "\($0.seq). " + Format.message($0, in: chat, me: me?.id, colour: output.style == .colour) }
+        let lines = messages.map { Format.numbered($0.seq, Format.message($0, in: chat, me: me?.id, colour: output.style == .colour)) }
         output.result("history", lines.isEmpty ? ["No messages"] : lines, json: messages)
     }
 
@@ -193,7 +193,7 @@ extension Shell {
         for message in messages {
             if chats[message.chatID] == nil { chats[message.chatID] = try await service.chat(message.chatID) }
             if let chat = chats[message.chatID] {
-                lines.append("\(message.seq). " + Format.message(message, in: chat, me: me?.id, colour: output.style == .colour))
+                lines.append(Format.numbered(message.seq, Format.message(message, in: chat, me: me?.id, colour: output.style == .colour)))
             }
         }
         return lines

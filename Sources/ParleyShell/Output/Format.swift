@@ -67,6 +67,15 @@ public enum Format {
         return "\(paint(time, .dim)) \(paint(place, .cyan)) \(paint(nick, nickColour)) \(body)"
     }
 
+    /// `12. ` before a message's lines, its continuation lines (a reply's quote, a
+    /// message's further lines) moved right as far, so they stay under its text.
+    static func numbered(_ seq: Int64, _ formatted: String) -> String {
+        let number = "\(seq). "
+        guard formatted.utf8.contains(10) else { return number + formatted }
+        let indent = String(repeating: " ", count: number.count)
+        return number + formatted.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+    }
+
     /// `↳ @ann: first words…`, or `↳ @ann: (deleted)`.
     static func quote(_ quote: ReplyQuote) -> String {
         "↳ @\(Sanitizer.line(quote.sender.handle)): " + (quote.deleted ? "(deleted)" : Sanitizer.line(quote.text))
