@@ -139,6 +139,9 @@ struct ShellLauncher {
     /// The line a connection change is announced with.
     static func describe(_ change: ConnectionChange, server: String, queued: Bool) -> String {
         switch change {
+        case .lost where ProcessStops.continued(within: 60):
+            "[connection lost] the shell was stopped, and \(server) let the connection go; reconnecting"
+                + (queued ? " (what you send meanwhile is queued)" : "")
         case .lost:
             "[connection lost] \(server) cannot be reached; reconnecting" + (queued ? " (what you send meanwhile is queued)" : "")
         case .back(complete: true):
@@ -149,6 +152,7 @@ struct ShellLauncher {
     }
 
     private func interact(_ shell: Shell, output: Output, folder: URL, editorBox: EditorBox, notifier: Notifier) async -> Int32 {
+        ProcessStops.watch()
         await shell.start { event, viewer in
             guard let text = output.render(event, me: viewer.me, myHandle: viewer.handle) else { return }
             editorBox.editor?.show(viewer.alert ? notifier.alert(text) : text)

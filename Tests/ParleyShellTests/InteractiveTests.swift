@@ -153,6 +153,38 @@ struct TmuxSession {
         #expect(again.status == 0 && again.stdout.contains("Signed in as @ann"), "\(again.stderr)")
     }
 
+    /// A shell stopped long enough for the server to let its connection go says so when
+    /// it is continued, not that the server cannot be reached, and comes back.
+    @Test func aStoppedShellSaysWhyItsConnectionWentWhenContinued() throws {
+        let parley = try ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", "2"])
+        defer { parley.remove() }
+        #expect(try parley.run("/register ann@example.com --handle ann --password secret-ann1").status == 0)
+        let pidFile = parley.data.appendingPathComponent("sh.pid").path
+        let terminal = TmuxSession()
+        defer { terminal.stop() }
+        // Under sh, so that tmux does not continue it: the shell is sh's child.
+        try terminal.start(
+            "sh -c 'echo $$ > \(pidFile); PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path) "
+                + "--server \(try #require(parley.serverURL)); true'")
+        _ = try terminal.waitFor("ann>")
+        let sh = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let found = try ChildProcess("/usr/bin/env", ["pgrep", "-P", sh], stdout: .pipe)
+        let child = String(decoding: found.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        found.waitUntilExit()
+        let shell = try #require(Int32(child.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let bob = ParleyBinary(clientOf: parley)
+        defer { bob.remove() }
+        #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob1\n/whois @ann").stdout.contains("online now"))
+        kill(shell, SIGSTOP)
+        // Stopped until the server has let its connection go, as bob sees.
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, try bob.run("/whois @ann").stdout.contains("online now") { Thread.sleep(forTimeInterval: 0.2) }
+        kill(shell, SIGCONT)
+        let screen = try terminal.waitFor("the loss after the stop") { $0.contains("[connection lost] the shell was stopped") }
+        _ = try terminal.waitFor("[connection back]")
+        #expect(screen.contains("the shell was stopped, and ws://"), "\(screen)")
+    }
+
     /// Tab completes a path anywhere on the line (absolute, `~`-less relative alike) and a
     /// handle this shell has never seen, from the server's directory as it is typed.
     @Test func completionOfPathsMidLineAndOfHandlesNeverSeen() throws {
