@@ -17,7 +17,11 @@ public final class DatabaseLock: Sendable {
     public enum Access: Sendable {
         /// A server: alone.
         case exclusive
-        /// An embedded shell or bot: beside others of its kind.
+        /// An embedded shell or bot: alone too. Its live events (messages, presence,
+        /// mentions) stay in its process, so a second one on the folder would write the
+        /// same chats and hear none of the first one's.
+        case embedded
+        /// A program on the modules that reads and writes beside others of its kind.
         case shared
     }
 
@@ -31,13 +35,17 @@ public final class DatabaseLock: Sendable {
         guard descriptor >= 0 else {
             throw ParleyError(.fileError, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, (access == .exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 else {
+        guard flock(descriptor, (access == .shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0 else {
             let message = Self.refusal(folder: folder, descriptor: descriptor, access: access)
             close(descriptor)
             throw ParleyError(.unavailable, message)
         }
         self.descriptor = Mutex(descriptor)
-        if access == .exclusive { announce(url: nil) }
+        switch access {
+        case .exclusive: announce(url: nil)
+        case .embedded: announce(url: Self.embeddedMark)
+        case .shared: break
+        }
     }
 
     deinit { release() }
@@ -70,18 +78,29 @@ public final class DatabaseLock: Sendable {
         }
     }
 
+    /// What an embedded shell or bot writes after its pid, where a server writes its address.
+    static let embeddedMark = "embedded"
+
     private static func refusal(folder: URL, descriptor: Int32, access: Access) -> String {
-        // Shared holders are shells and bots; only a server holds it alone.
-        let heldByServer = flock(descriptor, LOCK_SH | LOCK_NB) != 0
-        if !heldByServer { _ = flock(descriptor, LOCK_UN) }
-        guard heldByServer else {
-            return
-                "the data folder \(folder.path) is open in an embedded parley shell or bot; quit those first, or give the server a folder of its own"
+        // Shared holders are programs on the modules; a server, a shell or a bot holds it alone.
+        let heldAlone = flock(descriptor, LOCK_SH | LOCK_NB) != 0
+        if !heldAlone { _ = flock(descriptor, LOCK_UN) }
+        guard heldAlone else {
+            return "the data folder \(folder.path) is open in another program on Parley's modules; quit it first"
         }
         var buffer = [UInt8](repeating: 0, count: 512)
         let count = max(0, pread(descriptor, &buffer, buffer.count, 0))
         let fields = String(decoding: buffer[..<count], as: UTF8.self).split(whereSeparator: \.isWhitespace)
         let pid = fields.first.flatMap { Int32($0) }
+        if fields.count > 1, fields[1] == embeddedMark {
+            let by = pid.map { "another parley shell or bot (pid \($0))" } ?? "another parley shell or bot"
+            let advice =
+                access == .exclusive
+                ? "quit it first, or give the server a folder of its own"
+                : "two on one folder would not hear each other's messages; quit it, give this one a folder of its own "
+                    + "(--data DIR), or run `parley serve --data \(folder.path)` and connect both with --server"
+            return "the data folder \(folder.path) is open in \(by): \(advice)"
+        }
         let url = fields.count > 1 ? String(fields[1]) : "ws://HOST:PORT"
         let by = pid.map { "parley serve (pid \($0))" } ?? "parley serve"
         return access == .exclusive

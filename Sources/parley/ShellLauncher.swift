@@ -96,7 +96,7 @@ struct ShellLauncher {
         showCode: @escaping @Sendable (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) },
         identity: IdentityProvider? = nil
     ) throws -> (link: ServiceLink, store: SQLiteChatStore) {
-        let (engine, store) = try DataFolderEngine.open(folder: folder, access: .shared) {
+        let (engine, store) = try DataFolderEngine.open(folder: folder, access: .embedded) {
             $0.codeSender = DevelopmentCodeSender(show: showCode)
             $0.identityProvider = identity
         }

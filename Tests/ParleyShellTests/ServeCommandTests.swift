@@ -151,7 +151,8 @@ import Testing
 
     /// One folder, one server: a second `parley serve` on it, or an embedded shell beside
     /// it, would write the same database with live sessions of its own. Both are refused
-    /// and leave the folder as it was; and a server is kept out while a shell has it open.
+    /// and leave the folder as it was; and a server, or a second shell, is kept out while
+    /// a shell has it open.
     @Test(.timeLimit(.minutes(10))) func aFolderIsServedByOneServerAndNoShellBesideIt() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
@@ -184,8 +185,18 @@ import Testing
         #expect(try embedded.waitForLine(containing: "@ann") != nil)
         let refused = try other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
         #expect(refused.status != 0)
-        #expect(refused.stderr.contains("is open in an embedded parley shell or bot"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("is open in another parley shell or bot (pid "), "\(refused.stderr)")
+        // Nor a second shell: it would write the same chats and hear none of the first's.
+        let beside = try other.run("/whoami\n", arguments: ["--data", folder.path], useData: false)
+        #expect(beside.status != 0)
+        #expect(
+            beside.stderr.contains("is open in another parley shell or bot (pid ")
+                && beside.stderr.contains("two on one folder would not hear each other's messages")
+                && beside.stderr.contains("parley serve --data \(folder.path)"), "\(beside.stderr)")
         embedded.finish()
+        // Once it is closed, the next shell opens the folder.
+        let after = try other.run("/login @ann --password pass-ann-1\n", arguments: ["--data", folder.path], useData: false)
+        #expect(after.status == 0, "\(after.stderr)")
         let (again, _) = try ParleyBinary.startServer(data: folder)
         again.terminate()
         again.waitUntilExit()
