@@ -11,6 +11,7 @@ extension Shell {
             users += summary.chat.participants.map(\.handle)
         }
         completions.add(users: users, groups: groups)
+        fillHotlist(list)
     }
 
     /// Handles and public groups from the server's directory, for completion as they

@@ -100,6 +100,8 @@ public actor Shell {
     var typists: [ChatID: [String: ContinuousClock.Instant]] = [:]
     /// When this user last told a chat they are typing.
     var typingSent: [ChatID: ContinuousClock.Instant] = [:]
+    /// Other chats with news since they were last current (`Shell+Hotlist`).
+    var hot: [ChatID: HotChat] = [:]
     private var pump: Task<Void, Never>?
     /// The bot plugins, started by the first `/plugin load`.
     var bots: BotHost?
@@ -173,6 +175,7 @@ public actor Shell {
         if case .message(let data) = event, data.message.sender.id != me?.id {
             alert = me.map { data.message.mentions($0.handle) } == true || (data.chat.kind == .direct && !isCurrent(data.chat))
             noteTyping(stoppedBy: data.message.sender.handle, in: data.chat.id)
+            noteHot(data)
         }
         if case .typing(let typing) = event, typing.user.id != me?.id { noteTyping(typing.user.handle, in: typing.chatID) }
         eventSink?(event, Viewer(me: me?.id, handle: me?.handle, alert: alert))
@@ -189,7 +192,7 @@ public actor Shell {
         }
     }
 
-    private func isCurrent(_ chat: Chat) -> Bool {
+    func isCurrent(_ chat: Chat) -> Bool {
         guard let current else { return false }
         if let shown = current.chat { return shown.id == chat.id }
         guard let peer = current.peer, chat.kind == .direct else { return false }

@@ -113,6 +113,7 @@ extension Shell {
 
     func makeCurrent(_ target: ChatTarget) async throws {
         current = target
+        coolDown(target)
         try? await service.setViewing(target.chat?.id)
     }
 

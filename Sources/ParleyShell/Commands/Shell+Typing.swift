@@ -25,29 +25,33 @@ extension Shell {
     func noteTyping(_ handle: String, in chat: ChatID) {
         guard settings.status != nil else { return }
         typists[chat, default: [:]][handle] = .now
-        showTypists()
+        showStatus()
         Task {
             try? await Task.sleep(for: Self.typingShown)
-            self.showTypists()
+            self.showStatus()
         }
     }
 
     /// A message from someone ends their typing.
     func noteTyping(stoppedBy handle: String, in chat: ChatID) {
         guard typists[chat]?.removeValue(forKey: handle) != nil else { return }
-        showTypists()
+        showStatus()
     }
 
-    /// Updates the status before the prompt: who is typing in the current chat.
-    func showTypists() {
+    /// Updates the status before the prompt: who is typing in the current chat, and the
+    /// other chats with news (`hotlist`).
+    func showStatus() {
         guard let status = settings.status else { return }
         let now = ContinuousClock.now
         for (chat, names) in typists {
             let fresh = names.filter { now - $0.value < Self.typingShown }
             typists[chat] = fresh.isEmpty ? nil : fresh
         }
-        guard let chat = current?.chat?.id, let names = typists[chat], !names.isEmpty else { return status(nil) }
-        let shown = names.keys.sorted().prefix(3).map { "@" + Sanitizer.line($0) }.joined(separator: ", ")
-        status("\(shown) typing…")
+        var parts: [String] = []
+        if let chat = current?.chat?.id, let names = typists[chat], !names.isEmpty {
+            parts.append(names.keys.sorted().prefix(3).map { "@" + Sanitizer.line($0) }.joined(separator: ", ") + " typing…")
+        }
+        if let hotlist { parts.append(hotlist) }
+        status(parts.isEmpty ? nil : parts.joined(separator: " | "))
     }
 }
