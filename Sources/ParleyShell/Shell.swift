@@ -22,6 +22,8 @@ public actor Shell {
         public var readSecret: (@Sendable (String) async -> String?)?
         /// Asks a yes/no question on a terminal.
         public var confirm: (@Sendable (String) async -> Bool)?
+        /// Where each chat is logged as its messages come (`--log-dir`), if anywhere.
+        public var logs: ChatLogs?
         /// Shown by `/status`.
         public var modeDescription: String
         /// Opens a connection to a server for `/connect URL`.
@@ -171,6 +173,7 @@ public actor Shell {
 
     private func deliver(_ event: ChatEvent) async {
         refreshCompletions(after: event)
+        settings.logs?.record(event, me: me?.id)
         var alert = false
         if case .message(let data) = event, data.message.sender.id != me?.id {
             alert = me.map { data.message.mentions($0.handle) } == true || (data.chat.kind == .direct && !isCurrent(data.chat))

@@ -57,6 +57,13 @@ struct ShellOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not draw image previews (drawn on a terminal whose COLORTERM says truecolor).")
     var noPreview = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write each chat to a plain-text file of its own in DIR as messages come (#swift.2026-11.log; also $PARLEY_LOG_DIR).",
+            valueName: "DIR"))
+    var logDir: String?
+
     func validate() throws {
         if let queueWait, !(0...86_400).contains(queueWait) { throw ValidationError("--queue-wait takes 0 to 86400 seconds") }
     }

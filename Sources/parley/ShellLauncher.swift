@@ -47,6 +47,9 @@ struct ShellLauncher {
             dataFolder: link.folder, output: output, interactive: interactive,
             environment: interactive ? nil : environment, modeDescription: link.description)
         settings.connect = connect
+        if let logDir = options.logDir ?? environment["PARLEY_LOG_DIR"], !logDir.isEmpty {
+            settings.logs = try ChatLogs(folder: URL(fileURLWithPath: (logDir as NSString).expandingTildeInPath))
+        }
         let truecolor = ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
         settings.preview = style == .colour && truecolor && !options.noPreview
         settings.showProgress = style != .json && isatty(STDERR_FILENO) == 1

@@ -180,14 +180,14 @@ extension ParleyBinary {
     /// With `keepGoing`, a command that fails (the server restarting, say) does not end
     /// the shell, and its error line comes with the answers: for a conversation that
     /// asks again until it gets its answer.
-    func converse(keepGoing: Bool = false) throws -> Conversation {
+    func converse(keepGoing: Bool = false, arguments: [String] = []) throws -> Conversation {
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         env["NO_COLOR"] = "1"
         // A conversation that goes on after errors reads them with the answers.
         let process = try ChildProcess(
             Self.executable.path,
-            ["--data", data.path] + (serverURL.map { ["--server", $0] } ?? []) + (keepGoing ? ["--keep-going"] : []),
+            ["--data", data.path] + (serverURL.map { ["--server", $0] } ?? []) + (keepGoing ? ["--keep-going"] : []) + arguments,
             environment: env, stdin: .pipe, stdout: .pipe, stderr: keepGoing ? .output : .null)
         guard let input = process.input, let output = process.output else { fatalError("pipes asked for") }
         return Conversation(process: process, input: input, output: output)

@@ -11,7 +11,7 @@ enum CommandGroups {
         Group(
             name: "chatting", summary: "talk, answer, change what you said, read back",
             commands: ["send", "msg", "query", "switch", "reply", "edit", "delete", "react", "unreact", "history", "search", "mentions",
-                       "read", "seen", "chats", "delete-chat"]),
+                       "read", "seen", "chats", "delete-chat", "export"]),
         Group(
             name: "groups", summary: "make, find, join and run groups",
             commands: ["create", "join", "list", "groups", "invite", "revoke", "leave", "members", "online", "topic", "rules", "kick",

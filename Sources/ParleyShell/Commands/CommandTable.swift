@@ -236,6 +236,10 @@ public enum CommandTable {
             summary: "remove a chat and its history from your list (others keep theirs)", example: "/delete-chat @bob"
         ) { shell, input in try await shell.deleteChat(&input) },
         CommandSpec(
+            name: "export", usage: "/export [#G|@H] FILE [--json]",
+            summary: "write a chat's whole history to a file, oldest first (--json: an object a line)", example: "/export #swift ~/swift.log"
+        ) { shell, input in try await shell.export(&input) },
+        CommandSpec(
             name: "search", usage: "/search WORDS [#G|@H]", summary: "find messages in your chats, newest first",
             example: "/search deploy friday #ops"
         ) { shell, input in try await shell.search(&input) },

@@ -38,6 +38,7 @@ extension Shell {
         let (chat, target, seq) = try await messageRef(&input, usage: "/delete [#G|@H] SEQ")
         try noMoreArguments(input)
         let message = try await service.deleteMessage(chat: chat.id, seq: seq)
+        settings.logs?.record(.messageDeleted(MessageEvent(chat: chat, message: message)), me: me?.id)
         output.result("delete", ["Deleted message \(seq) in \(target.label)"], json: message)
     }
 

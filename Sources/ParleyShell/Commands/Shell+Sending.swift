@@ -24,6 +24,9 @@ extension Shell {
     /// Prints a sent message as the command's result; `target` is settled.
     func show(_ message: Message, in target: ChatTarget, command: String, extra: [String] = []) {
         guard let chat = target.chat else { return }
+        // What this shell sends comes back to it as no event: the log takes it here.
+        let event = MessageEvent(chat: chat, message: message)
+        settings.logs?.record(command == "edit" ? .messageEdited(event) : .message(event), me: me?.id)
         output.result(
             command, [Format.message(message, in: chat, me: me?.id, colour: output.style == .colour)] + extra, json: message)
     }

@@ -1,0 +1,52 @@
+import Foundation
+import ParleyCore
+
+/// `/export #chat FILE [--json]`: a chat's whole history to a file, oldest first, as the
+/// logs write it (or a JSON object a line).
+extension Shell {
+    func export(_ input: inout CommandInput) async throws {
+        let usage = "usage: /export [#G|@H] FILE [--json]"
+        let target = try input.target()
+        let options = try input.options(values: [], flags: ["json"])
+        guard options.positional.count == 1, let path = options.positional.first else { throw ParleyError(.usage, usage) }
+        let (chat, _) = try await existingChat(target)
+        let json = options.flags.contains("json")
+        let file = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let handle = try? FileHandle(forWritingTo: file)
+        else { throw ParleyError(.fileError, "cannot write \(file.path)") }
+        defer { try? handle.close() }
+        // Pages come newest first: their starts are noted on the way back, then each is
+        // read again and written oldest first, so memory holds one page, not the chat.
+        let page = Limits.maxPageSize
+        var starts: [Int64?] = [nil]
+        while let last = starts.last, let oldest = try await service.history(chat: chat.id, limit: page, before: last).first?.seq {
+            starts.append(oldest)
+        }
+        let encoder = output.encoder
+        var count = 0
+        for before in starts.dropLast().reversed() {
+            var text = ""
+            for message in try await service.history(chat: chat.id, limit: page, before: before) {
+                if json {
+                    text += String(decoding: try encoder.encode(message), as: UTF8.self) + "\n"
+                } else {
+                    text += ChatLogs.line("\(message.seq). " + Self.exported(message), at: message.sentAt)
+                }
+                count += 1
+            }
+            do {
+                try handle.write(contentsOf: Data(text.utf8))
+            } catch {
+                throw ParleyError(.fileError, "cannot write \(file.path): \(error.localizedDescription)")
+            }
+        }
+        let label = Format.label(chat, me: me?.id)
+        output.result("export", ["Wrote \(count) message\(count == 1 ? "" : "s") of \(label) to \(file.path)"], json: ["count": count])
+    }
+
+    private static func exported(_ message: Message) -> String {
+        if message.isDeleted { return "<\(Sanitizer.line(message.sender.handle))> (deleted)" }
+        return "<\(Sanitizer.line(message.sender.handle))> " + ChatLogs.body(message) + (message.editedAt != nil ? " (edited)" : "")
+    }
+}
