@@ -36,12 +36,14 @@ extension IRCConnection {
             await showPlayback()
         case "HELP":
             serviceNotice("Parley's NickServ keeps your IRC settings:")
-            serviceNotice("  SET PLAYBACK <count|OFF|DEFAULT>: what your clients without history are played back of each chat when they connect")
+            serviceNotice(
+                "  SET PLAYBACK <count|OFF|DEFAULT>: what your clients without history are played back of each chat when they connect")
             serviceNotice("  INFO: your settings")
             serviceNotice("Accounts are made in the parley shell; IRC clients sign in with SASL (PLAIN) or PASS.")
         default:
-            serviceNotice("Parley's NickServ only keeps settings (HELP lists them): accounts are made in the parley shell, "
-                + "and IRC clients sign in with SASL or PASS")
+            serviceNotice(
+                "Parley's NickServ only keeps settings (HELP lists them): accounts are made in the parley shell, "
+                    + "and IRC clients sign in with SASL or PASS")
         }
     }
 

@@ -116,7 +116,8 @@ public final class IRCGateway: Service {
         self.configuration = configuration
         let perConnection = configuration.linesPerSecond
         accountPace = AccountPace(
-            perSecond: perConnection == 0 ? 0 : configuration.accountLinesPerSecond ?? perConnection.multipliedReportingOverflow(by: 3).partialValue)
+            perSecond: perConnection == 0
+                ? 0 : configuration.accountLinesPerSecond ?? perConnection.multipliedReportingOverflow(by: 3).partialValue)
         self.eventLoopGroup = eventLoopGroup
         self.taskExecutor = taskExecutor
         self.logger = logger

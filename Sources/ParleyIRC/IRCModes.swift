@@ -41,7 +41,8 @@ struct IRCModeRequest: Equatable {
                     continue
                 }
                 guard let nick = Self.nick(fromMask: mask) else {
-                    steps.append(.refusal(IRCNumeric.invalidModeParam, [target, "b", mask, "Parley bans a nick (nick or nick!*@*), not a pattern"]))
+                    steps.append(
+                        .refusal(IRCNumeric.invalidModeParam, [target, "b", mask, "Parley bans a nick (nick or nick!*@*), not a pattern"]))
                     continue
                 }
                 steps.append(.ban(adding: adding, mask: mask, nick: nick))
@@ -77,7 +78,8 @@ struct IRCModeRequest: Equatable {
         }
     }
 
-    private mutating func setRule(_ letter: Character, _ adding: Bool, _ parameter: String? = nil, _ set: (inout GroupRulesChange) -> Void) {
+    private mutating func setRule(_ letter: Character, _ adding: Bool, _ parameter: String? = nil, _ set: (inout GroupRulesChange) -> Void)
+    {
         set(&rules)
         steps.append(.rule(letter, adding: adding, parameter: parameter))
     }

@@ -78,7 +78,10 @@ struct ServeCommand: AsyncParsableCommand {
     var ircGuests = false
     @Option(help: "Lines an IRC connection may send per second, bursts of twice that (0: no limit; default 10, none with --rate-limit 0).")
     var ircLineRate: Int?
-    @Option(help: "Lines one account may send per second over all its IRC connections, bursts of twice that (default: three times --irc-line-rate).")
+    @Option(
+        help:
+            "Lines one account may send per second over all its IRC connections, bursts of twice that (default: three times --irc-line-rate)."
+    )
     var ircAccountLineRate: Int?
     @Option(
         help:
@@ -142,7 +145,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let ircsPort, !(0...65535).contains(ircsPort) { throw ValidationError("--ircs-port takes 0 to 65535") }
         guard ircsPort == nil || tlsCert != nil else { throw ValidationError("--ircs-port needs --tls-cert and --tls-key") }
         guard ircPort != nil || ircsPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port or --ircs-port") }
-        for (name, rate) in [("--irc-line-rate", ircLineRate), ("--irc-account-line-rate", ircAccountLineRate), ("--account-rate-limit", accountRateLimit)] {
+        for (name, rate) in [
+            ("--irc-line-rate", ircLineRate), ("--irc-account-line-rate", ircAccountLineRate), ("--account-rate-limit", accountRateLimit),
+        ] {
             if let rate, !(0...1_000_000).contains(rate) { throw ValidationError("\(name) takes 0 to 1000000") }
         }
         guard (16...1_048_576).contains(ircSendqKib) else { throw ValidationError("--irc-sendq-kib takes 16 to 1048576") }

@@ -57,7 +57,8 @@ import Testing
         for bad in ["0", "-3", "ten", "99999999999999999999", String(Limits.maxMemberLimit + 1)] {
             let request = read("+l", bad)
             #expect(request.rules.memberLimit == nil, "\(bad)")
-            #expect(request.steps == [.refusal(IRCNumeric.invalidModeParam, ["#swift", "l", bad, "A limit is 1 to \(Limits.maxMemberLimit)"])])
+            #expect(
+                request.steps == [.refusal(IRCNumeric.invalidModeParam, ["#swift", "l", bad, "A limit is 1 to \(Limits.maxMemberLimit)"])])
         }
     }
 
@@ -68,7 +69,10 @@ import Testing
         #expect(read("+b", "mallory!*").steps == [.ban(adding: true, mask: "mallory!*", nick: "mallory")])
         for pattern in ["*!*@evil.example", "mal*", "mallory!user@host", "!*@*"] {
             let steps = read("+b", pattern).steps
-            #expect(steps == [.refusal(IRCNumeric.invalidModeParam, ["#swift", "b", pattern, "Parley bans a nick (nick or nick!*@*), not a pattern"])])
+            #expect(
+                steps == [
+                    .refusal(IRCNumeric.invalidModeParam, ["#swift", "b", pattern, "Parley bans a nick (nick or nick!*@*), not a pattern"])
+                ])
         }
     }
 

@@ -44,7 +44,8 @@ import Testing
         #expect(lines.allSatisfy { $0.range(of: stamped, options: .regularExpression) != nil }, "\(lines)")
         #expect(
             lines.map { String($0.dropFirst(20)) } == [
-                "<ann> hello from ann", "* @ann edited message 1: hello again", "<ann> second", "* @ann deleted message 2", "<bob> from bob",
+                "<ann> hello from ann", "* @ann edited message 1: hello again", "<ann> second", "* @ann deleted message 2",
+                "<bob> from bob",
             ])
         let direct = try String(contentsOf: logs.appendingPathComponent("@bob.\(month).log"), encoding: .utf8)
         #expect(direct.hasSuffix(" <ann> psst\n"), "\(direct)")

@@ -190,8 +190,11 @@ import Testing
         let overview = try parley.run("/help").lines
         #expect(overview.count <= 24, "\(overview.count) lines: \(overview)")
         #expect(overview.allSatisfy { $0.count <= 100 }, "\(overview)")
-        let listed = overview.filter { $0.hasPrefix("  ") }.flatMap { $0.split(separator: " ") }.filter { $0.hasPrefix("/") && $0.count > 1 }
-        let everyCommand = try parley.run("/help chatting\n/help groups\n/help people\n/help media\n/help bots\n/help account\n/help server\n/help shell")
+        let listed = overview.filter { $0.hasPrefix("  ") }.flatMap { $0.split(separator: " ") }.filter {
+            $0.hasPrefix("/") && $0.count > 1
+        }
+        let everyCommand = try parley.run(
+            "/help chatting\n/help groups\n/help people\n/help media\n/help bots\n/help account\n/help server\n/help shell")
         #expect(everyCommand.status == 0, "\(everyCommand.stderr)")
         let described = everyCommand.lines.filter { $0.hasPrefix("  /") }.compactMap { $0.split(separator: " ").first }
         #expect(Set(listed) == Set(described) && listed.count == described.count, "each command once, in one group")

@@ -10,12 +10,16 @@ enum CommandGroups {
     static let all: [Group] = [
         Group(
             name: "chatting", summary: "talk, answer, change what you said, read back",
-            commands: ["send", "msg", "query", "switch", "reply", "edit", "delete", "react", "unreact", "history", "search", "mentions",
-                       "read", "seen", "chats", "delete-chat", "export"]),
+            commands: [
+                "send", "msg", "query", "switch", "reply", "edit", "delete", "react", "unreact", "history", "search", "mentions",
+                "read", "seen", "chats", "delete-chat", "export",
+            ]),
         Group(
             name: "groups", summary: "make, find, join and run groups",
-            commands: ["create", "join", "list", "groups", "invite", "revoke", "leave", "members", "online", "topic", "rules", "kick",
-                       "op", "deop", "voice", "devoice", "ban", "unban", "bans"]),
+            commands: [
+                "create", "join", "list", "groups", "invite", "revoke", "leave", "members", "online", "topic", "rules", "kick",
+                "op", "deop", "voice", "devoice", "ban", "unban", "bans",
+            ]),
         Group(name: "people", summary: "who is who, who is around", commands: ["users", "whois", "away", "back"]),
         Group(name: "media", summary: "pictures, videos and saving them", commands: ["image", "video", "save", "avatar"]),
         Group(name: "bots", summary: "bot plugins and bot accounts", commands: ["plugin", "bots"]),

@@ -237,7 +237,8 @@ public enum CommandTable {
         ) { shell, input in try await shell.deleteChat(&input) },
         CommandSpec(
             name: "export", usage: "/export [#G|@H] FILE [--json]",
-            summary: "write a chat's whole history to a file, oldest first (--json: an object a line)", example: "/export #swift ~/swift.log"
+            summary: "write a chat's whole history to a file, oldest first (--json: an object a line)",
+            example: "/export #swift ~/swift.log"
         ) { shell, input in try await shell.export(&input) },
         CommandSpec(
             name: "search", usage: "/search WORDS [#G|@H]", summary: "find messages in your chats, newest first",
@@ -282,7 +283,8 @@ public enum CommandTable {
             shell, input in try await shell.status(&input)
         },
         CommandSpec(
-            name: "help", aliases: ["h", "?"], usage: "/help [GROUP|CMD]", summary: "list commands by group, a group's, or one", example: "/help invite"
+            name: "help", aliases: ["h", "?"], usage: "/help [GROUP|CMD]", summary: "list commands by group, a group's, or one",
+            example: "/help invite"
         ) { shell, input in try shell.help(&input) },
         CommandSpec(
             name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",

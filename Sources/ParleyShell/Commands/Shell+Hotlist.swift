@@ -27,7 +27,8 @@ extension Shell {
     func fillHotlist(_ chats: [ChatSummary]) {
         guard settings.status != nil else { return }
         for summary in chats where summary.unread > 0 && !isCurrent(summary.chat) {
-            hot[summary.chat.id] = HotChat(label: Format.label(summary.chat, me: me?.id), unread: summary.unread, mentions: summary.mentions)
+            hot[summary.chat.id] = HotChat(
+                label: Format.label(summary.chat, me: me?.id), unread: summary.unread, mentions: summary.mentions)
         }
         showStatus()
     }

@@ -26,20 +26,27 @@ public final class ChatLogs: Sendable {
         case .message(let message):
             (data, text) = (message, "<\(Sanitizer.line(message.message.sender.handle))> " + Self.body(message.message))
         case .messageEdited(let edited):
-            (data, text) = (edited, "* @\(Sanitizer.line(edited.message.sender.handle)) edited message \(edited.message.seq): " + Self.body(edited.message))
+            (data, text) = (
+                edited,
+                "* @\(Sanitizer.line(edited.message.sender.handle)) edited message \(edited.message.seq): " + Self.body(edited.message)
+            )
         case .messageDeleted(let deleted):
             let by = deleted.by ?? deleted.message.sender
             (data, text) = (deleted, "* @\(Sanitizer.line(by.handle)) deleted message \(deleted.message.seq)")
         default:
             return
         }
-        append(Self.line(text, at: data.message.editedAt ?? data.message.deletedAt ?? data.message.sentAt), to: file(for: data.chat, me: me, at: data.message.sentAt))
+        append(
+            Self.line(text, at: data.message.editedAt ?? data.message.deletedAt ?? data.message.sentAt),
+            to: file(for: data.chat, me: me, at: data.message.sentAt))
     }
 
     /// `2026-11-29 14:03:05 text`, further lines of the text indented under it.
     static func line(_ text: String, at time: Date) -> String {
         let stamp = stampStyle.format(time)
-        return stamp + " " + text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + String(repeating: " ", count: stamp.count + 1)) + "\n"
+        return stamp + " "
+            + text.split(separator: "\n", omittingEmptySubsequences: false).joined(
+                separator: "\n" + String(repeating: " ", count: stamp.count + 1)) + "\n"
     }
 
     static func body(_ message: Message) -> String {
