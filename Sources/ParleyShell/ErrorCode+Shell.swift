@@ -8,6 +8,4 @@ extension ErrorCode {
     public static let noCurrentChat = ErrorCode("no_current_chat")
     public static let timeout = ErrorCode("timeout")
     public static let fileError = ErrorCode("file_error")
-    /// A prompt (a password, a confirmation) was left with Ctrl-C: nothing was done.
-    public static let cancelled = ErrorCode("cancelled")
 }

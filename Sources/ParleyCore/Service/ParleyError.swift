@@ -95,6 +95,8 @@ extension ErrorCode {
     public static let pending = ErrorCode("pending")
     public static let unavailable = ErrorCode("unavailable")
     public static let internalError = ErrorCode("internal")
+    /// Work stopped before it was done (a cancelled task, a prompt left with Ctrl-C).
+    public static let cancelled = ErrorCode("cancelled")
 }
 
 /// The one error type that crosses the `ChatService` boundary.
@@ -114,7 +116,7 @@ public struct ParleyError: Error, Hashable, Codable, Sendable, CustomStringConve
     /// Any error as a ParleyError: itself if it is one, else `internal`.
     public init(_ error: any Error) {
         if error is CancellationError {
-            self = ParleyError(ErrorCode("cancelled"), "cancelled")
+            self = ParleyError(.cancelled, "cancelled")
             return
         }
         self = error as? ParleyError ?? ParleyError(.internalError, "\(error)")
