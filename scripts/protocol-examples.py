@@ -131,6 +131,12 @@ def main():
         show("move the read marker (never backwards)", "bob", bob.call("mark_read", {"chat": direct, "seq": 1}), [("alice", alice.drain())])
         show("who has read up to a message", "alice", alice.call("seen_by", {"chat": direct, "seq": 1}))
         show("full-text search in my chats", "bob", bob.call("search", {"words": "hi", "limit": 10}))
+        alice_id = exchange[1]["result"]["sender"]["id"]
+        for number, text in enumerate(["lunch at noon?", "hi again, see you there"]):
+            alice.call("send", {"chat": direct, "text": text, "client_id": f"c-{number + 2}"})
+        bob.drain(); three.drain()
+        show("narrowed by sender, chat and time, with a message either side", "bob",
+             bob.call("search", {"words": "hi", "chat": direct, "from": alice_id, "after": "2026-01-01T00:00:00Z", "context": 1, "limit": 10}))
         exchange = alice.call("create_group", {"handle": "swift", "title": "Swift on Linux", "is_public": True})
         group = exchange[1]["result"]["id"]
         show("create a group (the creator owns it)", "alice", exchange)

@@ -210,8 +210,8 @@ public final class RemoteChatService: ChatService {
         try await link.call(OpDeclarations.history, Args.History(chat: chat, limit: limit, before: before))
     }
 
-    public func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message] {
-        try await link.call(OpDeclarations.search, Args.Search(words: words, chat: chat, limit: limit))
+    public func search(_ search: MessageSearch) async throws -> [SearchHit] {
+        try await link.call(OpDeclarations.search, Args.Search(search))
     }
 
     public func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker {

@@ -27,16 +27,21 @@ extension PostgresChatStore {
         ).first.map(PostgresRows.message)
     }
 
-    public func search(_ query: SearchQuery, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message] {
-        guard !query.terms.isEmpty else { return [] }
+    public func search(_ query: SearchQuery, user: UserID, limit: Int) async throws -> [Message] {
+        // No words: to_tsquery(NULL) is NULL, and the filters alone choose.
+        let words = query.terms.isEmpty ? nil : Self.tsquery(query)
         return try await rows(
             """
             SELECT \(unescaped: PostgresRows.messageColumns)
             FROM message m
             JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = \(user.rawValue)
             \(unescaped: PostgresRows.messageJoins)
-            WHERE to_tsvector('simple', m.text) @@ to_tsquery('simple', \(Self.tsquery(query)))
-              AND m.seq > mb.cleared_seq AND m.deleted_at IS NULL AND (\(chat?.rawValue)::bigint IS NULL OR m.chat_id = \(chat?.rawValue)::bigint)
+            WHERE (\(words)::text IS NULL OR to_tsvector('simple', m.text) @@ to_tsquery('simple', \(words)))
+              AND m.seq > mb.cleared_seq AND m.deleted_at IS NULL
+              AND (\(query.chat?.rawValue)::bigint IS NULL OR m.chat_id = \(query.chat?.rawValue)::bigint)
+              AND (\(query.sender?.rawValue)::bigint IS NULL OR m.sender_id = \(query.sender?.rawValue)::bigint)
+              AND (\(query.before?.storedMilliseconds)::bigint IS NULL OR m.sent_at < \(query.before?.storedMilliseconds)::bigint)
+              AND (\(query.after?.storedMilliseconds)::bigint IS NULL OR m.sent_at >= \(query.after?.storedMilliseconds)::bigint)
             ORDER BY m.id DESC LIMIT \(Int64(limit))
             """
         ).map(PostgresRows.message)

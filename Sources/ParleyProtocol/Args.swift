@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import ParleyCore
 
 /// Arguments of each op, named as on the wire (in snake_case there).
@@ -168,14 +168,29 @@ public enum Args {
         }
     }
 
+    /// `search`: words (may be empty when a filter is given) and the filters of
+    /// `MessageSearch`; `context` defaults to 0 and `limit` to 20.
     public struct Search: Codable, Sendable {
-        public var words: String
+        public var words: String?
         public var chat: ChatID?
+        public var from: UserID?
+        public var before: Date?
+        public var after: Date?
+        public var context: Int?
         public var limit: Int?
-        public init(words: String, chat: ChatID?, limit: Int) {
-            self.words = words
-            self.chat = chat
-            self.limit = limit
+        public init(_ search: MessageSearch) {
+            words = search.words
+            chat = search.chat
+            from = search.from
+            before = search.before
+            after = search.after
+            context = search.context == 0 ? nil : search.context
+            limit = search.limit
+        }
+
+        public var search: MessageSearch {
+            MessageSearch(
+                words: words ?? "", chat: chat, from: from, before: before, after: after, context: context ?? 0, limit: limit ?? 20)
         }
     }
 

@@ -93,7 +93,7 @@ public enum OpDeclarations {
         try await call.service.history(chat: args.chat, limit: args.limit ?? 50, before: args.before)
     }
     public static let search = OpDeclaration(.search) { (call, args: Args.Search) in
-        try await call.service.search(args.words, in: args.chat, limit: args.limit ?? 20)
+        try await call.service.search(args.search)
     }
     public static let markRead = OpDeclaration(.markRead) { (call, args: Args.ChatSeq) in
         try await call.service.markRead(chat: args.chat, upTo: args.seq)

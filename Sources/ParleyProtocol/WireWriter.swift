@@ -60,7 +60,7 @@ public struct WireWriter {
         field(name, value)
     }
 
-    private mutating func key(_ name: StaticString) {
+    fileprivate mutating func key(_ name: StaticString) {
         if !atFirstField { bytes.append(UInt8(ascii: ",")) }
         atFirstField = false
         bytes.append(UInt8(ascii: "\""))
@@ -237,23 +237,41 @@ extension MediaInfo: WireWritable {
 
 extension Message: WireWritable {
     public func write(to writer: inout WireWriter) {
+        writer.object { writer in writeFields(to: &writer) }
+    }
+
+    /// The message's fields, inside an object the caller writes (a search hit adds its
+    /// context beside them).
+    func writeFields(to writer: inout WireWriter) {
+        writer.field("id", id)
+        writer.field("chat_id", chatID)
+        writer.field("seq", seq)
+        writer.field("sender", sender)
+        writer.field("kind", kind)
+        writer.field("text", text)
+        writer.field("media", media)
+        writer.field("sent_at", sentAt)
+        writer.field("client_id", clientID)
+        if let via { writer.field("via", via) }
+        if !mentions.isEmpty { writer.field("mentions", mentions) }
+        if mentionsEveryone { writer.field("mentions_everyone", true) }
+        writer.field("reply_to", replyTo)
+        if !reactions.isEmpty { writer.field("reactions", reactions) }
+        writer.field("edited_at", editedAt)
+        writer.field("deleted_at", deletedAt)
+    }
+}
+
+extension SearchHit: WireWritable {
+    public func write(to writer: inout WireWriter) {
         writer.object { writer in
-            writer.field("id", id)
-            writer.field("chat_id", chatID)
-            writer.field("seq", seq)
-            writer.field("sender", sender)
-            writer.field("kind", kind)
-            writer.field("text", text)
-            writer.field("media", media)
-            writer.field("sent_at", sentAt)
-            writer.field("client_id", clientID)
-            if let via { writer.field("via", via) }
-            if !mentions.isEmpty { writer.field("mentions", mentions) }
-            if mentionsEveryone { writer.field("mentions_everyone", true) }
-            writer.field("reply_to", replyTo)
-            if !reactions.isEmpty { writer.field("reactions", reactions) }
-            writer.field("edited_at", editedAt)
-            writer.field("deleted_at", deletedAt)
+            message.writeFields(to: &writer)
+            guard !before.isEmpty || !after.isEmpty else { return }
+            writer.key("context")
+            writer.object { writer in
+                writer.field("before", before)
+                writer.field("after", after)
+            }
         }
     }
 }

@@ -30,9 +30,33 @@ extension SQLiteChatStore {
         }
     }
 
-    public func search(_ query: SearchQuery, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message] {
-        guard !query.terms.isEmpty else { return [] }
-        let ftsQuery = Self.fts5(query)
+    public func search(_ query: SearchQuery, user: UserID, limit: Int) async throws -> [Message] {
+        // ?1 the words, ?2 the user, ?3 the chat, ?4 the sender, ?5 before, ?6 after, ?7 the limit.
+        let filters = """
+            m.seq > mb.cleared_seq AND m.deleted_at IS NULL AND (?3 IS NULL OR m.chat_id = ?3) AND (?4 IS NULL OR m.sender_id = ?4)
+            AND (?5 IS NULL OR m.sent_at < ?5) AND (?6 IS NULL OR m.sent_at >= ?6)
+            """
+        let arguments: StatementArguments = [
+            query.terms.isEmpty ? nil : Self.fts5(query), user.rawValue, query.chat?.rawValue, query.sender?.rawValue,
+            query.before?.storedMilliseconds, query.after?.storedMilliseconds, limit,
+        ]
+        guard !query.terms.isEmpty else {
+            // Filters alone: newest first through the messages of the user's chats.
+            return try await pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(Rows.messageColumns)
+                        FROM message m
+                        JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = ?2
+                        \(Rows.messageJoins)
+                        WHERE ?1 IS NULL AND \(filters)
+                        ORDER BY m.id DESC LIMIT ?7
+                        """,
+                    arguments: arguments
+                ).map { Rows.message($0) }
+            }
+        }
         try await indexer.catchUp()
         return try await indexer.read { db in
             try Row.fetchAll(
@@ -43,10 +67,10 @@ extension SQLiteChatStore {
                     JOIN message m ON m.id = f.rowid
                     JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = ?2
                     \(Rows.messageJoins)
-                    WHERE message_fts MATCH ?1 AND m.seq > mb.cleared_seq AND m.deleted_at IS NULL AND (?3 IS NULL OR m.chat_id = ?3)
-                    ORDER BY m.id DESC LIMIT ?4
+                    WHERE message_fts MATCH ?1 AND \(filters)
+                    ORDER BY m.id DESC LIMIT ?7
                     """,
-                arguments: [ftsQuery, user.rawValue, chat?.rawValue, limit]
+                arguments: arguments
             ).map { Rows.message($0) }
         }
     }

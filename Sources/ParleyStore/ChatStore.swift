@@ -112,8 +112,9 @@ public protocol ChatStore: PresenceWatchStore {
     func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
     func message(chat: ChatID, seq: Int64) async throws -> Message?
     /// Messages in chats `user` belongs to (in the part of their history they have not
-    /// cleared) that contain every term of `query`, newest first.
-    func search(_ query: SearchQuery, user: UserID, chat: ChatID?, limit: Int) async throws -> [Message]
+    /// cleared, and not deleted) that contain every term of `query` and pass its
+    /// filters, newest first.
+    func search(_ query: SearchQuery, user: UserID, limit: Int) async throws -> [Message]
     /// Moves the marker forward to `min(seq, last seq)`; returns the marker as it now stands.
     func markRead(chat: ChatID, user: UserID, seq: Int64, at time: Date) async throws -> (marker: ReadMarker, moved: Bool)
     /// Moves the member's read position forward to `limit` as a time (never back), and

@@ -18,10 +18,21 @@ public struct SearchQuery: Sendable, Hashable {
         }
     }
 
+    /// Every term must appear; none: the filters alone choose.
     public var terms: [Term]
+    public var chat: ChatID?
+    public var sender: UserID?
+    /// Sent before this time.
+    public var before: Date?
+    /// Sent at or after this time.
+    public var after: Date?
 
-    public init(terms: [Term]) {
+    public init(terms: [Term], chat: ChatID? = nil, sender: UserID? = nil, before: Date? = nil, after: Date? = nil) {
         self.terms = terms
+        self.chat = chat
+        self.sender = sender
+        self.before = before
+        self.after = after
     }
 }
 

@@ -91,6 +91,21 @@ import Testing
         #expect(try Self.sameJSON(WireWriter.reply(9, [Message]()), encoder.encode(Reply.success(9, [Message]()))))
     }
 
+    /// A search hit is its message's fields, with `context` beside them only when there is some.
+    @Test func searchHitsMatchTheEncoder() throws {
+        let messages = Self.messages()
+        let hits = [
+            SearchHit(message: messages[2]), SearchHit(message: messages[1], before: [messages[0]], after: [messages[2], messages[3]]),
+            SearchHit(message: messages[9], before: [], after: [messages[10]]),
+        ]
+        let written = WireWriter.reply(3, hits)
+        #expect(try Self.sameJSON(written, Wire.encoder().encode(Reply.success(3, hits))))
+        #expect(try Wire.decoder().decode(Reply<[SearchHit]>.self, from: Data(written)).result == hits)
+        // Without context a hit reads as a plain message, as `search` replied before it had any.
+        #expect(try Wire.decoder().decode(Reply<[Message]>.self, from: Data(written)).result == hits.map(\.message))
+        #expect(!String(decoding: WireWriter.reply(4, [hits[0]]), as: UTF8.self).contains("context"))
+    }
+
     @Test func datesAreUTCToTheNearestMillisecond() throws {
         #expect(Wire.text(of: Date(timeIntervalSince1970: 1_790_000_000.125)) == "2026-09-21T14:13:20.125Z")
         #expect(Wire.text(of: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")

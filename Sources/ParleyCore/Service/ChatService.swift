@@ -87,8 +87,9 @@ public protocol ChatService: AnyObject, Sendable {
     func sendMessages(_ batch: [OutgoingText]) async -> SentBatch
     /// The latest `limit` messages, or the `limit` before sequence number `before`, oldest first.
     func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message]
-    /// Messages in the user's chats matching all `words`, newest first.
-    func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message]
+    /// Messages in the user's chats matching all the words and every filter, newest
+    /// first, each with the context it asked for.
+    func search(_ search: MessageSearch) async throws -> [SearchHit]
     /// Moves the user's read marker forward to `seq` (never backwards) and returns it.
     func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker
     /// The members whose read marker is at or past `seq`, other than its sender.
@@ -200,16 +201,20 @@ extension ChatService {
         try await sendMessage(to: recipient, text: text, clientID: clientID, via: via, replyTo: nil)
     }
 
-    /// A message answering message `seq` of the same chat.
     public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?) async throws -> Message {
         try await sendMedia(to: recipient, media: media, caption: caption, clientID: clientID, via: nil)
     }
 
+    /// A message answering message `seq` of the same chat.
     public func reply(to seq: Int64, in chat: ChatID, text: String, clientID: String?, via: String? = nil) async throws -> Message {
         try await sendMessage(to: .chat(chat), text: text, clientID: clientID, via: via, replyTo: seq)
     }
 
-    /// One `sendMessage` after another.
+    /// Messages in the user's chats matching all `words`, newest first, without context.
+    public func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message] {
+        try await search(MessageSearch(words: words, chat: chat, limit: limit)).map(\.message)
+    }
+
     public func joinGroup(handle: String) async throws -> Chat {
         try await joinGroup(handle: handle, key: nil)
     }
@@ -218,6 +223,7 @@ extension ChatService {
         try await setGroupRules(in: chat, GroupRulesChange(anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll))
     }
 
+    /// One `sendMessage` after another.
     public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
         var sent: [Message] = []
         for item in batch {

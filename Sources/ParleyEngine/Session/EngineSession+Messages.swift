@@ -229,24 +229,53 @@ extension EngineSession {
 
     static let maxSearchLength = 200
 
-    public func search(_ words: String, in chat: ChatID?, limit: Int) async throws -> [Message] {
+    public func search(_ search: MessageSearch) async throws -> [SearchHit] {
         let user = try requireUser()
-        if let chat { _ = try await requireMember(chat) }
-        let limit = try Limits.pageSize(limit)
+        if let chat = search.chat { _ = try await requireMember(chat) }
+        let limit = try Limits.pageSize(search.limit)
+        guard (0...MessageSearch.maxContext).contains(search.context) else {
+            throw ParleyError(.invalidArgument, "context is 0 to \(MessageSearch.maxContext) messages either side")
+        }
+        if let before = search.before, let after = search.after, after >= before {
+            throw ParleyError(.invalidArgument, "after must be earlier than before")
+        }
+        let terms = try Self.searchTerms(search.words)
+        guard !terms.isEmpty || search.isFiltered else {
+            throw ParleyError(.invalidArgument, "search needs at least one word, or a chat, sender or date to narrow it")
+        }
+        let query = SearchQuery(terms: terms, chat: search.chat, sender: search.from, before: search.before, after: search.after)
+        let found = try await store.search(query, user: user.id, limit: limit)
+        guard search.context > 0 else { return found.map { SearchHit(message: $0) } }
+        // Context never reaches into the part of a chat the user cleared; seq numbers a
+        // chat's messages without gaps, so the neighbours are the seqs either side.
+        var cleared: [ChatID: Int64] = [:]
+        var hits: [SearchHit] = []
+        for message in found {
+            let chat = message.chatID
+            if cleared[chat] == nil { cleared[chat] = try await store.membership(of: user.id, in: chat)?.clearedSeq ?? 0 }
+            let from = max(cleared[chat] ?? 0, message.seq - Int64(search.context) - 1)
+            let before = try await store.history(chat: chat, after: from, before: message.seq, limit: search.context)
+            let until = message.seq < Int64.max - 8 ? message.seq + Int64(search.context) + 1 : Int64.max
+            let after = try await store.history(chat: chat, after: message.seq, before: until, limit: search.context)
+            hits.append(SearchHit(message: message, before: before, after: after))
+        }
+        return hits
+    }
+
+    /// The words as terms: split at spaces and punctuation; a word ending in `*` is a
+    /// prefix (`depl*` finds "deployment"), and so is the last word, which people type as
+    /// they think of it.
+    static func searchTerms(_ words: String) throws(ParleyError) -> [SearchQuery.Term] {
         guard words.count <= Self.maxSearchLength, !words.unicodeScalars.contains(where: Limits.isControl) else {
             throw ParleyError(.invalidArgument, "search words are at most \(Self.maxSearchLength) characters without control characters")
         }
-        // A word ending in `*` is a prefix (`depl*` finds "deployment"), and so is the
-        // last word, which people type as they think of it.
         var terms: [(word: Substring, prefix: Bool)] = []
         for token in words.split(whereSeparator: \.isWhitespace) {
             let parts = token.split(whereSeparator: { $0.isPunctuation && $0 != "'" || $0.isSymbol })
             terms += parts.enumerated().map { ($0.element, token.hasSuffix("*") && $0.offset == parts.count - 1) }
         }
-        guard !terms.isEmpty else { throw ParleyError(.invalidArgument, "search needs at least one word") }
-        terms[terms.count - 1].prefix = true
-        let query = SearchQuery(terms: terms.map { SearchQuery.Term(word: String($0.word), prefix: $0.prefix) })
-        return try await store.search(query, user: user.id, chat: chat, limit: limit)
+        if !terms.isEmpty { terms[terms.count - 1].prefix = true }
+        return terms.map { SearchQuery.Term(word: String($0.word), prefix: $0.prefix) }
     }
 
     public func markRead(chat: ChatID, upTo seq: Int64) async throws -> ReadMarker {

@@ -241,8 +241,9 @@ public enum CommandTable {
             example: "/export #swift ~/swift.log"
         ) { shell, input in try await shell.export(&input) },
         CommandSpec(
-            name: "search", usage: "/search WORDS [#G|@H]", summary: "find messages in your chats, newest first",
-            example: "/search deploy friday #ops"
+            name: "search", usage: "/search WORDS [from:@H] [in:#G|@H] [before:DATE] [after:DATE] [on:DATE] [--context N]",
+            summary: "find messages in your chats, newest first; DATE: 2026-11-29, 2026-11-29T14:30, today, yesterday, 7d",
+            example: "/search deploy from:@bob in:#ops after:7d --context 2"
         ) { shell, input in try await shell.search(&input) },
         CommandSpec(name: "chats", usage: "/chats", summary: "your chats with the last message and unread count", example: "/chats") {
             shell, input in try await shell.chats(&input)

@@ -7,7 +7,7 @@ extension Shell {
         guard options.positional.count == 1, let email = options.positional.first else {
             throw ParleyError(
                 .usage,
-                "usage: /register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR] [--code SIGNUP-CODE]")
+                "/register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR] [--code SIGNUP-CODE]")
         }
         let password = try await password(options, confirmTwice: true)
         let signedIn = try await service.register(
@@ -21,7 +21,7 @@ extension Shell {
     func login(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["password", "password-env", "id-token", "id-token-env"])
         if let token = try idToken(options) {
-            guard options.positional.isEmpty else { throw ParleyError(.usage, "usage: /login --id-token TOKEN | --id-token-env VAR") }
+            guard options.positional.isEmpty else { throw ParleyError(.usage, "/login --id-token TOKEN | --id-token-env VAR") }
             if me != nil { try await service.signOut() }
             let signedIn = try await service.signIn(idToken: token)
             await adopt(signedIn, save: true)
@@ -33,7 +33,7 @@ extension Shell {
         guard options.positional.count == 1 || isPhone,
             let login = isPhone ? options.positional.joined(separator: " ") : options.positional.first
         else {
-            throw ParleyError(.usage, "usage: /login EMAIL|@HANDLE [--password P | --password-env VAR]  |  /login +PHONE")
+            throw ParleyError(.usage, "/login EMAIL|@HANDLE [--password P | --password-env VAR]  |  /login +PHONE")
         }
         if me != nil { try await service.signOut() }
         if login.hasPrefix("+") {
@@ -53,7 +53,7 @@ extension Shell {
     /// `/code NNNNNN [+PHONE]`: signs in with the code the last `/login +PHONE` sent.
     func code(_ input: inout CommandInput) async throws {
         let options = try input.options()
-        guard (1...2).contains(options.positional.count) else { throw ParleyError(.usage, "usage: /code NNNNNN [+PHONE]") }
+        guard (1...2).contains(options.positional.count) else { throw ParleyError(.usage, "/code NNNNNN [+PHONE]") }
         guard let phone = options.positional.count == 2 ? options.positional[1] : pendingPhone else {
             throw ParleyError(.usage, "no code was asked for: /login +PHONE first")
         }
@@ -145,7 +145,7 @@ extension Shell {
 
     func profile(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["name"])
-        guard options.positional.isEmpty else { throw ParleyError(.usage, "usage: /profile [--name \"Full Name\"]") }
+        guard options.positional.isEmpty else { throw ParleyError(.usage, "/profile [--name \"Full Name\"]") }
         _ = try requireMe()
         let user: User
         if let name = options.values["name"] {
@@ -169,7 +169,7 @@ extension Shell {
 
     func users(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["page"])
-        guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /users [QUERY] [--page N]") }
+        guard options.positional.count <= 1 else { throw ParleyError(.usage, "/users [QUERY] [--page N]") }
         let (offset, pageSize) = try Self.page(options)
         let users = try await service.searchUsers(options.positional.first ?? "", limit: pageSize, offset: offset)
         completions.add(users: users.map(\.handle), groups: [])

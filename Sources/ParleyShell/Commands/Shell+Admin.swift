@@ -4,7 +4,7 @@ import ParleyCore
 extension Shell {
     /// `/bots` lists the user's bot accounts; `/bots new @H` makes one.
     func bots(_ input: inout CommandInput) async throws {
-        let usage = "usage: /bots  |  /bots new @H [--name \"Name\"] [--password P | --password-env VAR]"
+        let usage = "/bots  |  /bots new @H [--name \"Name\"] [--password P | --password-env VAR]"
         let options = try input.options(values: ["name", "password", "password-env"])
         _ = try requireMe()
         guard let verb = options.positional.first else {
@@ -25,7 +25,7 @@ extension Shell {
 
     /// `/signup-code`: codes to register with on a server that registers by invitation.
     func signupCode(_ input: inout CommandInput) async throws {
-        let usage = "usage: /signup-code [--uses N] [--expires 30m|2h|7d]  |  /signup-code --list  |  /signup-code --revoke CODE"
+        let usage = "/signup-code [--uses N] [--expires 30m|2h|7d]  |  /signup-code --list  |  /signup-code --revoke CODE"
         let options = try input.options(values: ["uses", "expires", "revoke"], flags: ["list"])
         guard options.positional.isEmpty else { throw ParleyError(.usage, usage) }
         _ = try requireMe()

@@ -24,7 +24,7 @@ extension Shell {
     }
 
     func connect(_ input: inout CommandInput) async throws {
-        guard let url = try input.word() else { throw ParleyError(.invalidArgument, "usage: /connect ws://HOST:PORT") }
+        guard let url = try input.word() else { throw ParleyError(.usage, "/connect ws://HOST:PORT") }
         try noMoreArguments(input)
         guard let open = settings.connect else { throw ParleyError(.unavailable, "this shell cannot connect to servers") }
         await replaceService(with: try await open(url))

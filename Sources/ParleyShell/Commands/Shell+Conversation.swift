@@ -6,7 +6,7 @@ extension Shell {
     /// `[#G|@H] SEQ`: the chat (the current one by default) and a message number.
     private func messageRef(_ input: inout CommandInput, usage: String) async throws -> (Chat, ChatTarget, Int64) {
         let word = try input.target()
-        guard let text = try input.word(), let seq = Int64(text), seq >= 1 else { throw ParleyError(.usage, "usage: \(usage)") }
+        guard let text = try input.word(), let seq = Int64(text), seq >= 1 else { throw ParleyError(.usage, "\(usage)") }
         let (chat, target) = try await existingChat(word)
         return (chat, target, seq)
     }
@@ -15,7 +15,7 @@ extension Shell {
         let usage = "/reply [#G|@H] SEQ TEXT"
         let (chat, target, seq) = try await messageRef(&input, usage: usage)
         let text = try input.text()
-        guard !text.isEmpty else { throw ParleyError(.usage, "usage: \(usage)") }
+        guard !text.isEmpty else { throw ParleyError(.usage, "\(usage)") }
         let message: Message
         do {
             message = try await service.reply(to: seq, in: chat.id, text: text, clientID: nil, via: settings.via)
@@ -29,7 +29,7 @@ extension Shell {
         let usage = "/edit [#G|@H] SEQ NEW TEXT"
         let (chat, target, seq) = try await messageRef(&input, usage: usage)
         let text = try input.text()
-        guard !text.isEmpty else { throw ParleyError(.usage, "usage: \(usage)") }
+        guard !text.isEmpty else { throw ParleyError(.usage, "\(usage)") }
         let message = try await service.editMessage(chat: chat.id, seq: seq, text: text)
         show(message, in: target, command: "edit")
     }
@@ -45,7 +45,7 @@ extension Shell {
     func react(_ input: inout CommandInput, add: Bool) async throws {
         let usage = add ? "/react [#G|@H] SEQ EMOJI" : "/unreact [#G|@H] SEQ EMOJI"
         let (chat, target, seq) = try await messageRef(&input, usage: usage)
-        guard let emoji = try input.word() else { throw ParleyError(.usage, "usage: \(usage)") }
+        guard let emoji = try input.word() else { throw ParleyError(.usage, "\(usage)") }
         try noMoreArguments(input)
         let counts =
             add
@@ -58,7 +58,7 @@ extension Shell {
     func mentions(_ input: inout CommandInput) async throws {
         let word = try input.word()
         try noMoreArguments(input)
-        guard let count = word.map({ Int($0) }) ?? 20 else { throw ParleyError(.usage, "usage: /mentions [N]") }
+        guard let count = word.map({ Int($0) }) ?? 20 else { throw ParleyError(.usage, "/mentions [N]") }
         let found = try await service.mentions(limit: count)
         let lines = try await numberedLines(found)
         output.result("mentions", lines.isEmpty ? ["Nobody has mentioned you"] : lines, json: found)
@@ -88,10 +88,10 @@ extension Shell {
         var change = GroupRulesChange()
         while let setting = try input.word() {
             let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { throw ParleyError(.usage, "usage: \(usage)") }
+            guard parts.count == 2 else { throw ParleyError(.usage, "\(usage)") }
             let (name, value) = (parts[0].lowercased(), parts[1])
             func choice(_ yes: String, _ no: String) throws(ParleyError) -> Bool {
-                guard [yes, no].contains(value.lowercased()) else { throw ParleyError(.usage, "usage: \(usage)") }
+                guard [yes, no].contains(value.lowercased()) else { throw ParleyError(.usage, "\(usage)") }
                 return value.lowercased() == yes
             }
             switch name {
@@ -102,11 +102,11 @@ extension Shell {
             case "listed": change.unlisted = try choice("no", "yes")
             case "limit":
                 guard value.lowercased() == "none" || Int(value).map({ $0 > 0 }) == true else {
-                    throw ParleyError(.usage, "usage: \(usage)")
+                    throw ParleyError(.usage, "\(usage)")
                 }
                 change.memberLimit = Int(value) ?? 0
             case "key": change.key = value.lowercased() == "none" ? "" : value
-            default: throw ParleyError(.usage, "usage: \(usage)")
+            default: throw ParleyError(.usage, "\(usage)")
             }
         }
         let chat = try await groupTarget(word)

@@ -5,7 +5,7 @@ import ParleyCore
 /// logs write it (or a JSON object a line).
 extension Shell {
     func export(_ input: inout CommandInput) async throws {
-        let usage = "usage: /export [#G|@H] FILE [--json]"
+        let usage = "/export [#G|@H] FILE [--json]"
         let target = try input.target()
         let options = try input.options(values: [], flags: ["json"])
         guard options.positional.count == 1, let path = options.positional.first else { throw ParleyError(.usage, usage) }

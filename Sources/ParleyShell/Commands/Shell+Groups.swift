@@ -4,7 +4,7 @@ import ParleyCore
 extension Shell {
     func create(_ input: inout CommandInput) async throws {
         guard let handle = try input.word(), handle.hasPrefix("#") else {
-            throw ParleyError(.usage, "usage: /create #G [TITLE] [--private]")
+            throw ParleyError(.usage, "/create #G [TITLE] [--private]")
         }
         var title = try input.text()
         var isPublic = true
@@ -45,7 +45,7 @@ extension Shell {
         let options = try input.options(values: ["uses", "expires"], flags: ["link"])
         if options.flags.contains("link") {
             guard options.positional.count <= 1 else {
-                throw ParleyError(.usage, "usage: /invite --link [#G] [--uses N] [--expires 30m|2h|7d]")
+                throw ParleyError(.usage, "/invite --link [#G] [--uses N] [--expires 30m|2h|7d]")
             }
             let chat = try await groupTarget(options.positional.first)
             let expires = try options.values["expires"].map { try DurationText.parse($0) }
@@ -58,7 +58,7 @@ extension Shell {
             return
         }
         guard (1...2).contains(options.positional.count), options.values.isEmpty else {
-            throw ParleyError(.usage, "usage: /invite @H [#G]")
+            throw ParleyError(.usage, "/invite @H [#G]")
         }
         let user = try await user(options.positional[0])
         let chat = try await groupTarget(options.positional.count == 2 ? options.positional[1] : nil)
@@ -144,7 +144,7 @@ extension Shell {
 
     func listGroups(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["page"])
-        guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /list [PREFIX] [--page N]") }
+        guard options.positional.count <= 1 else { throw ParleyError(.usage, "/list [PREFIX] [--page N]") }
         let (offset, pageSize) = try Self.page(options)
         let listings = try await service.publicGroups(options.positional.first ?? "", limit: pageSize, offset: offset)
         completions.add(users: [], groups: listings.compactMap(\.chat.handle))

@@ -8,7 +8,7 @@ extension Shell {
     /// `/image [#G|@H] [--no-preview] PATH [CAPTION]`: uploads, then sends. The upload
     /// names the chat, so one the user may not send to is refused before any byte goes.
     private func sendMedia(_ input: inout CommandInput, kind: MediaKind) async throws {
-        let usage = "usage: /\(kind.rawValue) [#G|@H] [--no-preview] PATH [CAPTION]"
+        let usage = "/\(kind.rawValue) [#G|@H] [--no-preview] PATH [CAPTION]"
         let word = try input.target()
         var preview = settings.preview
         if try input.peek() == "--no-preview" {
@@ -36,7 +36,7 @@ extension Shell {
 
     /// `/avatar PATH` sets an image as the avatar; `/avatar --remove` clears it.
     func avatar(_ input: inout CommandInput) async throws {
-        guard let word = try input.word() else { throw ParleyError(.usage, "usage: /avatar PATH | /avatar --remove") }
+        guard let word = try input.word() else { throw ParleyError(.usage, "/avatar PATH | /avatar --remove") }
         try noMoreArguments(input)
         if word == "--remove" {
             me = try await service.setAvatar(nil)
@@ -56,7 +56,7 @@ extension Shell {
     /// message, into PATH (a file, or a folder for the default name
     /// `CHAT-SEQ.EXT`); an existing file is only replaced with `--force`.
     func save(_ input: inout CommandInput) async throws {
-        let usage = "usage: /save [#G|@H] SEQ [PATH] [--force]"
+        let usage = "/save [#G|@H] SEQ [PATH] [--force]"
         let word = try input.target()
         let options = try input.options(flags: ["force"])
         guard (1...2).contains(options.positional.count), let seq = Int64(options.positional[0]) else {

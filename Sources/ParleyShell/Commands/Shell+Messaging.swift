@@ -13,16 +13,16 @@ extension Shell {
     }
 
     static func msgParts(_ input: inout CommandInput) throws(ParleyError) -> (target: String?, text: String) {
-        guard let target = try input.target(), target.hasPrefix("@") else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
+        guard let target = try input.target(), target.hasPrefix("@") else { throw ParleyError(.usage, "/msg @H TEXT") }
         let text = try input.text()
-        guard !text.isEmpty else { throw ParleyError(.usage, "usage: /msg @H TEXT") }
+        guard !text.isEmpty else { throw ParleyError(.usage, "/msg @H TEXT") }
         return (target, text)
     }
 
     static func sendParts(_ input: inout CommandInput) throws(ParleyError) -> (target: String?, text: String) {
         let target = try input.target()
         let text = try input.text()
-        guard !text.isEmpty else { throw ParleyError(.usage, "usage: /send [#G|@H] TEXT") }
+        guard !text.isEmpty else { throw ParleyError(.usage, "/send [#G|@H] TEXT") }
         return (target, text)
     }
 
@@ -93,7 +93,7 @@ extension Shell {
     }
 
     func query(_ input: inout CommandInput) async throws {
-        guard let word = try input.target(), word.hasPrefix("@") else { throw ParleyError(.usage, "usage: /query @H") }
+        guard let word = try input.target(), word.hasPrefix("@") else { throw ParleyError(.usage, "/query @H") }
         try noMoreArguments(input)
         let target = try await target(word)
         try await makeCurrent(target)
@@ -101,7 +101,7 @@ extension Shell {
     }
 
     func switchChat(_ input: inout CommandInput) async throws {
-        guard let word = try input.target() else { throw ParleyError(.usage, "usage: /switch #G|@H") }
+        guard let word = try input.target() else { throw ParleyError(.usage, "/switch #G|@H") }
         try noMoreArguments(input)
         let target = try await target(word)
         var topic: String?
@@ -120,7 +120,7 @@ extension Shell {
     func history(_ input: inout CommandInput) async throws {
         let target = try input.target()
         let options = try input.options(values: ["before"])
-        guard options.positional.count <= 1 else { throw ParleyError(.usage, "usage: /history [#G|@H] [N] [--before SEQ]") }
+        guard options.positional.count <= 1 else { throw ParleyError(.usage, "/history [#G|@H] [N] [--before SEQ]") }
         let count =
             try options.positional.first.map { text -> Int in
                 guard let count = Int(text) else { throw ParleyError(.usage, "N must be a number, not '\(text)'") }
@@ -152,7 +152,7 @@ extension Shell {
         let (chat, found) = try await existingChat(target)
         let seq: Int64
         if let word {
-            guard let number = Int64(word) else { throw ParleyError(.usage, "usage: /seen [#G|@H] [SEQ]") }
+            guard let number = Int64(word) else { throw ParleyError(.usage, "/seen [#G|@H] [SEQ]") }
             seq = number
         } else {
             guard let last = try await service.history(chat: chat.id, limit: 1, before: nil).last else {
@@ -172,19 +172,6 @@ extension Shell {
         try await service.deleteChat(chat.id)
         if current?.chat?.id == chat.id { current = nil }
         output.result("delete-chat", ["Deleted \(found.label) from your chats"], json: ["chat_id": chat.id.rawValue])
-    }
-
-    func search(_ input: inout CommandInput) async throws {
-        var words = try input.options().positional
-        var chat: Chat?
-        if let last = words.last, last.hasPrefix("#") || last.hasPrefix("@"), words.count > 1 {
-            chat = try await existingChat(last).0
-            words.removeLast()
-        }
-        guard !words.isEmpty else { throw ParleyError(.usage, "usage: /search WORDS [#G|@H]") }
-        let found = try await service.search(words.joined(separator: " "), in: chat?.id, limit: 50)
-        let lines = try await numberedLines(found)
-        output.result("search", lines.isEmpty ? ["No messages found"] : lines, json: found)
     }
 
     /// `42. [14:03] #swift <alice> …` for messages from any of the user's chats.
@@ -217,7 +204,7 @@ extension Shell {
             target = try await self.target(first)
             words.removeFirst()
         }
-        guard !words.isEmpty else { throw ParleyError(.usage, "usage: /wait [--timeout S] [#G|@H] REGEX") }
+        guard !words.isEmpty else { throw ParleyError(.usage, "/wait [--timeout S] [#G|@H] REGEX") }
         let pattern = words.joined(separator: " ")
         let regex: NSRegularExpression
         do { regex = try NSRegularExpression(pattern: pattern) } catch {

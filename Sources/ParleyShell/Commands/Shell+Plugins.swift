@@ -8,7 +8,7 @@ extension Shell {
     /// `/plugin load PATH [--as @H] [--name N] [--rate N] [ARGS...]`, `/plugin list`,
     /// `/plugin unload NAME`, `/plugin reload NAME`.
     func plugin(_ input: inout CommandInput) async throws {
-        let usage = "usage: /plugin load PATH [--as @HANDLE] [--name NAME] [--rate N] [ARGS...] | list | unload NAME | reload NAME"
+        let usage = "/plugin load PATH [--as @HANDLE] [--name NAME] [--rate N] [ARGS...] | list | unload NAME | reload NAME"
         guard let verb = try input.word() else { throw ParleyError(.usage, usage) }
         switch verb {
         case "load":

@@ -36,7 +36,7 @@ extension Shell {
     func privacy(_ input: inout CommandInput) async throws {
         let usage = "/privacy last-seen hide|show"
         guard try input.word()?.lowercased() == "last-seen", let choice = try input.word()?.lowercased(), ["hide", "show"].contains(choice)
-        else { throw ParleyError(.usage, "usage: \(usage)") }
+        else { throw ParleyError(.usage, "\(usage)") }
         try noMoreArguments(input)
         try await service.hideActivity(choice == "hide")
         let line =
@@ -55,7 +55,7 @@ extension Shell {
             case "off", "none": limit = 0
             case "default": limit = nil
             default:
-                guard let count = Int(word) else { throw ParleyError(.usage, "usage: /playback [off|COUNT|default]") }
+                guard let count = Int(word) else { throw ParleyError(.usage, "/playback [off|COUNT|default]") }
                 limit = count
             }
             try await service.setIRCPlayback(limit)
@@ -73,7 +73,7 @@ extension Shell {
     func sessions(_ input: inout CommandInput) async throws {
         if let verb = try input.word() {
             guard verb.lowercased() == "revoke", let id = try input.word() else {
-                throw ParleyError(.usage, "usage: /sessions  |  /sessions revoke ID")
+                throw ParleyError(.usage, "/sessions  |  /sessions revoke ID")
             }
             try noMoreArguments(input)
             try await service.revokeSession(id)
