@@ -314,10 +314,12 @@ public final class RemoteChatService: ChatService {
             source, path: path.string ?? MediaHTTP.uploadPath, token: try await link.requireToken(), progress: progress)
     }
 
-    public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?, via: String?) async throws -> Message
-    {
+    public func sendMedia(
+        to recipient: Recipient, media: String, caption: String, name: String?, clientID: String?, via: String?
+    ) async throws -> Message {
         try await link.send(
-            Args.Send(to: recipient, text: caption, media: media, clientID: clientID ?? UUID().uuidString.lowercased(), via: via))
+            Args.Send(
+                to: recipient, text: caption, media: media, name: name, clientID: clientID ?? UUID().uuidString.lowercased(), via: via))
     }
 
     @discardableResult

@@ -16,7 +16,8 @@ extension IRCView {
 
     /// A message as PRIVMSG lines: one a line of its text, each within the line limit;
     /// media as its kind and caption.
-    /// An image or video reads `[image] caption <link>`, with a link for `me` alone. Of
+    /// An image, video or file reads `[image] caption <link>` (`[file notes.pdf] …`),
+    /// with a link for `me` alone. Of
     /// `capabilities` it reads only those in `IRCSharedLines.shaping`: a group's text is
     /// serialized once for all the clients that agree on those.
     static func messageLines(
@@ -26,8 +27,9 @@ extension IRCView {
         // A deleted message has no line (history leaves it out).
         guard message.kind != .system, message.deletedAt == nil, let target = target(of: message, in: chat, me: me) else { return [] }
         var text = message.text
-        if message.kind == .image || message.kind == .video {
-            text = "[\(message.kind.rawValue)]" + (text.isEmpty ? "" : " " + text)
+        if message.kind == .image || message.kind == .video || message.kind == .file {
+            let name = message.media?.name.map { " " + $0 } ?? ""
+            text = "[\(message.kind.rawValue)\(name)]" + (text.isEmpty ? "" : " " + text)
             if let media = message.media, let url = link(media.id, me.id) { text += " " + url }
         }
         var tags: [String: String] = [:]

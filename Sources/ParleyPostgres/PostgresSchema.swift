@@ -318,6 +318,14 @@ enum PostgresSchema {
             ALTER TABLE users ADD COLUMN irc_playback bigint;
             """
         ),
+        (
+            // Media may be a file of any kind (`/file`), not only an image or a video.
+            "12-media-files",
+            """
+            ALTER TABLE media DROP CONSTRAINT media_kind_check;
+            ALTER TABLE media ADD CONSTRAINT media_kind_check CHECK (kind IN ('image', 'video', 'file'));
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

@@ -130,15 +130,19 @@ public enum Args {
         public var user: UserID?
         public var text: String
         public var media: String?
+        /// With `media`: the file's name, as the message shows it (`MediaInfo.name`).
+        public var name: String?
         public var clientID: String?
         /// The plugin sending for its user, if one is.
         public var via: String?
         /// The sequence number of the message in the same chat this one answers.
         public var replyTo: Int64?
         public init(
-            to recipient: Recipient, text: String, media: String? = nil, clientID: String?, via: String? = nil, replyTo: Int64? = nil
+            to recipient: Recipient, text: String, media: String? = nil, name: String? = nil, clientID: String?, via: String? = nil,
+            replyTo: Int64? = nil
         ) {
             self.replyTo = replyTo
+            self.name = name
             switch recipient {
             case .chat(let id): chat = id
             case .user(let id): user = id

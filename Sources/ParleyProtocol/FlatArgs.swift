@@ -93,14 +93,14 @@ extension Dictionary where Key == String, Value == FlatArgs.Value {
 }
 
 extension Args.Send: FlatDecodable {
-    static let flatKeys: Set<String> = ["chat", "user", "text", "media", "client_id", "via", "reply_to"]
+    static let flatKeys: Set<String> = ["chat", "user", "text", "media", "name", "client_id", "via", "reply_to"]
 
     init?(flat: [String: FlatArgs.Value]) {
         guard case .string(let text)? = flat["text"], let chat = flat.optionalNumber("chat"), let user = flat.optionalNumber("user"),
             let media = flat.optionalString("media"), let clientID = flat.optionalString("client_id"),
-            let via = flat.optionalString("via"), let replyTo = flat.optionalNumber("reply_to")
+            let via = flat.optionalString("via"), let replyTo = flat.optionalNumber("reply_to"), let name = flat.optionalString("name")
         else { return nil }
-        self.init(to: .chat(ChatID(0)), text: text, media: media, clientID: clientID, via: via, replyTo: replyTo)
+        self.init(to: .chat(ChatID(0)), text: text, media: media, name: name, clientID: clientID, via: via, replyTo: replyTo)
         self.chat = chat.map { ChatID($0) }
         self.user = user.map { UserID($0) }
     }

@@ -80,11 +80,11 @@ public enum OpDeclarations {
     public static let user = OpDeclaration(.user) { (call, args: Args.Handle) in try await call.service.user(handle: args.handle) }
 
     // Messages
-    /// With `media`, an image or video message whose caption is `text`.
+    /// With `media`, an image, video or file message whose caption is `text`.
     public static let send = OpDeclaration(.send) { (call, args: Args.Send) in
         if let media = args.media {
             return try await call.service.sendMedia(
-                to: try args.recipient(), media: media, caption: args.text, clientID: args.clientID, via: args.via)
+                to: try args.recipient(), media: media, caption: args.text, name: args.name, clientID: args.clientID, via: args.via)
         }
         return try await call.service.sendMessage(
             to: try args.recipient(), text: args.text, clientID: args.clientID, via: args.via, replyTo: args.replyTo)

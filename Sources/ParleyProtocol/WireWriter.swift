@@ -231,6 +231,7 @@ extension MediaInfo: WireWritable {
             writer.field("size", size)
             writer.field("width", width)
             writer.field("height", height)
+            writer.field("name", name)
         }
     }
 }

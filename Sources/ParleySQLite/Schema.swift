@@ -362,6 +362,25 @@ enum Schema {
         migrator.registerMigration("v20") { db in
             try db.execute(sql: "ALTER TABLE user ADD COLUMN irc_playback INTEGER")
         }
+        // Media may be a file of any kind (`/file`), not only an image or a video. The
+        // migrator defers foreign keys, so dropping the old table cascades to no upload.
+        migrator.registerMigration("v21") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE media_v21 (
+                        id TEXT PRIMARY KEY,
+                        kind TEXT NOT NULL CHECK (kind IN ('image', 'video', 'file')),
+                        type TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        width INTEGER,
+                        height INTEGER,
+                        created_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    INSERT INTO media_v21 SELECT id, kind, type, size, width, height, created_at FROM media;
+                    DROP TABLE media;
+                    ALTER TABLE media_v21 RENAME TO media;
+                    """)
+        }
         return migrator
     }
 }

@@ -24,7 +24,7 @@ extension ParleyServer {
         let query = request.uri.queryParameters
         var kind: MediaKind?
         if let word = query.get("kind") {
-            guard let parsed = MediaKind(rawValue: word) else { throw ParleyError(.invalidArgument, "kind is image or video") }
+            guard let parsed = MediaKind(rawValue: word) else { throw ParleyError(.invalidArgument, "kind is image, video or file") }
             kind = parsed
         }
         var recipient: Recipient?
@@ -57,9 +57,13 @@ extension ParleyServer {
             : try await engine.user(token: try Self.bearer(request))
         let (media, file) = try await engine.openMedia(id, for: user)
         var headers: HTTPFields = [
-            .contentType: media.type, .acceptRanges: "bytes", .eTag: "\"\(media.id)\"",
-            .cacheControl: "private, max-age=31536000, immutable",
+            .contentType: media.type == "text/plain" ? "text/plain; charset=utf-8" : media.type, .acceptRanges: "bytes",
+            .eTag: "\"\(media.id)\"", .cacheControl: "private, max-age=31536000, immutable",
+            // A browser takes the type as given and runs nothing in what it shows.
+            Self.noSniff: "nosniff", .contentSecurityPolicy: "default-src 'none'; sandbox",
         ]
+        // A file is saved, never shown: an HTML or SVG file sent as text stays text.
+        if media.kind == .file { headers[.contentDisposition] = "attachment; filename=\"\(media.id.prefix(12)).\(media.fileExtension)\"" }
         let fileIO = FileIO()
         switch request.headers[.range].flatMap({ MediaHTTP.byteRange($0, size: media.size) }) {
         case .satisfiable(let range):
@@ -76,6 +80,8 @@ extension ParleyServer {
             return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: file.path, context: context))
         }
     }
+
+    private static let noSniff = HTTPFields.Element.Name("X-Content-Type-Options")!
 
     /// The token of `Authorization: Bearer TOKEN`.
     private static func bearer(_ request: Request) throws -> String {

@@ -31,6 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Events kept per user for clients that reconnect.") var backlog = 1024
     @Option(help: "Largest image upload, in MiB.") var maxImageMb = 10
     @Option(help: "Largest video upload, in MiB.") var maxVideoMb = 200
+    @Option(help: "Largest upload of any other file (a PDF, a text, an archive), in MiB.") var maxFileMb = 25
     @Option(
         help: ArgumentHelp(
             "Send phone sign-in codes with this program, run without a shell: {phone} and {code} are replaced.",
@@ -214,7 +215,10 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "parley.server")
         ParleyServer.raiseOpenFileLimit()
         let folder = try ShellOptions.folder(data ?? parent.global.data)
-        guard maxImageMb > 0, maxVideoMb > 0 else { throw ValidationError("media limits are at least 1 MiB") }
+        let mediaRange = 1...(1 << 20)
+        guard [maxImageMb, maxVideoMb, maxFileMb].allSatisfy(mediaRange.contains) else {
+            throw ValidationError("media limits are 1 MiB to 1 TiB")
+        }
         let configure = { (configuration: inout ChatEngine.Configuration) throws in
             if let smsCommand {
                 configuration.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
@@ -226,7 +230,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.signInLimits = SignInLimits(
                 failuresPerAccount: maxFailedSignIns, failuresPerAddress: maxFailedSignIns * 5,
                 failuresPerAccountPerDay: maxFailedSignIns * 10, registrationsPerAddress: maxRegistrations)
-            configuration.mediaLimits = MediaLimits(maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20)
+            configuration.mediaLimits = MediaLimits(
+                maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20, maxFileBytes: Int64(maxFileMb) << 20)
             configuration.registration = registration
             configuration.admins = Set(adminHandles)
             configuration.editWindow = editWindow == 0 ? nil : try Limits.duration(seconds: editWindow * 3600)

@@ -32,6 +32,14 @@ import Testing
         let target: UserID  // not a member yet
         let extra: UserID  // a plain member to kick or promote
         let users: [UserID]
+        let file: String  // a file the owner sent to the group, as message 2
+
+        /// A new file on disk for a caller to upload.
+        func localFile(_ text: String) throws -> URL {
+            let url = world.folder.appendingPathComponent("local-\(UUID().uuidString).txt")
+            try Data(text.utf8).write(to: url)
+            return url
+        }
 
         static func make(on kind: StoreKind) async throws -> Fixture {
             let world = try await TestWorld(on: kind)
@@ -45,13 +53,18 @@ import Testing
             for session in [admin, member, extra] { try await owner.invite(user: try await session.me().id, to: group.id) }
             try await owner.setRole(.admin, for: try await admin.me().id, in: group.id)
             _ = try await owner.sendMessage(to: .chat(group.id), text: "the first message", clientID: nil)
+            let notes = world.folder.appendingPathComponent("notes.txt")
+            try Data("the owner's notes\n".utf8).write(to: notes)
+            let file = try await owner.uploadMedia(from: notes, kind: .file, for: .chat(group.id), progress: nil)
+            _ = try await owner.sendMedia(to: .chat(group.id), media: file.id, caption: "", name: "notes.txt", clientID: nil, via: nil)
             let invite = try await owner.createInvite(chat: group.id, maxUses: 5, expiresIn: nil).code
             var users: [UserID] = []
             for session in [owner, admin, member, extra, outsider, target] { users.append(try await session.me().id) }
             return Fixture(
                 world: world,
                 sessions: [.signedOut: world.engine.connect(), .nonMember: outsider, .member: member, .admin: admin, .owner: owner],
-                group: group.id, invite: invite, target: try await target.me().id, extra: try await extra.me().id, users: users)
+                group: group.id, invite: invite, target: try await target.me().id, extra: try await extra.me().id, users: users,
+                file: file.id)
         }
 
         /// Everything a verb could change, read straight from the store.
@@ -112,6 +125,21 @@ import Testing
         membersOnly("react") { s, f in _ = try await s.react(chat: f.group, seq: 1, emoji: "👍") },
         membersOnly("unreact") { s, f in _ = try await s.unreact(chat: f.group, seq: 1, emoji: "👍") },
         membersOnly("typing") { s, f in try await s.typing(in: f.group) },
+        membersOnly("uploadFileForChat") { s, f in
+            _ = try await s.uploadMedia(from: try f.localFile("for the group"), kind: .file, for: .chat(f.group), progress: nil)
+        },
+        membersOnly("sendFile") { s, f in
+            let own = try await s.uploadMedia(from: try f.localFile("mine"), kind: .file, for: nil, progress: nil)
+            _ = try await s.sendMedia(to: .chat(f.group), media: own.id, caption: "", name: "mine.txt", clientID: nil, via: nil)
+        },
+        // Media one may not see is not there at all, so its id cannot be probed.
+        Verb(name: "downloadFile", expected: [.nonMember: .deny(.unknownMedia), .member: .allow, .admin: .allow, .owner: .allow]) { s, f in
+            let target = f.world.folder.appendingPathComponent("download-\(UUID().uuidString)")
+            _ = try await s.downloadMedia(f.file, to: target, replace: false, progress: nil)
+        },
+        Verb(name: "resendFile", expected: [.nonMember: .deny(.unknownMedia), .member: .allow, .admin: .allow, .owner: .allow]) { s, f in
+            _ = try await s.sendMedia(to: .chat(f.group), media: f.file, caption: "again", name: "copy.txt", clientID: nil, via: nil)
+        },
         managersOnly("setTopic") { s, f in _ = try await s.setTopic("new topic", in: f.group) },
         managersOnly("setGroupRules") { s, f in _ = try await s.setGroupRules(in: f.group, anyoneSetsTopic: true, anyoneMentionsAll: true)
         },

@@ -36,11 +36,14 @@ import Testing
         let photo = MediaInfo(id: String(repeating: "ab", count: 32), kind: .image, type: "image/png", size: 1234, width: 640, height: 480)
         let clip = MediaInfo(
             id: String(repeating: "0f", count: 32), kind: .video, type: "video/mp4", size: 99_000_000, width: nil, height: nil)
-        for (index, media) in [photo, clip].enumerated() {
+        let pdf = MediaInfo(
+            id: String(repeating: "9c", count: 32), kind: .file, type: "application/pdf", size: 4321, width: nil, height: nil,
+            name: "q3 \"final\" report ✓.pdf")
+        for (index, media) in [photo, clip, pdf].enumerated() {
             messages.append(
                 Message(
                     id: MessageID(100 + Int64(index)), chatID: direct.id, seq: 1 + Int64(index), sender: alice,
-                    kind: media.kind == .image ? .image : .video,
+                    kind: MessageKind(carrying: media.kind),
                     text: "caption", media: media, sentAt: Self.date(index), clientID: nil))
         }
         // Mentions, a reply, reactions, an edit and a tombstone.

@@ -406,6 +406,17 @@ import Testing
         #expect(fetched.status == 200 && fetched.body == Array(png), "\(fetched.status)")
         let forged = try await RawHTTP.request(port: server.port, method: "GET", path: path.replacingOccurrences(of: "u=", with: "u=1"))
         #expect(forged.status == 401 || forged.status == 403, "\(forged.status) \(forged.text)")
+
+        // A file reads with its name, and its link downloads it rather than showing it.
+        let notes = alice.data.appendingPathComponent("my notes.txt")
+        try Data("<b>not html</b>\n".utf8).write(to: notes)
+        #expect(try alice.run("/file #swift \"\(notes.path)\" read me").status == 0)
+        let fileLine = try #require(irc.wait(containing: "PRIVMSG #swift :[file my notes.txt] read me http://127.0.0.1:"))
+        let fileLink = try #require(fileLine.split(separator: " ").last.map(String.init))
+        let file = try await RawHTTP.request(
+            port: server.port, method: "GET", path: String(fileLink.dropFirst("http://127.0.0.1:\(server.port)".count)))
+        #expect(file.status == 200 && file.text == "<b>not html</b>\n")
+        #expect(file.headers["content-disposition"]?.hasPrefix("attachment") == true)
     }
 
     /// MONITOR watches nicks, taken or not, sharing a channel or not: someone coming

@@ -4,7 +4,18 @@ public enum MessageKind: String, Codable, Sendable {
     case text
     case image
     case video
+    /// A file of any other kind (`media` says which), its text the caption.
+    case file
     case system
+
+    /// The kind of a message carrying `media`.
+    public init(carrying media: MediaKind) {
+        switch media {
+        case .image: self = .image
+        case .video: self = .video
+        case .file: self = .file
+        }
+    }
 }
 
 /// A stored message. `seq` numbers the messages of one chat 1, 2, 3… with no gaps.
@@ -15,7 +26,8 @@ public struct Message: Hashable, Sendable {
     public var sender: UserRef
     public var kind: MessageKind
     public var text: String
-    /// The image or video of an `image` or `video` message (its text is the caption).
+    /// The image, video or file of an `image`, `video` or `file` message (its text is
+    /// the caption).
     public var media: MediaInfo?
     public var sentAt: Date
     public var clientID: String?

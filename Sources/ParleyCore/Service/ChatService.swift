@@ -113,14 +113,17 @@ public protocol ChatService: AnyObject, Sendable {
     func typing(in chat: ChatID) async throws
 
     // Media
-    /// Uploads an image or video from a local file and returns it, ready for
-    /// `sendMedia` or `setAvatar`. With `kind`, a file of the other kind is refused;
-    /// with `recipient`, the upload is refused at once if the user could not send there.
-    /// Nothing is stored for a refused file.
+    /// Uploads an image, video or any other file from a local file and returns it,
+    /// ready for `sendMedia` or `setAvatar`. With `kind` image or video, other bytes are
+    /// refused; with `file` (or nil) any bytes are taken, and the bytes decide the kind.
+    /// With `recipient`, the upload is refused at once if the user could not send
+    /// there. Nothing is stored for a refused file.
     func uploadMedia(from file: URL, kind: MediaKind?, for recipient: Recipient?, progress: TransferProgress?) async throws -> MediaInfo
-    /// Sends uploaded media as an `image` or `video` message with an optional caption.
-    /// `via` as for `sendMessage`: the plugin that sends it for its user.
-    func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?, via: String?) async throws -> Message
+    /// Sends uploaded media as an `image`, `video` or `file` message with an optional
+    /// caption, and for a file the name it goes by (`MediaInfo.name`). `via` as for
+    /// `sendMessage`: the plugin that sends it for its user.
+    func sendMedia(to recipient: Recipient, media: String, caption: String, name: String?, clientID: String?, via: String?) async throws
+        -> Message
     /// Writes the media's original bytes to `file` (never a half-written file there;
     /// an existing file only with `replace`) and returns how many bytes it wrote.
     @discardableResult
@@ -202,7 +205,12 @@ extension ChatService {
     }
 
     public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?) async throws -> Message {
-        try await sendMedia(to: recipient, media: media, caption: caption, clientID: clientID, via: nil)
+        try await sendMedia(to: recipient, media: media, caption: caption, name: nil, clientID: clientID, via: nil)
+    }
+
+    public func sendMedia(to recipient: Recipient, media: String, caption: String, clientID: String?, via: String?) async throws -> Message
+    {
+        try await sendMedia(to: recipient, media: media, caption: caption, name: nil, clientID: clientID, via: via)
     }
 
     /// A message answering message `seq` of the same chat.

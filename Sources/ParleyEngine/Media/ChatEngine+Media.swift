@@ -23,7 +23,8 @@ extension ChatEngine {
         return (user, expiresAt)
     }
 
-    /// Starts an upload by `user`. With `kind`, a file of the other kind is refused;
+    /// Starts an upload by `user`. With `kind` image or video, other bytes are refused
+    /// (with `file` or nil, any bytes are taken; see `MediaUpload`);
     /// with `recipient`, the upload is refused at once when `user` could not send there,
     /// so a refused send leaves no upload behind. `size`, when announced, is checked
     /// against the limits before any byte is read.
@@ -31,7 +32,9 @@ extension ChatEngine {
         -> MediaUpload
     {
         guard let blobs else { throw ParleyError(.unavailable, "this server takes no media") }
-        if let size, size > configuration.mediaLimits.maxBytes(kind) { throw configuration.mediaLimits.tooLarge(kind) }
+        // A file announced may be a video, under the video limit: the bytes will tell.
+        let strict = kind == .file ? nil : kind
+        if let size, size > configuration.mediaLimits.maxBytes(strict) { throw configuration.mediaLimits.tooLarge(strict) }
         if size == 0 { throw ParleyError(.emptyFile, "the file is empty") }
         switch recipient {
         case .chat(let chat): _ = try await membership(of: user, in: chat)

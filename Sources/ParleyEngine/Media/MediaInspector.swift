@@ -61,6 +61,60 @@ public enum MediaInspector {
         return found
     }
 
+    /// Any file, as a file: PDF, ZIP and gzip by their first bytes; otherwise
+    /// `text/plain` when the whole file is UTF-8 without NUL bytes, else
+    /// `application/octet-stream`. Only `empty_file` refuses one.
+    public static func inspectFile(_ data: UnsafeRawBufferPointer) throws(ParleyError) -> Found {
+        guard !data.isEmpty else { throw ParleyError(.emptyFile, "the file is empty") }
+        let bytes = Bytes(data)
+        let type =
+            if bytes.starts(with: Array("%PDF-".utf8)) {
+                "application/pdf"
+            } else if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: [0x50, 0x4B, 0x05, 0x06]) {
+                "application/zip"
+            } else if bytes.starts(with: [0x1F, 0x8B]) {
+                "application/gzip"
+            } else if isText(data) {
+                "text/plain"
+            } else {
+                "application/octet-stream"
+            }
+        return Found(kind: .file, type: type)
+    }
+
+    /// Whether the bytes are well-formed UTF-8 (no overlong forms, surrogates or code
+    /// points past U+10FFFF) without a NUL byte.
+    public static func isText(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = raw.count
+        while index < count {
+            let lead = raw[index]
+            if lead == 0 { return false }
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            var value: UInt32
+            switch lead {
+            case 0xC2...0xDF: (length, value) = (2, UInt32(lead & 0x1F))
+            case 0xE0...0xEF: (length, value) = (3, UInt32(lead & 0x0F))
+            case 0xF0...0xF4: (length, value) = (4, UInt32(lead & 0x07))
+            default: return false
+            }
+            guard length <= count - index else { return false }
+            for offset in 1..<length {
+                let next = raw[index + offset]
+                guard next & 0xC0 == 0x80 else { return false }
+                value = value << 6 | UInt32(next & 0x3F)
+            }
+            let smallest: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
+            guard value >= smallest, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else { return false }
+            index += length
+        }
+        return true
+    }
+
     private static func truncated(_ type: String) -> ParleyError {
         ParleyError(.truncatedMedia, "the \(type) file is cut short or damaged")
     }

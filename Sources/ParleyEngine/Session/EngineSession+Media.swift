@@ -17,18 +17,20 @@ extension EngineSession {
         return try await upload.finish()
     }
 
-    public func sendMedia(to recipient: Recipient, media id: String, caption: String, clientID: String?, via: String?) async throws
-        -> Message
-    {
+    public func sendMedia(
+        to recipient: Recipient, media id: String, caption: String, name: String?, clientID: String?, via: String?
+    ) async throws -> Message {
         let user = try requireUser()
         let caption = try Limits.caption(caption)
         let clientID = try Limits.clientID(clientID)
         let via = try Limits.via(via)
-        let media = try await engine.openMedia(id, for: user).media
+        let name = try MediaInfo.checkedName(name)
+        var media = try await engine.openMedia(id, for: user).media
+        media.name = name
         return try await deliver(
             to: recipient, as: user,
             NewMessage(
-                chatID: ChatID(0), sender: user.ref, kind: media.kind == .image ? .image : .video, text: caption,
+                chatID: ChatID(0), sender: user.ref, kind: MessageKind(carrying: media.kind), text: caption,
                 media: media, clientID: clientID, via: via, sentAt: engine.now))
     }
 
@@ -59,9 +61,8 @@ extension EngineSession {
             guard MediaInfo.isValidID(media), try await store.hasUploaded(media: media, user: user.id) else {
                 throw ParleyError(.unknownMedia, "an avatar is an image you uploaded yourself")
             }
-            guard try await engine.openMedia(media, for: user).media.kind == .image else {
-                throw ParleyError(.mediaMismatch, "an avatar is an image, not a video")
-            }
+            let kind = try await engine.openMedia(media, for: user).media.kind
+            guard kind == .image else { throw ParleyError(.mediaMismatch, "an avatar is an image, not \(kind.withArticle)") }
         }
         let updated = try await store.setAvatar(media, of: user.id)
         state.withLock { $0.user = updated }

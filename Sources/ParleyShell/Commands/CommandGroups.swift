@@ -21,7 +21,7 @@ enum CommandGroups {
                 "op", "deop", "voice", "devoice", "ban", "unban", "bans",
             ]),
         Group(name: "people", summary: "who is who, who is around", commands: ["users", "whois", "away", "back"]),
-        Group(name: "media", summary: "pictures, videos and saving them", commands: ["image", "video", "save", "avatar"]),
+        Group(name: "media", summary: "pictures, videos, files and saving them", commands: ["image", "video", "file", "save", "avatar"]),
         Group(name: "bots", summary: "bot plugins and bot accounts", commands: ["plugin", "bots"]),
         Group(
             name: "account", summary: "sign in and out, your profile, privacy and sessions",

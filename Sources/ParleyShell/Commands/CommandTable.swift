@@ -212,8 +212,13 @@ public enum CommandTable {
             summary: "send an MP4, MOV or WebM video (up to 200 MiB)", example: "/video @bob clip.mp4 the demo"
         ) { shell, input in try await shell.video(&input) },
         CommandSpec(
+            name: "file", usage: "/file [#G|@H] [--no-preview] PATH [CAPTION]",
+            summary: "send any file with its name (up to 25 MiB; images and videos stay images and videos)",
+            example: "/file #ops ~/reports/q3.pdf the numbers"
+        ) { shell, input in try await shell.file(&input) },
+        CommandSpec(
             name: "save", usage: "/save [#G|@H] SEQ [PATH] [--force]",
-            summary: "save an image or video message's original file (never overwrites without --force)",
+            summary: "save an image, video or file message's original file (its own name by default; never overwrites without --force)",
             example: "/save #swift 42 ~/Downloads/"
         ) { shell, input in try await shell.save(&input) },
         CommandSpec(

@@ -4,9 +4,11 @@ import ParleyCore
 extension Shell {
     func image(_ input: inout CommandInput) async throws { try await sendMedia(&input, kind: .image) }
     func video(_ input: inout CommandInput) async throws { try await sendMedia(&input, kind: .video) }
+    func file(_ input: inout CommandInput) async throws { try await sendMedia(&input, kind: .file) }
 
     /// `/image [#G|@H] [--no-preview] PATH [CAPTION]`: uploads, then sends. The upload
     /// names the chat, so one the user may not send to is refused before any byte goes.
+    /// `/file` takes any file, sent with its name; an image or video stays one.
     private func sendMedia(_ input: inout CommandInput, kind: MediaKind) async throws {
         let usage = "/\(kind.rawValue) [#G|@H] [--no-preview] PATH [CAPTION]"
         let word = try input.target()
@@ -20,12 +22,19 @@ extension Shell {
         let file = try LocalFile(reading: Self.fileURL(path))
         let target = try await target(word)
         guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
-        let media = try await transfer("upload", size: file.size) { progress in
-            try await service.uploadMedia(from: file.url, kind: kind, for: recipient, progress: progress)
+        let media: MediaInfo
+        do {
+            media = try await transfer("upload", size: file.size) { progress in
+                try await service.uploadMedia(from: file.url, kind: kind, for: recipient, progress: progress)
+            }
+        } catch let error as ParleyError where error.code == .unsupportedMedia && kind != .file {
+            throw ParleyError(error.code, error.message + "; /file sends any file")
         }
+        let name = kind == .file ? file.url.lastPathComponent : nil
         let message: Message
         do {
-            message = try await service.sendMedia(to: recipient, media: media.id, caption: caption, clientID: nil, via: settings.via)
+            message = try await service.sendMedia(
+                to: recipient, media: media.id, caption: caption, name: name, clientID: nil, via: settings.via)
         } catch let error as ParleyError where error.code == .pending {
             output.result(
                 kind.rawValue, ["[pending] \(target.label) \(Format.media(media))  (\(error.message))"], json: ["pending": media])
@@ -52,9 +61,9 @@ extension Shell {
         output.result("avatar", ["Avatar set: \(Format.media(media))"], json: me)
     }
 
-    /// `/save [#G|@H] SEQ [PATH] [--force]`: the original bytes of an image or video
-    /// message, into PATH (a file, or a folder for the default name
-    /// `CHAT-SEQ.EXT`); an existing file is only replaced with `--force`.
+    /// `/save [#G|@H] SEQ [PATH] [--force]`: the original bytes of an image, video or
+    /// file message, into PATH (a file, or a folder for the default name: the file's
+    /// own, else `CHAT-SEQ.EXT`); an existing file is only replaced with `--force`.
     func save(_ input: inout CommandInput) async throws {
         let usage = "/save [#G|@H] SEQ [PATH] [--force]"
         let word = try input.target()
@@ -67,7 +76,7 @@ extension Shell {
             throw ParleyError(.unknownMessage, "no message \(seq) in \(found.label)")
         }
         guard let media = message.media else { throw ParleyError(.noMedia, "message \(seq) is text, with nothing to save") }
-        let name = "\(found.label.dropFirst())-\(seq).\(media.fileExtension)"
+        let name = Self.savedName(media.name) ?? "\(found.label.dropFirst())-\(seq).\(media.fileExtension)"
         var destination = options.positional.count == 2 ? Self.fileURL(options.positional[1]) : Self.fileURL(name)
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isFolder), isFolder.boolValue {
@@ -108,6 +117,21 @@ extension Shell {
         } catch {
             return []
         }
+    }
+
+    /// A file name from a message made safe to create here, whatever a server sent: one
+    /// path component, printable, not hidden; nil when nothing is left of it.
+    static func savedName(_ name: String?) -> String? {
+        guard let name else { return nil }
+        var safe = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in name.unicodeScalars where !Limits.isControl(scalar) {
+            if safe.isEmpty, scalar == "." || scalar == " " { continue }
+            bytes += UTF8.width(scalar)
+            guard bytes <= MediaInfo.maxNameBytes else { break }
+            safe.append(scalar == "/" || scalar == "\\" ? "_" : scalar)
+        }
+        return safe.isEmpty ? nil : String(safe)
     }
 
     /// A path as typed: `~/x` is in the home folder, a relative path in the working one.

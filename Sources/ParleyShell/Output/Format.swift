@@ -188,7 +188,9 @@ public enum Format {
 
     /// `[image PNG 640×480 12.3 KiB]`, `[video MP4 98.2 MiB]`.
     public static func media(_ media: MediaInfo) -> String {
-        var parts = [media.kind.rawValue, Sanitizer.line(media.typeName)]
+        var parts = [media.kind.rawValue]
+        if let name = media.name { parts.append(Sanitizer.line(name)) }
+        parts.append(Sanitizer.line(media.typeName))
         if let width = media.width, let height = media.height { parts.append("\(width)×\(height)") }
         parts.append(byteCount(media.size))
         return "[" + parts.joined(separator: " ") + "]"
