@@ -49,6 +49,8 @@ struct ShellLauncher {
         settings.connect = connect
         if let logDir = options.logDir ?? environment["PARLEY_LOG_DIR"], !logDir.isEmpty {
             settings.logs = try ChatLogs(folder: URL(fileURLWithPath: (logDir as NSString).expandingTildeInPath))
+        } else if let saved = ChatLogs.saved(in: link.folder) {
+            settings.logs = try ChatLogs(folder: saved)
         }
         let truecolor = ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
         settings.preview = style == .colour && truecolor && !options.noPreview

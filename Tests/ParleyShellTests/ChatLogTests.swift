@@ -58,4 +58,33 @@ import Testing
         #expect(objects.map { $0?["seq"] as? Int } == [1, 2, 3])
         #expect(objects.first??["chat_id"] != nil && objects.first??["text"] as? String == "hello again")
     }
+
+    /// `/autolog on DIR` is kept with the data folder: the next shell logs without a
+    /// flag, until `/autolog off`.
+    @Test func autologIsASettingKeptForTheDataFolder() throws {
+        let parley = try ParleyBinary()
+        defer { parley.remove() }
+        let logs = parley.data.appendingPathComponent("kept-logs")
+        let first = try parley.run(
+            """
+            /register ann@example.com --handle ann --password secret-ann1
+            /create #aa
+            /autolog
+            /autolog on \(logs.path)
+            /send #aa one
+            """)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("Not logging: /autolog on [DIR]"))
+        #expect(first.stdout.contains("Logging each chat to \(logs.path), from now on in this data folder"))
+        let second = try parley.run("/autolog\n/send #aa two\n/autolog off\n/send #aa three\n/autolog")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.lines.first == "Logging each chat to \(logs.path)", "\(second.lines)")
+        #expect(second.lines.last == "Not logging: /autolog on [DIR] keeps each chat in a file of its own")
+        #expect(try parley.run("/send #aa four").status == 0)
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: logs.path).first)
+        let lines = try String(contentsOf: logs.appendingPathComponent(file), encoding: .utf8).split(separator: "\n")
+        #expect(lines.map { String($0.dropFirst(20)) } == ["<ann> one", "<ann> two"], "\(lines)")
+        let bad = try parley.run("/autolog maybe")
+        #expect(bad.status != 0 && bad.stderr.contains("'maybe' is not on or off"))
+    }
 }

@@ -246,8 +246,13 @@ public enum CommandTable {
             example: "/export #swift ~/swift.log"
         ) { shell, input in try await shell.export(&input) },
         CommandSpec(
+            name: "autolog", usage: "/autolog [on [DIR] | off]",
+            summary: "keep each chat in a plain-text file of its own (DIR: DATA/logs), kept for this data folder",
+            example: "/autolog on ~/irclogs/parley"
+        ) { shell, input in try await shell.autolog(&input) },
+        CommandSpec(
             name: "search", usage: "/search WORDS [from:@H] [in:#G|@H] [before:DATE] [after:DATE] [on:DATE] [--context N]",
-            summary: "find messages in your chats, newest first; DATE: 2026-11-29, 2026-11-29T14:30, today, yesterday, 7d",
+            summary: "find messages by words, sender, chat and date (DATE: 2026-11-29, 2026-11-29T14:30, today, 7d)",
             example: "/search deploy from:@bob in:#ops after:7d --context 2"
         ) { shell, input in try await shell.search(&input) },
         CommandSpec(name: "chats", usage: "/chats", summary: "your chats with the last message and unread count", example: "/chats") {

@@ -19,6 +19,18 @@ public final class ChatLogs: Sendable {
         }
     }
 
+    /// Where `/autolog on` keeps its choice: a file in the data folder naming the log
+    /// folder, read at the next start when neither `--log-dir` nor `$PARLEY_LOG_DIR`
+    /// says otherwise.
+    public static func settingFile(in dataFolder: URL) -> URL { dataFolder.appendingPathComponent("autolog") }
+
+    /// The log folder `/autolog on` saved for this data folder, if any.
+    public static func saved(in dataFolder: URL) -> URL? {
+        guard let text = try? String(contentsOf: settingFile(in: dataFolder), encoding: .utf8) else { return nil }
+        let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return path.isEmpty ? nil : URL(fileURLWithPath: path)
+    }
+
     /// Writes what `event` adds to its chat's log, if anything.
     func record(_ event: ChatEvent, me: UserID?) {
         let (data, text): (MessageEvent, String)
