@@ -207,6 +207,7 @@ var targets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -240,6 +241,7 @@ var targets: [Target] = [
         dependencies: [
             "ParleyCore", "ParleyEngine", "ParleyShell", "ParleyTesting", "parley",
             .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: swiftSettings
     ),

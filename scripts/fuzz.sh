@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target over Parley's parsers.
 #
-#   scripts/fuzz.sh TARGET [SECONDS]     # TARGET: media request shell plugin sanitizer irc, or all
+#   scripts/fuzz.sh TARGET [SECONDS]     # TARGET: media request shell plugin sanitizer irc hook, or all
 #   RUNS=1000000 scripts/fuzz.sh media   # stop after that many inputs instead
 #
 # The parsers' own sources are compiled with the fuzzer and AddressSanitizer into
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/fuzz.sh TARGET [SECONDS]}
 seconds=${2:-30}
 if [[ $target == all ]]; then
-    for each in media request shell plugin sanitizer irc; do "$0" "$each" "$seconds"; done
+    for each in media request shell plugin sanitizer irc hook; do "$0" "$each" "$seconds"; done
     exit 0
 fi
 out=.build-fuzz
@@ -50,8 +50,9 @@ shell)
 plugin) sources=($(find Sources/ParleyBots/PluginLines -name '*.swift' | sort) Sources/ParleyBots/JSONValue.swift) ;;
 sanitizer) sources=(Sources/ParleyShell/Output/Sanitizer.swift) ;;
 irc) sources=(Sources/ParleyIRC/IRCMessage.swift) ;;
+hook) sources=() ;;
 *)
-    echo "unknown target $target (media request shell plugin sanitizer irc)" >&2
+    echo "unknown target $target (media request shell plugin sanitizer irc hook)" >&2
     exit 2
     ;;
 esac

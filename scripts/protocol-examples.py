@@ -218,6 +218,11 @@ def main():
         show("a sign-up code, for a server that registers by invitation (server admins)", "alice", exchange)
         show("the sign-up codes that can still be used (server admins)", "alice", alice.call("signup_codes"))
         show("revoke a sign-up code (server admins)", "alice", alice.call("revoke_signup_code", {"code": code}))
+        exchange = alice.call("create_hook", {"chat": group, "name": "CI"})
+        hook = exchange[1]["result"]["hook"]["id"]
+        show("make an incoming webhook: its URL's token is shown this once (owner and admins; docs/hooks.md)", "alice", exchange)
+        show("a group's incoming webhooks", "alice", alice.call("hooks", {"chat": group}))
+        show("revoke an incoming webhook", "alice", alice.call("revoke_hook", {"chat": group, "hook": hook}))
         show("remove my avatar (an uploaded image's id sets it)", "alice", alice.call("set_avatar", {"media": None}))
         phone = Socket(port)
         show("send a 6-digit sign-in code to a phone (the server logs it, or hands it to --sms-command)", "a new connection", phone.call("request_code", {"phone": "+15551234567"}))

@@ -337,4 +337,16 @@ public final class RemoteChatService: ChatService {
     }
 
     public func close() async { await link.close() }
+
+    public func createHook(in chat: ChatID, name: String, signingSecret: String?) async throws -> CreatedHook {
+        try await link.call(OpDeclarations.createHook, Args.CreateHook(chat: chat, name: name, signingSecret: signingSecret))
+    }
+
+    public func hooks(in chat: ChatID) async throws -> [Hook] {
+        try await link.call(OpDeclarations.hooks, Args.Chat(chat: chat))
+    }
+
+    public func revokeHook(_ id: Int64, in chat: ChatID) async throws {
+        _ = try await link.call(OpDeclarations.revokeHook, Args.HookID(chat: chat, hook: id))
+    }
 }

@@ -64,6 +64,9 @@ public final class ChatEngine: Sendable {
         /// hash) under way at once from one address, at most; 0: no limit. A crowd of
         /// them from one address would keep the server's cores from everyone else.
         public var maxPasswordChecksPerAddress = 8
+        /// Posts a second one incoming webhook may make on this node, in bursts of four
+        /// times as many; 0: no limit.
+        public var hookRate = 5
 
         public init() {}
     }
@@ -90,6 +93,8 @@ public final class ChatEngine: Sendable {
     let presence: (any PresenceLedger)?
     /// Last seen times, typing, away: what the engine remembers between requests.
     let activity = ActivityTracker()
+    /// Each incoming webhook's posting rate on this node (`hookRate`).
+    let hookPace = HookPace()
     private let nextSession = Atomic<Int>(0)
 
     public init(
@@ -110,6 +115,17 @@ public final class ChatEngine: Sendable {
         // Membership changed on another node: what this one cached about the chat is stale.
         bus.onMembershipChange { [directory] chat in directory.invalidate(chat) }
         presence?.bind(to: self)
+    }
+
+    /// A session acting as `user` for something that is not a client of theirs (an
+    /// incoming webhook): not online, no events, and not counted as their activity.
+    func acting(as user: User, client: String) -> EngineSession {
+        let session = EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: "hook", client: client)
+        session.state.withLock {
+            $0.user = user
+            $0.isActing = true
+        }
+        return session
     }
 
     /// A new, signed-out connection.

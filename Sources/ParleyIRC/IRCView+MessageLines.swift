@@ -32,6 +32,8 @@ extension IRCView {
             text = "[\(message.kind.rawValue)\(name)]" + (text.isEmpty ? "" : " " + text)
             if let media = message.media, let url = link(media.id, me.id) { text += " " + url }
         }
+        // A hook posts as the member who made it; the line says which hook.
+        if let hook = Hook.label(via: message.via) { text = "[\(hook)] " + text }
         var tags: [String: String] = [:]
         if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }
         if capabilities.contains("message-tags") { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }

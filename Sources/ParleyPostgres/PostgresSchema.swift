@@ -326,6 +326,23 @@ enum PostgresSchema {
             ALTER TABLE media ADD CONSTRAINT media_kind_check CHECK (kind IN ('image', 'video', 'file'));
             """
         ),
+        (
+            // Incoming webhooks: a group's secret URLs, kept as the token's hash.
+            "13-hooks",
+            """
+            CREATE TABLE hook (
+                id bigserial PRIMARY KEY,
+                chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                token_hash bytea NOT NULL UNIQUE,
+                signing_secret text,
+                created_by bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at bigint NOT NULL,
+                last_used_at bigint
+            );
+            CREATE INDEX hook_chat ON hook (chat_id);
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

@@ -378,6 +378,27 @@ public enum Args {
         }
     }
 
+    /// `create_hook`: a group, the hook's name, and a signing secret for signed posts.
+    public struct CreateHook: Codable, Sendable {
+        public var chat: ChatID
+        public var name: String
+        public var signingSecret: String?
+        public init(chat: ChatID, name: String, signingSecret: String?) {
+            self.chat = chat
+            self.name = name
+            self.signingSecret = signingSecret
+        }
+    }
+
+    public struct HookID: Codable, Sendable {
+        public var chat: ChatID
+        public var hook: Int64
+        public init(chat: ChatID, hook: Int64) {
+            self.chat = chat
+            self.hook = hook
+        }
+    }
+
     public struct Viewing: Codable, Sendable {
         public var chat: ChatID?
         public init(chat: ChatID?) { self.chat = chat }

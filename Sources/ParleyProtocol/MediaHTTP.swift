@@ -16,10 +16,10 @@ public enum MediaHTTP {
     /// The HTTP status that goes with an error code.
     public static func status(for code: ErrorCode) -> Int {
         switch code {
-        case .notSignedIn, .invalidToken: 401
+        case .notSignedIn, .invalidToken, .badSignature: 401
         case .notMember, .forbidden: 403
-        case .unknownMedia, .unknownChat, .unknownUser: 404
-        case .fileTooLarge: 413
+        case .unknownMedia, .unknownChat, .unknownUser, .unknownHook: 404
+        case .fileTooLarge, .bodyTooLarge: 413
         case .unsupportedMedia, .mediaMismatch: 415
         case .rateLimited: 429
         case .unavailable: 503
@@ -28,9 +28,11 @@ public enum MediaHTTP {
         }
     }
 
-    /// The body of a refusal.
+    /// The body of a refusal, the same bytes for the same refusal (keys sorted).
     public static func errorBody(_ error: ParleyError) -> Data {
-        (try? Wire.encoder().encode(Reply<Empty>.failure(nil, error))) ?? Data()
+        let encoder = Wire.encoder()
+        encoder.outputFormatting.insert(.sortedKeys)
+        return (try? encoder.encode(Reply<Empty>.failure(nil, error))) ?? Data()
     }
 
     /// The error in a refusal's body, or a generic one for the status.

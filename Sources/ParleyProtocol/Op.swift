@@ -13,6 +13,7 @@ public enum Op: String, CaseIterable, Sendable {
     case setViewing = "set_viewing", online
     case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"
     case revokeSignupCode = "revoke_signup_code"
+    case createHook = "create_hook", hooks, revokeHook = "revoke_hook"
     case editMessage = "edit_message", deleteMessage = "delete_message", react, unreact, mentions, typing
     case setTopic = "set_topic", setGroupRules = "set_group_rules", ban, unban, bans
     case setAway = "set_away", back, hideActivity = "hide_activity", activity, sessions, revokeSession = "revoke_session"

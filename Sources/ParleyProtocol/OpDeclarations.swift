@@ -43,6 +43,14 @@ public enum OpDeclarations {
         try await call.service.revokeSignupCode(args.code)
         return Empty()
     }
+    public static let createHook = OpDeclaration(.createHook) { (call, args: Args.CreateHook) in
+        try await call.service.createHook(in: args.chat, name: args.name, signingSecret: args.signingSecret)
+    }
+    public static let hooks = OpDeclaration(.hooks) { (call, args: Args.Chat) in try await call.service.hooks(in: args.chat) }
+    public static let revokeHook = OpDeclaration(.revokeHook) { (call, args: Args.HookID) in
+        try await call.service.revokeHook(args.hook, in: args.chat)
+        return Empty()
+    }
     public static let updateProfile = OpDeclaration(.updateProfile) { (call, args: Args.Profile) in
         try await call.service.updateProfile(displayName: args.displayName)
     }
@@ -247,6 +255,9 @@ extension Op {
         case .createSignupCode: OpDeclarations.createSignupCode
         case .signupCodes: OpDeclarations.signupCodes
         case .revokeSignupCode: OpDeclarations.revokeSignupCode
+        case .createHook: OpDeclarations.createHook
+        case .hooks: OpDeclarations.hooks
+        case .revokeHook: OpDeclarations.revokeHook
         case .editMessage: OpDeclarations.editMessage
         case .deleteMessage: OpDeclarations.deleteMessage
         case .react: OpDeclarations.react

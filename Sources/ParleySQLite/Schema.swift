@@ -381,6 +381,23 @@ enum Schema {
                     ALTER TABLE media_v21 RENAME TO media;
                     """)
         }
+        // Incoming webhooks: a group's secret URLs, kept as the token's hash.
+        migrator.registerMigration("v22") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE hook (
+                        id INTEGER PRIMARY KEY,
+                        chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        token_hash BLOB NOT NULL UNIQUE,
+                        signing_secret TEXT,
+                        created_by INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER
+                    );
+                    CREATE INDEX hook_chat ON hook(chat_id);
+                    """)
+        }
         return migrator
     }
 }

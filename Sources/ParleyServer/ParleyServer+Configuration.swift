@@ -43,6 +43,8 @@ extension ParleyServer {
         /// one the proxy added), for the per-address limits, sign-in throttles and the
         /// log. From anyone else the header is ignored.
         public var trustedProxies: Set<String> = []
+        /// The largest body an incoming webhook takes; larger ones are refused with 413.
+        public var maxHookBytes = 512 * 1024
         /// Event bytes a socket may leave unread: past them, a socket that reads none
         /// for `slowReaderTimeout` is closed with 4008 (its user resumes from their
         /// position when they reconnect); past 16 times as many (64 MiB at least), at once.

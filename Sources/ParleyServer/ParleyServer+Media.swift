@@ -92,7 +92,7 @@ extension ParleyServer {
     }
 
     /// Turns a refusal into its status and JSON body.
-    private func answer(_ body: () async throws -> Response) async -> Response {
+    func answer(_ body: () async throws -> Response) async -> Response {
         let refusal: ParleyError
         do {
             return try await body()
@@ -108,8 +108,10 @@ extension ParleyServer {
     }
 
     private static func refusal(_ error: ParleyError) -> Response {
-        Response(
-            status: HTTPResponse.Status(code: MediaHTTP.status(for: error.code)), headers: [.contentType: "application/json"],
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if error.code == .rateLimited { headers[.retryAfter] = "1" }
+        return Response(
+            status: HTTPResponse.Status(code: MediaHTTP.status(for: error.code)), headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: MediaHTTP.errorBody(error))))
     }
 }

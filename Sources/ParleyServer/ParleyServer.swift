@@ -92,6 +92,7 @@ public final class ParleyServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition(backlog: engine.eventBacklogSize, database: database))))
         }
         addMediaRoutes(to: router)
+        addHookRoutes(to: router)
         router.get(RouterPath(ServerChannel.socketPath)) { _, _ in
             Response(
                 status: .init(code: 426, reasonPhrase: "Upgrade Required"), headers: [.upgrade: "websocket", .secWebSocketVersion: "13"])

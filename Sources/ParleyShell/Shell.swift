@@ -26,6 +26,8 @@ public actor Shell {
         public var logs: ChatLogs?
         /// Shown by `/status`.
         public var modeDescription: String
+        /// The server's HTTP address, for the URLs it serves (a hook's); nil embedded.
+        public var httpURL: String?
         /// Opens a connection to a server for `/connect URL`.
         public var connect: (@Sendable (String) async throws -> ServiceLink)?
         /// Opens another connection to the same engine or server, for a bot plugin
@@ -159,6 +161,7 @@ public actor Shell {
         self.service = link.service
         settings.dataFolder = link.folder
         settings.modeDescription = link.description
+        settings.httpURL = link.httpURL
         settings.anotherConnection = link.another
         me = nil
         current = nil
@@ -280,13 +283,17 @@ public struct ServiceLink: Sendable {
     public var description: String
     /// Opens another connection to the same place, for a bot plugin.
     public var another: @Sendable (String) async throws -> any ChatService
+    /// The server's HTTP address (`http://HOST:PORT`), for URLs it serves; nil embedded.
+    public var httpURL: String?
 
     public init(
-        service: any ChatService, folder: URL, description: String, another: @escaping @Sendable (String) async throws -> any ChatService
+        service: any ChatService, folder: URL, description: String, httpURL: String? = nil,
+        another: @escaping @Sendable (String) async throws -> any ChatService
     ) {
         self.service = service
         self.folder = folder
         self.description = description
+        self.httpURL = httpURL
         self.another = another
     }
 }

@@ -193,6 +193,17 @@ public protocol ChatStore: PresenceWatchStore {
     func signupCodes(usableAt now: Date) async throws -> [SignupCode]
     func revokeSignupCode(_ code: String) async throws
     func bots(ownedBy owner: UserID) async throws -> [User]
+
+    // Incoming webhooks
+    func createHook(chat: ChatID, name: String, tokenHash: Data, signingSecret: String?, by user: UserID, at time: Date) async throws
+        -> Hook
+    /// A group's hooks, oldest first.
+    func hooks(of chat: ChatID) async throws -> [Hook]
+    /// The hook whose token hashes to `tokenHash`, with its signing secret.
+    func hook(tokenHash: Data) async throws -> (hook: Hook, signingSecret: String?)?
+    /// Deletes a hook of `chat`; false when it has no such hook.
+    func deleteHook(_ id: Int64, in chat: ChatID) async throws -> Bool
+    func hookUsed(_ id: Int64, at time: Date) async throws
 }
 
 extension ChatStore {

@@ -32,6 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest image upload, in MiB.") var maxImageMb = 10
     @Option(help: "Largest video upload, in MiB.") var maxVideoMb = 200
     @Option(help: "Largest upload of any other file (a PDF, a text, an archive), in MiB.") var maxFileMb = 25
+    @Option(help: "Posts a second one incoming webhook may make on a node, bursts of four times that (0: no limit).")
+    var hookRate = 5
+    @Option(help: "Largest body an incoming webhook takes, in KiB.") var maxHookKib = 512
     @Option(
         help: ArgumentHelp(
             "Send phone sign-in codes with this program, run without a shell: {phone} and {code} are replaced.",
@@ -152,6 +155,8 @@ struct ServeCommand: AsyncParsableCommand {
             if let rate, !(0...1_000_000).contains(rate) { throw ValidationError("\(name) takes 0 to 1000000") }
         }
         guard (16...1_048_576).contains(ircSendqKib) else { throw ValidationError("--irc-sendq-kib takes 16 to 1048576") }
+        guard (0...1_000_000).contains(hookRate) else { throw ValidationError("--hook-rate takes 0 to 1000000") }
+        guard (1...65536).contains(maxHookKib) else { throw ValidationError("--max-hook-kib takes 1 to 65536") }
         guard (0...Limits.maxPlayback).contains(ircPlayback), (0...100_000).contains(ircPlaybackTotal) else {
             throw ValidationError("--irc-playback takes 0 to \(Limits.maxPlayback) and --irc-playback-total 0 to 100000")
         }
@@ -239,6 +244,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.minPasswordBytes = minPasswordLength
             configuration.maxUnsignedPerAddress = maxUnsignedPerAddress
             configuration.maxPasswordChecksPerAddress = maxPasswordChecksPerAddress
+            configuration.hookRate = hookRate
         }
         let storage = try await openStorage(folder: folder, logger: logger, configure: configure)
         let engine = storage.engine
@@ -254,6 +260,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxSocketsPerUser = maxSocketsPerUser
         configuration.maxConnections = maxConnections
         configuration.trustedProxies = Set(trustedProxies)
+        configuration.maxHookBytes = maxHookKib * 1024
         configuration.maxUnwrittenBytes = maxUnreadKib * 1024
         configuration.eventLoops = eventLoops
         if let tlsCert, let tlsKey {

@@ -47,6 +47,7 @@ struct ShellLauncher {
             dataFolder: link.folder, output: output, interactive: interactive,
             environment: interactive ? nil : environment, modeDescription: link.description)
         settings.connect = connect
+        settings.httpURL = link.httpURL
         if let logDir = options.logDir ?? environment["PARLEY_LOG_DIR"], !logDir.isEmpty {
             settings.logs = try ChatLogs(folder: URL(fileURLWithPath: (logDir as NSString).expandingTildeInPath))
         } else if let saved = ChatLogs.saved(in: link.folder) {
@@ -138,7 +139,12 @@ struct ShellLauncher {
                 url: socketURL, folder: botFolder, trust: trust, client: "parley/\(Parley.configuration.version) plugin \(name)",
                 onChange: { change in announceBots?("[\(name)] " + describe(change, server: socketURL, queued: false)) })
         }
-        return ServiceLink(service: service, folder: folder, description: "client of \(socketURL)", another: another)
+        // ws://host:port/v1/ws → http://host:port (wss → https).
+        let first = nodes.first ?? url
+        var http =
+            first.hasPrefix("wss://") ? "https://" + first.dropFirst(6) : "http://" + first.dropFirst(first.hasPrefix("ws://") ? 5 : 0)
+        if let path = http.range(of: "/v1/ws") { http = String(http[..<path.lowerBound]) }
+        return ServiceLink(service: service, folder: folder, description: "client of \(socketURL)", httpURL: http, another: another)
     }
 
     /// The line a connection change is announced with.

@@ -33,6 +33,7 @@ import Testing
         let extra: UserID  // a plain member to kick or promote
         let users: [UserID]
         let file: String  // a file the owner sent to the group, as message 2
+        let hook: Int64  // the owner's hook on the group
 
         /// A new file on disk for a caller to upload.
         func localFile(_ text: String) throws -> URL {
@@ -57,6 +58,7 @@ import Testing
             try Data("the owner's notes\n".utf8).write(to: notes)
             let file = try await owner.uploadMedia(from: notes, kind: .file, for: .chat(group.id), progress: nil)
             _ = try await owner.sendMedia(to: .chat(group.id), media: file.id, caption: "", name: "notes.txt", clientID: nil, via: nil)
+            let hook = try await owner.createHook(in: group.id, name: "deploys", signingSecret: nil).hook.id
             let invite = try await owner.createInvite(chat: group.id, maxUses: 5, expiresIn: nil).code
             var users: [UserID] = []
             for session in [owner, admin, member, extra, outsider, target] { users.append(try await session.me().id) }
@@ -64,7 +66,7 @@ import Testing
                 world: world,
                 sessions: [.signedOut: world.engine.connect(), .nonMember: outsider, .member: member, .admin: admin, .owner: owner],
                 group: group.id, invite: invite, target: try await target.me().id, extra: try await extra.me().id, users: users,
-                file: file.id)
+                file: file.id, hook: hook)
         }
 
         /// Everything a verb could change, read straight from the store.
@@ -89,6 +91,7 @@ import Testing
                 lines.append("membership \(user) \(String(describing: membership))")
             }
             lines.append("users \(try await store.searchUsers(prefix: "", limit: 100, offset: 0).count)")
+            lines.append("hooks \(try await store.hooks(of: group).map { "\($0.id):\($0.name)" })")
             return lines.joined(separator: "\n")
         }
     }
@@ -153,6 +156,12 @@ import Testing
             expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
         ) { s, f in _ = try await s.deleteMessage(chat: f.group, seq: 1) },
         managersOnly("invite") { s, f in try await s.invite(user: f.target, to: f.group) },
+        managersOnly("createHook") { s, f in _ = try await s.createHook(in: f.group, name: "CI", signingSecret: nil) },
+        managersOnly("listHooks") { s, f in _ = try await s.hooks(in: f.group) },
+        Verb(
+            name: "revokeHook",
+            expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .allow, .owner: .allow]
+        ) { s, f in try await s.revokeHook(f.hook, in: f.group) },
         managersOnly("createInvite") { s, f in _ = try await s.createInvite(chat: f.group, maxUses: nil, expiresIn: nil) },
         managersOnly("revokeInvite") { s, f in try await s.revokeInvite(code: f.invite) },
         managersOnly("kick") { s, f in try await s.kick(user: f.extra, from: f.group) },

@@ -191,6 +191,14 @@ public protocol ChatService: AnyObject, Sendable {
 
     /// Ends the connection: its presence goes, its event stream finishes. The session
     /// token stays valid (use `signOut` to revoke it).
+    // Incoming webhooks (a group's owner and admins)
+    /// Makes a hook: a secret URL (`CreatedHook.path`, shown this once) that posts in the
+    /// group as the hook. With `signingSecret`, posts must carry GitHub's signature.
+    func createHook(in chat: ChatID, name: String, signingSecret: String?) async throws -> CreatedHook
+    func hooks(in chat: ChatID) async throws -> [Hook]
+    /// Revokes a hook: its URL answers as an unknown one from then on.
+    func revokeHook(_ id: Int64, in chat: ChatID) async throws
+
     func close() async
 }
 

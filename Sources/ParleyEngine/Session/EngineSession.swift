@@ -18,6 +18,8 @@ public final class EngineSession: ChatService {
         var isGuest = false
         /// When the user was last seen before this session signed in.
         var seenBefore: Date?
+        /// Acting for the user without being a client of theirs (`ChatEngine.acting`).
+        var isActing = false
     }
 
     /// When the user was last seen (around on any client, or leaving the last of them)
@@ -98,11 +100,11 @@ public final class EngineSession: ChatService {
 
     /// The signed-in user, also before the profile step (for `me`, `updateProfile`, `signOut`).
     func requireAccount() throws -> User {
-        let (user, tokenHash) = state.withLock { ($0.user, $0.tokenHash) }
+        let (user, tokenHash, acting) = state.withLock { ($0.user, $0.tokenHash, $0.isActing) }
         guard let user else {
             throw ParleyError(.notSignedIn, "sign in first (/login or /register)")
         }
-        engine.noteActivity(of: user.id, session: tokenHash)
+        if !acting { engine.noteActivity(of: user.id, session: tokenHash) }
         return user
     }
 

@@ -22,7 +22,7 @@ enum CommandGroups {
             ]),
         Group(name: "people", summary: "who is who, who is around", commands: ["users", "whois", "away", "back"]),
         Group(name: "media", summary: "pictures, videos, files and saving them", commands: ["image", "video", "file", "save", "avatar"]),
-        Group(name: "bots", summary: "bot plugins and bot accounts", commands: ["plugin", "bots"]),
+        Group(name: "bots", summary: "bot plugins, bot accounts and webhooks", commands: ["plugin", "bots", "hook", "hooks"]),
         Group(
             name: "account", summary: "sign in and out, your profile, privacy and sessions",
             commands: ["register", "login", "code", "logout", "whoami", "passwd", "profile", "privacy", "playback", "sessions"]),

@@ -212,6 +212,14 @@ public enum CommandTable {
             summary: "send an MP4, MOV or WebM video (up to 200 MiB)", example: "/video @bob clip.mp4 the demo"
         ) { shell, input in try await shell.video(&input) },
         CommandSpec(
+            name: "hook", usage: "/hook new [#G] --name NAME [--signing-secret-env VAR] | /hook revoke ID [#G]",
+            summary: "make a URL that posts to a group (Slack, Alertmanager, GitHub, text), or revoke one (owner, admins)",
+            example: "/hook new #ops --name CI"
+        ) { shell, input in try await shell.hook(&input) },
+        CommandSpec(name: "hooks", usage: "/hooks [#G]", summary: "a group's incoming webhooks (owner, admins)", example: "/hooks #ops") {
+            shell, input in try await shell.hooks(&input)
+        },
+        CommandSpec(
             name: "file", usage: "/file [#G|@H] [--no-preview] PATH [CAPTION]",
             summary: "send any file with its name (up to 25 MiB; images and videos stay images and videos)",
             example: "/file #ops ~/reports/q3.pdf the numbers"

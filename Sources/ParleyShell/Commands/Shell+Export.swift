@@ -46,7 +46,7 @@ extension Shell {
     }
 
     private static func exported(_ message: Message) -> String {
-        if message.isDeleted { return "<\(Sanitizer.line(message.sender.handle))> (deleted)" }
-        return "<\(Sanitizer.line(message.sender.handle))> " + ChatLogs.body(message) + (message.editedAt != nil ? " (edited)" : "")
+        if message.isDeleted { return "<\(Format.author(message))> (deleted)" }
+        return "<\(Format.author(message))> " + ChatLogs.body(message) + (message.editedAt != nil ? " (edited)" : "")
     }
 }

@@ -36,7 +36,7 @@ public final class ChatLogs: Sendable {
         let (data, text): (MessageEvent, String)
         switch event {
         case .message(let message):
-            (data, text) = (message, "<\(Sanitizer.line(message.message.sender.handle))> " + Self.body(message.message))
+            (data, text) = (message, "<\(Format.author(message.message))> " + Self.body(message.message))
         case .messageEdited(let edited):
             (data, text) = (
                 edited,

@@ -48,7 +48,10 @@ public enum Format {
         let place = label(chat, me: me)
         // `*` marks a bot account; `via NAME` a plugin sending for its user.
         let via = message.via.map { " via " + Sanitizer.line($0) } ?? ""
-        let nick = "<\(Sanitizer.line(message.sender.handle))\(message.sender.isBot ? "*" : "")\(via)>"
+        // A hook's message reads as the hook's: `<CI (hook)>`.
+        let nick =
+            Hook.label(via: message.via).map { "<\(Sanitizer.line($0))>" }
+            ?? "<\(Sanitizer.line(message.sender.handle))\(message.sender.isBot ? "*" : "")\(via)>"
         let prefix = "\(time) \(place) \(nick) "
         var text = Sanitizer.message(message.text)
         if let media = message.media { text = self.media(media) + (text.isEmpty ? "" : " " + text) }
@@ -69,6 +72,11 @@ public enum Format {
 
     /// `12. ` before a message's lines, its continuation lines (a reply's quote, a
     /// message's further lines) moved right as far, so they stay under its text.
+    /// Who a message reads as in logs: its sender's handle, or the hook that posted it.
+    static func author(_ message: Message) -> String {
+        Sanitizer.line(Hook.label(via: message.via) ?? message.sender.handle)
+    }
+
     static func numbered(_ seq: Int64, _ formatted: String) -> String {
         let number = "\(seq). "
         guard formatted.utf8.contains(10) else { return number + formatted }

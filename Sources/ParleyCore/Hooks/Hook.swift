@@ -1,0 +1,81 @@
+public import Foundation
+
+/// An incoming webhook of a group: a secret URL that posts what is sent to it as a
+/// message there, shown as the hook's (`<CI (hook)>`). The secret is shown once, when
+/// the hook is made, and kept only as a hash.
+public struct Hook: Hashable, Codable, Sendable {
+    public var id: Int64
+    public var chatID: ChatID
+    /// What its messages are shown as: 1–32 letters, digits, spaces, `.`, `_` or `-`.
+    public var name: String
+    /// The owner or admin who made it; its messages are sent as theirs.
+    public var createdBy: UserRef
+    public var createdAt: Date
+    /// Deliveries must carry `X-Hub-Signature-256` made with the hook's signing secret.
+    public var signed: Bool
+    public var lastUsedAt: Date?
+
+    public init(
+        id: Int64, chatID: ChatID, name: String, createdBy: UserRef, createdAt: Date, signed: Bool, lastUsedAt: Date? = nil
+    ) {
+        self.id = id
+        self.chatID = chatID
+        self.name = name
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.signed = signed
+        self.lastUsedAt = lastUsedAt
+    }
+
+    /// Where hooks are posted: `POST /v1/hooks/TOKEN`.
+    public static let pathPrefix = "/v1/hooks/"
+
+    public static let maxNameLength = 32
+    public static let maxSigningSecretLength = 256
+
+    /// A hook's name as given, trimmed, or `invalid_argument`.
+    public static func checkedName(_ name: String) throws(ParleyError) -> String {
+        let trimmed = name.trimmingSpaces()
+        let allowed = trimmed.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || " ._-".unicodeScalars.contains($0)
+        }
+        guard !trimmed.isEmpty, trimmed.count <= maxNameLength, allowed else {
+            throw ParleyError(.invalidArgument, "a hook's name is 1–\(maxNameLength) letters, digits, spaces, . _ or -")
+        }
+        return trimmed
+    }
+
+    /// The `via` of a message a hook posted: `hook:NAME`, or `hook:NAME:USERNAME` when
+    /// the post named itself (Slack's `username`).
+    public static func via(name: String, username: String?) -> String {
+        guard let username, !username.isEmpty else { return "hook:" + name }
+        var via = "hook:" + name + ":"
+        for scalar in username.unicodeScalars where !Limits.isControl(scalar) {
+            guard via.utf8.count + UTF8.width(scalar) <= Limits.maxViaLength else { break }
+            via.unicodeScalars.append(scalar)
+        }
+        return via
+    }
+
+    /// How a message's `via` reads when a hook posted it: `CI (hook)`, or
+    /// `deploybot (CI hook)`; nil for a message no hook posted.
+    public static func label(via: String?) -> String? {
+        guard let via, via.hasPrefix("hook:") else { return nil }
+        let parts = via.dropFirst(5).split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let name = parts.first else { return nil }
+        return parts.count == 2 ? "\(parts[1]) (\(name) hook)" : "\(name) (hook)"
+    }
+}
+
+/// A hook just made, with the secret token of its URL (shown this once).
+public struct CreatedHook: Hashable, Codable, Sendable {
+    public var hook: Hook
+    public var token: String
+    /// The path to post to: `/v1/hooks/TOKEN`.
+    public var path: String { Hook.pathPrefix + token }
+
+    public init(hook: Hook, token: String) {
+        self.hook = hook
+        self.token = token
+    }
+}

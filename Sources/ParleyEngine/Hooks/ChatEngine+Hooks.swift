@@ -1,0 +1,93 @@
+import Crypto
+import Foundation
+public import ParleyCore
+import ParleyStore
+import Synchronization
+
+/// The headers of a hook post the engine reads.
+public struct HookHeaders: Sendable {
+    public var contentType: String?
+    /// `X-GitHub-Event`: the body is a GitHub delivery of that event.
+    public var githubEvent: String?
+    /// `X-Hub-Signature-256`: `sha256=` and the hex HMAC of the body.
+    public var signature: String?
+    /// `X-GitHub-Delivery` or `Idempotency-Key`: the same key again lands once.
+    public var deliveryKey: String?
+
+    public init(contentType: String? = nil, githubEvent: String? = nil, signature: String? = nil, deliveryKey: String? = nil) {
+        self.contentType = contentType
+        self.githubEvent = githubEvent
+        self.signature = signature
+        self.deliveryKey = deliveryKey
+    }
+}
+
+/// Each hook's posting rate on this node.
+final class HookPace: Sendable {
+    private let buckets = Mutex([Int64: TokenBucket]())
+
+    func allow(_ hook: Int64, perSecond: Int) -> Bool {
+        guard perSecond > 0 else { return true }
+        let bucket = buckets.withLock { buckets in
+            if let bucket = buckets[hook] { return bucket }
+            // A node keeps at most this many hooks' buckets; a new one past it starts afresh.
+            if buckets.count >= 10_000 { buckets.removeAll() }
+            let bucket = TokenBucket(perSecond: perSecond, burst: perSecond * 4)
+            buckets[hook] = bucket
+            return bucket
+        }
+        return bucket.allow()
+    }
+}
+
+extension ChatEngine {
+    /// Posts what came to a hook's URL in its group, as the hook's message. An unknown,
+    /// revoked or mistyped token, and a hook whose maker has left the group, are all
+    /// `unknown_hook`, so a URL tells nothing about the group.
+    public func postFromHook(token: String, body: [UInt8], headers: HookHeaders) async throws -> Message {
+        let unknown = ParleyError(.unknownHook, "no such hook")
+        guard (1...128).contains(token.utf8.count), token.utf8.allSatisfy({ $0 > 32 && $0 < 127 }),
+            let (hook, signingSecret) = try await store.hook(tokenHash: SecretToken.hash(token))
+        else { throw unknown }
+        if let signingSecret {
+            guard let signature = headers.signature, Self.verify(signature, body: body, secret: signingSecret) else {
+                throw ParleyError(.badSignature, "X-Hub-Signature-256 is missing or does not match the hook's signing secret")
+            }
+        }
+        guard hookPace.allow(hook.id, perSecond: configuration.hookRate) else {
+            throw ParleyError(.rateLimited, "this hook posts at most \(configuration.hookRate) messages a second")
+        }
+        let post = try HookPayload.post(body: body, contentType: headers.contentType, githubEvent: headers.githubEvent)
+        guard let maker = try await store.user(id: hook.createdBy.id) else { throw unknown }
+        let session = acting(as: maker, client: "hook \(hook.id)")
+        let message: Message
+        do {
+            message = try await session.sendMessage(
+                to: .chat(hook.chatID), text: post.text, clientID: headers.deliveryKey.map { Self.clientID(hook: hook.id, key: $0) },
+                via: Hook.via(name: hook.name, username: post.username), replyTo: nil)
+        } catch let error as ParleyError where [.notMember, .unknownChat, .banned].contains(error.code) {
+            throw unknown
+        }
+        try? await store.hookUsed(hook.id, at: now)
+        return message
+    }
+
+    /// A client id from a delivery key, the same for the same key: a redelivery lands once.
+    static func clientID(hook: Int64, key: String) -> String {
+        let digest = SHA256.hash(data: Data(key.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        return "hook-\(hook)-\(digest)"
+    }
+
+    /// `sha256=HEX` against the HMAC-SHA256 of the body, compared in constant time.
+    static func verify(_ header: String, body: [UInt8], secret: String) -> Bool {
+        guard header.hasPrefix("sha256="), header.utf8.count == 71 else { return false }
+        let hex = Array(header.utf8.dropFirst(7))
+        var given: [UInt8] = []
+        for index in stride(from: 0, to: 64, by: 2) {
+            guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { return false }
+            given.append(byte)
+        }
+        let key = SymmetricKey(data: Data(secret.utf8))
+        return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: body, using: key)
+    }
+}

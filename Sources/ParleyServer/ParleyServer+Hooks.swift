@@ -1,0 +1,33 @@
+import Hummingbird
+import NIOCore
+import ParleyCore
+import ParleyEngine
+
+/// `POST /v1/hooks/TOKEN`: an incoming webhook. The body (at most `maxHookBytes`) is
+/// Slack's, Alertmanager's or GitHub's JSON, or plain text; the answer is `200 ok`, as
+/// Slack answers, or a refusal with its code and status.
+extension ParleyServer {
+    func addHookRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/v1/hooks/:token") { [self] request, context in
+            await answer { try await hookPost(request, context: context) }
+        }
+    }
+
+    private func hookPost(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let token = context.parameters.get("token") ?? ""
+        let limit = configuration.maxHookBytes
+        let tooLarge = ParleyError(.bodyTooLarge, "a hook takes at most \(limit / 1024) KiB")
+        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > limit { throw tooLarge }
+        var body: [UInt8] = []
+        for try await buffer in request.body {
+            guard buffer.readableBytes <= limit - body.count else { throw tooLarge }
+            body += buffer.readableBytesView
+        }
+        let field = { (name: String) in HTTPFields.Element.Name(name).flatMap { request.headers[$0] } }
+        let headers = HookHeaders(
+            contentType: request.headers[.contentType], githubEvent: field("X-GitHub-Event"), signature: field("X-Hub-Signature-256"),
+            deliveryKey: field("X-GitHub-Delivery") ?? field("Idempotency-Key"))
+        _ = try await engine.postFromHook(token: token, body: body, headers: headers)
+        return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok")))
+    }
+}
