@@ -212,7 +212,17 @@ def main():
         show("end one of my sessions (its sockets close with 4001)", "bob", four.call("revoke_session", {"id": other}))
         show("sign out (revokes the token)", "bob", four.call("sign_out"))
         show("make a bot account that I own", "alice", alice.call("create_bot", {"handle": "dicebot", "display_name": "Dice", "password": "roll-them-all"}))
-        show("the bot accounts I own", "alice", alice.call("bots"))
+        exchange = alice.call("bots")
+        dicebot = exchange[1]["result"][0]["id"]
+        show("the bot accounts I own", "alice", exchange)
+        exchange = alice.call("create_bot_token", {"bot": dicebot, "name": "ci"})
+        secret = exchange[1]["result"]["secret"]
+        token_id = exchange[1]["result"]["token"]["id"]
+        show("make a token a bot of mine signs in with (shown this once; also IRC SASL PLAIN's password and HTTP's Bearer)", "alice", exchange)
+        botsock = Socket(port)
+        show("sign in as a bot with one of its tokens", "a bot's connection", botsock.call("sign_in_bot", {"token": secret}))
+        show("a bot's tokens, with when each was last used", "alice", alice.call("bot_tokens", {"bot": dicebot}))
+        show("revoke a bot token: the connections it opened close with 4001", "alice", alice.call("revoke_bot_token", {"bot": dicebot, "token": token_id}))
         exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})
         code = exchange[1]["result"]["code"]
         show("a sign-up code, for a server that registers by invitation (server admins)", "alice", exchange)

@@ -52,6 +52,9 @@ public struct BotRuntime: Sendable {
     /// The signed-in user's connection, which makes a bot account on first use of its
     /// handle; the account then belongs to that user. Nil: no one is signed in here.
     public var owner: @Sendable () async throws -> (any ChatService)? = { nil }
+    /// A bot token (`/bots token`) the bots sign in with instead of the data folder's
+    /// generated keys; it must belong to the bot `--as` names.
+    public var botToken: String?
     /// Where bot accounts' credentials live.
     public var accountsFolder: URL
     public var state: BotStateStore

@@ -76,7 +76,13 @@ actor LoadedPlugin {
         let service = try await runtime.connect(name)
         do {
             let signedIn: SignedIn
-            if let handle {
+            if let handle, let token = runtime.botToken {
+                signedIn = try await service.signIn(botToken: token)
+                guard signedIn.user.handle.lowercased() == (handle.hasPrefix("@") ? String(handle.dropFirst()) : handle).lowercased() else {
+                    try? await service.signOut()
+                    throw ParleyError(.badCredentials, "the token is @\(signedIn.user.handle)'s, not \(handle)'s")
+                }
+            } else if let handle {
                 signedIn = try await BotAccounts(folder: runtime.accountsFolder).signIn(service, handle: handle, owner: runtime.owner)
             } else {
                 guard let token = await runtime.userToken() else {

@@ -25,6 +25,8 @@ actor Link {
     private let events: AsyncStream<ChatEvent>.Continuation
     let onAcknowledged: @Sendable (Message) -> Void
     let onRejected: @Sendable (String, ParleyError) -> Void
+    /// Why the server ended the session, when it closed the socket for that (4001).
+    private var ended: String?
     private let onChange: @Sendable (ConnectionChange) -> Void
     private let logger = Logger(label: "parley.client")
     private let encoder = Wire.encoder()
@@ -246,6 +248,8 @@ actor Link {
                 }
                 // A server that is going away is not asked again at once.
                 backoff = close?.closeCode == .goingAway ? .seconds(1) : .milliseconds(100)
+                // 4001: the server ended the session itself; resuming it would only fail.
+                if close?.closeCode == .unknown(4001) { ended = close?.reason ?? "the session was signed out" }
                 if state == .connecting { lastFailure = silence }
             } catch {
                 lastFailure = (error as? ParleyError)?.message ?? ServerTrust.reason(error)
@@ -316,7 +320,11 @@ actor Link {
     }
 
     private func disconnected() {
-        if state == .ready {
+        if let reason = ended {
+            ended = nil
+            token = nil
+            if state == .ready { onChange(.signedOut(reason: reason)) }
+        } else if state == .ready {
             reconnecting = true
             onChange(.lost)
         }

@@ -88,6 +88,22 @@ public final class RemoteChatService: ChatService {
         try await session(OpDeclarations.signInToken, Args.IDToken(idToken: idToken))
     }
 
+    public func signIn(botToken: String) async throws -> SignedIn {
+        try await session(OpDeclarations.signInBot, Args.BotTokenSecret(token: botToken))
+    }
+
+    public func createBotToken(for bot: UserID, name: String) async throws -> CreatedBotToken {
+        try await link.call(OpDeclarations.createBotToken, Args.CreateBotToken(bot: bot, name: name))
+    }
+
+    public func botTokens(for bot: UserID) async throws -> [BotToken] {
+        try await link.call(OpDeclarations.botTokens, Args.Bot(bot: bot))
+    }
+
+    public func revokeBotToken(_ id: Int64, of bot: UserID) async throws {
+        _ = try await link.call(OpDeclarations.revokeBotToken, Args.BotTokenID(bot: bot, token: id))
+    }
+
     public func resume(token: String) async throws -> SignedIn {
         try await session(OpDeclarations.resume, Args.Resume(token: token, after: nil))
     }

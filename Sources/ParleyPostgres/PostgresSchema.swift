@@ -343,6 +343,23 @@ enum PostgresSchema {
             CREATE INDEX hook_chat ON hook (chat_id);
             """
         ),
+        (
+            // Bot tokens, and which sessions each opened (so revoking it ends them).
+            "14-bot-tokens",
+            """
+            CREATE TABLE bot_token (
+                id bigserial PRIMARY KEY,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                token_hash bytea NOT NULL UNIQUE,
+                created_at bigint NOT NULL,
+                last_used_at bigint
+            );
+            CREATE INDEX bot_token_user ON bot_token (user_id);
+            ALTER TABLE session ADD COLUMN bot_token_id bigint;
+            CREATE INDEX session_bot_token ON session (bot_token_id) WHERE bot_token_id IS NOT NULL;
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

@@ -43,6 +43,17 @@ public enum OpDeclarations {
         try await call.service.revokeSignupCode(args.code)
         return Empty()
     }
+    public static let signInBot = OpDeclaration(.signInBot) { (call, args: Args.BotTokenSecret) in
+        call.session(try await call.service.signIn(botToken: args.token), true)
+    }
+    public static let createBotToken = OpDeclaration(.createBotToken) { (call, args: Args.CreateBotToken) in
+        try await call.service.createBotToken(for: args.bot, name: args.name)
+    }
+    public static let botTokens = OpDeclaration(.botTokens) { (call, args: Args.Bot) in try await call.service.botTokens(for: args.bot) }
+    public static let revokeBotToken = OpDeclaration(.revokeBotToken) { (call, args: Args.BotTokenID) in
+        try await call.service.revokeBotToken(args.token, of: args.bot)
+        return Empty()
+    }
     public static let createHook = OpDeclaration(.createHook) { (call, args: Args.CreateHook) in
         try await call.service.createHook(in: args.chat, name: args.name, signingSecret: args.signingSecret)
     }
@@ -255,6 +266,10 @@ extension Op {
         case .createSignupCode: OpDeclarations.createSignupCode
         case .signupCodes: OpDeclarations.signupCodes
         case .revokeSignupCode: OpDeclarations.revokeSignupCode
+        case .signInBot: OpDeclarations.signInBot
+        case .createBotToken: OpDeclarations.createBotToken
+        case .botTokens: OpDeclarations.botTokens
+        case .revokeBotToken: OpDeclarations.revokeBotToken
         case .createHook: OpDeclarations.createHook
         case .hooks: OpDeclarations.hooks
         case .revokeHook: OpDeclarations.revokeHook

@@ -381,12 +381,13 @@ enum Schema {
                     ALTER TABLE media_v21 RENAME TO media;
                     """)
         }
-        // Incoming webhooks: a group's secret URLs, kept as the token's hash.
+        // Incoming webhooks: a group's secret URLs, kept as the token's hash (ids never
+        // reused, so revoking by a number seen earlier cannot hit a newer hook).
         migrator.registerMigration("v22") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE hook (
-                        id INTEGER PRIMARY KEY,
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
                         chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
                         name TEXT NOT NULL,
                         token_hash BLOB NOT NULL UNIQUE,
@@ -396,6 +397,23 @@ enum Schema {
                         last_used_at INTEGER
                     );
                     CREATE INDEX hook_chat ON hook(chat_id);
+                    """)
+        }
+        // Bot tokens, and which sessions each opened (so revoking it ends them).
+        migrator.registerMigration("v23") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE bot_token (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        token_hash BLOB NOT NULL UNIQUE,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER
+                    );
+                    CREATE INDEX bot_token_user ON bot_token(user_id);
+                    ALTER TABLE session ADD COLUMN bot_token_id INTEGER;
+                    CREATE INDEX session_bot_token ON session(bot_token_id) WHERE bot_token_id IS NOT NULL;
                     """)
         }
         return migrator

@@ -36,6 +36,11 @@ struct BotCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Trust a wss:// server whose certificate this CA signed.", valueName: "PEM"))
     var caFile: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Sign the bot in with the token (/bots token @HANDLE) in this environment variable.", valueName: "VAR"))
+    var tokenEnv: String?
+
     /// `parley --data D --server URL bot …` names them before the subcommand.
     @ParentCommand var parent: Parley
 
@@ -60,6 +65,12 @@ struct BotCommand: AsyncParsableCommand {
             notify: log)
         // A new bot account is made by the user signed in here (with `parley`), who owns it.
         runtime.owner = Shell.savedUser(on: link.service, folder: link.folder)
+        if let tokenEnv {
+            guard let token = ProcessInfo.processInfo.environment[tokenEnv], BotToken.isToken(token) else {
+                throw ValidationError("$\(tokenEnv) holds no bot token (pbt_…; /bots token @HANDLE makes one)")
+            }
+            runtime.botToken = token
+        }
         let host = BotHost(runtime: runtime)
         // One group: the plugins stop first, then the connection, the bot state and the
         // database, on SIGTERM or SIGINT or when a plugin cannot be loaded.

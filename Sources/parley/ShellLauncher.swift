@@ -159,6 +159,8 @@ struct ShellLauncher {
             "[connection back] \(server)"
         case .back(complete: false):
             "[connection back] \(server); some messages from while you were away may not be shown: /chats and /history have them"
+        case .signedOut(let reason):
+            "[signed out] \(server) ended this session: \(Sanitizer.line(reason)); /login to sign in again"
         }
     }
 

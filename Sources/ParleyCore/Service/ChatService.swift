@@ -191,6 +191,15 @@ public protocol ChatService: AnyObject, Sendable {
 
     /// Ends the connection: its presence goes, its event stream finishes. The session
     /// token stays valid (use `signOut` to revoke it).
+    // Bot tokens (a bot's owner)
+    /// Makes a token for a bot the user owns, named (1–32 characters) to tell it apart.
+    func createBotToken(for bot: UserID, name: String) async throws -> CreatedBotToken
+    func botTokens(for bot: UserID) async throws -> [BotToken]
+    /// Revokes a token: the connections it opened end at once, on every node.
+    func revokeBotToken(_ id: Int64, of bot: UserID) async throws
+    /// Signs in as the bot a token belongs to.
+    func signIn(botToken: String) async throws -> SignedIn
+
     // Incoming webhooks (a group's owner and admins)
     /// Makes a hook: a secret URL (`CreatedHook.path`, shown this once) that posts in the
     /// group as the hook. With `signingSecret`, posts must carry GitHub's signature.

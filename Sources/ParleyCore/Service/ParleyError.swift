@@ -88,8 +88,9 @@ extension ErrorCode {
     public static let fileExists = ErrorCode("file_exists")
     public static let noMedia = ErrorCode("no_media")
     public static let fileError = ErrorCode("file_error")
-    // Hooks
+    // Hooks and bot tokens
     public static let unknownHook = ErrorCode("unknown_hook")
+    public static let unknownBotToken = ErrorCode("unknown_bot_token")
     public static let bodyTooLarge = ErrorCode("body_too_large")
     // Transport and internals
     public static let badFrame = ErrorCode("bad_frame")

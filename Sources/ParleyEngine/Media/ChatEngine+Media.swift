@@ -6,7 +6,13 @@ extension ChatEngine {
     /// The user a session token belongs to, for requests outside a connection (media
     /// over HTTP). Unlike `resume`, this makes no one online.
     public func user(token: String) async throws -> User {
-        try await user(tokenHash: SecretToken.hash(token))
+        if BotToken.isToken(token) {
+            guard let found = try await botToken(token), let user = try await store.user(id: found.bot.id) else {
+                throw ParleyError(.invalidToken, "this bot token is not valid: revoked, or mistyped")
+            }
+            return user
+        }
+        return try await user(tokenHash: SecretToken.hash(token))
     }
 
     /// The user of a live session, or `invalid_token`.

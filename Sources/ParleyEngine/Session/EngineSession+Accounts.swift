@@ -67,8 +67,17 @@ extension EngineSession {
         return try await startSession(for: user)
     }
 
+    /// A bot token as the password (`pbt_…`) signs in as its bot, when the login names
+    /// that bot: how IRC clients and the shell's `/login` use one.
     public func signIn(login: String, password: String) async throws -> SignedIn {
         try requireSignedOut()
+        if BotToken.isToken(password) {
+            let handle = login.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let token = try await engine.botToken(password),
+                ["", token.bot.handle.lowercased(), "@" + token.bot.handle.lowercased()].contains(handle)
+            else { throw ParleyError(.badCredentials, "wrong login or password") }
+            return try await signIn(botToken: password)
+        }
         return try await signedIn(as: try await checkedCredentials(login: login, password: password))
     }
 

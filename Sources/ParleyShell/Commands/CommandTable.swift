@@ -288,8 +288,10 @@ public enum CommandTable {
             summary: "run a bot plugin (as you, or as its own bot account with --as)", example: "/plugin load plugins/dice.py --as @dice"
         ) { shell, input in try await shell.plugin(&input) },
         CommandSpec(
-            name: "bots", usage: "/bots  |  /bots new @H [--name \"Name\"] [--password P | --password-env VAR]",
-            summary: "list the bot accounts you own, or make one (for a bot program of your own; /plugin load --as makes one too)",
+            name: "bots",
+            usage:
+                "/bots  |  /bots new @H [--name \"Name\"] [--password P | --password-env VAR]  |  /bots token @H [--name NAME]  |  /bots tokens @H  |  /bots revoke @H ID",
+            summary: "list the bot accounts you own, make one, or make, list and revoke the tokens it signs in with",
             example: "/bots new @deploy --name \"Deploy Bot\""
         ) { shell, input in try await shell.bots(&input) },
         CommandSpec(
