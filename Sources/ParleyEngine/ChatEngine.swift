@@ -118,8 +118,10 @@ public final class ChatEngine: Sendable {
     }
 
     /// A session acting as `user` for something that is not a client of theirs (an
-    /// incoming webhook): not online, no events, and not counted as their activity.
-    func acting(as user: User, client: String) -> EngineSession {
+    /// incoming webhook, a request to the HTTP API): not online, no events, and not
+    /// counted as their activity. It is dropped, never closed (closing a guest's would
+    /// take them out of their groups).
+    public func acting(as user: User, client: String) -> EngineSession {
         let session = EngineSession(engine: self, number: nextSession.add(1, ordering: .relaxed).newValue, address: "hook", client: client)
         session.state.withLock {
             $0.user = user

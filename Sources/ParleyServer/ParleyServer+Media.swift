@@ -84,7 +84,7 @@ extension ParleyServer {
     private static let noSniff = HTTPFields.Element.Name("X-Content-Type-Options")!
 
     /// The token of `Authorization: Bearer TOKEN`.
-    private static func bearer(_ request: Request) throws -> String {
+    static func bearer(_ request: Request) throws -> String {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             throw ParleyError(.notSignedIn, "send the session token as Authorization: Bearer TOKEN")
         }

@@ -93,6 +93,7 @@ public final class ParleyServer: Sendable {
         }
         addMediaRoutes(to: router)
         addHookRoutes(to: router)
+        addAPIRoutes(to: router)
         router.get(RouterPath(ServerChannel.socketPath)) { _, _ in
             Response(
                 status: .init(code: 426, reasonPhrase: "Upgrade Required"), headers: [.upgrade: "websocket", .secWebSocketVersion: "13"])

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import ParleyCore
+import ParleyEngine
+import ParleyLive
+import ParleyProtocol
+import Prometheus
+
+/// `POST /v1/api/OP`: what a script does most, over plain HTTP with a session or bot
+/// token as `Authorization: Bearer`. The body is the op's `args` object, as on the
+/// WebSocket; the answer is the same reply frame, with the HTTP status of its error code.
+extension ParleyServer {
+    /// The ops the HTTP API takes: reading and writing messages, not signing in or
+    /// managing anything.
+    static let apiOps: Set<Op> = [
+        .me, .user, .chats, .chat, .directChat, .groups, .group, .members, .history, .search, .mentions, .send, .markRead,
+        .editMessage, .deleteMessage, .react, .unreact,
+    ]
+
+    func addAPIRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/v1/api/:op") { [self] request, context in
+            await answer { try await apiCall(request, context: context) }
+        }
+    }
+
+    private func apiCall(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let name = context.parameters.get("op") ?? ""
+        guard let op = Op(rawValue: name), Self.apiOps.contains(op) else {
+            throw ParleyError(
+                .unknownOp,
+                "the HTTP API has no op '\(name.prefix(40))'; it takes \(Self.apiOps.map(\.rawValue).sorted().joined(separator: ", "))")
+        }
+        let user = try await engine.user(token: try Self.bearer(request))
+        let limit = configuration.maxFrameSize
+        let tooLarge = ParleyError(.bodyTooLarge, "a request body is at most \(limit / 1024) KiB")
+        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > limit { throw tooLarge }
+        var body: [UInt8] = []
+        for try await buffer in request.body {
+            guard buffer.readableBytes <= limit - body.count else { throw tooLarge }
+            body += buffer.readableBytesView
+        }
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { body = Array("{}".utf8) }
+        guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {
+            throw ParleyError(.invalidArgument, "the body is the op's arguments as a JSON object")
+        }
+        // The account's rate over all its sockets and requests; over it, refused at once.
+        guard accountPace.takeOwing(for: user.id, at: .now) == .zero else {
+            throw ParleyError(.rateLimited, "too many requests from this account; slow down")
+        }
+        let frame = Data("{\"id\":1,\"op\":\"\(op.rawValue)\",\"args\":".utf8) + body + Data("}".utf8)
+        let dispatcher = Dispatcher(session: engine.acting(as: user, client: "http api"), epoch: engine.eventEpoch, logger: logger)
+        let (reply, error, _) = await dispatcher.perform(op, id: 1, frame: frame)
+        if op == .send && error == nil { metrics.sent.increment() }
+        return Response(
+            status: HTTPResponse.Status(code: error.map { MediaHTTP.status(for: $0) } ?? 200), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: reply)))
+    }
+}
