@@ -104,6 +104,8 @@ var targets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: swiftSettings
     ),

@@ -12,7 +12,7 @@ import base64, json, os, re, socket, struct, subprocess, sys, tempfile, time
 def start_server(binary):
     data = tempfile.mkdtemp()
     env = dict(os.environ, PARLEY_BCRYPT_COST="4")
-    proc = subprocess.Popen([binary, "serve", "--port", "0", "--data", data, "--log-level", "error", "--admin", "@alice"],
+    proc = subprocess.Popen([binary, "serve", "--port", "0", "--data", data, "--log-level", "error", "--admin", "@alice", "--hook-allow-loopback"],
                             stdout=subprocess.PIPE, env=env, text=True)
     line = proc.stdout.readline()
     port = int(re.search(r":(\d+)/v1/ws", line).group(1))
@@ -231,6 +231,8 @@ def main():
         exchange = alice.call("create_hook", {"chat": group, "name": "CI"})
         hook = exchange[1]["result"]["hook"]["id"]
         show("make an incoming webhook: its URL's token is shown this once (owner and admins; docs/hooks.md)", "alice", exchange)
+        show("make an outgoing hook: messages starting with the command are posted to the URL, signed (owner and admins; docs/hooks.md)", "alice",
+             alice.call("create_outgoing_hook", {"chat": group, "name": "deploy", "url": "http://127.0.0.1:8765/hook", "trigger": "!deploy"}))
         show("a group's incoming webhooks", "alice", alice.call("hooks", {"chat": group}))
         show("revoke an incoming webhook", "alice", alice.call("revoke_hook", {"chat": group, "hook": hook}))
         show("remove my avatar (an uploaded image's id sets it)", "alice", alice.call("set_avatar", {"media": None}))

@@ -358,6 +358,10 @@ public final class RemoteChatService: ChatService {
         try await link.call(OpDeclarations.createHook, Args.CreateHook(chat: chat, name: name, signingSecret: signingSecret))
     }
 
+    public func createOutgoingHook(in chat: ChatID, name: String, url: String, trigger: String) async throws -> CreatedHook {
+        try await link.call(OpDeclarations.createOutgoingHook, Args.CreateOutgoingHook(chat: chat, name: name, url: url, trigger: trigger))
+    }
+
     public func hooks(in chat: ChatID) async throws -> [Hook] {
         try await link.call(OpDeclarations.hooks, Args.Chat(chat: chat))
     }

@@ -67,6 +67,11 @@ public final class ChatEngine: Sendable {
         /// Posts a second one incoming webhook may make on this node, in bursts of four
         /// times as many; 0: no limit.
         public var hookRate = 5
+        /// Makes outgoing hooks' calls (the server's HTTP client); nil: no outgoing hooks.
+        public var outgoingHooks: (any OutgoingHookCaller)?
+        /// Whether an outgoing hook may call this URL: the operator's to say
+        /// (`--hook-allow`); none by default.
+        public var outgoingHookAllowed: @Sendable (URL) -> Bool = { _ in false }
 
         public init() {}
     }
@@ -95,6 +100,8 @@ public final class ChatEngine: Sendable {
     let activity = ActivityTracker()
     /// Each incoming webhook's posting rate on this node (`hookRate`).
     let hookPace = HookPace()
+    /// Each group's outgoing hooks, briefly remembered.
+    let outgoingHookCache = OutgoingHookCache()
     private let nextSession = Atomic<Int>(0)
 
     public init(

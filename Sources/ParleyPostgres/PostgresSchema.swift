@@ -360,6 +360,17 @@ enum PostgresSchema {
             CREATE INDEX session_bot_token ON session (bot_token_id) WHERE bot_token_id IS NOT NULL;
             """
         ),
+        (
+            // Outgoing hooks: where a group's triggering messages are posted, and the
+            // last failure there for its admins to see.
+            "15-outgoing-hooks",
+            """
+            ALTER TABLE hook ADD COLUMN url text;
+            ALTER TABLE hook ADD COLUMN trigger text;
+            ALTER TABLE hook ADD COLUMN last_error text;
+            ALTER TABLE hook ADD COLUMN last_error_at bigint;
+            """
+        ),
     ]
 
     /// A migration's statements, one at a time (the extended protocol takes one): each

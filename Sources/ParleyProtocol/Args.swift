@@ -418,6 +418,19 @@ public enum Args {
         }
     }
 
+    public struct CreateOutgoingHook: Codable, Sendable {
+        public var chat: ChatID
+        public var name: String
+        public var url: String
+        public var trigger: String
+        public init(chat: ChatID, name: String, url: String, trigger: String) {
+            self.chat = chat
+            self.name = name
+            self.url = url
+            self.trigger = trigger
+        }
+    }
+
     public struct HookID: Codable, Sendable {
         public var chat: ChatID
         public var hook: Int64

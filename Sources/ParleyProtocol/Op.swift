@@ -13,7 +13,7 @@ public enum Op: String, CaseIterable, Sendable {
     case setViewing = "set_viewing", online
     case createBot = "create_bot", bots, createSignupCode = "create_signup_code", signupCodes = "signup_codes"
     case revokeSignupCode = "revoke_signup_code"
-    case createHook = "create_hook", hooks, revokeHook = "revoke_hook"
+    case createHook = "create_hook", createOutgoingHook = "create_outgoing_hook", hooks, revokeHook = "revoke_hook"
     case signInBot = "sign_in_bot", createBotToken = "create_bot_token", botTokens = "bot_tokens", revokeBotToken = "revoke_bot_token"
     case editMessage = "edit_message", deleteMessage = "delete_message", react, unreact, mentions, typing
     case setTopic = "set_topic", setGroupRules = "set_group_rules", ban, unban, bans

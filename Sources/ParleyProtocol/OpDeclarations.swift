@@ -57,6 +57,9 @@ public enum OpDeclarations {
     public static let createHook = OpDeclaration(.createHook) { (call, args: Args.CreateHook) in
         try await call.service.createHook(in: args.chat, name: args.name, signingSecret: args.signingSecret)
     }
+    public static let createOutgoingHook = OpDeclaration(.createOutgoingHook) { (call, args: Args.CreateOutgoingHook) in
+        try await call.service.createOutgoingHook(in: args.chat, name: args.name, url: args.url, trigger: args.trigger)
+    }
     public static let hooks = OpDeclaration(.hooks) { (call, args: Args.Chat) in try await call.service.hooks(in: args.chat) }
     public static let revokeHook = OpDeclaration(.revokeHook) { (call, args: Args.HookID) in
         try await call.service.revokeHook(args.hook, in: args.chat)
@@ -271,6 +274,7 @@ extension Op {
         case .botTokens: OpDeclarations.botTokens
         case .revokeBotToken: OpDeclarations.revokeBotToken
         case .createHook: OpDeclarations.createHook
+        case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks
         case .revokeHook: OpDeclarations.revokeHook
         case .editMessage: OpDeclarations.editMessage

@@ -416,6 +416,17 @@ enum Schema {
                     CREATE INDEX session_bot_token ON session(bot_token_id) WHERE bot_token_id IS NOT NULL;
                     """)
         }
+        // Outgoing hooks: where a group's triggering messages are posted, and the last
+        // failure there for its admins to see.
+        migrator.registerMigration("v24") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE hook ADD COLUMN url TEXT;
+                    ALTER TABLE hook ADD COLUMN trigger TEXT;
+                    ALTER TABLE hook ADD COLUMN last_error TEXT;
+                    ALTER TABLE hook ADD COLUMN last_error_at INTEGER;
+                    """)
+        }
         return migrator
     }
 }

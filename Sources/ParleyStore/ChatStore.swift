@@ -206,8 +206,12 @@ public protocol ChatStore: PresenceWatchStore {
     func sessionOpened(tokenHash: Data, withBotToken id: Int64, at time: Date) async throws
 
     // Incoming webhooks
-    func createHook(chat: ChatID, name: String, tokenHash: Data, signingSecret: String?, by user: UserID, at time: Date) async throws
-        -> Hook
+    func createHook(
+        chat: ChatID, name: String, tokenHash: Data, signingSecret: String?, by user: UserID, at time: Date, url: String?, trigger: String?
+    ) async throws -> Hook
+    /// A group's outgoing hooks, with the secrets their calls are signed with.
+    func outgoingHooks(of chat: ChatID) async throws -> [(hook: Hook, signingSecret: String)]
+    func hookFailed(_ id: Int64, error: String, at time: Date) async throws
     /// A group's hooks, oldest first.
     func hooks(of chat: ChatID) async throws -> [Hook]
     /// The hook whose token hashes to `tokenHash`, with its signing secret.

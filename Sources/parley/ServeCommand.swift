@@ -37,6 +37,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest body an incoming webhook takes, in KiB.") var maxHookKib = 512
     @Option(
         help: ArgumentHelp(
+            "A host outgoing hooks may call: a name, *.example.com, or * for any public host (repeat for more).", valueName: "HOST"))
+    var hookAllow: [String] = []
+    @Flag(help: "Let outgoing hooks call this machine (localhost, 127.0.0.1, ::1).") var hookAllowLoopback = false
+    @Option(
+        help: ArgumentHelp(
             "Send phone sign-in codes with this program, run without a shell: {phone} and {code} are replaced.",
             valueName: "PROGRAM ARGS")) var smsCommand: String?
     @OptionGroup var identity: IdentityOptions
@@ -245,6 +250,11 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxUnsignedPerAddress = maxUnsignedPerAddress
             configuration.maxPasswordChecksPerAddress = maxPasswordChecksPerAddress
             configuration.hookRate = hookRate
+            if !hookAllow.isEmpty || hookAllowLoopback {
+                let (hosts, loopback) = (hookAllow, hookAllowLoopback)
+                configuration.outgoingHooks = OutgoingHookSender()
+                configuration.outgoingHookAllowed = { OutgoingHookSender.allows($0, hosts: hosts, loopback: loopback) }
+            }
         }
         let storage = try await openStorage(folder: folder, logger: logger, configure: configure)
         let engine = storage.engine

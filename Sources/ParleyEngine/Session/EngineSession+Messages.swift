@@ -124,7 +124,10 @@ extension EngineSession {
         var (stored, created) = try await store.append(message)
         if created { stored.replyTo = quote }
         stored.clientTags = clientTags
-        if created { await announce(stored) }
+        if created {
+            await announce(stored)
+            engine.triggerOutgoingHooks(stored)
+        }
         await afterSending(in: message.chatID, as: user)
         return stored
     }

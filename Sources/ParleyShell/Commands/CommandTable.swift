@@ -212,8 +212,10 @@ public enum CommandTable {
             summary: "send an MP4, MOV or WebM video (up to 200 MiB)", example: "/video @bob clip.mp4 the demo"
         ) { shell, input in try await shell.video(&input) },
         CommandSpec(
-            name: "hook", usage: "/hook new [#G] --name NAME [--signing-secret-env VAR] | /hook revoke ID [#G]",
-            summary: "make a URL that posts to a group (Slack, Alertmanager, GitHub, text), or revoke one (owner, admins)",
+            name: "hook",
+            usage:
+                "/hook new [#G] --name NAME [--signing-secret-env VAR] | /hook out [#G] --name NAME --url URL --trigger !CMD|mention | /hook revoke ID [#G]",
+            summary: "a URL that posts to a group, a URL the group's !commands are posted to, or revoke one (owner, admins)",
             example: "/hook new #ops --name CI"
         ) { shell, input in try await shell.hook(&input) },
         CommandSpec(name: "hooks", usage: "/hooks [#G]", summary: "a group's incoming webhooks (owner, admins)", example: "/hooks #ops") {

@@ -5,7 +5,9 @@ import ParleyCore
 /// `/hooks [#G]`: a group's incoming webhooks, for its owner and admins.
 extension Shell {
     func hook(_ input: inout CommandInput) async throws {
-        let usage = "/hook new [#G] --name NAME [--signing-secret-env VAR] | /hook revoke ID [#G]"
+        let usage =
+            "/hook new [#G] --name NAME [--signing-secret-env VAR] | /hook out [#G] --name NAME --url URL --trigger !CMD|mention"
+            + " | /hook revoke ID [#G]"
         switch try input.word() {
         case "new":
             let word = try input.target()
@@ -28,6 +30,23 @@ extension Shell {
                 "POST text, or Slack's, Alertmanager's or GitHub's JSON, to it\(made.hook.signed ? ", signed with X-Hub-Signature-256" : "")"
             )
             output.result("hook", lines, json: HookMade(hook: made.hook, url: url, path: made.path))
+        case "out":
+            let word = try input.target()
+            let options = try input.options(values: ["name", "url", "trigger"])
+            guard options.positional.isEmpty, let name = options.values["name"], let url = options.values["url"],
+                let trigger = options.values["trigger"]
+            else { throw ParleyError(.usage, usage) }
+            let chat = try await groupTarget(word)
+            let made = try await service.createOutgoingHook(in: chat.id, name: name, url: url, trigger: trigger)
+            let label = Format.label(chat, me: me?.id)
+            let when = made.hook.trigger == "mention" ? "say @\(made.hook.name)" : "start with \(made.hook.trigger ?? trigger)"
+            output.result(
+                "hook",
+                [
+                    "Made outgoing hook \(made.hook.id) \"\(made.hook.name)\": messages in \(label) that \(when) are posted to \(url)",
+                    "Its calls carry X-Parley-Signature-256, made with this secret (shown this once):",
+                    "  \(made.signingSecret ?? "")",
+                ], json: made)
         case "revoke":
             guard let text = try input.word(), let id = Int64(text) else { throw ParleyError(.usage, usage) }
             let word = try input.target()
@@ -53,8 +72,16 @@ extension Shell {
         }
         let lines = hooks.map { hook in
             let used = hook.lastUsedAt.map { "last used " + ChatLogs.stampStyle.format($0) } ?? "never used"
-            return "  \(hook.id)  \(Sanitizer.line(hook.name))  by @\(Sanitizer.line(hook.createdBy.handle)), \(used)"
-                + (hook.signed ? ", signed" : "")
+            var line = "  \(hook.id)  \(Sanitizer.line(hook.name))  by @\(Sanitizer.line(hook.createdBy.handle)), \(used)"
+            if let url = hook.url {
+                line += ", out: \(Sanitizer.line(hook.trigger ?? "")) → \(Sanitizer.line(url))"
+                if let error = hook.lastError, let at = hook.lastErrorAt {
+                    line += "\n      last failed \(ChatLogs.stampStyle.format(at)): \(Sanitizer.line(error))"
+                }
+            } else if hook.signed {
+                line += ", signed"
+            }
+            return line
         }
         output.result("hooks", ["\(label): \(hooks.count) hook\(hooks.count == 1 ? "" : "s")"] + lines, json: hooks)
     }
