@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -19,9 +20,7 @@ enum ProcessStops {
         return at != 0 && now() &- at <= seconds &* 1_000_000_000
     }
 
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
+    /// Monotonic nanoseconds (`DispatchTime` reads CLOCK_MONOTONIC, as a signal
+    /// handler may).
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }
