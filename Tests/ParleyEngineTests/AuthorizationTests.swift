@@ -34,6 +34,8 @@ import Testing
         let users: [UserID]
         let file: String  // a file the owner sent to the group, as message 2
         let hook: Int64  // the owner's hook on the group
+        let bot: UserID  // a bot account the group's owner owns
+        let botToken: Int64  // one of its tokens
 
         /// A new file on disk for a caller to upload.
         func localFile(_ text: String) throws -> URL {
@@ -59,6 +61,8 @@ import Testing
             let file = try await owner.uploadMedia(from: notes, kind: .file, for: .chat(group.id), progress: nil)
             _ = try await owner.sendMedia(to: .chat(group.id), media: file.id, caption: "", name: "notes.txt", clientID: nil, via: nil)
             let hook = try await owner.createHook(in: group.id, name: "deploys", signingSecret: nil).hook.id
+            let bot = try await owner.createBot(NewBot(handle: "owners-bot", displayName: "Bot", password: "bot-pass-1234"))
+            let botToken = try await owner.createBotToken(for: bot.id, name: "ci").token.id
             let invite = try await owner.createInvite(chat: group.id, maxUses: 5, expiresIn: nil).code
             var users: [UserID] = []
             for session in [owner, admin, member, extra, outsider, target] { users.append(try await session.me().id) }
@@ -66,7 +70,7 @@ import Testing
                 world: world,
                 sessions: [.signedOut: world.engine.connect(), .nonMember: outsider, .member: member, .admin: admin, .owner: owner],
                 group: group.id, invite: invite, target: try await target.me().id, extra: try await extra.me().id, users: users,
-                file: file.id, hook: hook)
+                file: file.id, hook: hook, bot: bot.id, botToken: botToken)
         }
 
         /// Everything a verb could change, read straight from the store.
@@ -92,6 +96,7 @@ import Testing
             }
             lines.append("users \(try await store.searchUsers(prefix: "", limit: 100, offset: 0).count)")
             lines.append("hooks \(try await store.hooks(of: group).map { "\($0.id):\($0.name)" })")
+            lines.append("bot tokens \(try await store.botTokens(of: bot).map { "\($0.id):\($0.name)" })")
             return lines.joined(separator: "\n")
         }
     }
@@ -156,6 +161,25 @@ import Testing
             expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
         ) { s, f in _ = try await s.deleteMessage(chat: f.group, seq: 1) },
         managersOnly("invite") { s, f in try await s.invite(user: f.target, to: f.group) },
+        // A bot's tokens are its owner's alone (here the group's owner owns the bot).
+        Verb(
+            name: "createBotToken",
+            expected: [.nonMember: .deny(.forbidden), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+        ) {
+            s, f in _ = try await s.createBotToken(for: f.bot, name: "new")
+        },
+        Verb(
+            name: "listBotTokens",
+            expected: [.nonMember: .deny(.forbidden), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+        ) {
+            s, f in _ = try await s.botTokens(for: f.bot)
+        },
+        Verb(
+            name: "revokeBotToken",
+            expected: [.nonMember: .deny(.forbidden), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+        ) {
+            s, f in try await s.revokeBotToken(f.botToken, of: f.bot)
+        },
         managersOnly("createHook") { s, f in _ = try await s.createHook(in: f.group, name: "CI", signingSecret: nil) },
         managersOnly("listHooks") { s, f in _ = try await s.hooks(in: f.group) },
         Verb(

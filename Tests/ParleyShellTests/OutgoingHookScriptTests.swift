@@ -1,0 +1,98 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// An outgoing hook through the binary: a small HTTP endpoint (Python's http.server)
+/// answers `!deploy` in a group; made slow or failing, the group still talks and the
+/// failures show in `/hooks`.
+@Suite(.timeLimit(.minutes(10))) struct OutgoingHookScriptTests {
+    /// Checks each call's signature with the secret in the file it is given, and answers.
+    static let endpoint = #"""
+        import http.server, json, hmac, hashlib, sys, time
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers['Content-Length']))
+                secret = open(sys.argv[1]).read().strip().encode()
+                expected = 'sha256=' + hmac.new(secret, body, hashlib.sha256).hexdigest()
+                signed = hmac.compare_digest(expected, self.headers.get('X-Parley-Signature-256', ''))
+                words = json.loads(body)['message']['text'].split()
+                if words[-1] == 'slow':
+                    time.sleep(7)
+                if words[-1] == 'fail':
+                    self.send_response(500); self.end_headers(); return
+                answer = json.dumps({'text': 'deploying %s (signed: %s)' % (words[-1], signed)}).encode()
+                try:
+                    self.send_response(200); self.send_header('Content-Length', str(len(answer))); self.end_headers()
+                    self.wfile.write(answer)
+                except BrokenPipeError:
+                    pass
+            def log_message(self, *args): pass
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+
+    /// Runs `read` until what it reads passes `done` (at most 5 minutes), and returns it.
+    static func poll(_ read: () throws -> String, until done: (String) -> Bool) throws -> String {
+        var text = try read()
+        let deadline = Date().addingTimeInterval(300)
+        while !done(text), Date() < deadline {
+            usleep(200_000)
+            text = try read()
+        }
+        return text
+    }
+
+    @Test func anEndpointAnswersDeployAndASlowOrFailingOneStopsNobody() throws {
+        let world = try IRCGatewayTests.world(arguments: ["--hook-allow-loopback"])
+        defer { world.remove() }
+        let (alice, bob) = (world.alice, world.bob)
+        #expect(try bob.run("/join #swift").status == 0)
+        let script = world.folder.appendingPathComponent("endpoint.py")
+        let secretFile = world.folder.appendingPathComponent("secret")
+        try Self.endpoint.write(to: script, atomically: true, encoding: .utf8)
+        try "not yet".write(to: secretFile, atomically: true, encoding: .utf8)
+        let endpoint = try ChildProcess("/usr/bin/env", ["python3", script.path, secretFile.path], stdout: .pipe)
+        defer {
+            // SIGKILL: a SIGTERM left it running (the test process's blocked signals are inherited).
+            kill(endpoint.processIdentifier, SIGKILL)
+            endpoint.waitUntilExit()
+        }
+        let pipe = try #require(endpoint.output)
+        let port = try #require(String(decoding: pipe.availableData, as: UTF8.self).split(separator: "\n").first)
+        let made = try alice.run("/hook out #swift --name deploy --url http://127.0.0.1:\(port)/hook --trigger !deploy")
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stdout.contains("messages in #swift that start with !deploy are posted to http://127.0.0.1:\(port)/hook"))
+        let secret = try #require(made.lines.last?.trimmingCharacters(in: .whitespaces))
+        try secret.write(to: secretFile, atomically: true, encoding: .utf8)
+
+        // bob asks; the hook's answer comes back as its reply, and the call was signed.
+        #expect(try bob.run("/send #swift !deploy v1").status == 0)
+        // The answer may come before a /wait would start: the history is read until it does.
+        let answered = try Self.poll {
+            try alice.run("/history #swift 2").stdout
+        } until: {
+            $0.contains("deploying v1")
+        }
+        #expect(answered.contains("<deploy (hook)> deploying v1 (signed: True)"), "\(answered)")
+        #expect(answered.contains("↳ @bob: !deploy v1"))
+
+        // Slow (7 s, past the 5 s timeout) and failing (500): the group talks meanwhile.
+        #expect(try bob.run("/send #swift !deploy slow\n/send #swift !deploy fail\n/send #swift meanwhile").status == 0)
+        let talked = try Self.poll {
+            try alice.run("/history #swift 3").stdout
+        } until: {
+            $0.contains("<bob> meanwhile")
+        }
+        #expect(talked.contains("<bob> meanwhile"), "the group talks while the hook is slow or failing")
+        let hooks = try Self.poll {
+            try alice.run("/hooks #swift").stdout
+        } until: {
+            $0.contains("last failed")
+        }
+        #expect(hooks.contains("out: !deploy → http://127.0.0.1:\(port)/hook"), "\(hooks)")
+        #expect(hooks.contains("HTTP 500") || hooks.contains("no answer within 5 s"), "\(hooks)")
+        let refused = try alice.run("/hook out #swift --name evil --url http://10.1.2.3/x --trigger !x")
+        #expect(refused.status != 0 && refused.stderr.contains("forbidden"), "a host the operator did not allow")
+    }
+}
