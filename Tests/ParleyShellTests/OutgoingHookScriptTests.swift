@@ -8,26 +8,31 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct OutgoingHookScriptTests {
     /// Checks each call's signature with the secret in the file it is given, and answers.
     static let endpoint = #"""
-        import http.server, json, hmac, hashlib, sys, time
-        class Handler(http.server.BaseHTTPRequestHandler):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from hashlib import sha256
+        from hmac import compare_digest, new as hmac_new
+        from json import dumps, loads
+        from sys import argv
+        from time import sleep
+        class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers['Content-Length']))
-                secret = open(sys.argv[1]).read().strip().encode()
-                expected = 'sha256=' + hmac.new(secret, body, hashlib.sha256).hexdigest()
-                signed = hmac.compare_digest(expected, self.headers.get('X-Parley-Signature-256', ''))
-                words = json.loads(body)['message']['text'].split()
+                secret = open(argv[1]).read().strip().encode()
+                expected = 'sha256=' + hmac_new(secret, body, sha256).hexdigest()
+                signed = compare_digest(expected, self.headers.get('X-Parley-Signature-256', ''))
+                words = loads(body)['message']['text'].split()
                 if words[-1] == 'slow':
-                    time.sleep(7)
+                    sleep(7)
                 if words[-1] == 'fail':
                     self.send_response(500); self.end_headers(); return
-                answer = json.dumps({'text': 'deploying %s (signed: %s)' % (words[-1], signed)}).encode()
+                answer = dumps({'text': 'deploying %s (signed: %s)' % (words[-1], signed)}).encode()
                 try:
                     self.send_response(200); self.send_header('Content-Length', str(len(answer))); self.end_headers()
                     self.wfile.write(answer)
                 except BrokenPipeError:
                     pass
             def log_message(self, *args): pass
-        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
         print(server.server_address[1], flush=True)
         server.serve_forever()
         """#
