@@ -378,68 +378,6 @@ public enum Args {
         }
     }
 
-    public struct BotTokenSecret: Codable, Sendable {
-        public var token: String
-        public init(token: String) { self.token = token }
-    }
-
-    public struct CreateBotToken: Codable, Sendable {
-        public var bot: UserID
-        public var name: String
-        public init(bot: UserID, name: String) {
-            self.bot = bot
-            self.name = name
-        }
-    }
-
-    public struct Bot: Codable, Sendable {
-        public var bot: UserID
-        public init(bot: UserID) { self.bot = bot }
-    }
-
-    public struct BotTokenID: Codable, Sendable {
-        public var bot: UserID
-        public var token: Int64
-        public init(bot: UserID, token: Int64) {
-            self.bot = bot
-            self.token = token
-        }
-    }
-
-    /// `create_hook`: a group, the hook's name, and a signing secret for signed posts.
-    public struct CreateHook: Codable, Sendable {
-        public var chat: ChatID
-        public var name: String
-        public var signingSecret: String?
-        public init(chat: ChatID, name: String, signingSecret: String?) {
-            self.chat = chat
-            self.name = name
-            self.signingSecret = signingSecret
-        }
-    }
-
-    public struct CreateOutgoingHook: Codable, Sendable {
-        public var chat: ChatID
-        public var name: String
-        public var url: String
-        public var trigger: String
-        public init(chat: ChatID, name: String, url: String, trigger: String) {
-            self.chat = chat
-            self.name = name
-            self.url = url
-            self.trigger = trigger
-        }
-    }
-
-    public struct HookID: Codable, Sendable {
-        public var chat: ChatID
-        public var hook: Int64
-        public init(chat: ChatID, hook: Int64) {
-            self.chat = chat
-            self.hook = hook
-        }
-    }
-
     public struct Viewing: Codable, Sendable {
         public var chat: ChatID?
         public init(chat: ChatID?) { self.chat = chat }
