@@ -245,6 +245,7 @@ var targets: [Target] = [
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
         ],
+        exclude: ["Plugins"],
         swiftSettings: swiftSettings
     ),
 ]

@@ -38,6 +38,8 @@ class Bot:
         self._command_handlers = {}
         self._commands = []
         self._ready_handlers = []
+        self._tick_handlers = []
+        self._declared_schedules = []
         self._timers = []
         self._refs = itertools.count(1)
         self._pending = {}
@@ -70,6 +72,36 @@ class Bot:
         """Calls the function once the host has said who the bot is (self.me)."""
         self._ready_handlers.append(function)
         return function
+
+    def on_tick(self, name=None):
+        """Calls the function with the tick event of the schedule `name` (of every one without)."""
+
+        def register(function):
+            self._tick_handlers.append((name, function))
+            return function
+
+        return register
+
+    def every(self, seconds, name=None, data=None):
+        """Runs the function (with the tick event) every so many seconds, kept by the host
+        across restarts; a time missed while the bot was down runs once when it is back."""
+        return self._declare({"every": seconds}, name, data)
+
+    def cron(self, expression, tz="UTC", name=None, data=None):
+        """Runs the function at the times a cron expression names ("0 9 * * mon-fri") in a
+        time zone ("Europe/Paris"), kept by the host across restarts."""
+        return self._declare({"cron": expression, "tz": tz}, name, data)
+
+    def _declare(self, rule, name, data):
+        def register(function):
+            schedule = dict(rule, name=name or function.__name__)
+            if data is not None:
+                schedule["data"] = data
+            self._declared_schedules.append(schedule)
+            self._tick_handlers.append((schedule["name"], function))
+            return function
+
+        return register
 
     def command(self, name, usage=None, help=None):
         """Declares a shell command (/NAME ARGS): the function gets (event, args)."""
@@ -107,8 +139,28 @@ class Bot:
     def state_set(self, key, value):
         self._call({"type": "state_set", "key": key, "value": value})
 
+    def schedule(self, name, at=None, after=None, every=None, cron=None, tz=None, data=None):
+        """Asks the host for a tick named `name`: `at` an ISO 8601 time, `after` or `every`
+        so many seconds, or at the times of a `cron` expression in `tz`. Kept across
+        restarts; replaces a schedule of the same name (one with the same rule and data is
+        left as it is). Returns it as kept: {"name", "next", "data", and the rule}."""
+        action = {"type": "schedule", "name": name}
+        for key, value in (("at", at), ("after", after), ("every", every), ("cron", cron), ("tz", tz), ("data", data)):
+            if value is not None:
+                action[key] = value
+        return self._call(action)["schedule"]
+
+    def unschedule(self, name):
+        """Cancels a schedule; raises BotError("unknown_schedule") if there is none."""
+        self._call({"type": "unschedule", "name": name})
+
+    def schedules(self):
+        """The bot's schedules, soonest first."""
+        return self._call({"type": "schedules"}).get("schedules", [])
+
     def later(self, seconds, function, *args):
-        """Runs function(*args) after some seconds, on the bot's own thread."""
+        """Runs function(*args) after some seconds, on the bot's own thread. Held in memory
+        only: gone if the bot restarts (schedule() is kept by the host)."""
         timer = threading.Timer(seconds, lambda: self._enqueue(("timer", function, args)))
         timer.daemon = True
         timer.start()
@@ -126,6 +178,8 @@ class Bot:
             hello["events"] = self.events
         if self._commands:
             hello["commands"] = self._commands
+        if self._declared_schedules:
+            hello["schedules"] = self._declared_schedules
         self._write(hello)
         reader = threading.Thread(target=self._read, daemon=True)
         reader.start()
@@ -190,6 +244,10 @@ class Bot:
         elif kind == "member_left":
             for function in self._leave_handlers:
                 function(event)
+        elif kind == "tick":
+            for name, function in self._tick_handlers:
+                if name is None or name == event.get("name"):
+                    function(event)
         elif kind == "command":
             function = self._command_handlers.get(event.get("name"))
             if function:

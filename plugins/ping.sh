@@ -1,7 +1,8 @@
 #!/bin/sh
 # A bot in plain sh: answers !ping with pong and !date with the date.
 # Every line on stdin is one JSON event; each line printed is an action.
-# No hello line: it gets the default events (message, member_joined, member_left).
+# The hello names it; it always gives the chat, so messages need not wait for its answer.
+echo '{"type":"hello","name":"ping","reply_wait":false}'
 while IFS= read -r event; do
     case "$event" in
         *'"catch_up":true'*) continue ;;  # sent while the bot was away: too late to answer

@@ -3,61 +3,46 @@
 
     !remind 10m stretch     reminds you in this chat in 10 minutes (s, m, h, d)
     !reminders              lists your pending reminders here
+    !forget N               cancels the Nth of them
 
-Reminders are kept with state_set, so they survive a restart of the bot: one due
-while it was down is sent as soon as it is back.
+Each reminder is a schedule kept by the host: it survives a restart of the bot, and
+one due while the bot was down is sent as soon as it is back (once).
 """
-import re
-import time
-
-from parley_bot import Bot
+from parley_bot import Bot, BotError
 
 bot = Bot("reminder")
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def pending():
-    return bot.state_get("reminders", [])
+def mine(event):
+    """This sender's reminders in this chat, soonest first."""
+    chat, handle = event["chat"]["id"], event["message"]["sender"]["handle"]
+    return [s for s in bot.schedules() if (s.get("data") or {}).get("chat") == chat and s["data"].get("handle") == handle]
 
 
-def schedule(reminder):
-    bot.later(max(0.0, reminder["due"] - time.time()), fire, reminder["id"])
-
-
-def fire(reminder_id):
-    reminders = pending()
-    due = [r for r in reminders if r["id"] == reminder_id]
-    if not due:
-        return
-    reminder = due[0]
-    bot.send(str(reminder["chat"]), "⏰ @%s: %s" % (reminder["handle"], reminder["text"]))
-    bot.state_set("reminders", [r for r in reminders if r["id"] != reminder_id])
-
-
-@bot.on_ready
-def restore(event):
-    for reminder in pending():
-        schedule(reminder)
-
-
-@bot.on_message(r"^!remind\s+(\d+)([smhd])\s+(.+)$")
+@bot.on_message(r"^!remind\s+(\d{1,6})([smhd])\s+(.+)$")
 def remind(event, match):
     seconds = int(match.group(1)) * UNITS[match.group(2)]
     if seconds > 30 * 86400:
         bot.reply(event, "I remember up to 30 days ahead")
         return
-    reminders = pending()
-    reminder = {
-        "id": "%d-%d" % (time.time() * 1000, len(reminders)),
-        "chat": event["chat"]["id"],
-        "handle": event["message"]["sender"]["handle"],
-        "text": match.group(3).strip(),
-        "due": time.time() + seconds,
-    }
-    reminders.append(reminder)
-    bot.state_set("reminders", reminders)
-    schedule(reminder)
-    bot.reply(event, "OK @%s, in %s%s: %s" % (reminder["handle"], match.group(1), match.group(2), reminder["text"]))
+    handle = event["message"]["sender"]["handle"]
+    data = {"chat": event["chat"]["id"], "handle": handle, "text": match.group(3).strip()}
+    name = "r-%d-%s" % (event["message"]["id"], handle)
+    try:
+        bot.schedule(name, after=seconds, data=data)
+    except BotError as error:
+        bot.reply(event, "I can't keep that one: %s" % error.message)
+        return
+    bot.reply(event, "OK @%s, in %s%s: %s" % (handle, match.group(1), match.group(2), data["text"]))
+
+
+@bot.on_tick()
+def fire(event):
+    data = event.get("data") or {}
+    if "chat" in data:
+        late = " (late: I was away)" if event.get("late") else ""
+        bot.send(str(data["chat"]), "⏰ @%s: %s%s" % (data["handle"], data["text"], late))
 
 
 @bot.on_message(r"^!remind\b(?!\s+\d+[smhd]\s+\S)")
@@ -67,12 +52,23 @@ def usage(event, match):
 
 @bot.on_message(r"^!reminders\s*$")
 def listing(event, match):
-    mine = [r for r in pending() if r["chat"] == event["chat"]["id"] and r["handle"] == event["message"]["sender"]["handle"]]
-    if not mine:
+    pending = mine(event)
+    if not pending:
         bot.reply(event, "no reminders pending for you here")
         return
-    lines = ["in %dm: %s" % (max(0, (r["due"] - time.time()) // 60), r["text"]) for r in mine]
+    lines = ["%d. %s (%s UTC)" % (n, s["data"]["text"], s["next"][:16].replace("T", " ")) for n, s in enumerate(pending, 1)]
     bot.reply(event, "\n".join(lines))
+
+
+@bot.on_message(r"^!forget\s+(\d{1,3})\s*$")
+def forget(event, match):
+    pending = mine(event)
+    index = int(match.group(1)) - 1
+    if not 0 <= index < len(pending):
+        bot.reply(event, "you have %d reminder%s here (!reminders)" % (len(pending), "" if len(pending) == 1 else "s"))
+        return
+    bot.unschedule(pending[index]["name"])
+    bot.reply(event, "forgotten: %s" % pending[index]["data"]["text"])
 
 
 bot.run()

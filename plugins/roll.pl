@@ -3,6 +3,7 @@
 use strict;
 use warnings;
 $| = 1;    # flush each line: Perl buffers what it prints to a pipe
+print qq({"type":"hello","name":"roll","reply_wait":false}\n);
 
 while (my $event = <STDIN>) {
     next unless $event =~ /"type":"message"/;

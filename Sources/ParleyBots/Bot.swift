@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import ParleyCore
 
 /// A bot written in Swift, run in-process by a `BotHost` with the same guards as a
@@ -62,6 +62,48 @@ public struct BotContext: Sendable {
     /// Stores `value` under `key`; nil removes it.
     public func setState(_ key: String, _ value: JSONValue?) async throws {
         _ = try await plugin.perform(.stateSet(key: key, value: value ?? .null, ref: nil))
+    }
+}
+
+/// When a Swift bot's schedule fires (`BotContext.schedule`).
+public enum ScheduleTime: Sendable {
+    case at(Date)
+    case after(Duration)
+    case every(Duration)
+    /// A cron expression (`CronExpression`) in a time zone named as `TimeZone(identifier:)` takes it.
+    case cron(String, timeZone: String = "UTC")
+
+    var fields: [String: JSONValue] {
+        switch self {
+        case .at(let date): ["at": .string(BotSchedule.format(date))]
+        case .after(let delay): ["after": .number(delay.seconds)]
+        case .every(let interval): ["every": .number(interval.seconds)]
+        case .cron(let expression, let zone): ["cron": .string(expression), "tz": .string(zone)]
+        }
+    }
+}
+
+extension BotContext {
+    /// Asks for a `.tick` event named `name` at `time`, kept across restarts; replaces
+    /// a schedule of the same name. Returns it as kept, with its next time.
+    @discardableResult
+    public func schedule(_ name: String, _ time: ScheduleTime, data: JSONValue? = nil) async throws -> BotSchedule {
+        var fields = time.fields
+        fields["name"] = .string(name)
+        if let data { fields["data"] = data }
+        _ = try await plugin.perform(.schedule(fields, ref: nil))
+        guard let kept = await plugin.schedules[name] else { throw ParleyError(.internalError, "the schedule was not kept") }
+        return kept
+    }
+
+    /// Cancels a schedule (`unknown_schedule` if there is none of that name).
+    public func unschedule(_ name: String) async throws {
+        _ = try await plugin.perform(.unschedule(name: name, ref: nil))
+    }
+
+    /// The bot's schedules, soonest first.
+    public func schedules() async -> [BotSchedule] {
+        await plugin.schedules.values.sorted { ($0.next, $0.name) < ($1.next, $1.name) }
     }
 }
 

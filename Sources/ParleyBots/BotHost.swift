@@ -66,6 +66,8 @@ public struct BotRuntime: Sendable {
     /// Something a person should see: a crash, a restart, a plugin left stopped.
     public var notify: @Sendable (String) -> Void
     public var limits = BotLimits()
+    /// The time schedules follow (a hand-moved one in `parley bot test`).
+    public var clock: any BotClock = SystemBotClock()
 
     public init(
         connect: @escaping @Sendable (String) async throws -> any ChatService, userToken: @escaping @Sendable () async -> String?,

@@ -55,8 +55,15 @@ public enum JSONValue: Hashable, Sendable, Codable {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 
-    /// The value as compact JSON text.
+    /// The value as compact JSON text, keys sorted (so a plugin in sh or awk can rely on
+    /// their order), slashes as they are.
     public var jsonData: Data {
-        (try? JSONEncoder().encode(self)) ?? Data("null".utf8)
+        (try? Self.encoder.encode(self)) ?? Data("null".utf8)
     }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 }

@@ -51,7 +51,7 @@ extension LoadedPlugin {
             let action = outgoing.removeFirst()
             do {
                 let outcome = try await perform(action)
-                if action.ref != nil || { if case .stateGet = action { return true } else { return false } }() {
+                if action.ref != nil || action.isAlwaysAnswered {
                     queue.push(.result(ref: action.ref, data: outcome.data))
                 }
             } catch {
@@ -63,8 +63,20 @@ extension LoadedPlugin {
     }
 
     func apply(_ declared: BotHello) {
+        var declared = declared
         hello = declared
         host.declared.set(name, declared.commands)
+        // Schedules declared in the hello: one already kept with the same rule keeps its time.
+        for fields in declared.schedules {
+            if fields["after"] != nil {
+                declared.problems.append(
+                    "a schedule in a hello has \"at\", \"every\" or \"cron\" (\"after\" would start again at each start)")
+                continue
+            }
+            do { _ = try schedule(fields) } catch {
+                declared.problems.append("schedule \(fields["name"]?.string ?? "?"): \(ParleyError(error).message)")
+            }
+        }
         if !declared.problems.isEmpty {
             queue.push(
                 .error(
@@ -116,6 +128,12 @@ extension LoadedPlugin {
             }
             try runtime.state.set(bot: name, key: key, value: data)
             return ActionOutcome(data: ["key": .string(key)])
+        case .schedule(let fields, _):
+            return try schedule(fields)
+        case .unschedule(let scheduleName, _):
+            return try unschedule(scheduleName)
+        case .schedules:
+            return listSchedules()
         }
     }
 

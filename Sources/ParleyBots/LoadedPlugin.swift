@@ -53,6 +53,9 @@ actor LoadedPlugin {
     private var cursors: [Int64: Int64]
     private var tasks: [Task<Void, Never>] = []
     var stopping = false
+    /// The bot's schedules by name, and the timer for the earliest (LoadedPlugin+Schedules.swift).
+    var schedules: [String: BotSchedule] = [:]
+    var timer: Task<Void, Never>?
 
     let limits: BotLimits
 
@@ -100,6 +103,7 @@ actor LoadedPlugin {
     }
 
     private func begin() async throws {
+        loadSchedules()
         if case .swift(let bot) = driver {
             apply(bot.hello)
             queue.push(.ready(bot: me, name: name))
@@ -120,6 +124,7 @@ actor LoadedPlugin {
             })
         tasks.append(Task { [weak self] in await self?.forward() })
         tasks.append(Task { [weak self] in await self?.catchUp() })
+        startSchedules()
     }
 
     // MARK: Events in
@@ -348,6 +353,7 @@ actor LoadedPlugin {
         stopping = true
         status = .stopped
         for task in tasks { task.cancel() }
+        timer?.cancel()
         queue.close()
         await process?.stop(grace: limits.stopGrace)
         await service.close()

@@ -44,6 +44,19 @@ public final class BotStateStore: Sendable {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v2") { db in
+            // A bot's schedules: the rule and data as JSON, and when each fires next.
+            try db.execute(
+                sql: """
+                    CREATE TABLE bot_schedule (
+                        bot TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        spec BLOB NOT NULL,
+                        next_at REAL NOT NULL,
+                        PRIMARY KEY (bot, name)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 
@@ -84,6 +97,36 @@ public final class BotStateStore: Sendable {
                     ON CONFLICT (bot, chat_id) DO UPDATE SET seq = max(seq, excluded.seq)
                     """,
                 arguments: [bot, chat, seq])
+        }
+    }
+
+    /// A bot's schedules: each one's name, its rule and data as stored, and when it fires next.
+    public func schedules(bot: String) throws -> [(name: String, spec: Data, next: Date)] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, spec, next_at FROM bot_schedule WHERE bot = ? ORDER BY next_at", arguments: [bot])
+                .map { ($0[0], $0[1], Date(timeIntervalSince1970: $0[2])) }
+        }
+    }
+
+    /// Keeps a schedule, replacing one of the same name.
+    public func setSchedule(bot: String, name: String, spec: Data, next: Date) throws {
+        try queue.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO bot_schedule (bot, name, spec, next_at) VALUES (?, ?, ?, ?)",
+                arguments: [bot, name, spec, next.timeIntervalSince1970])
+        }
+    }
+
+    /// Moves a schedule to its next time, or removes it (`next` nil).
+    public func reschedule(bot: String, name: String, next: Date?) throws {
+        try queue.write { db in
+            if let next {
+                try db.execute(
+                    sql: "UPDATE bot_schedule SET next_at = ? WHERE bot = ? AND name = ?",
+                    arguments: [next.timeIntervalSince1970, bot, name])
+            } else {
+                try db.execute(sql: "DELETE FROM bot_schedule WHERE bot = ? AND name = ?", arguments: [bot, name])
+            }
         }
     }
 

@@ -10,10 +10,21 @@ import ParleyStore
 import ServiceLifecycle
 import UnixSignals
 
-/// `parley bot PATH... --as @HANDLE`: plugins without a shell, until SIGTERM or SIGINT.
+/// `parley bot`: run plugins headless (`parley bot PATH... --as @HANDLE`, the default),
+/// or test one (`parley bot test PLUGIN TRANSCRIPT`).
 struct BotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bot", abstract: "Run bot plugins headless, as one bot account.",
+        commandName: "bot", abstract: "Run bot plugins headless, or test one against a transcript.",
+        subcommands: [BotRunCommand.self, BotTestCommand.self], defaultSubcommand: BotRunCommand.self)
+
+    /// `parley --data D --server URL bot …` names them before the subcommand.
+    @ParentCommand var parent: Parley
+}
+
+/// `parley bot PATH... --as @HANDLE`: plugins without a shell, until SIGTERM or SIGINT.
+struct BotRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run bot plugins headless, as one bot account (the default).",
         discussion: """
             Each PATH is a plugin executable (see docs/plugins.md). Logs go to stderr. \
             SIGTERM or SIGINT stops the plugins (SIGTERM, then SIGKILL after a grace period) and exits.
@@ -41,8 +52,8 @@ struct BotCommand: AsyncParsableCommand {
         help: ArgumentHelp("Sign the bot in with the token (/bots token @HANDLE) in this environment variable.", valueName: "VAR"))
     var tokenEnv: String?
 
-    /// `parley --data D --server URL bot …` names them before the subcommand.
-    @ParentCommand var parent: Parley
+    @ParentCommand var bot: BotCommand
+    private var parent: Parley { bot.parent }
 
     func run() async throws {
         guard !plugins.isEmpty else { throw ValidationError("name at least one plugin") }

@@ -17,6 +17,8 @@ public enum BotEvent: Hashable, Sendable {
     case deleted(MessageEvent)
     case reaction(ReactionChange)
     case command(BotCommandCall)
+    /// A schedule of the bot's came due (`schedule` action).
+    case tick(BotTick)
     /// An action succeeded; `data` holds what it produced (a message, a value, a command's result).
     case result(ref: JSONValue?, data: [String: JSONValue])
     /// An action failed, a line could not be read, or events were dropped.
@@ -42,6 +44,7 @@ public enum BotEvent: Hashable, Sendable {
         case .deleted: "message_deleted"
         case .reaction: "reaction_changed"
         case .command: "command"
+        case .tick: "tick"
         case .result: "result"
         case .error: "error"
         }
@@ -86,6 +89,11 @@ public enum BotEvent: Hashable, Sendable {
             object["bot"] = JSONValue(wire: bot.ref)
         case .message, .missed, .memberJoined, .memberLeft, .presence, .edited, .deleted, .reaction, .command:
             break
+        case .tick(let tick):
+            object["name"] = .string(tick.name)
+            object["due"] = .string(BotSchedule.format(tick.due))
+            object["late"] = .bool(tick.late)
+            if let data = tick.data { object["data"] = data }
         case .result(let ref, let data):
             object.merge(data) { $1 }
             object["ok"] = .bool(true)
@@ -97,6 +105,23 @@ public enum BotEvent: Hashable, Sendable {
             if let ref { object["ref"] = ref }
         }
         return JSONValue.object(object).jsonData
+    }
+}
+
+/// A schedule that came due: its name, the time it was due, whether that time passed
+/// while the host was down (then it fires once, however many times were missed), and
+/// the data it was given.
+public struct BotTick: Hashable, Sendable {
+    public var name: String
+    public var due: Date
+    public var late: Bool
+    public var data: JSONValue?
+
+    public init(name: String, due: Date, late: Bool, data: JSONValue?) {
+        self.name = name
+        self.due = due
+        self.late = late
+        self.data = data
     }
 }
 

@@ -16,6 +16,9 @@ public struct BotHello: Hashable, Sendable {
     /// chat (`BotLimits.replyWait`). A plugin that always names the chat, or never
     /// replies, turns it off and gets its events without waiting.
     public var replyWait: Bool
+    /// Schedules it keeps as long as it runs (`schedule` actions' fields, with `at`,
+    /// `every` or `cron`): made on the first start, kept as they are on the next.
+    public var schedules: [[String: JSONValue]] = []
     /// What the host could not take from the hello (unknown events, bad commands); the
     /// rest of it applies, and the plugin is told these in a `bad_hello` error.
     public var problems: [String] = []

@@ -10,5 +10,7 @@ extension ErrorCode {
     public static let badHello = ErrorCode("bad_hello")
     /// The loop guard stopped handing a plugin messages from other plugins in a chat.
     public static let botLoop = ErrorCode("bot_loop")
+    /// `unschedule` named no schedule of the bot's.
+    public static let unknownSchedule = ErrorCode("unknown_schedule")
     public static let unknownPlugin = ErrorCode("unknown_plugin")
 }

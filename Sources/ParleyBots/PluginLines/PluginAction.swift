@@ -17,12 +17,26 @@ enum PluginAction: Sendable {
     case command(line: String, ref: JSONValue?)
     case stateGet(key: String, ref: JSONValue?)
     case stateSet(key: String, value: JSONValue, ref: JSONValue?)
+    /// `{"type":"schedule","name":"standup","cron":"0 9 * * mon-fri","tz":"Europe/Paris"}`
+    /// (or `at`, `after`, `every`; `data`): checked when it runs, against the host's clock.
+    case schedule([String: JSONValue], ref: JSONValue?)
+    case unschedule(name: String, ref: JSONValue?)
+    /// The bot's schedules, always answered (like `state_get`).
+    case schedules(ref: JSONValue?)
 
     /// Whether the action counts against the rate limit (it reaches the chat service).
     var isLimited: Bool {
         switch self {
         case .send, .reply, .react, .command: true
-        case .hello, .stateGet, .stateSet: false
+        case .hello, .stateGet, .stateSet, .schedule, .unschedule, .schedules: false
+        }
+    }
+
+    /// A question whose answer is the point: answered with a `result` even without a `ref`.
+    var isAlwaysAnswered: Bool {
+        switch self {
+        case .stateGet, .schedules: true
+        default: false
         }
     }
 
@@ -30,7 +44,7 @@ enum PluginAction: Sendable {
         switch self {
         case .hello: nil
         case .send(_, _, _, let ref), .reply(_, _, _, let ref), .react(_, _, _, _, let ref), .command(_, let ref), .stateGet(_, let ref),
-            .stateSet(_, _, let ref):
+            .stateSet(_, _, let ref), .schedule(_, let ref), .unschedule(_, let ref), .schedules(let ref):
             ref
         }
     }
@@ -73,6 +87,9 @@ enum PluginAction: Sendable {
                     hello.commands.append(BotCommand(name: name, usage: command["usage"]?.string, help: command["help"]?.string))
                 }
             }
+            if case .array(let schedules)? = object["schedules"] {
+                for case .object(let fields) in schedules { hello.schedules.append(fields) }
+            }
             return .success(.hello(hello))
         case "send":
             guard let to = object["to"].flatMap(Self.address), let text = object["text"]?.string else {
@@ -108,8 +125,17 @@ enum PluginAction: Sendable {
         case "state_set":
             guard let key = object["key"]?.string, !key.isEmpty else { return fail("state_set needs \"key\"") }
             return .success(.stateSet(key: key, value: object["value"] ?? .null, ref: ref))
+        case "schedule":
+            return .success(.schedule(object, ref: ref))
+        case "unschedule":
+            guard let name = object["name"]?.string, !name.isEmpty else { return fail("unschedule needs \"name\"") }
+            return .success(.unschedule(name: name, ref: ref))
+        case "schedules":
+            return .success(.schedules(ref: ref))
         default:
-            return fail("unknown action \"\(type)\" (send, reply, react, unreact, command, state_get, state_set, hello)")
+            return fail(
+                "unknown action \"\(type)\" (send, reply, react, unreact, command, state_get, state_set, schedule, unschedule, "
+                    + "schedules, hello)")
         }
     }
 

@@ -1,0 +1,211 @@
+import Foundation
+import ParleyCore
+
+/// A scripted conversation for `parley bot test`: who is there, what they say, and what
+/// the bot must answer. One step a line; `#` at the start of a line (then a space, or
+/// nothing) is a comment.
+///
+/// ```
+/// people alice bob                 # the first makes the bot account and the groups
+/// group #team alice:owner bob      # roles: owner, admin, voiced, member (the default)
+/// bot @reminder                    # the bot's handle (default: the plugin's file name)
+/// clock 2026-11-30T08:55:00Z       # where the controlled clock starts (default: now)
+/// in #team                         # where what follows is said (default: the first group)
+/// alice> !remind 10m stand-up
+/// < OK @alice, in 10m: stand-up    # the bot's next message, exactly (\n for a new line)
+/// wait 10m                         # the clock moves on: schedules due by then fire
+/// < /^⏰ @alice: stand-up$/         # or a pattern (a regular expression between slashes)
+/// join carol                      # carol is added to the current group (leave carol)
+/// in direct                        # each speaker's direct chat with the bot
+/// bob> !help
+/// timeout 10s                      # how long each answer may take from here on (default 5 s)
+/// ```
+struct BotTranscript {
+    struct Group {
+        var handle: String
+        var isPublic: Bool
+        var members: [(handle: String, role: Role)]
+    }
+
+    enum Place: Equatable {
+        case group(String)
+        case direct
+    }
+
+    enum Expected {
+        case text(String)
+        case pattern(NSRegularExpression, source: String)
+
+        var shown: String {
+            switch self {
+            case .text(let text): text.replacingOccurrences(of: "\n", with: "\\n")
+            case .pattern(_, let source): "/\(source)/"
+            }
+        }
+
+        func matches(_ text: String) -> Bool {
+            switch self {
+            case .text(let expected): return expected == text
+            case .pattern(let regex, _):
+                return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            }
+        }
+    }
+
+    enum Step {
+        case say(line: Int, who: String, place: Place, text: String)
+        case expect(line: Int, Expected, timeout: Duration)
+        case wait(line: Int, seconds: TimeInterval, shown: String)
+        /// A person joins (`join`, added by the group's owner) or leaves (`leave`) a group.
+        case membership(line: Int, who: String, group: String, joins: Bool)
+    }
+
+    var people: [String] = []
+    var groups: [Group] = []
+    var bot: String?
+    var clockStart: Date?
+    var steps: [Step] = []
+
+    /// The most lines a transcript may have.
+    static let maxLines = 10_000
+
+    struct Problem: Error, CustomStringConvertible {
+        var line: Int
+        var message: String
+        var description: String { "line \(line): \(message)" }
+    }
+
+    init(text: String) throws(Problem) {
+        var place: Place?
+        var timeout = Duration.seconds(5)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count <= Self.maxLines else {
+            throw Problem(line: Self.maxLines + 1, message: "a transcript has at most \(Self.maxLines) lines")
+        }
+        for (index, raw) in lines.enumerated() {
+            let number = index + 1
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line == "#" || line.hasPrefix("# ") || line.hasPrefix("#!") { continue }
+            func fail(_ message: String) -> Problem { Problem(line: number, message: message) }
+            if line.hasPrefix("<") {
+                let body = line.dropFirst().trimmingCharacters(in: .whitespaces)
+                if body.count >= 2, body.hasPrefix("/"), body.hasSuffix("/") {
+                    let source = String(body.dropFirst().dropLast())
+                    guard let regex = try? NSRegularExpression(pattern: source) else { throw fail("not a regular expression: \(source)") }
+                    steps.append(.expect(line: number, .pattern(regex, source: source), timeout: timeout))
+                } else {
+                    steps.append(.expect(line: number, .text(body.replacingOccurrences(of: "\\n", with: "\n")), timeout: timeout))
+                }
+                continue
+            }
+            if let marker = line.firstIndex(of: ">"), !line[..<marker].contains(" ") {
+                let who = Self.handle(line[..<marker])
+                guard people.contains(who) else { throw fail("@\(who) is not among the people (people \(who) …)") }
+                let text = line[line.index(after: marker)...].trimmingCharacters(in: .whitespaces)
+                guard !text.isEmpty else { throw fail("nothing said after \(who)>") }
+                let chosen: Place = place ?? groups.first.map { .group($0.handle) } ?? .direct
+                if case .group(let handle) = chosen, !(groups.first { $0.handle == handle }?.members.contains { $0.handle == who } ?? false)
+                {
+                    throw fail("@\(who) is not in #\(handle)")
+                }
+                steps.append(.say(line: number, who: who, place: chosen, text: text))
+                continue
+            }
+            let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            let rest = Array(words.dropFirst())
+            switch words[0] {
+            case "people":
+                guard !rest.isEmpty else { throw fail("people names one or more handles") }
+                for word in rest {
+                    let handle = Self.handle(Substring(word))
+                    guard (try? Limits.userHandle(handle)) != nil else { throw fail("\(word) is not a handle") }
+                    if !people.contains(handle) { people.append(handle) }
+                }
+            case "group":
+                guard let name = rest.first, name.hasPrefix("#"), name.count > 1 else { throw fail("group #NAME [public] PERSON[:ROLE] …") }
+                var group = Group(handle: String(name.dropFirst()).lowercased(), isPublic: false, members: [])
+                for word in rest.dropFirst() {
+                    if word == "public" {
+                        group.isPublic = true
+                        continue
+                    }
+                    let parts = word.split(separator: ":", maxSplits: 1).map(String.init)
+                    let handle = Self.handle(Substring(parts[0]))
+                    guard people.contains(handle) else { throw fail("@\(handle) is not among the people (declare people first)") }
+                    guard let role = parts.count == 2 ? Role(rawValue: parts[1]) : .member else {
+                        throw fail("\(parts[1]) is not a role (owner, admin, voiced, member)")
+                    }
+                    group.members.append((handle, role))
+                }
+                guard !group.members.isEmpty else { throw fail("a group needs at least one person") }
+                if !group.members.contains(where: { $0.role == .owner }) { group.members[0].role = .owner }
+                guard group.members.filter({ $0.role == .owner }).count == 1 else { throw fail("a group has one owner") }
+                groups.append(group)
+            case "bot":
+                guard rest.count == 1 else { throw fail("bot @HANDLE") }
+                bot = Self.handle(Substring(rest[0]))
+            case "clock":
+                guard steps.isEmpty else { throw fail("clock goes before the first step") }
+                guard rest.count == 1, let start = ISO8601DateFormatter().date(from: rest[0]) else {
+                    throw fail("clock TIME, in ISO 8601 with a zone (2026-11-30T08:55:00Z)")
+                }
+                clockStart = start
+            case "in":
+                guard rest.count == 1 else { throw fail("in #GROUP, or in direct") }
+                if rest[0] == "direct" {
+                    place = .direct
+                } else {
+                    let handle = String(rest[0].drop { $0 == "#" }).lowercased()
+                    guard groups.contains(where: { $0.handle == handle }) else {
+                        throw fail("#\(handle) is not declared (group #\(handle) …)")
+                    }
+                    place = .group(handle)
+                }
+            case "join", "leave":
+                guard rest.count == 1, case .group(let group)? = place ?? groups.first.map({ .group($0.handle) }) else {
+                    throw fail("\(words[0]) PERSON, in a group")
+                }
+                let who = Self.handle(Substring(rest[0]))
+                guard people.contains(who) else { throw fail("@\(who) is not among the people") }
+                steps.append(.membership(line: number, who: who, group: group, joins: words[0] == "join"))
+            case "wait", "timeout":
+                guard rest.count == 1, let seconds = Self.seconds(rest[0]) else {
+                    throw fail("\(words[0]) DURATION, like 10m, 90s or 1h30m")
+                }
+                if words[0] == "wait" {
+                    steps.append(.wait(line: number, seconds: seconds, shown: rest[0]))
+                } else {
+                    guard seconds > 0, seconds <= 600 else { throw fail("a timeout is above 0 and at most 10m") }
+                    timeout = .milliseconds(Int64(seconds * 1000))
+                }
+            default:
+                throw fail("not a step: \(line.prefix(60)) (NAME> text, < answer, wait, in, timeout)")
+            }
+        }
+        guard !people.isEmpty else { throw Problem(line: 1, message: "a transcript names its people first (people alice bob)") }
+    }
+
+    private static func handle(_ text: Substring) -> String {
+        String(text.drop { $0 == "@" }).lowercased()
+    }
+
+    /// `90s`, `10m`, `1h30m`, `2d`: a sum of whole numbers with units, up to 400 days.
+    static func seconds(_ text: String) -> TimeInterval? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        var total = 0.0
+        var digits = ""
+        for character in text {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+                guard digits.count <= 6 else { return nil }
+            } else if let unit = units[character], let value = Double(digits) {
+                total += value * unit
+                digits = ""
+            } else {
+                return nil
+            }
+        }
+        guard digits.isEmpty, !text.isEmpty, total <= 400 * 86400 else { return nil }
+        return total
+    }
+}
