@@ -222,6 +222,13 @@ def main():
         botsock = Socket(port)
         show("sign in as a bot with one of its tokens", "a bot's connection", botsock.call("sign_in_bot", {"token": secret}))
         show("a bot's tokens, with when each was last used", "alice", alice.call("bot_tokens", {"bot": dicebot}))
+        show("a bot declares the commands it answers in chats (`!NAME`), and who may run each", "a bot's connection",
+             botsock.call("set_bot_commands", {"commands": [
+                 {"name": "roll", "usage": "!roll NdM", "help": "roll dice", "allow": ["members"]},
+                 {"name": "reset", "usage": "!reset", "help": "forget the scores", "allow": ["admins", "@carol"]}]}))
+        alice.call("invite", {"user": dicebot, "chat": group})
+        alice.drain(); botsock.drain()
+        show("the commands of the bots in a chat (`/help` there)", "alice", alice.call("chat_commands", {"chat": group}))
         show("revoke a bot token: the connections it opened close with 4001", "alice", alice.call("revoke_bot_token", {"bot": dicebot, "token": token_id}))
         exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})
         code = exchange[1]["result"]["code"]

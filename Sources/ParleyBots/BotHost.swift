@@ -161,6 +161,8 @@ public actor BotHost {
         guard let plugin = plugins.removeValue(forKey: name) else { throw unknown(name) }
         order.removeAll { $0 == name }
         declared.set(name, [])
+        // What the bot answers in chats is listed without this plugin's commands.
+        await plugin.publishCommands()
         await plugin.stop()
     }
 
@@ -202,9 +204,19 @@ public actor BotHost {
 /// The commands plugins declared, by plugin.
 public final class DeclaredCommands: Sendable {
     private let commands = Mutex<[String: [BotCommand]]>([:])
+    /// The user each plugin acts as.
+    private let users = Mutex<[String: UserID]>([:])
 
-    func set(_ plugin: String, _ list: [BotCommand]) {
+    func set(_ plugin: String, _ list: [BotCommand], user: UserID? = nil) {
         commands.withLock { $0[plugin] = list.isEmpty ? nil : list }
+        users.withLock { $0[plugin] = user }
+    }
+
+    /// The commands of every plugin acting as `user`, the first declaration of a name winning.
+    func commands(of user: UserID) -> [BotCommand] {
+        let plugins = users.withLock { users in users.filter { $0.value == user }.keys.sorted() }
+        var seen = Set<String>()
+        return commands.withLock { all in plugins.flatMap { all[$0] ?? [] } }.filter { seen.insert($0.name).inserted }
     }
 
     public var all: [(plugin: String, command: BotCommand)] {

@@ -65,7 +65,8 @@ extension LoadedPlugin {
     func apply(_ declared: BotHello) {
         var declared = declared
         hello = declared
-        host.declared.set(name, declared.commands)
+        host.declared.set(name, declared.commands, user: me.id)
+        Task { await publishCommands() }
         // Schedules declared in the hello: one already kept with the same rule keeps its time.
         for fields in declared.schedules {
             if fields["after"] != nil {

@@ -130,11 +130,13 @@ actor LoadedPlugin {
     // MARK: Events in
 
     /// Queues a chat event if this bot should see it.
-    private func accept(_ event: ChatEvent) {
+    private func accept(_ event: ChatEvent) async {
         guard let botEvent = BotEvent(event), hello.wantedEvents.contains(botEvent.type) else { return }
         switch botEvent {
-        case .message(let message), .missed(let message):
-            guard hears(message) else { return }
+        case .message(let message):
+            guard hears(message), await mayRun(message, live: true) else { return }
+        case .missed(let message):
+            guard hears(message), await mayRun(message, live: false) else { return }
         case .memberJoined(let change), .memberLeft(let change):
             if change.user.id == me.id { return }
         case .presence(let change):
@@ -183,7 +185,7 @@ actor LoadedPlugin {
             else { continue }
             for message in missed where message.seq > cursor {
                 let event = MessageEvent(chat: summary.chat, message: message)
-                if hears(event) { queue.push(.missed(event)) }
+                if hears(event), await mayRun(event, live: false) { queue.push(.missed(event)) }
             }
         }
     }
@@ -237,7 +239,7 @@ actor LoadedPlugin {
         }
     }
 
-    private func noteHanded(_ message: MessageEvent) {
+    func noteHanded(_ message: MessageEvent) {
         handedAt = .now
         lastMessageChat = message.chat.id
         lastHanded = (message.chat.id, message.message.seq)

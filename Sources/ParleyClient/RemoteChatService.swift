@@ -100,6 +100,14 @@ public final class RemoteChatService: ChatService {
         try await link.call(OpDeclarations.botTokens, Args.Bot(bot: bot))
     }
 
+    public func setBotCommands(_ commands: [ChatCommand]) async throws {
+        _ = try await link.call(OpDeclarations.setBotCommands, Args.BotCommandList(commands: commands))
+    }
+
+    public func chatCommands(in chat: ChatID) async throws -> [BotCommands] {
+        try await link.call(OpDeclarations.chatCommands, Args.Chat(chat: chat))
+    }
+
     public func revokeBotToken(_ id: Int64, of bot: UserID) async throws {
         _ = try await link.call(OpDeclarations.revokeBotToken, Args.BotTokenID(bot: bot, token: id))
     }

@@ -33,7 +33,13 @@ extension IRCConnection {
                 if target.hasPrefix("#") {
                     recipient = .chat(try await channelChat(target).id)
                 } else {
-                    recipient = .user(try await session.user(handle: target).id)
+                    let user = try await session.user(handle: target)
+                    if !notice, user.isBot, text.trimmingCharacters(in: .whitespaces).lowercased() == "help",
+                        await answerHelp(of: user)
+                    {
+                        continue
+                    }
+                    recipient = .user(user.id)
                 }
                 // +draft/reply=CHAT-SEQ: a reply to that message, when it is in this chat.
                 var replyTo: Int64?
@@ -62,6 +68,20 @@ extension IRCConnection {
                 if !notice { refuse(message.command, target: target, ParleyError(error)) }
             }
         }
+    }
+
+    /// `/msg BOT help` to a bot that declared chat commands: the list, as NOTICEs from
+    /// the bot (who is not sent the line); false for a bot that declared none.
+    private func answerHelp(of bot: User) async -> Bool {
+        guard let commands = try? await session.botCommands(of: bot.id), !commands.isEmpty else { return false }
+        let source = IRCView.prefix(bot.ref)
+        var lines = ["Commands of \(bot.handle), typed in a channel it is in:"]
+        for command in commands {
+            let who = command.isOpen ? "" : " (\(command.allowedText(in: "the channel")) only)"
+            lines.append("  \(command.usage)  \(command.help)\(who)")
+        }
+        for line in lines { emit(IRCMessage(source: source, command: "NOTICE", params: [nick, line])) }
+        return true
     }
 
     /// The client-only tags of a line to pass on with what it sends (+draft/reply is read

@@ -21,6 +21,11 @@ extension Args {
         public init(bot: UserID) { self.bot = bot }
     }
 
+    public struct BotCommandList: Codable, Sendable {
+        public var commands: [ChatCommand]
+        public init(commands: [ChatCommand]) { self.commands = commands }
+    }
+
     public struct BotTokenID: Codable, Sendable {
         public var bot: UserID
         public var token: Int64

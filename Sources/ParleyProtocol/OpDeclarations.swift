@@ -54,6 +54,13 @@ public enum OpDeclarations {
         try await call.service.revokeBotToken(args.token, of: args.bot)
         return Empty()
     }
+    public static let setBotCommands = OpDeclaration(.setBotCommands) { (call, args: Args.BotCommandList) in
+        try await call.service.setBotCommands(args.commands)
+        return Empty()
+    }
+    public static let chatCommands = OpDeclaration(.chatCommands) { (call, args: Args.Chat) in
+        try await call.service.chatCommands(in: args.chat)
+    }
     public static let createHook = OpDeclaration(.createHook) { (call, args: Args.CreateHook) in
         try await call.service.createHook(in: args.chat, name: args.name, signingSecret: args.signingSecret)
     }
@@ -273,6 +280,8 @@ extension Op {
         case .createBotToken: OpDeclarations.createBotToken
         case .botTokens: OpDeclarations.botTokens
         case .revokeBotToken: OpDeclarations.revokeBotToken
+        case .setBotCommands: OpDeclarations.setBotCommands
+        case .chatCommands: OpDeclarations.chatCommands
         case .createHook: OpDeclarations.createHook
         case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks

@@ -205,6 +205,14 @@ public protocol ChatStore: PresenceWatchStore {
     /// Marks a session as opened with a token, and the token as used at `time`.
     func sessionOpened(tokenHash: Data, withBotToken id: Int64, at time: Date) async throws
 
+    // Bots' chat commands
+    /// Replaces what a bot declared.
+    func setBotCommands(_ commands: [ChatCommand], of bot: UserID) async throws
+    /// What a bot declared (empty when nothing).
+    func botCommands(of bot: UserID) async throws -> [ChatCommand]
+    /// The bots in a chat that declared commands, by handle.
+    func botCommands(in chat: ChatID) async throws -> [BotCommands]
+
     // Incoming webhooks
     func createHook(
         chat: ChatID, name: String, tokenHash: Data, signingSecret: String?, by user: UserID, at time: Date, url: String?, trigger: String?

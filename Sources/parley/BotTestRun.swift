@@ -91,13 +91,13 @@ struct BotTestRun {
                     report.failures.append(
                         .init(line: line, after: nil, expected: lastSaid, got: "(refused: \(ParleyError(error).message))", chat: nil))
                 }
-            case .expect(let line, let expected, let timeout):
+            case .expect(let line, let expected, let place, let timeout):
                 report.answers += 1
                 let answer = await answers.next(within: timeout)
-                if let answer, expected.matches(answer.message.text) { continue }
+                if let answer, expected.matches(answer.message.text), place == nil || place == Self.place(of: answer.chat) { continue }
                 report.failures.append(
                     .init(
-                        line: line, after: lastSaid, expected: expected.shown,
+                        line: line, after: lastSaid, expected: expected.shown + (place.map { "    [\($0)]" } ?? ""),
                         got: answer.map { $0.message.text.replacingOccurrences(of: "\n", with: "\\n") },
                         chat: answer.map { Self.place(of: $0.chat) }))
             case .membership(let line, let who, let group, let joins):

@@ -13,6 +13,7 @@ import ParleyCore
 /// in #team                         # where what follows is said (default: the first group)
 /// alice> !remind 10m stand-up
 /// < OK @alice, in 10m: stand-up    # the bot's next message, exactly (\n for a new line)
+/// <#team OK @alice, in 10m: …      # …and in that chat (<direct: a direct message)
 /// wait 10m                         # the clock moves on: schedules due by then fire
 /// < /^⏰ @alice: stand-up$/         # or a pattern (a regular expression between slashes)
 /// join carol                      # carol is added to the current group (leave carol)
@@ -54,7 +55,8 @@ struct BotTranscript {
 
     enum Step {
         case say(line: Int, who: String, place: Place, text: String)
-        case expect(line: Int, Expected, timeout: Duration)
+        /// The bot's next message; in `place` (`#group` or `direct`) when given.
+        case expect(line: Int, Expected, place: String?, timeout: Duration)
         case wait(line: Int, seconds: TimeInterval, shown: String)
         /// A person joins (`join`, added by the group's owner) or leaves (`leave`) a group.
         case membership(line: Int, who: String, group: String, joins: Bool)
@@ -88,13 +90,21 @@ struct BotTranscript {
             if line.isEmpty || line == "#" || line.hasPrefix("# ") || line.hasPrefix("#!") { continue }
             func fail(_ message: String) -> Problem { Problem(line: number, message: message) }
             if line.hasPrefix("<") {
-                let body = line.dropFirst().trimmingCharacters(in: .whitespaces)
+                var body = line.dropFirst().trimmingCharacters(in: .whitespaces)
+                // `<#team text` and `<direct text`: the answer must come in that chat.
+                var place: String?
+                if line.hasPrefix("<#") || line.hasPrefix("<direct ") || line == "<direct" {
+                    let word = line.dropFirst().prefix { $0 != " " }
+                    place = word == "direct" ? "direct" : "#" + word.dropFirst().lowercased()
+                    body = line.dropFirst(1 + word.count).trimmingCharacters(in: .whitespaces)
+                }
                 if body.count >= 2, body.hasPrefix("/"), body.hasSuffix("/") {
                     let source = String(body.dropFirst().dropLast())
                     guard let regex = try? NSRegularExpression(pattern: source) else { throw fail("not a regular expression: \(source)") }
-                    steps.append(.expect(line: number, .pattern(regex, source: source), timeout: timeout))
+                    steps.append(.expect(line: number, .pattern(regex, source: source), place: place, timeout: timeout))
                 } else {
-                    steps.append(.expect(line: number, .text(body.replacingOccurrences(of: "\\n", with: "\n")), timeout: timeout))
+                    steps.append(
+                        .expect(line: number, .text(body.replacingOccurrences(of: "\\n", with: "\n")), place: place, timeout: timeout))
                 }
                 continue
             }

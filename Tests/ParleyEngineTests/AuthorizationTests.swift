@@ -97,6 +97,7 @@ import Testing
             lines.append("users \(try await store.searchUsers(prefix: "", limit: 100, offset: 0).count)")
             lines.append("hooks \(try await store.hooks(of: group).map { "\($0.id):\($0.name)" })")
             lines.append("bot tokens \(try await store.botTokens(of: bot).map { "\($0.id):\($0.name)" })")
+            lines.append("bot commands \(try await store.botCommands(of: bot).map(\.name))")
             return lines.joined(separator: "\n")
         }
     }
@@ -180,6 +181,12 @@ import Testing
         ) {
             s, f in try await s.revokeBotToken(f.botToken, of: f.bot)
         },
+        membersOnly("chatCommands") { s, f in _ = try await s.chatCommands(in: f.group) },
+        // Only a bot account declares chat commands (none of these callers is one).
+        Verb(
+            name: "setBotCommands",
+            expected: [.nonMember: .deny(.forbidden), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .deny(.forbidden)]
+        ) { s, _ in try await s.setBotCommands([ChatCommand(name: "roll")]) },
         managersOnly("createHook") { s, f in _ = try await s.createHook(in: f.group, name: "CI", signingSecret: nil) },
         managersOnly("listHooks") { s, f in _ = try await s.hooks(in: f.group) },
         Verb(

@@ -84,7 +84,20 @@ enum PluginAction: Sendable {
                         hello.problems.append("a command needs a \"name\" of lowercase letters, digits and '-' (up to 32)")
                         continue
                     }
-                    hello.commands.append(BotCommand(name: name, usage: command["usage"]?.string, help: command["help"]?.string))
+                    var allow: [String] = []
+                    switch command["allow"] {
+                    case .string(let one)?: allow = [one]
+                    case .array(let many)?: allow = many.compactMap(\.string)
+                    default: break
+                    }
+                    let declared = BotCommand(name: name, usage: command["usage"]?.string, help: command["help"]?.string, allow: allow)
+                    do {
+                        let checked = try ChatCommand.checked(declared.chatCommand)
+                        hello.commands.append(
+                            BotCommand(name: name, usage: command["usage"]?.string, help: command["help"]?.string, allow: checked.allow))
+                    } catch {
+                        hello.problems.append("command \(name): \(error.message)")
+                    }
                 }
             }
             if case .array(let schedules)? = object["schedules"] {

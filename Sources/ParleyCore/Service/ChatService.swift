@@ -200,6 +200,13 @@ public protocol ChatService: AnyObject, Sendable {
     /// Signs in as the bot a token belongs to.
     func signIn(botToken: String) async throws -> SignedIn
 
+    // Bots' chat commands
+    /// A bot declares the commands it answers in chats (`!NAME`), replacing what it
+    /// declared before; only a bot account may.
+    func setBotCommands(_ commands: [ChatCommand]) async throws
+    /// The commands of the bots in a chat the user is in.
+    func chatCommands(in chat: ChatID) async throws -> [BotCommands]
+
     // Incoming webhooks (a group's owner and admins)
     /// Makes a hook: a secret URL (`CreatedHook.path`, shown this once) that posts in the
     /// group as the hook. With `signingSecret`, posts must carry GitHub's signature.

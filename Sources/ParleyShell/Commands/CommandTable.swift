@@ -308,7 +308,7 @@ public enum CommandTable {
         CommandSpec(
             name: "help", aliases: ["h", "?"], usage: "/help [GROUP|CMD]", summary: "list commands by group, a group's, or one",
             example: "/help invite"
-        ) { shell, input in try shell.help(&input) },
+        ) { shell, input in try await shell.help(&input) },
         CommandSpec(
             name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",
             summary: "wait for a message matching REGEX (default timeout 10 s)", example: "/wait --timeout 5 #dice rolled \\d+"

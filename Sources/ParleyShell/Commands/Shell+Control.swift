@@ -33,7 +33,7 @@ extension Shell {
         output.result("connect", lines, json: ["server": url, "user": me?.handle])
     }
 
-    func help(_ input: inout CommandInput) throws {
+    func help(_ input: inout CommandInput) async throws {
         if let name = try input.word() {
             try noMoreArguments(input)
             let bare = name.hasPrefix("/") ? String(name.dropFirst()) : name
@@ -89,8 +89,29 @@ extension Shell {
                 lines.append("  /\(command.name)  \(command.help) [\(plugin)]")
             }
         }
+        let (botLines, botJSON) = await botCommandsHere()
+        lines += botLines
         lines.append("A line without a leading / is sent to the current chat; //text sends /text.")
-        output.result("help", lines, json: CommandTable.all.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] })
+        output.result(
+            "help", lines, json: CommandTable.all.map { ["name": $0.name, "usage": $0.usage, "summary": $0.summary] } + botJSON)
+    }
+
+    /// The commands of the bots in the current chat (`!NAME`, answered by a bot there,
+    /// headless or not), with who may run those that not everyone may.
+    private func botCommandsHere() async -> ([String], [[String: String]]) {
+        guard let current, let chat = current.chat, let bots = try? await service.chatCommands(in: chat.id), !bots.isEmpty else {
+            return ([], [])
+        }
+        var lines = ["Commands of the bots in \(current.label) (type them as messages there):"]
+        var json: [[String: String]] = []
+        for entry in bots {
+            for command in entry.commands {
+                let who = command.isOpen ? "" : "; \(command.allowedText(in: current.label)) only"
+                lines.append("  \(command.usage)  \(command.help) [@\(entry.bot.handle)\(who)]")
+                json.append(["name": "!" + command.name, "usage": command.usage, "summary": command.help, "bot": entry.bot.handle])
+            }
+        }
+        return (lines, json)
     }
 
     func sleep(_ input: inout CommandInput) async throws {

@@ -1,0 +1,68 @@
+/// The PostgreSQL migrations from 12 on (the earlier ones are in PostgresSchema.swift).
+extension PostgresSchema {
+    static let laterMigrations: [(name: String, sql: String)] = [
+        (
+            // Media may be a file of any kind (`/file`), not only an image or a video.
+            "12-media-files",
+            """
+            ALTER TABLE media DROP CONSTRAINT media_kind_check;
+            ALTER TABLE media ADD CONSTRAINT media_kind_check CHECK (kind IN ('image', 'video', 'file'));
+            """
+        ),
+        (
+            // Incoming webhooks: a group's secret URLs, kept as the token's hash.
+            "13-hooks",
+            """
+            CREATE TABLE hook (
+                id bigserial PRIMARY KEY,
+                chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                token_hash bytea NOT NULL UNIQUE,
+                signing_secret text,
+                created_by bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at bigint NOT NULL,
+                last_used_at bigint
+            );
+            CREATE INDEX hook_chat ON hook (chat_id);
+            """
+        ),
+        (
+            // Bot tokens, and which sessions each opened (so revoking it ends them).
+            "14-bot-tokens",
+            """
+            CREATE TABLE bot_token (
+                id bigserial PRIMARY KEY,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                token_hash bytea NOT NULL UNIQUE,
+                created_at bigint NOT NULL,
+                last_used_at bigint
+            );
+            CREATE INDEX bot_token_user ON bot_token (user_id);
+            ALTER TABLE session ADD COLUMN bot_token_id bigint;
+            CREATE INDEX session_bot_token ON session (bot_token_id) WHERE bot_token_id IS NOT NULL;
+            """
+        ),
+        (
+            // Outgoing hooks: where a group's triggering messages are posted, and the
+            // last failure there for its admins to see.
+            "15-outgoing-hooks",
+            """
+            ALTER TABLE hook ADD COLUMN url text;
+            ALTER TABLE hook ADD COLUMN trigger text;
+            ALTER TABLE hook ADD COLUMN last_error text;
+            ALTER TABLE hook ADD COLUMN last_error_at bigint;
+            """
+        ),
+        (
+            // The commands a bot answers in chats (`!NAME`), as JSON, for /help there.
+            "16-bot-commands",
+            """
+            CREATE TABLE bot_command_set (
+                user_id bigint PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                commands text NOT NULL
+            );
+            """
+        ),
+    ]
+}

@@ -1,0 +1,82 @@
+import GRDB
+
+/// The SQLite migrations from v21 on (the earlier ones are in Schema.swift).
+extension Schema {
+    static func registerLaterMigrations(_ migrator: inout DatabaseMigrator) {
+        // Media may be a file of any kind (`/file`), not only an image or a video. The
+        // migrator defers foreign keys, so dropping the old table cascades to no upload.
+        migrator.registerMigration("v21") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE media_v21 (
+                        id TEXT PRIMARY KEY,
+                        kind TEXT NOT NULL CHECK (kind IN ('image', 'video', 'file')),
+                        type TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        width INTEGER,
+                        height INTEGER,
+                        created_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    INSERT INTO media_v21 SELECT id, kind, type, size, width, height, created_at FROM media;
+                    DROP TABLE media;
+                    ALTER TABLE media_v21 RENAME TO media;
+                    """)
+        }
+        // Incoming webhooks: a group's secret URLs, kept as the token's hash (ids never
+        // reused, so revoking by a number seen earlier cannot hit a newer hook).
+        migrator.registerMigration("v22") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE hook (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        token_hash BLOB NOT NULL UNIQUE,
+                        signing_secret TEXT,
+                        created_by INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER
+                    );
+                    CREATE INDEX hook_chat ON hook(chat_id);
+                    """)
+        }
+        // Bot tokens, and which sessions each opened (so revoking it ends them).
+        migrator.registerMigration("v23") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE bot_token (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        token_hash BLOB NOT NULL UNIQUE,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER
+                    );
+                    CREATE INDEX bot_token_user ON bot_token(user_id);
+                    ALTER TABLE session ADD COLUMN bot_token_id INTEGER;
+                    CREATE INDEX session_bot_token ON session(bot_token_id) WHERE bot_token_id IS NOT NULL;
+                    """)
+        }
+        // Outgoing hooks: where a group's triggering messages are posted, and the last
+        // failure there for its admins to see.
+        migrator.registerMigration("v24") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE hook ADD COLUMN url TEXT;
+                    ALTER TABLE hook ADD COLUMN trigger TEXT;
+                    ALTER TABLE hook ADD COLUMN last_error TEXT;
+                    ALTER TABLE hook ADD COLUMN last_error_at INTEGER;
+                    """)
+        }
+        // The commands a bot answers in chats (`!NAME`), as JSON, for /help there.
+        migrator.registerMigration("v25") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE bot_command_set (
+                        user_id INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                        commands TEXT NOT NULL
+                    );
+                    """)
+        }
+    }
+}
