@@ -230,6 +230,15 @@ def main():
         alice.drain(); botsock.drain()
         show("the commands of the bots in a chat (`/help` there)", "alice", alice.call("chat_commands", {"chat": group}))
         show("revoke a bot token: the connections it opened close with 4001", "alice", alice.call("revoke_bot_token", {"bot": dicebot, "token": token_id}))
+        due = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 1))
+        show("set a reminder, told to me alone when it comes due (or when I next connect)", "alice",
+             alice.call("remind", {"text": "stand-up", "at": due, "chat": group}))
+        later = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 3600))
+        exchange = alice.call("remind", {"text": "lunch", "at": later})
+        show("my pending reminders, soonest first", "alice", alice.call("reminders"))
+        show("cancel a pending reminder", "alice", alice.call("cancel_reminder", {"id": exchange[1]["result"]["id"]}))
+        time.sleep(1.5)
+        print("When it comes due, alice receives:\n\n```json\n%s\n```\n" % json.dumps(next(e for e in alice.drain(1.0) if e.get("event") == "reminder")))
         exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})
         code = exchange[1]["result"]["code"]
         show("a sign-up code, for a server that registers by invitation (server admins)", "alice", exchange)

@@ -100,6 +100,18 @@ public final class RemoteChatService: ChatService {
         try await link.call(OpDeclarations.botTokens, Args.Bot(bot: bot))
     }
 
+    public func remind(_ text: String, at due: Date, in chat: ChatID?) async throws -> Reminder {
+        try await link.call(OpDeclarations.remind, Args.Remind(text: text, at: due, chat: chat))
+    }
+
+    public func reminders() async throws -> [Reminder] {
+        try await link.call(OpDeclarations.reminders, Empty())
+    }
+
+    public func cancelReminder(_ id: Int64) async throws {
+        _ = try await link.call(OpDeclarations.cancelReminder, Args.ReminderID(id: id))
+    }
+
     public func setBotCommands(_ commands: [ChatCommand]) async throws {
         _ = try await link.call(OpDeclarations.setBotCommands, Args.BotCommandList(commands: commands))
     }

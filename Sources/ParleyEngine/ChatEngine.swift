@@ -81,6 +81,8 @@ public final class ChatEngine: Sendable {
     let configuration: Configuration
     let directory: ChatDirectory
     let registry = SessionRegistry()
+    /// Wakes the reminder sweep when a reminder is set (ChatEngine+Reminders.swift).
+    let reminderAlarm = ReminderAlarm()
     let hasher: PasswordHasher
     let identity: IdentityVerifier?
     let throttle: SignInThrottle?

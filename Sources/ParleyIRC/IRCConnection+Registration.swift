@@ -272,6 +272,7 @@ extension IRCConnection {
             try await announceJoin(group)
         }
         await playBack(before: signedInAt)
+        await session.tellMissedReminders()
     }
 
     /// PING: answered once every line that reached this node before it, from any

@@ -254,6 +254,10 @@ final class IRCView: Sendable {
                 for index in lines.indices { lines[index].tags["+draft/reply"] = "\(edited.chat.id.rawValue)-\(edited.message.seq)" }
             }
             return lines
+        case .reminder(let reminder):
+            let place = reminder.place.map { " in \($0)" } ?? ""
+            let text = "⏰ reminder\(place), set at \(Self.clock(reminder.createdAt)): \(reminder.text)"
+            return text.split(separator: "\n").map { IRCMessage(source: serverName, command: "NOTICE", params: [me.handle, String($0)]) }
         case .typing(let typing):
             // IRCv3 +typing on a TAGMSG.
             guard capabilities.contains("message-tags"), typing.user.id != me.id else { return [] }

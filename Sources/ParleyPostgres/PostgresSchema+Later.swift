@@ -64,5 +64,24 @@ extension PostgresSchema {
             );
             """
         ),
+        (
+            // Reminders users set (/remind), kept until they come due and are told.
+            "17-reminders",
+            """
+            CREATE TABLE reminder (
+                id bigserial PRIMARY KEY,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                chat_id bigint REFERENCES chat(id) ON DELETE SET NULL,
+                place text,
+                text text NOT NULL,
+                due_at bigint NOT NULL,
+                created_at bigint NOT NULL,
+                fired_at bigint,
+                delivered boolean NOT NULL DEFAULT false
+            );
+            CREATE INDEX reminder_due ON reminder (due_at) WHERE fired_at IS NULL;
+            CREATE INDEX reminder_user ON reminder (user_id, delivered);
+            """
+        ),
     ]
 }

@@ -1,6 +1,7 @@
+public import Foundation
 public import ParleyCore
 
-/// Arguments of the bot-token and hook ops.
+/// Arguments of the bot-token, bot-command, reminder and hook ops.
 extension Args {
     public struct BotTokenSecret: Codable, Sendable {
         public var token: String
@@ -19,6 +20,22 @@ extension Args {
     public struct Bot: Codable, Sendable {
         public var bot: UserID
         public init(bot: UserID) { self.bot = bot }
+    }
+
+    public struct Remind: Codable, Sendable {
+        public var text: String
+        public var at: Date
+        public var chat: ChatID?
+        public init(text: String, at: Date, chat: ChatID?) {
+            self.text = text
+            self.at = at
+            self.chat = chat
+        }
+    }
+
+    public struct ReminderID: Codable, Sendable {
+        public var id: Int64
+        public init(id: Int64) { self.id = id }
     }
 
     public struct BotCommandList: Codable, Sendable {

@@ -61,6 +61,14 @@ public enum OpDeclarations {
     public static let chatCommands = OpDeclaration(.chatCommands) { (call, args: Args.Chat) in
         try await call.service.chatCommands(in: args.chat)
     }
+    public static let remind = OpDeclaration(.remind) { (call, args: Args.Remind) in
+        try await call.service.remind(args.text, at: args.at, in: args.chat)
+    }
+    public static let reminders = OpDeclaration(.reminders) { (call, _: Empty) in try await call.service.reminders() }
+    public static let cancelReminder = OpDeclaration(.cancelReminder) { (call, args: Args.ReminderID) in
+        try await call.service.cancelReminder(args.id)
+        return Empty()
+    }
     public static let createHook = OpDeclaration(.createHook) { (call, args: Args.CreateHook) in
         try await call.service.createHook(in: args.chat, name: args.name, signingSecret: args.signingSecret)
     }
@@ -282,6 +290,9 @@ extension Op {
         case .revokeBotToken: OpDeclarations.revokeBotToken
         case .setBotCommands: OpDeclarations.setBotCommands
         case .chatCommands: OpDeclarations.chatCommands
+        case .remind: OpDeclarations.remind
+        case .reminders: OpDeclarations.reminders
+        case .cancelReminder: OpDeclarations.cancelReminder
         case .createHook: OpDeclarations.createHook
         case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks

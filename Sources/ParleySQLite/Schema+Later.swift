@@ -78,5 +78,24 @@ extension Schema {
                     );
                     """)
         }
+        // Reminders users set (/remind), kept until they come due and are told.
+        migrator.registerMigration("v26") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE reminder (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        chat_id INTEGER REFERENCES chat(id) ON DELETE SET NULL,
+                        place TEXT,
+                        text TEXT NOT NULL,
+                        due_at INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        fired_at INTEGER,
+                        delivered INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX reminder_due ON reminder(due_at) WHERE fired_at IS NULL;
+                    CREATE INDEX reminder_user ON reminder(user_id, delivered);
+                    """)
+        }
     }
 }

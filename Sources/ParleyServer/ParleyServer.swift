@@ -106,7 +106,10 @@ public final class ParleyServer: Sendable {
                 return try TLSChannel(channel, tlsConfiguration: tls)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
-            services: [sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, metrics: metrics, logger: logger)],
+            services: [
+                sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, metrics: metrics, logger: logger),
+                ReminderSweep(engine: engine),
+            ],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             eventLoopGroupProvider: .shared(LoopGroups.shared(threads: configuration.eventLoops)),
             logger: logger

@@ -30,3 +30,14 @@ struct Upkeep: Service, CustomStringConvertible {
         logger.info("upkeep stopped")
     }
 }
+
+/// Tells reminders as they come due (`ChatEngine.runReminders`), until the server stops.
+struct ReminderSweep: Service, CustomStringConvertible {
+    var description: String { "reminders" }
+
+    let engine: ChatEngine
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await engine.runReminders() }
+    }
+}

@@ -108,6 +108,8 @@ struct ShellLauncher {
         }
         // A server sweeps uploads no message took up in its upkeep; a shell, at start.
         Task.detached { _ = try? await engine.sweepMedia() }
+        // Reminders come due while a shell (or `parley bot`) on the folder runs.
+        Task.detached { await engine.runReminders() }
         let link = ServiceLink(
             service: engine.connect(), folder: folder, description: "embedded (SQLite in the data folder)",
             another: { _ in engine.connect() })
@@ -168,7 +170,9 @@ struct ShellLauncher {
         ProcessStops.watch()
         await shell.start { event, viewer in
             guard let text = output.render(event, me: viewer.me, myHandle: viewer.handle) else { return }
-            editorBox.editor?.show(viewer.alert ? notifier.alert(text) : text)
+            let shown = viewer.alert ? notifier.alert(text) : text
+            // Before the line editor runs (a reminder told as the session resumes), straight out.
+            if let editor = editorBox.editor { editor.show(shown) } else { output.write(shown) }
         }
         let hooks = LineEditor.Hooks(
             execute: { line in

@@ -32,6 +32,8 @@ public enum ChatEvent: Hashable, Sendable {
     /// Client-only tags sent without a message (IRC's TAGMSG): relayed to a chat's
     /// members, or to one user, and never stored.
     case tagged(TagNotice)
+    /// A reminder the user set came due (told to that user alone).
+    case reminder(Reminder)
 
     /// The stable name of the event on the wire and in `--json` output.
     public var type: String {
@@ -54,6 +56,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .invited: "invited"
         case .renamed: "renamed"
         case .tagged: "tagged"
+        case .reminder: "reminder"
         }
     }
 
@@ -75,6 +78,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .invited(let notice): notice.chat.id
         case .renamed: nil
         case .tagged(let notice): notice.chatID
+        case .reminder(let reminder): reminder.chatID
         }
     }
 
@@ -314,6 +318,7 @@ extension ChatEvent: Codable {
         case "invited": .invited(try container.decode(InviteNotice.self, forKey: key))
         case "renamed": .renamed(try container.decode(Renamed.self, forKey: key))
         case "tagged": .tagged(try container.decode(TagNotice.self, forKey: key))
+        case "reminder": .reminder(try container.decode(Reminder.self, forKey: key))
         default:
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown event type \(type)")
         }
@@ -330,6 +335,7 @@ extension ChatEvent: Codable {
         case .invited(let data): try container.encode(data, forKey: key)
         case .renamed(let data): try container.encode(data, forKey: key)
         case .tagged(let data): try container.encode(data, forKey: key)
+        case .reminder(let data): try container.encode(data, forKey: key)
         case .chatCreated(let data): try container.encode(data, forKey: key)
         case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
             try container.encode(data, forKey: key)

@@ -141,6 +141,7 @@ extension EngineSession {
         let hash = SecretToken.hash(token)
         let (user, expiresAt) = try await engine.session(tokenHash: hash)
         let complete = await attach(user, tokenHash: hash, expiresAt: expiresAt, after: after)
+        await tellMissedRemindersOnSignIn()
         let signedIn = SignedIn(user: user, token: token, expiresAt: expiresAt)
         return (signedIn, complete)
     }
@@ -252,6 +253,7 @@ extension EngineSession {
         try await store.createSession(tokenHash: hash, user: user.id, expiresAt: expiresAt, client: client, address: address, at: now)
         engine.activity.written(user: nil, session: hash, at: now)
         await attach(user, tokenHash: hash, expiresAt: expiresAt, after: nil)
+        await tellMissedRemindersOnSignIn()
         return SignedIn(user: user, token: token, expiresAt: expiresAt)
     }
 

@@ -20,7 +20,9 @@ enum CommandGroups {
                 "create", "join", "list", "groups", "invite", "revoke", "leave", "members", "online", "topic", "rules", "kick",
                 "op", "deop", "voice", "devoice", "ban", "unban", "bans",
             ]),
-        Group(name: "people", summary: "who is who, who is around", commands: ["users", "whois", "away", "back"]),
+        Group(
+            name: "people", summary: "who is who, who is around, reminders",
+            commands: ["users", "whois", "away", "back", "remind", "reminders"]),
         Group(name: "media", summary: "pictures, videos, files and saving them", commands: ["image", "video", "file", "save", "avatar"]),
         Group(name: "bots", summary: "bot plugins, bot accounts and webhooks", commands: ["plugin", "bots", "hook", "hooks"]),
         Group(

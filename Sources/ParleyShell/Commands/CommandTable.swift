@@ -218,6 +218,15 @@ public enum CommandTable {
             summary: "a URL that posts to a group, a URL the group's !commands are posted to, or revoke one (owner, admins)",
             example: "/hook new #ops --name CI"
         ) { shell, input in try await shell.hook(&input) },
+        CommandSpec(
+            name: "remind", usage: "/remind [#G|@H] WHEN TEXT",
+            summary: "a reminder for you alone, kept by the server (WHEN: 10m, 1h30m, 2d, 14:30, 2026-12-01T09:00)",
+            example: "/remind 10m stand-up"
+        ) { shell, input in try await shell.remind(&input) },
+        CommandSpec(
+            name: "reminders", usage: "/reminders [cancel ID]", summary: "your pending reminders, or cancel one",
+            example: "/reminders cancel 3"
+        ) { shell, input in try await shell.reminders(&input) },
         CommandSpec(name: "hooks", usage: "/hooks [#G]", summary: "a group's incoming webhooks (owner, admins)", example: "/hooks #ops") {
             shell, input in try await shell.hooks(&input)
         },

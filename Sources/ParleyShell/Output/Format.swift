@@ -134,6 +134,12 @@ public enum Format {
         case .invited(let notice):
             let group = "#\(notice.chat.handle ?? String(notice.chat.id.rawValue))"
             line = "* \(user(notice.by)) invites you to \(group): /join \(group)"
+        case .reminder(let reminder):
+            let place = reminder.place.map { " in \(Sanitizer.line($0))" } ?? ""
+            let late = reminder.firedAt.map { $0.timeIntervalSince(reminder.dueAt) > 60 } ?? false
+            line =
+                "⏰ reminder\(place), set \(time(reminder.createdAt))\(late ? ", due \(time(reminder.dueAt))" : ""): \(Sanitizer.line(reminder.text))"
+            return colour ? highlight(line) : line
         case .typing, .tagged:
             return nil
         case .chatCreated(let data):
