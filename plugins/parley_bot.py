@@ -103,15 +103,36 @@ class Bot:
 
         return register
 
-    def command(self, name, usage=None, help=None):
-        """Declares a shell command (/NAME ARGS): the function gets (event, args)."""
+    def command(self, name, usage=None, help=None, allow=None):
+        """Declares a shell command (/NAME ARGS) of the shell that loads the plugin: the
+        function gets (event, args). See chat_command for one typed in chats."""
 
         def register(function):
             self._command_handlers[name] = function
-            self._commands.append({"name": name, "usage": usage or "/" + name, "help": help or ""})
+            self._declare_command(name, usage or "/" + name, help, allow)
             return function
 
         return register
+
+    def chat_command(self, name, usage=None, help=None, allow=None):
+        """Declares a command typed in chats (!NAME ARGS): listed by /help in the chats the
+        bot is in, and run only by those `allow` names ("members", the default; "admins",
+        "owner", "bot_owner" or "@handle", or a list of them): the host refuses the others
+        before the bot sees their line. The function gets (event, args)."""
+
+        def register(function):
+            self._declare_command(name, usage or "!" + name, help, allow)
+            pattern = re.compile(r"^!%s(?:\s+(.*))?$" % re.escape(name), re.S)
+            self._message_handlers.append((pattern, lambda event, match: function(event, (match.group(1) or "").strip())))
+            return function
+
+        return register
+
+    def _declare_command(self, name, usage, help, allow):
+        declared = {"name": name, "usage": usage, "help": help or ""}
+        if allow is not None:
+            declared["allow"] = [allow] if isinstance(allow, str) else list(allow)
+        self._commands.append(declared)
 
     # Actions
 

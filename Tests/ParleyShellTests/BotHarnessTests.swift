@@ -37,6 +37,20 @@ import Testing
         }
     }
 
+    /// The complete examples of docs/plugins.md are the shipped bots, whose transcripts pass above.
+    @Test func theDocumentedCompleteExamplesAreTheShippedBots() throws {
+        let page = try String(contentsOf: ParleyBinary.repository.appendingPathComponent("docs/plugins.md"), encoding: .utf8)
+        for (language, file) in [("sh", "standup.sh"), ("python", "announce.py")] {
+            let shipped = try String(contentsOf: Self.plugins.appendingPathComponent(file), encoding: .utf8)
+            let firstLines = shipped.split(separator: "\n").prefix(2).joined(separator: "\n")
+            let start = try #require(page.range(of: "```\(language)\n" + firstLines), "docs/plugins.md shows \(file)")
+            let body = start.lowerBound..<page.endIndex
+            let open = try #require(page.range(of: "\n", range: body)).upperBound
+            let end = try #require(page.range(of: "```", range: open..<page.endIndex))
+            #expect(String(page[open..<end.lowerBound]) == shipped, "docs/plugins.md shows plugins/\(file) as it is")
+        }
+    }
+
     @Test func aWrongExpectationFailsWithADiff() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-harness-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -78,13 +92,17 @@ import Testing
     @Test func aCronScheduleCrossesMidnightOnTheControlledClock() throws {
         let fixtures = ParleyBinary.repository.appendingPathComponent("Tests/ParleyShellTests/Plugins")
         let parley = ParleyBinary(serverURL: nil)
-        let result = try parley.run(
-            arguments: [
-                "bot", "test", fixtures.appendingPathComponent("ticker.sh").path, fixtures.appendingPathComponent("ticker.transcript").path,
-            ],
-            useData: false)
-        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
-        #expect(result.lines.first?.hasPrefix("PASS ") == true, "\(result.lines)")
+        // And the Python helper's every, cron and chat_command, in New York time.
+        for name in ["ticker.sh", "pyticker.py"] {
+            let base = URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent
+            let result = try parley.run(
+                arguments: [
+                    "bot", "test", fixtures.appendingPathComponent(name).path, fixtures.appendingPathComponent(base + ".transcript").path,
+                ],
+                useData: false)
+            #expect(result.status == 0, "\(name): \(result.stdout) \(result.stderr)")
+            #expect(result.lines.first?.hasPrefix("PASS ") == true, "\(result.lines)")
+        }
     }
 }
 
