@@ -23,7 +23,7 @@ final class BotWorld: Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    init(configure: (inout BotLimits) -> Void = { _ in }) async throws {
+    init(clock: (any BotClock)? = nil, configure: (inout BotLimits) -> Void = { _ in }) async throws {
         world = try TestWorld()
         folder = world.folder
         alice = world.engine.connect()
@@ -44,6 +44,7 @@ final class BotWorld: Sendable {
         limits.stopGrace = .seconds(1)
         configure(&limits)
         runtime.limits = limits
+        if let clock { runtime.clock = clock }
         // Bot accounts are alice's: she makes them on first use of a handle.
         let owner = alice
         runtime.owner = { owner }
