@@ -126,7 +126,13 @@ public struct BotTick: Hashable, Sendable {
 }
 
 extension BotEvent {
-    private static let wireEncoder = Wire.encoder()
+    /// The wire's encoder with its keys sorted: every line a plugin reads has its keys in
+    /// one order, which a plugin in sh or awk can rely on.
+    private static let wireEncoder: JSONEncoder = {
+        let encoder = Wire.encoder()
+        encoder.outputFormatting.insert(.sortedKeys)
+        return encoder
+    }()
 
     /// `{"type": TYPE, …the payload's own fields}` in the wire's format, with
     /// `"catch_up": true` for a message handed over late.

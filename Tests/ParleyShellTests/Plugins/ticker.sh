@@ -17,7 +17,7 @@ while IFS= read -r event; do
             chat=$(printf '%s\n' "$event" | sed -n 's/.*"ref":\([0-9]*\).*/\1/p')
             list=$(printf '%s\n' "$event" | grep -o '"name":"[a-z]*","next":"[^"]*"' | sed 's/"name":"\([a-z]*\)","next":"\([^"]*\)"/\1 \2/' | tr '\n' ';')
             echo "{\"type\":\"reply\",\"chat\":$chat,\"text\":\"$list\"}" ;;
-        *'"text":"!next"'*)  # a message (keys come in any order)
+        *'"text":"!next"'*)  # a message
             chat=$(printf '%s\n' "$event" | sed -n 's/.*"chat_id":\([0-9]*\).*/\1/p')
             echo "{\"type\":\"schedules\",\"ref\":$chat}" ;;
     esac
