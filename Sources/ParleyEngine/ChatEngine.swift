@@ -101,7 +101,7 @@ public final class ChatEngine: Sendable {
     /// Last seen times, typing, away: what the engine remembers between requests.
     let activity = ActivityTracker()
     /// Each incoming webhook's posting rate on this node (`hookRate`).
-    let hookPace = HookPace()
+    let hookPace: KeyedPace<Int64>
     /// Each group's outgoing hooks, briefly remembered.
     let outgoingHookCache = OutgoingHookCache()
     private let nextSession = Atomic<Int>(0)
@@ -121,6 +121,7 @@ public final class ChatEngine: Sendable {
         self.throttle = configuration.signInLimits.map { SignInThrottle(limits: $0) }
         self.unsigned = AddressSlots(limit: configuration.maxUnsignedPerAddress)
         self.passwordChecks = AddressSlots(limit: configuration.maxPasswordChecksPerAddress)
+        self.hookPace = KeyedPace(perSecond: configuration.hookRate, burst: configuration.hookRate > Int.max / 4 ? Int.max : configuration.hookRate * 4)
         // Membership changed on another node: what this one cached about the chat is stale.
         bus.onMembershipChange { [directory] chat in directory.invalidate(chat) }
         presence?.bind(to: self)

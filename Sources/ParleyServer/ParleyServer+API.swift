@@ -32,20 +32,14 @@ extension ParleyServer {
                 "the HTTP API has no op '\(name.prefix(40))'; it takes \(Self.apiOps.map(\.rawValue).sorted().joined(separator: ", "))")
         }
         let user = try await engine.user(token: try Self.bearer(request))
-        let limit = configuration.maxFrameSize
-        let tooLarge = ParleyError(.bodyTooLarge, "a request body is at most \(limit / 1024) KiB")
-        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > limit { throw tooLarge }
-        var body: [UInt8] = []
-        for try await buffer in request.body {
-            guard buffer.readableBytes <= limit - body.count else { throw tooLarge }
-            body += buffer.readableBytesView
-        }
+        var body = try await Self.body(of: request, limit: configuration.maxFrameSize, what: "a request body")
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { body = Array("{}".utf8) }
         guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {
             throw ParleyError(.invalidArgument, "the body is the op's arguments as a JSON object")
         }
-        // The account's rate over all its sockets and requests; over it, refused at once.
-        guard accountPace.takeOwing(for: user.id, at: .now) == .zero else {
+        // The account's rate over all its sockets and requests; over it, refused at once
+        // (and a refused request takes no token, so a client that backs off gets through).
+        guard accountPace.take(for: user.id, at: .now) else {
             throw ParleyError(.rateLimited, "too many requests from this account; slow down")
         }
         let frame = Data("{\"id\":1,\"op\":\"\(op.rawValue)\",\"args\":".utf8) + body + Data("}".utf8)
@@ -55,5 +49,18 @@ extension ParleyServer {
         return Response(
             status: HTTPResponse.Status(code: error.map { MediaHTTP.status(for: $0) } ?? 200), headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: reply)))
+    }
+
+    /// A request's body, read up to `limit` bytes (one announced longer is refused before
+    /// a byte is read): the HTTP API's and the hooks'.
+    static func body(of request: Request, limit: Int, what: String) async throws -> [UInt8] {
+        let tooLarge = ParleyError(.bodyTooLarge, "\(what) is at most \(limit / 1024) KiB")
+        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > limit { throw tooLarge }
+        var body: [UInt8] = []
+        for try await buffer in request.body {
+            guard buffer.readableBytes <= limit - body.count else { throw tooLarge }
+            body += buffer.readableBytesView
+        }
+        return body
     }
 }

@@ -15,14 +15,7 @@ extension ParleyServer {
 
     private func hookPost(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let token = context.parameters.get("token") ?? ""
-        let limit = configuration.maxHookBytes
-        let tooLarge = ParleyError(.bodyTooLarge, "a hook takes at most \(limit / 1024) KiB")
-        if let announced = request.headers[.contentLength].flatMap({ Int($0) }), announced > limit { throw tooLarge }
-        var body: [UInt8] = []
-        for try await buffer in request.body {
-            guard buffer.readableBytes <= limit - body.count else { throw tooLarge }
-            body += buffer.readableBytesView
-        }
+        let body = try await Self.body(of: request, limit: configuration.maxHookBytes, what: "a hook's body")
         let field = { (name: String) in HTTPFields.Element.Name(name).flatMap { request.headers[$0] } }
         let headers = HookHeaders(
             contentType: request.headers[.contentType], githubEvent: field("X-GitHub-Event"), signature: field("X-Hub-Signature-256"),

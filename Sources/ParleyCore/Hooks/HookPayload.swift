@@ -51,7 +51,7 @@ public enum HookPayload {
     }
 
     /// The text trimmed and cut to a message's length, or `empty_text`.
-    static func cut(_ text: String) throws(ParleyError) -> String {
+    public static func cut(_ text: String) throws(ParleyError) -> String {
         let trimmed = text.trimmingSpaces(newlines: true)
         guard !trimmed.isEmpty else { throw ParleyError(.emptyText, "the post has no text to show") }
         guard trimmed.count > Limits.maxTextLength else { return trimmed }

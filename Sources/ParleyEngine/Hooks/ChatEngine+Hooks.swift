@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 public import ParleyCore
+import ParleyLive
 import ParleyStore
-import Synchronization
 
 /// The headers of a hook post the engine reads.
 public struct HookHeaders: Sendable {
@@ -22,24 +22,6 @@ public struct HookHeaders: Sendable {
     }
 }
 
-/// Each hook's posting rate on this node.
-final class HookPace: Sendable {
-    private let buckets = Mutex([Int64: TokenBucket]())
-
-    func allow(_ hook: Int64, perSecond: Int) -> Bool {
-        guard perSecond > 0 else { return true }
-        let bucket = buckets.withLock { buckets in
-            if let bucket = buckets[hook] { return bucket }
-            // A node keeps at most this many hooks' buckets; a new one past it starts afresh.
-            if buckets.count >= 10_000 { buckets.removeAll() }
-            let bucket = TokenBucket(perSecond: perSecond, burst: perSecond * 4)
-            buckets[hook] = bucket
-            return bucket
-        }
-        return bucket.allow()
-    }
-}
-
 extension ChatEngine {
     /// Posts what came to a hook's URL in its group, as the hook's message. An unknown,
     /// revoked or mistyped token, and a hook whose maker has left the group, are all
@@ -54,7 +36,7 @@ extension ChatEngine {
                 throw ParleyError(.badSignature, "X-Hub-Signature-256 is missing or does not match the hook's signing secret")
             }
         }
-        guard hookPace.allow(hook.id, perSecond: configuration.hookRate) else {
+        guard hookPace.take(for: hook.id, at: .now) else {
             throw ParleyError(.rateLimited, "this hook posts at most \(configuration.hookRate) messages a second")
         }
         let post = try HookPayload.post(body: body, contentType: headers.contentType, githubEvent: headers.githubEvent)

@@ -81,7 +81,7 @@ extension ChatEngine {
         guard let maker = try await store.user(id: hook.createdBy.id) else { return }
         let session = acting(as: maker, client: "hook \(hook.id)")
         _ = try await session.sendMessage(
-            to: .chat(message.chatID), text: try HookPayload.post(body: Array(text.utf8), contentType: "text/plain", githubEvent: nil).text,
+            to: .chat(message.chatID), text: try HookPayload.cut(text),
             clientID: "hook-\(hook.id)-re-\(message.id.rawValue)", via: Hook.via(name: hook.name, username: nil), replyTo: message.seq)
     }
 
