@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyShell
 
 /// A scripted conversation for `parley bot test`: who is there, what they say, and what
 /// the bot must answer. One step a line; `#` at the start of a line (then a space, or
@@ -201,21 +202,7 @@ struct BotTranscript {
 
     /// `90s`, `10m`, `1h30m`, `2d`: a sum of whole numbers with units, up to 400 days.
     static func seconds(_ text: String) -> TimeInterval? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        var total = 0.0
-        var digits = ""
-        for character in text {
-            if character.isASCII, character.isNumber {
-                digits.append(character)
-                guard digits.count <= 6 else { return nil }
-            } else if let unit = units[character], let value = Double(digits) {
-                total += value * unit
-                digits = ""
-            } else {
-                return nil
-            }
-        }
-        guard digits.isEmpty, !text.isEmpty, total <= 400 * 86400 else { return nil }
+        guard let total = DurationText.compound(text), total <= 400 * 86400 else { return nil }
         return total
     }
 }

@@ -49,7 +49,7 @@ extension Shell {
     /// When a reminder is for: a delay (`90s`, `10m`, `1h30m`, `2d`), a time of day
     /// (`14:30`: today, or tomorrow once it has passed), or a local date and time.
     static func reminderTime(_ text: String, now: Date) throws(ParleyError) -> Date {
-        if let seconds = delay(text) { return now.addingTimeInterval(seconds) }
+        if let seconds = DurationText.compound(text) { return now.addingTimeInterval(seconds) }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .current
         let clock = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -61,25 +61,6 @@ extension Shell {
         }
         if text.contains("T"), let moment = try? SearchDate.parse(text, now: now), !moment.isDay { return moment.start }
         throw ParleyError(.usage, "'\(text)' is not a time for a reminder (10m, 1h30m, 2d, 14:30, or 2026-12-01T09:00)")
-    }
-
-    /// `90s`, `10m`, `1h30m`, `2d`: whole numbers with units, summed.
-    private static func delay(_ text: String) -> TimeInterval? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        var total = 0.0
-        var digits = ""
-        for character in text {
-            if character.isASCII, character.isNumber {
-                digits.append(character)
-                guard digits.count <= 6 else { return nil }
-            } else if let unit = units[character], let value = Double(digits) {
-                total += value * unit
-                digits = ""
-            } else {
-                return nil
-            }
-        }
-        return digits.isEmpty && !text.isEmpty ? total : nil
     }
 
     /// `14:30`, or `2026-12-01 14:30` for another day (local time).
