@@ -133,7 +133,7 @@ def main():
         show("full-text search in my chats", "bob", bob.call("search", {"words": "hi", "limit": 10}))
         alice_id = exchange[1]["result"]["sender"]["id"]
         for number, text in enumerate(["lunch at noon?", "hi again, see you there"]):
-            alice.call("send", {"chat": direct, "text": text, "client_id": f"c-{number + 2}"})
+            alice.call("send", {"chat": direct, "text": text, "client_id": f"c-lunch-{number}"})
         bob.drain(); three.drain()
         show("narrowed by sender, chat and time, with a message either side", "bob",
              bob.call("search", {"words": "hi", "chat": direct, "from": alice_id, "after": "2026-01-01T00:00:00Z", "context": 1, "limit": 10}))
@@ -239,6 +239,13 @@ def main():
         show("cancel a pending reminder", "alice", alice.call("cancel_reminder", {"id": exchange[1]["result"]["id"]}))
         time.sleep(1.5)
         print("When it comes due, alice receives:\n\n```json\n%s\n```\n" % json.dumps(next(e for e in alice.drain(1.0) if e.get("event") == "reminder")))
+        flagged = alice.call("send", {"chat": group, "text": "buy cheap watches", "client_id": "c-spam"})[1]["result"]["seq"]
+        alice.drain()
+        exchange = alice.call("report", {"chat": group, "seq": flagged, "reason": "spam"})
+        show("report a message of my chat to the server's operators", "alice", exchange)
+        show("the reports queue, newest first; `all` includes resolved ones (server admins)", "alice", alice.call("reports", {"all": False}))
+        show("resolve a report with a note (server admins)", "alice",
+             alice.call("resolve_report", {"id": exchange[1]["result"]["id"], "note": "nothing wrong"}))
         exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})
         code = exchange[1]["result"]["code"]
         show("a sign-up code, for a server that registers by invitation (server admins)", "alice", exchange)

@@ -112,6 +112,18 @@ public final class RemoteChatService: ChatService {
         _ = try await link.call(OpDeclarations.cancelReminder, Args.ReminderID(id: id))
     }
 
+    public func report(chat: ChatID, seq: Int64, reason: String?) async throws -> Report {
+        try await link.call(OpDeclarations.report, Args.ReportMessage(chat: chat, seq: seq, reason: reason))
+    }
+
+    public func reports(includingResolved: Bool) async throws -> [Report] {
+        try await link.call(OpDeclarations.reports, Args.ReportQueue(all: includingResolved))
+    }
+
+    public func resolveReport(_ id: Int64, note: String?) async throws -> Report {
+        try await link.call(OpDeclarations.resolveReport, Args.ResolveReport(id: id, note: note))
+    }
+
     public func setBotCommands(_ commands: [ChatCommand]) async throws {
         _ = try await link.call(OpDeclarations.setBotCommands, Args.BotCommandList(commands: commands))
     }

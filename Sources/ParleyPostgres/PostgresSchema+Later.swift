@@ -83,5 +83,27 @@ extension PostgresSchema {
             CREATE INDEX reminder_user ON reminder (user_id, delivered);
             """
         ),
+        (
+            // Messages members reported to the server's operators, and how each was resolved.
+            "18-reports",
+            """
+            CREATE TABLE report (
+                id bigserial PRIMARY KEY,
+                chat_id bigint NOT NULL,
+                place text NOT NULL,
+                seq bigint NOT NULL,
+                sender_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                text text NOT NULL,
+                reporter_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                reason text,
+                created_at bigint NOT NULL,
+                resolved_at bigint,
+                resolved_by text,
+                note text
+            );
+            CREATE INDEX report_open ON report (created_at) WHERE resolved_at IS NULL;
+            CREATE INDEX report_reporter ON report (reporter_id, chat_id, seq);
+            """
+        ),
     ]
 }

@@ -33,6 +33,31 @@ extension Args {
         }
     }
 
+    public struct ReportMessage: Codable, Sendable {
+        public var chat: ChatID
+        public var seq: Int64
+        public var reason: String?
+        public init(chat: ChatID, seq: Int64, reason: String?) {
+            self.chat = chat
+            self.seq = seq
+            self.reason = reason
+        }
+    }
+
+    public struct ReportQueue: Codable, Sendable {
+        public var all: Bool?
+        public init(all: Bool?) { self.all = all }
+    }
+
+    public struct ResolveReport: Codable, Sendable {
+        public var id: Int64
+        public var note: String?
+        public init(id: Int64, note: String?) {
+            self.id = id
+            self.note = note
+        }
+    }
+
     public struct ReminderID: Codable, Sendable {
         public var id: Int64
         public init(id: Int64) { self.id = id }

@@ -69,6 +69,15 @@ public enum OpDeclarations {
         try await call.service.cancelReminder(args.id)
         return Empty()
     }
+    public static let report = OpDeclaration(.report) { (call, args: Args.ReportMessage) in
+        try await call.service.report(chat: args.chat, seq: args.seq, reason: args.reason)
+    }
+    public static let reports = OpDeclaration(.reports) { (call, args: Args.ReportQueue) in
+        try await call.service.reports(includingResolved: args.all ?? false)
+    }
+    public static let resolveReport = OpDeclaration(.resolveReport) { (call, args: Args.ResolveReport) in
+        try await call.service.resolveReport(args.id, note: args.note)
+    }
     public static let createHook = OpDeclaration(.createHook) { (call, args: Args.CreateHook) in
         try await call.service.createHook(in: args.chat, name: args.name, signingSecret: args.signingSecret)
     }
@@ -293,6 +302,9 @@ extension Op {
         case .remind: OpDeclarations.remind
         case .reminders: OpDeclarations.reminders
         case .cancelReminder: OpDeclarations.cancelReminder
+        case .report: OpDeclarations.report
+        case .reports: OpDeclarations.reports
+        case .resolveReport: OpDeclarations.resolveReport
         case .createHook: OpDeclarations.createHook
         case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks

@@ -97,5 +97,27 @@ extension Schema {
                     CREATE INDEX reminder_user ON reminder(user_id, delivered);
                     """)
         }
+        // Messages members reported to the server's operators, and how each was resolved.
+        migrator.registerMigration("v27") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE report (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        chat_id INTEGER NOT NULL,
+                        place TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        sender_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        text TEXT NOT NULL,
+                        reporter_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        reason TEXT,
+                        created_at INTEGER NOT NULL,
+                        resolved_at INTEGER,
+                        resolved_by TEXT,
+                        note TEXT
+                    );
+                    CREATE INDEX report_open ON report(created_at) WHERE resolved_at IS NULL;
+                    CREATE INDEX report_reporter ON report(reporter_id, chat_id, seq);
+                    """)
+        }
     }
 }

@@ -229,6 +229,16 @@ public protocol ChatStore: PresenceWatchStore {
     /// Takes a user's fired reminders not yet told (marking them told), oldest first.
     func takeUndeliveredReminders(of user: UserID) async throws -> [Reminder]
 
+    // Reports to the operators
+    /// Keeps a report; a reporter's open report of the same message is returned instead.
+    func createReport(_ report: Report) async throws -> Report
+    /// Open reports (or all, newest first, with `resolved`), up to `limit`.
+    func reports(includingResolved: Bool, limit: Int) async throws -> [Report]
+    /// A reporter's open reports.
+    func openReports(by reporter: UserID) async throws -> Int
+    /// Marks an open report resolved; nil when there is no open report with that id.
+    func resolveReport(_ id: Int64, by operatorHandle: String, note: String?, at time: Date) async throws -> Report?
+
     // Incoming webhooks
     func createHook(
         chat: ChatID, name: String, tokenHash: Data, signingSecret: String?, by user: UserID, at time: Date, url: String?, trigger: String?

@@ -98,6 +98,7 @@ import Testing
             lines.append("hooks \(try await store.hooks(of: group).map { "\($0.id):\($0.name)" })")
             lines.append("bot tokens \(try await store.botTokens(of: bot).map { "\($0.id):\($0.name)" })")
             lines.append("bot commands \(try await store.botCommands(of: bot).map(\.name))")
+            lines.append("reports \(try await store.reports(includingResolved: true, limit: 10).map { "\($0.id):\($0.seq)" })")
             return lines.joined(separator: "\n")
         }
     }
@@ -181,6 +182,16 @@ import Testing
         ) {
             s, f in try await s.revokeBotToken(f.botToken, of: f.bot)
         },
+        membersOnly("report") { s, f in _ = try await s.report(chat: f.group, seq: 1, reason: "spam") },
+        // The reports queue is the server's operators' (none of these callers is one).
+        Verb(
+            name: "reports",
+            expected: [.nonMember: .deny(.forbidden), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .deny(.forbidden)]
+        ) { s, _ in _ = try await s.reports(includingResolved: true) },
+        Verb(
+            name: "resolveReport",
+            expected: [.nonMember: .deny(.forbidden), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .deny(.forbidden)]
+        ) { s, _ in _ = try await s.resolveReport(1, note: "done") },
         membersOnly("chatCommands") { s, f in _ = try await s.chatCommands(in: f.group) },
         // Only a bot account declares chat commands (none of these callers is one).
         Verb(

@@ -208,6 +208,14 @@ public protocol ChatService: AnyObject, Sendable {
     func reminders() async throws -> [Reminder]
     func cancelReminder(_ id: Int64) async throws
 
+    // Reports to the server's operators
+    /// Reports a message of a chat the user is in, with an optional reason.
+    func report(chat: ChatID, seq: Int64, reason: String?) async throws -> Report
+    /// The reports queue, newest first (server admins).
+    func reports(includingResolved: Bool) async throws -> [Report]
+    /// Resolves an open report with a note (server admins).
+    func resolveReport(_ id: Int64, note: String?) async throws -> Report
+
     // Bots' chat commands
     /// A bot declares the commands it answers in chats (`!NAME`), replacing what it
     /// declared before; only a bot account may.

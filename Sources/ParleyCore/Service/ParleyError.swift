@@ -92,6 +92,7 @@ extension ErrorCode {
     public static let unknownHook = ErrorCode("unknown_hook")
     public static let unknownBotToken = ErrorCode("unknown_bot_token")
     public static let unknownReminder = ErrorCode("unknown_reminder")
+    public static let unknownReport = ErrorCode("unknown_report")
     public static let bodyTooLarge = ErrorCode("body_too_large")
     // Transport and internals
     public static let badFrame = ErrorCode("bad_frame")

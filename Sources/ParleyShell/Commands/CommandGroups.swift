@@ -12,7 +12,7 @@ enum CommandGroups {
             name: "chatting", summary: "talk, answer, change what you said, read back",
             commands: [
                 "send", "msg", "query", "switch", "reply", "edit", "delete", "react", "unreact", "history", "search", "mentions",
-                "read", "seen", "chats", "delete-chat", "export", "autolog",
+                "read", "seen", "chats", "delete-chat", "export", "autolog", "report",
             ]),
         Group(
             name: "groups", summary: "make, find, join and run groups",
@@ -28,7 +28,7 @@ enum CommandGroups {
         Group(
             name: "account", summary: "sign in and out, your profile, privacy and sessions",
             commands: ["register", "login", "code", "logout", "whoami", "passwd", "profile", "privacy", "playback", "sessions"]),
-        Group(name: "server", summary: "the connection and the server's admin", commands: ["connect", "status", "signup-code"]),
+        Group(name: "server", summary: "the connection and the server's admin", commands: ["connect", "status", "signup-code", "reports"]),
         Group(name: "shell", summary: "help, scripts and leaving", commands: ["help", "wait", "sleep", "quit"]),
     ]
 

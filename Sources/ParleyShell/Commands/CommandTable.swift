@@ -227,6 +227,14 @@ public enum CommandTable {
             name: "reminders", usage: "/reminders [cancel ID]", summary: "your pending reminders, or cancel one",
             example: "/reminders cancel 3"
         ) { shell, input in try await shell.reminders(&input) },
+        CommandSpec(
+            name: "report", usage: "/report [#G|@H] SEQ [REASON]", summary: "report a message to the server's operators",
+            example: "/report #swift 42 spam"
+        ) { shell, input in try await shell.report(&input) },
+        CommandSpec(
+            name: "reports", usage: "/reports [--all] | /reports resolve ID [NOTE]",
+            summary: "the reports queue, or resolve one (server operators)", example: "/reports resolve 3 warned them"
+        ) { shell, input in try await shell.reports(&input) },
         CommandSpec(name: "hooks", usage: "/hooks [#G]", summary: "a group's incoming webhooks (owner, admins)", example: "/hooks #ops") {
             shell, input in try await shell.hooks(&input)
         },
