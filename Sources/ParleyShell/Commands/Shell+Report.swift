@@ -30,7 +30,8 @@ extension Shell {
             guard let text = try input.word(), let id = Int64(text) else { throw ParleyError(.usage, "/reports resolve ID [NOTE]") }
             let note = try input.text()
             let resolved = try await service.resolveReport(id, note: note.isEmpty ? nil : note)
-            output.result("reports", ["Resolved report \(resolved.id)\(resolved.note.map { ": \(Sanitizer.line($0))" } ?? "")"], json: resolved)
+            output.result(
+                "reports", ["Resolved report \(resolved.id)\(resolved.note.map { ": \(Sanitizer.line($0))" } ?? "")"], json: resolved)
             return
         }
         let options = try input.options(flags: ["all"])
@@ -50,7 +51,8 @@ extension Shell {
             lines.append("      \"\(Sanitizer.line(String(report.text.prefix(200))))\"")
             if let resolvedAt = report.resolvedAt {
                 lines.append(
-                    "      resolved \(Format.time(resolvedAt)) by @\(report.resolvedBy ?? "?")\(report.note.map { ": \(Sanitizer.line($0))" } ?? "")")
+                    "      resolved \(Format.time(resolvedAt)) by @\(report.resolvedBy ?? "?")\(report.note.map { ": \(Sanitizer.line($0))" } ?? "")"
+                )
             }
         }
         output.result("reports", lines, json: queue)
