@@ -246,6 +246,10 @@ def main():
         show("the reports queue, newest first; `all` includes resolved ones (server admins)", "alice", alice.call("reports", {"all": False}))
         show("resolve a report with a note (server admins)", "alice",
              alice.call("resolve_report", {"id": exchange[1]["result"]["id"], "note": "nothing wrong"}))
+        show("ignore someone: their messages, mentions, invites and direct messages no longer reach me, on any client", "alice",
+             alice.call("ignore", {"user": dave_id}))
+        show("whom I ignore", "alice", alice.call("ignored"))
+        show("stop ignoring someone", "alice", alice.call("unignore", {"user": dave_id}))
         exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})
         code = exchange[1]["result"]["code"]
         show("a sign-up code, for a server that registers by invitation (server admins)", "alice", exchange)

@@ -124,6 +124,18 @@ public final class RemoteChatService: ChatService {
         try await link.call(OpDeclarations.resolveReport, Args.ResolveReport(id: id, note: note))
     }
 
+    public func ignore(_ user: UserID) async throws -> UserRef {
+        try await link.call(OpDeclarations.ignore, Args.User(user: user))
+    }
+
+    public func unignore(_ user: UserID) async throws {
+        _ = try await link.call(OpDeclarations.unignore, Args.User(user: user))
+    }
+
+    public func ignored() async throws -> [UserRef] {
+        try await link.call(OpDeclarations.ignored, Empty())
+    }
+
     public func setBotCommands(_ commands: [ChatCommand]) async throws {
         _ = try await link.call(OpDeclarations.setBotCommands, Args.BotCommandList(commands: commands))
     }

@@ -83,6 +83,8 @@ public final class ChatEngine: Sendable {
     let registry = SessionRegistry()
     /// Wakes the reminder sweep when a reminder is set (ChatEngine+Reminders.swift).
     let reminderAlarm = ReminderAlarm()
+    /// Who ignores whom, for delivery (EngineSession+Ignore.swift).
+    let ignoreBook = IgnoreBook()
     let hasher: PasswordHasher
     let identity: IdentityVerifier?
     let throttle: SignInThrottle?

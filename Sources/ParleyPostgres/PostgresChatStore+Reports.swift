@@ -81,3 +81,37 @@ extension PostgresChatStore {
         return try await rows("\(unescaped: Self.reportSelect) WHERE r.id = \(id)").first.map(Self.report)
     }
 }
+
+/// Whom users ignore.
+extension PostgresChatStore {
+    public func setIgnore(_ on: Bool, user: UserID, target: UserID, at time: Date) async throws -> Bool {
+        let changed =
+            on
+            ? try await rows(
+                """
+                INSERT INTO ignore (user_id, ignored_id, created_at) VALUES (\(user.rawValue), \(target.rawValue), \(time.storedMilliseconds))
+                ON CONFLICT DO NOTHING RETURNING user_id
+                """)
+            : try await rows("DELETE FROM ignore WHERE user_id = \(user.rawValue) AND ignored_id = \(target.rawValue) RETURNING user_id")
+        return !changed.isEmpty
+    }
+
+    public func ignored(by user: UserID) async throws -> [UserRef] {
+        try await rows(
+            """
+            SELECT u.id, u.handle, u.display_name, u.is_bot FROM ignore i JOIN users u ON u.id = i.ignored_id
+            WHERE i.user_id = \(user.rawValue) ORDER BY lower(u.handle)
+            """
+        ).map { row in
+            var cells = Cells(row)
+            return UserRef(id: UserID(try cells.next(Int64.self)), handle: try cells.next(), displayName: try cells.next(), isBot: try cells.next())
+        }
+    }
+
+    public func ignorers(of sender: UserID) async throws -> [UserID] {
+        try await rows("SELECT user_id FROM ignore WHERE ignored_id = \(sender.rawValue)").map { row in
+            var cells = Cells(row)
+            return UserID(try cells.next(Int64.self))
+        }
+    }
+}

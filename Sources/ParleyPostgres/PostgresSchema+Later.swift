@@ -105,5 +105,19 @@ extension PostgresSchema {
             CREATE INDEX report_reporter ON report (reporter_id, chat_id, seq);
             """
         ),
+        (
+            // Whom each user ignores: their messages, mentions, invites and direct messages
+            // no longer reach the user, on any client.
+            "19-ignore",
+            """
+            CREATE TABLE ignore (
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                ignored_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (user_id, ignored_id)
+            );
+            CREATE INDEX ignore_ignored ON ignore (ignored_id);
+            """
+        ),
     ]
 }

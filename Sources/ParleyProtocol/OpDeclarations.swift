@@ -78,6 +78,12 @@ public enum OpDeclarations {
     public static let resolveReport = OpDeclaration(.resolveReport) { (call, args: Args.ResolveReport) in
         try await call.service.resolveReport(args.id, note: args.note)
     }
+    public static let ignore = OpDeclaration(.ignore) { (call, args: Args.User) in try await call.service.ignore(args.user) }
+    public static let unignore = OpDeclaration(.unignore) { (call, args: Args.User) in
+        try await call.service.unignore(args.user)
+        return Empty()
+    }
+    public static let ignored = OpDeclaration(.ignored) { (call, _: Empty) in try await call.service.ignored() }
     public static let createHook = OpDeclaration(.createHook) { (call, args: Args.CreateHook) in
         try await call.service.createHook(in: args.chat, name: args.name, signingSecret: args.signingSecret)
     }
@@ -305,6 +311,9 @@ extension Op {
         case .report: OpDeclarations.report
         case .reports: OpDeclarations.reports
         case .resolveReport: OpDeclarations.resolveReport
+        case .ignore: OpDeclarations.ignore
+        case .unignore: OpDeclarations.unignore
+        case .ignored: OpDeclarations.ignored
         case .createHook: OpDeclarations.createHook
         case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks

@@ -68,3 +68,37 @@ extension SQLiteChatStore {
         }
     }
 }
+
+/// Whom users ignore.
+extension SQLiteChatStore {
+    public func setIgnore(_ on: Bool, user: UserID, target: UserID, at time: Date) async throws -> Bool {
+        try await pool.write { db in
+            if on {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO ignore (user_id, ignored_id, created_at) VALUES (?, ?, ?)",
+                    arguments: [user.rawValue, target.rawValue, time.storedMilliseconds])
+            } else {
+                try db.execute(sql: "DELETE FROM ignore WHERE user_id = ? AND ignored_id = ?", arguments: [user.rawValue, target.rawValue])
+            }
+            return db.changesCount > 0
+        }
+    }
+
+    public func ignored(by user: UserID) async throws -> [UserRef] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.id, u.handle, u.display_name, u.is_bot FROM ignore i JOIN user u ON u.id = i.ignored_id
+                    WHERE i.user_id = ? ORDER BY u.handle COLLATE NOCASE
+                    """, arguments: [user.rawValue]
+            ).map { UserRef(id: UserID($0[0] as Int64), handle: $0[1], displayName: $0[2], isBot: $0[3]) }
+        }
+    }
+
+    public func ignorers(of sender: UserID) async throws -> [UserID] {
+        try await pool.read { db in
+            try Int64.fetchAll(db, sql: "SELECT user_id FROM ignore WHERE ignored_id = ?", arguments: [sender.rawValue]).map { UserID($0) }
+        }
+    }
+}

@@ -119,5 +119,19 @@ extension Schema {
                     CREATE INDEX report_reporter ON report(reporter_id, chat_id, seq);
                     """)
         }
+        // Whom each user ignores: their messages, mentions, invites and direct messages
+        // no longer reach the user, on any client.
+        migrator.registerMigration("v28") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE ignore (
+                        user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        ignored_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, ignored_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX ignore_ignored ON ignore(ignored_id);
+                    """)
+        }
     }
 }

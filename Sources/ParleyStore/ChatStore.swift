@@ -229,6 +229,14 @@ public protocol ChatStore: PresenceWatchStore {
     /// Takes a user's fired reminders not yet told (marking them told), oldest first.
     func takeUndeliveredReminders(of user: UserID) async throws -> [Reminder]
 
+    // Ignoring
+    /// Starts (`on`) or stops ignoring `target`; false when nothing changed.
+    func setIgnore(_ on: Bool, user: UserID, target: UserID, at time: Date) async throws -> Bool
+    /// Whom a user ignores, by handle.
+    func ignored(by user: UserID) async throws -> [UserRef]
+    /// Who ignores `sender`.
+    func ignorers(of sender: UserID) async throws -> [UserID]
+
     // Reports to the operators
     /// Keeps a report; a reporter's open report of the same message is returned instead.
     func createReport(_ report: Report) async throws -> Report

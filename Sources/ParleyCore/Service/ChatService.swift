@@ -208,6 +208,14 @@ public protocol ChatService: AnyObject, Sendable {
     func reminders() async throws -> [Reminder]
     func cancelReminder(_ id: Int64) async throws
 
+    // Ignoring
+    /// Stops a user's messages, mentions, invites and direct messages reaching this
+    /// user, on every client; returns whom.
+    func ignore(_ user: UserID) async throws -> UserRef
+    func unignore(_ user: UserID) async throws
+    /// Whom the user ignores.
+    func ignored() async throws -> [UserRef]
+
     // Reports to the server's operators
     /// Reports a message of a chat the user is in, with an optional reason.
     func report(chat: ChatID, seq: Int64, reason: String?) async throws -> Report

@@ -82,7 +82,7 @@ extension EngineSession {
 
     public func mentions(limit: Int) async throws -> [Message] {
         let user = try requireUser()
-        return try await store.mentions(of: user.id, limit: try Limits.pageSize(limit))
+        return await withoutIgnored(try await store.mentions(of: user.id, limit: try Limits.pageSize(limit)), for: user.id)
     }
 
     public func typing(in chat: ChatID) async throws {

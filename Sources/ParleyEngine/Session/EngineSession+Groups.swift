@@ -165,7 +165,10 @@ extension EngineSession {
             expiresAt: engine.now.addingTimeInterval(Limits.personalInviteLifetime.seconds), usesLeft: 1, revoked: false,
             forUser: invitee)
         try await store.createInvite(invite, at: engine.now)
-        await engine.bus.publish(.invited(InviteNotice(chat: entry.chat, by: user.ref, code: invite.code)), to: [invitee], except: nil)
+        // Someone who ignores the inviter is not told (the invitation stands all the same).
+        if await !engine.ignoreBook.ignorers(of: user.id, store: store).contains(invitee) {
+            await engine.bus.publish(.invited(InviteNotice(chat: entry.chat, by: user.ref, code: invite.code)), to: [invitee], except: nil)
+        }
         return invite
     }
 

@@ -198,7 +198,10 @@ extension EngineSession {
             engine.bus.abandon(message.id)
             return
         }
-        await engine.bus.publish(.message(MessageEvent(chat: entry.chat, message: message)), to: entry.members, except: origin)
+        // Whoever ignores the sender is not told (nor is the message in what they read back).
+        let ignorers = await engine.ignoreBook.ignorers(of: message.sender.id, store: store)
+        let members = ignorers.isEmpty ? entry.members : entry.members.filter { !ignorers.contains($0) }
+        await engine.bus.publish(.message(MessageEvent(chat: entry.chat, message: message)), to: members, except: origin)
     }
 
     /// The direct chat with `peer`, created (and announced to both) on first use.
@@ -218,7 +221,7 @@ extension EngineSession {
         let user = try await requireMember(chat).user
         let limit = try Limits.pageSize(limit)
         let cleared = try await store.membership(of: user.id, in: chat)?.clearedSeq ?? 0
-        return try await store.history(chat: chat, after: cleared, before: before, limit: limit)
+        return await withoutIgnored(try await store.history(chat: chat, after: cleared, before: before, limit: limit), for: user.id)
     }
 
     /// Up to `limit` messages with `after < seq < before`, newest of them, oldest first
@@ -227,7 +230,8 @@ extension EngineSession {
         let user = try await requireMember(chat).user
         let limit = try Limits.pageSize(limit)
         let cleared = try await store.membership(of: user.id, in: chat)?.clearedSeq ?? 0
-        return try await store.history(chat: chat, after: max(after, cleared), before: before, limit: limit)
+        return await withoutIgnored(
+            try await store.history(chat: chat, after: max(after, cleared), before: before, limit: limit), for: user.id)
     }
 
     static let maxSearchLength = 200

@@ -22,7 +22,7 @@ enum CommandGroups {
             ]),
         Group(
             name: "people", summary: "who is who, who is around, reminders",
-            commands: ["users", "whois", "away", "back", "remind", "reminders"]),
+            commands: ["users", "whois", "away", "back", "remind", "reminders", "ignore", "unignore", "ignores"]),
         Group(name: "media", summary: "pictures, videos, files and saving them", commands: ["image", "video", "file", "save", "avatar"]),
         Group(name: "bots", summary: "bot plugins, bot accounts and webhooks", commands: ["plugin", "bots", "hook", "hooks"]),
         Group(

@@ -235,6 +235,17 @@ public enum CommandTable {
             name: "reports", usage: "/reports [--all] | /reports resolve ID [NOTE]",
             summary: "the reports queue, or resolve one (server operators)", example: "/reports resolve 3 warned them"
         ) { shell, input in try await shell.reports(&input) },
+        CommandSpec(
+            name: "ignore", usage: "/ignore @H",
+            summary: "stop hearing someone: messages, mentions, invites, direct messages (every client)",
+            example: "/ignore @spammer"
+        ) { shell, input in try await shell.ignore(&input) },
+        CommandSpec(name: "unignore", usage: "/unignore @H", summary: "hear someone again", example: "/unignore @bob") {
+            shell, input in try await shell.unignore(&input)
+        },
+        CommandSpec(name: "ignores", usage: "/ignores", summary: "whom you ignore", example: "/ignores") { shell, input in
+            try await shell.ignores(&input)
+        },
         CommandSpec(name: "hooks", usage: "/hooks [#G]", summary: "a group's incoming webhooks (owner, admins)", example: "/hooks #ops") {
             shell, input in try await shell.hooks(&input)
         },

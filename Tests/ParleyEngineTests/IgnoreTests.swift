@@ -1,0 +1,53 @@
+import Foundation
+import ParleyCore
+import ParleyEngine
+import ParleyTesting
+import Testing
+
+/// Ignoring, on both stores: the ignored user's group messages, mentions, direct
+/// messages and invites stop reaching the user who ignores them, live and read back;
+/// everyone else hears them; unignoring brings them back.
+@Suite(.timeLimit(.minutes(10))) struct IgnoreTests {
+    @Test(arguments: StoreKind.all) func anIgnoredUserNoLongerReachesTheIgnorer(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let carol = try await world.signUp("carol")
+        let (aliceID, bobID) = (try await alice.me().id, try await bob.me().id)
+        let aliceEvents = EventRecorder(alice)
+        let carolEvents = EventRecorder(carol)
+        let group = try await alice.createGroup(handle: "team", title: nil, isPublic: true)
+        _ = try await bob.joinGroup(handle: "team", key: nil)
+        _ = try await carol.joinGroup(handle: "team", key: nil)
+
+        #expect(try await alice.ignore(bobID).handle == "bob")
+        #expect(try await alice.ignored().map(\.handle) == ["bob"])
+        await expectError(.invalidArgument) { _ = try await alice.ignore(aliceID) }
+        _ = try await bob.sendMessage(to: .chat(group.id), text: "@alice look at this", clientID: nil)
+        _ = try await bob.sendMessage(to: .user(aliceID), text: "psst", clientID: nil)
+        let privateGroup = try await bob.createGroup(handle: "bobs", title: nil, isPublic: false)
+        _ = try await bob.sendInvite(to: aliceID, chat: privateGroup.id)
+        // A later message from someone else, after which all of bob's would have arrived.
+        _ = try await carol.sendMessage(to: .chat(group.id), text: "carol here", clientID: nil)
+        #expect(await aliceEvents.first { if case .message(let m) = $0 { m.message.text == "carol here" } else { false } } != nil)
+        #expect(await carolEvents.first { if case .message(let m) = $0 { m.message.text == "@alice look at this" } else { false } } != nil)
+        let heard = aliceEvents.events.filter {
+            switch $0 {
+            case .message(let m): m.message.sender.id == bobID
+            case .invited: true
+            default: false
+            }
+        }
+        #expect(heard.isEmpty, "\(heard)")
+        #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["carol here"])
+        #expect(try await alice.mentions(limit: 10).isEmpty)
+        #expect(try await carol.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["@alice look at this", "carol here"])
+
+        // Heard again once unignored, history and all.
+        try await alice.unignore(bobID)
+        await expectError(.invalidArgument) { try await alice.unignore(bobID) }
+        #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["@alice look at this", "carol here"])
+        _ = try await bob.sendMessage(to: .chat(group.id), text: "back again", clientID: nil)
+        #expect(await aliceEvents.first { if case .message(let m) = $0 { m.message.text == "back again" } else { false } } != nil)
+    }
+}
