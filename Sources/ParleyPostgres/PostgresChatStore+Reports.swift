@@ -104,7 +104,8 @@ extension PostgresChatStore {
             """
         ).map { row in
             var cells = Cells(row)
-            return UserRef(id: UserID(try cells.next(Int64.self)), handle: try cells.next(), displayName: try cells.next(), isBot: try cells.next())
+            return UserRef(
+                id: UserID(try cells.next(Int64.self)), handle: try cells.next(), displayName: try cells.next(), isBot: try cells.next())
         }
     }
 
