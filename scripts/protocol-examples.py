@@ -250,6 +250,8 @@ def main():
              alice.call("ignore", {"user": dave_id}))
         show("whom I ignore", "alice", alice.call("ignored"))
         show("stop ignoring someone", "alice", alice.call("unignore", {"user": dave_id}))
+        show("what of a chat rings for me: `all`, `mentions`, `none` (muted), or null for the default; the chat list shows it as `notify`",
+             "alice", alice.call("set_notify", {"chat": group, "level": "none"}))
         exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})
         code = exchange[1]["result"]["code"]
         show("a sign-up code, for a server that registers by invitation (server admins)", "alice", exchange)

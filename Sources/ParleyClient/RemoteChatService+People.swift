@@ -47,4 +47,8 @@ extension RemoteChatService {
     public func chatCommands(in chat: ChatID) async throws -> [BotCommands] {
         try await link.call(OpDeclarations.chatCommands, Args.Chat(chat: chat))
     }
+
+    public func setNotify(_ level: NotifyLevel?, in chat: ChatID) async throws {
+        _ = try await link.call(OpDeclarations.setNotify, Args.Notify(chat: chat, level: level))
+    }
 }

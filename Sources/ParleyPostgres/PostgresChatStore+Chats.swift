@@ -216,6 +216,7 @@ extension PostgresChatStore {
                     createdAt: createdAt, topic: try cells.next(), anyoneSetsTopic: try cells.next(), anyoneMentionsAll: try cells.next())
                 let lastDeleted = try cells.optionalDate()
                 let mentions: Int64 = try cells.next()
+                let notify: String? = try cells.next()
                 var lastMessage: Message?
                 if let lastID, let senderID, visible {
                     let sender: UserRef
@@ -235,7 +236,7 @@ extension PostgresChatStore {
                 summaries.append(
                     ChatSummary(
                         chat: chat, lastMessage: lastMessage, unread: Int(max(0, lastSeq - readSeq)), mentions: Int(mentions),
-                        lastActivity: activity))
+                        lastActivity: activity, notify: notify.flatMap(NotifyLevel.init(rawValue:))))
             }
             return summaries
         }

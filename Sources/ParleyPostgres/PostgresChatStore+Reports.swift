@@ -116,3 +116,12 @@ extension PostgresChatStore {
         }
     }
 }
+
+/// Members' notification levels.
+extension PostgresChatStore {
+    public func setNotify(_ level: NotifyLevel?, user: UserID, chat: ChatID) async throws -> Bool {
+        !(try await rows(
+            "UPDATE member SET notify = \(level?.rawValue) WHERE user_id = \(user.rawValue) AND chat_id = \(chat.rawValue) RETURNING user_id"
+        )).isEmpty
+    }
+}

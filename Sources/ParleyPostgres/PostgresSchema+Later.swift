@@ -119,5 +119,12 @@ extension PostgresSchema {
             CREATE INDEX ignore_ignored ON ignore (ignored_id);
             """
         ),
+        (
+            // Each member's notification level for a chat (NULL: the default).
+            "20-notify-levels",
+            """
+            ALTER TABLE member ADD COLUMN notify text;
+            """
+        ),
     ]
 }

@@ -58,6 +58,15 @@ extension Args {
         }
     }
 
+    public struct Notify: Codable, Sendable {
+        public var chat: ChatID
+        public var level: NotifyLevel?
+        public init(chat: ChatID, level: NotifyLevel?) {
+            self.chat = chat
+            self.level = level
+        }
+    }
+
     public struct ReminderID: Codable, Sendable {
         public var id: Int64
         public init(id: Int64) { self.id = id }

@@ -84,6 +84,10 @@ public enum OpDeclarations {
         return Empty()
     }
     public static let ignored = OpDeclaration(.ignored) { (call, _: Empty) in try await call.service.ignored() }
+    public static let setNotify = OpDeclaration(.setNotify) { (call, args: Args.Notify) in
+        try await call.service.setNotify(args.level, in: args.chat)
+        return Empty()
+    }
     public static let createHook = OpDeclaration(.createHook) { (call, args: Args.CreateHook) in
         try await call.service.createHook(in: args.chat, name: args.name, signingSecret: args.signingSecret)
     }
@@ -314,6 +318,7 @@ extension Op {
         case .ignore: OpDeclarations.ignore
         case .unignore: OpDeclarations.unignore
         case .ignored: OpDeclarations.ignored
+        case .setNotify: OpDeclarations.setNotify
         case .createHook: OpDeclarations.createHook
         case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks

@@ -66,7 +66,8 @@ extension SQLiteChatStore {
                 let unread = Int(max(0, lastSeq - raw.int(8)))
                 summaries.append(
                     ChatSummary(
-                        chat: chat, lastMessage: lastMessage, unread: unread, mentions: Int(raw.int(24)), lastActivity: Rows.date(activity))
+                        chat: chat, lastMessage: lastMessage, unread: unread, mentions: Int(raw.int(24)), lastActivity: Rows.date(activity),
+                        notify: raw.optionalText(25).flatMap(NotifyLevel.init(rawValue:)))
                 )
                 activities.append(activity)
             }

@@ -102,3 +102,15 @@ extension SQLiteChatStore {
         }
     }
 }
+
+/// Members' notification levels.
+extension SQLiteChatStore {
+    public func setNotify(_ level: NotifyLevel?, user: UserID, chat: ChatID) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE member SET notify = ? WHERE user_id = ? AND chat_id = ?",
+                arguments: [level?.rawValue, user.rawValue, chat.rawValue])
+            return db.changesCount > 0
+        }
+    }
+}

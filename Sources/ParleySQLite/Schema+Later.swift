@@ -133,5 +133,9 @@ extension Schema {
                     CREATE INDEX ignore_ignored ON ignore(ignored_id);
                     """)
         }
+        // Each member's notification level for a chat (NULL: the default).
+        migrator.registerMigration("v29") { db in
+            try db.execute(sql: "ALTER TABLE member ADD COLUMN notify TEXT")
+        }
     }
 }

@@ -107,6 +107,9 @@ public actor Shell {
     /// Other chats with news since they were last current (`Shell+Hotlist`).
     var hot: [ChatID: HotChat] = [:]
     private var pump: Task<Void, Never>?
+    /// Each chat's notification level, read from the chat list once signed in
+    /// (Shell+Notify.swift).
+    var notifyLevels: [ChatID: NotifyLevel]?
     /// The bot plugins, started by the first `/plugin load`.
     var bots: BotHost?
 
@@ -179,7 +182,7 @@ public actor Shell {
         settings.logs?.record(event, me: me?.id)
         var alert = false
         if case .message(let data) = event, data.message.sender.id != me?.id {
-            alert = me.map { data.message.mentions($0.handle) } == true || (data.chat.kind == .direct && !isCurrent(data.chat))
+            alert = await rings(data)
             noteTyping(stoppedBy: data.message.sender.handle, in: data.chat.id)
             noteHot(data)
         }
@@ -197,6 +200,19 @@ public actor Shell {
         if settings.preview, case .message(let data) = event, let media = data.message.media {
             let lines = await previewLines(media)
             if !lines.isEmpty { settings.announce?(lines.joined(separator: "\n")) }
+        }
+    }
+
+    /// Whether a message gets the user's attention, as its chat's level says: every
+    /// message, mentions only, nothing; by default mentions and direct messages from
+    /// another chat than the current one.
+    func rings(_ data: MessageEvent) async -> Bool {
+        let mentioned = me.map { data.message.mentions($0.handle) } == true
+        switch await notifyLevel(of: data.chat.id) {
+        case .nothing?: return false
+        case .mentions?: return mentioned
+        case .all?: return !isCurrent(data.chat) || mentioned
+        case nil: return mentioned || (data.chat.kind == .direct && !isCurrent(data.chat))
         }
     }
 

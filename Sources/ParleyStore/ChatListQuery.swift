@@ -1,7 +1,7 @@
 /// The chat list's one query, for both stores: the user's memberships, each chat with its
 /// copy of the last message (and whether it is past the user's `cleared_seq`), the peer
 /// of a direct chat, the read marker, and the count of unread mentions. A chat the user
-/// deleted stays out until a message arrives after their `cleared_seq`. Its 25 columns are
+/// deleted stays out until a message arrives after their `cleared_seq`. Its 26 columns are
 /// read by position, in this order, by each driver.
 package enum ChatListQuery {
     package enum Dialect: Sendable {
@@ -28,7 +28,8 @@ package enum ChatListQuery {
                        (SELECT count(*) FROM mention mn WHERE mn.user_id = mb.user_id AND mn.chat_id = c.id AND mn.seq > mb.read_seq)
                        + (SELECT count(*) FROM message ma WHERE ma.chat_id = c.id AND ma.mentions_all\(isSet)
                             AND ma.seq > mb.read_seq AND ma.sender_id <> mb.user_id)
-                   ELSE 0 END
+                   ELSE 0 END,
+                   mb.notify
             FROM member mb
             JOIN chat c ON c.id = mb.chat_id
             LEFT JOIN \(users) pu ON c.kind = 'direct'

@@ -229,6 +229,10 @@ public protocol ChatStore: PresenceWatchStore {
     /// Takes a user's fired reminders not yet told (marking them told), oldest first.
     func takeUndeliveredReminders(of user: UserID) async throws -> [Reminder]
 
+    /// Sets a member's notification level for a chat (nil: the default); false when
+    /// they are not a member.
+    func setNotify(_ level: NotifyLevel?, user: UserID, chat: ChatID) async throws -> Bool
+
     // Ignoring
     /// Starts (`on`) or stops ignoring `target`; false when nothing changed.
     func setIgnore(_ on: Bool, user: UserID, target: UserID, at time: Date) async throws -> Bool

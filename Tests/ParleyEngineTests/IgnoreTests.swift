@@ -51,3 +51,28 @@ import Testing
         #expect(await aliceEvents.first { if case .message(let m) = $0 { m.message.text == "back again" } else { false } } != nil)
     }
 }
+
+/// Notification levels, on both stores: kept per member and chat, shown in the chat
+/// list, with unread messages counted whatever the level.
+@Suite(.timeLimit(.minutes(10))) struct NotifyLevelTests {
+    @Test(arguments: StoreKind.all) func aLevelIsKeptPerMemberAndChat(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let eve = try await world.signUp("eve")
+        let team = try await alice.createGroup(handle: "team", title: nil, isPublic: true)
+        let random = try await alice.createGroup(handle: "random", title: nil, isPublic: true)
+        _ = try await bob.joinGroup(handle: "team", key: nil)
+        _ = try await bob.joinGroup(handle: "random", key: nil)
+        try await bob.setNotify(.nothing, in: random.id)
+        try await bob.setNotify(.all, in: team.id)
+        await expectError(.notMember) { try await eve.setNotify(.nothing, in: team.id) }
+        _ = try await alice.sendMessage(to: .chat(random.id), text: "@bob anyone?", clientID: nil)
+        let summaries = Dictionary(uniqueKeysWithValues: try await bob.chats().map { ($0.chat.id, $0) })
+        #expect(summaries[random.id]?.notify == .nothing && summaries[team.id]?.notify == .all)
+        #expect(summaries[random.id]?.unread == 1 && summaries[random.id]?.mentions == 1, "muted, yet counted")
+        #expect(try await alice.chats().allSatisfy { $0.notify == nil }, "each member's own")
+        try await bob.setNotify(nil, in: random.id)
+        #expect(try await bob.chats().first { $0.chat.id == random.id }?.notify == nil)
+    }
+}

@@ -44,3 +44,47 @@ import Testing
         #expect(history.lines.contains("No longer ignoring @bob"))
     }
 }
+
+/// A muted chat rings no bell in the shell, and `/chats` still counts what is unread.
+@Suite(.serialized) struct MuteTerminalTests {
+    @Test func aMutedChatRingsNoBellAndStillCountsUnread() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let server = try #require(parley.serverURL)
+        let alice = ParleyBinary(clientOf: parley)
+        defer { alice.remove() }
+        #expect(
+            try alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #team\n/create #random").status == 0)
+        let setup = try parley.run(
+            "/register bob@example.com --handle bob --password builder-123\n/join #team\n/join #random\n/mute #random\n/notify #team mentions"
+        )
+        #expect(setup.status == 0, "\(setup.stderr)")
+        #expect(setup.lines.contains("Muted #random (unread messages are still counted)"), "\(setup.lines)")
+        #expect(setup.lines.contains("#team: only mentions of you ring; unread messages are still counted"), "\(setup.lines)")
+
+        let bob = TmuxSession()
+        defer { bob.stop() }
+        let raw = parley.data.appendingPathComponent("bob-terminal.raw")
+        try bob.start("env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
+        _ = try bob.waitFor("bob>")
+        #expect(try alice.run("/send #random @bob in the muted one\n/send #team no mention here\n/send #team @bob in team").status == 0)
+        _ = try bob.waitFor("@bob in team")
+        // The raw copy of the pane trails the screen: read it once the last line's bell is in.
+        var bytes = Data()
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            bytes = (try? Data(contentsOf: raw)) ?? Data()
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let team = text.range(of: "@bob in team"), text[team.upperBound...].contains("\u{07}") { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(bytes.filter { $0 == 0x07 }.count == 1, "only the mention in #team rings")
+        let text = String(decoding: bytes, as: UTF8.self)
+        let team = try #require(text.range(of: "@bob in team"))
+        #expect(text[team.upperBound...].contains("\u{07}"), "the bell follows the #team mention")
+        try bob.type("/chats", "Enter")
+        let screen = try bob.waitFor("muted)")
+        #expect(screen.contains("#random (1 unread, 1 mention, muted)"), "\(screen)")
+    }
+}

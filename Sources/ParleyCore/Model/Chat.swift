@@ -153,14 +153,27 @@ public struct ChatSummary: Hashable, Codable, Sendable {
     /// Unread messages that mention the user (by handle, or everyone).
     public var mentions: Int
     public var lastActivity: Date
+    /// The user's notification level for the chat (nil: the default).
+    public var notify: NotifyLevel?
 
-    public init(chat: Chat, lastMessage: Message?, unread: Int, mentions: Int = 0, lastActivity: Date) {
+    public init(chat: Chat, lastMessage: Message?, unread: Int, mentions: Int = 0, lastActivity: Date, notify: NotifyLevel? = nil) {
         self.mentions = mentions
+        self.notify = notify
         self.chat = chat
         self.lastMessage = lastMessage
         self.unread = unread
         self.lastActivity = lastActivity
     }
+}
+
+/// What of a chat gets a member's attention (the bell, a desktop notification): every
+/// message, only those that mention them, or nothing (muted). Without one, mentions and
+/// direct messages do. Unread messages are counted whatever the level.
+public enum NotifyLevel: String, Codable, Sendable, CaseIterable {
+    case all
+    case mentions
+    /// Muted (written `none` on the wire).
+    case nothing = "none"
 }
 
 /// A change to a group's rules: each field left nil stays as it is.

@@ -215,6 +215,8 @@ public protocol ChatService: AnyObject, Sendable {
     func unignore(_ user: UserID) async throws
     /// Whom the user ignores.
     func ignored() async throws -> [UserRef]
+    /// What of a chat gets the user's attention (nil: the default); `ChatSummary.notify`.
+    func setNotify(_ level: NotifyLevel?, in chat: ChatID) async throws
 
     // Reports to the server's operators
     /// Reports a message of a chat the user is in, with an optional reason.

@@ -25,6 +25,15 @@ extension EngineSession {
         try await store.ignored(by: try requireUser().id)
     }
 
+    /// Sets what of a chat gets the user's attention (nil: the default), for every client
+    /// of theirs to follow; unread messages are counted whatever the level.
+    public func setNotify(_ level: NotifyLevel?, in chat: ChatID) async throws {
+        let user = try await requireMember(chat).user
+        guard try await store.setNotify(level, user: user.id, chat: chat) else {
+            throw ParleyError(.notMember, "you are not in that chat")
+        }
+    }
+
     /// `messages` without those whose sender the user ignores.
     func withoutIgnored(_ messages: [Message], for user: UserID) async -> [Message] {
         let ignoring = await engine.ignoreBook.ignoring(by: user, store: store)

@@ -12,7 +12,7 @@ enum CommandGroups {
             name: "chatting", summary: "talk, answer, change what you said, read back",
             commands: [
                 "send", "msg", "query", "switch", "reply", "edit", "delete", "react", "unreact", "history", "search", "mentions",
-                "read", "seen", "chats", "delete-chat", "export", "autolog", "report",
+                "read", "seen", "chats", "delete-chat", "export", "autolog", "report", "mute", "unmute", "notify",
             ]),
         Group(
             name: "groups", summary: "make, find, join and run groups",

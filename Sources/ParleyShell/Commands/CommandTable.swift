@@ -246,6 +246,18 @@ public enum CommandTable {
         CommandSpec(name: "ignores", usage: "/ignores", summary: "whom you ignore", example: "/ignores") { shell, input in
             try await shell.ignores(&input)
         },
+        CommandSpec(
+            name: "mute", usage: "/mute [#G|@H]", summary: "nothing of a chat rings (unread still counted)", example: "/mute #random"
+        ) {
+            shell, input in try await shell.mute(&input)
+        },
+        CommandSpec(name: "unmute", usage: "/unmute [#G|@H]", summary: "back to the default level", example: "/unmute #random") {
+            shell, input in try await shell.unmute(&input)
+        },
+        CommandSpec(
+            name: "notify", usage: "/notify [#G|@H] all|mentions|none|default", summary: "what of a chat rings the bell, on every client",
+            example: "/notify #ops all"
+        ) { shell, input in try await shell.notify(&input) },
         CommandSpec(name: "hooks", usage: "/hooks [#G]", summary: "a group's incoming webhooks (owner, admins)", example: "/hooks #ops") {
             shell, input in try await shell.hooks(&input)
         },

@@ -180,6 +180,12 @@ public enum Format {
         var counts: [String] = []
         if summary.unread > 0 { counts.append("\(summary.unread) unread") }
         if summary.mentions > 0 { counts.append("\(summary.mentions) mention\(summary.mentions == 1 ? "" : "s")") }
+        switch summary.notify {
+        case .nothing?: counts.append("muted")
+        case .mentions?: counts.append("mentions only")
+        case .all?: counts.append("every message")
+        case nil: break
+        }
         let unread = counts.isEmpty ? "" : " (" + counts.joined(separator: ", ") + ")"
         let last =
             summary.lastMessage.map { message in
