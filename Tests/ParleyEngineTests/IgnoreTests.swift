@@ -41,6 +41,8 @@ import Testing
         #expect(heard.isEmpty, "\(heard)")
         #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["carol here"])
         #expect(try await alice.mentions(limit: 10).isEmpty)
+        #expect(try await alice.search(MessageSearch(words: "look", limit: 10)).isEmpty, "nor found by search")
+        #expect(try await carol.search(MessageSearch(words: "look", limit: 10)).count == 1)
         #expect(try await carol.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["@alice look at this", "carol here"])
 
         // Heard again once unignored, history and all.

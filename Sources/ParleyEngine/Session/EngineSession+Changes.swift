@@ -91,7 +91,9 @@ extension EngineSession {
             engine.activity.mayAnnounceTyping(
                 user.id, in: chat, at: engine.now, interval: engine.configuration.typingInterval.seconds)
         else { return }
-        let others = entry.roles.keys.filter { $0 != user.id }
+        // Nor is someone who ignores the typist told.
+        let ignorers = await engine.ignoreBook.ignorers(of: user.id, store: store)
+        let others = entry.roles.keys.filter { $0 != user.id && !ignorers.contains($0) }
         guard !others.isEmpty else { return }
         await engine.bus.publish(.typing(Typing(chatID: chat, user: user.ref)), to: others, except: origin)
     }

@@ -251,7 +251,7 @@ extension EngineSession {
             throw ParleyError(.invalidArgument, "search needs at least one word, or a chat, sender or date to narrow it")
         }
         let query = SearchQuery(terms: terms, chat: search.chat, sender: search.from, before: search.before, after: search.after)
-        let found = try await store.search(query, user: user.id, limit: limit)
+        let found = await withoutIgnored(try await store.search(query, user: user.id, limit: limit), for: user.id)
         guard search.context > 0 else { return found.map { SearchHit(message: $0) } }
         // Context never reaches into the part of a chat the user cleared; seq numbers a
         // chat's messages without gaps, so the neighbours are the seqs either side.
@@ -264,7 +264,9 @@ extension EngineSession {
             let before = try await store.history(chat: chat, after: from, before: message.seq, limit: search.context)
             let until = message.seq < Int64.max - 8 ? message.seq + Int64(search.context) + 1 : Int64.max
             let after = try await store.history(chat: chat, after: message.seq, before: until, limit: search.context)
-            hits.append(SearchHit(message: message, before: before, after: after))
+            hits.append(
+                SearchHit(
+                    message: message, before: await withoutIgnored(before, for: user.id), after: await withoutIgnored(after, for: user.id)))
         }
         return hits
     }
