@@ -7,15 +7,9 @@ import Testing
 /// client's `/msg BOT help`, lists them.
 @Suite struct BotCommandTests {
     @Test func aHeadlessBotsCommandsAreCheckedAndListed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-botcmd-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try ServeProcess.start(
-            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", "600"])
-        defer { server.stop() }
-        let alice = ParleyBinary(serverURL: server.url)
-        let bob = ParleyBinary(serverURL: server.url)
-        let dave = ParleyBinary(serverURL: server.url)
-        defer { for shell in [alice, bob, dave] { shell.remove() } }
+        let world = try ServedShells(["alice", "bob", "dave"])
+        defer { world.remove() }
+        let (server, alice, bob, dave) = (world.server, world["alice"], world["bob"], world["dave"])
         #expect(try alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         #expect(try bob.run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
         #expect(try dave.run("/register dave@example.com --handle dave --password diver-12345\n/join #team").status == 0)

@@ -6,15 +6,9 @@ import Testing
 /// nor the IRC client of whoever ignores them.
 @Suite struct IgnoreScriptTests {
     @Test func anIgnoredUserReachesNeitherTheShellNorIRC() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-ignore-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try ServeProcess.start(
-            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", "600"])
-        defer { server.stop() }
-        let alice = ParleyBinary(serverURL: server.url)
-        let bob = ParleyBinary(serverURL: server.url)
-        let carol = ParleyBinary(serverURL: server.url)
-        defer { for shell in [alice, bob, carol] { shell.remove() } }
+        let world = try ServedShells(["alice", "bob", "carol"])
+        defer { world.remove() }
+        let (server, alice, bob, carol) = (world.server, world["alice"], world["bob"], world["carol"])
         #expect(try bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
         #expect(try carol.run("/register carol@example.com --handle carol --password carol-12345").status == 0)
         let set = try alice.run(

@@ -7,14 +7,9 @@ import Testing
 /// open rings there at once.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ReminderScriptTests {
     @Test func aReminderReachesAUserWhoseShellWasClosed() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-remind-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try ServeProcess.start(
-            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", "600"])
-        defer { server.stop() }
-        let alice = ParleyBinary(serverURL: server.url)
-        let bob = ParleyBinary(serverURL: server.url)
-        defer { for shell in [alice, bob] { shell.remove() } }
+        let world = try ServedShells(["alice", "bob"])
+        defer { world.remove() }
+        let (server, alice, bob) = (world.server, world["alice"], world["bob"])
         let set = try alice.run(
             """
             /register alice@example.com --handle alice --password wonderland-1

@@ -5,14 +5,9 @@ import Testing
 /// `/report` and `/reports` against a server with an operator (`--admin @oscar`).
 @Suite struct ReportScriptTests {
     @Test func aReportReachesTheOperatorsQueueAndIsResolved() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-report-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--admin", "@oscar"])
-        defer { server.stop() }
-        let alice = ParleyBinary(serverURL: server.url)
-        let bob = ParleyBinary(serverURL: server.url)
-        let oscar = ParleyBinary(serverURL: server.url)
-        defer { for shell in [alice, bob, oscar] { shell.remove() } }
+        let world = try ServedShells(["alice", "bob", "oscar"], arguments: ["--admin", "@oscar"])
+        defer { world.remove() }
+        let (alice, bob, oscar) = (world["alice"], world["bob"], world["oscar"])
         #expect(try oscar.run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
         #expect(
             try alice.run(

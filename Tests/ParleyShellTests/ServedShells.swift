@@ -1,0 +1,32 @@
+import Foundation
+import ParleyTesting
+
+/// `parley serve` (with its IRC gateway) in a folder of its own, and shells of the
+/// given people against it, each with a data folder of its own; `remove()` stops and
+/// deletes them all.
+struct ServedShells {
+    let folder: URL
+    let server: ServeProcess
+    let shells: [String: ParleyBinary]
+
+    /// `people` name the shells; `arguments` go to `parley serve`. The IRC client of a
+    /// test reads only while it waits, so the ping timeout is long enough that no load trips it.
+    init(_ people: [String], arguments: [String] = []) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-served-\(UUID().uuidString)")
+        server = try ServeProcess.start(
+            data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", "600"] + arguments)
+        let url = server.url
+        shells = Dictionary(uniqueKeysWithValues: people.map { ($0, ParleyBinary(serverURL: url)) })
+    }
+
+    subscript(person: String) -> ParleyBinary {
+        guard let shell = shells[person] else { fatalError("no shell for \(person)") }
+        return shell
+    }
+
+    func remove() {
+        server.stop()
+        for shell in shells.values { shell.remove() }
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
