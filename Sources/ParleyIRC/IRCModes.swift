@@ -115,6 +115,22 @@ struct IRCModeRequest: Equatable {
 /// The MODE line that says what was applied: `+ov-m alice bob`, the sign written only
 /// where it changes.
 struct IRCModeEcho {
+    /// The modes that differ between two states of a group, as a MODE line's sign letters
+    /// and parameters; nil when none does.
+    static func changes(from before: Chat, to after: Chat) -> [String]? {
+        var echo = IRCModeEcho()
+        func flag(_ letter: Character, _ old: Bool, _ new: Bool) { if old != new { echo.note(letter, adding: new) } }
+        flag("t", !before.anyoneSetsTopic, !after.anyoneSetsTopic)
+        flag("m", before.moderated, after.moderated)
+        flag("i", !before.isPublic, !after.isPublic)
+        flag("s", before.unlisted, after.unlisted)
+        if before.keyed != after.keyed { echo.note("k", adding: after.keyed, "*") }
+        if before.memberLimit != after.memberLimit {
+            if let limit = after.memberLimit { echo.note("l", adding: true, String(limit)) } else { echo.note("l", adding: false) }
+        }
+        return echo.signs.isEmpty ? nil : [echo.signs] + echo.parameters
+    }
+
     private(set) var signs = ""
     private(set) var parameters: [String] = []
     private var lastSign: Character?

@@ -301,8 +301,18 @@ final class IRCView: Sendable {
             let tags = capabilities.contains("account-tag") && !Self.isGuest(notice.by) ? ["account": notice.by.handle] : [:]
             return [IRCMessage(tags: tags, source: Self.prefix(notice.by), command: "INVITE", params: [me.handle, channel])]
         case .chatUpdated(let update):
-            guard update.what == "topic", let channel = Self.channel(update.chat) else { return [] }
-            return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [channel, update.chat.topic ?? ""])]
+            guard let channel = Self.channel(update.chat) else { return [] }
+            switch update.what {
+            case .topic:
+                return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [channel, update.chat.topic ?? ""])]
+            case .rules:
+                // What changed, as a MODE line (+m, -i, +l 50, +k *…); nothing if nothing IRC shows did.
+                guard let before = update.before, let modes = IRCModeEcho.changes(from: before, to: update.chat) else { return [] }
+                return [IRCMessage(source: Self.prefix(update.by), command: "MODE", params: [channel] + modes)]
+            case .bans:
+                // The event does not say whom; a client asks with MODE #channel +b.
+                return []
+            }
         default:
             return []
         }

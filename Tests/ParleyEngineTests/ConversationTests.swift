@@ -254,7 +254,7 @@ import Testing
             Issue.record("bob was not told")
             return
         }
-        #expect(change.chat.topic == "Swift on Linux" && change.by.handle == "alice" && change.what == "topic")
+        #expect(change.chat.topic == "Swift on Linux" && change.by.handle == "alice" && change.what == .topic)
         // Shown to whoever joins, and in the chat itself.
         #expect(try await club.dave.joinGroup(handle: "club").topic == "Swift on Linux")
         #expect(try await club.bob.chat(club.group.id).topic == "Swift on Linux")

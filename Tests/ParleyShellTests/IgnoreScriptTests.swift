@@ -82,3 +82,21 @@ import Testing
         #expect(screen.contains("#random (1 unread, 1 mention, muted)"), "\(screen)")
     }
 }
+
+/// A change of a group's rules made in the shell reaches its IRC members as a MODE line
+/// saying what changed (it used to reach no IRC client).
+@Suite struct RulesToIRCTests {
+    @Test func aRulesChangeInTheShellIsAModeLineOnIRC() throws {
+        let world = try ServedShells(["alice", "bob"])
+        defer { world.remove() }
+        #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
+        #expect(try world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
+        let irc = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123"))
+        #expect(irc.wait(containing: " 366 bob #team ") != nil)
+        let changed = try world["alice"].run("/rules #team posting=voiced limit=50\n/rules #team topic=anyone visibility=private")
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(irc.wait(containing: ":alice!alice@parley MODE #team +ml 50") != nil)
+        #expect(irc.wait(containing: ":alice!alice@parley MODE #team -t+i") != nil)
+    }
+}

@@ -144,14 +144,26 @@ public struct ReactionChange: Hashable, Codable, Sendable {
 }
 
 /// A group's topic (`what` is `topic`) or rules (`rules`) changed.
+/// What changed in a group. A new kind is a new case here, which every front end's
+/// exhaustive switch must then say how to show.
+public enum ChatChange: String, Hashable, Codable, Sendable {
+    case topic
+    case rules
+    case bans
+}
+
 public struct ChatUpdated: Hashable, Codable, Sendable {
+    /// The group as it is now.
     public var chat: Chat
     public var by: UserRef
-    public var what: String
-    public init(chat: Chat, by: UserRef, what: String) {
+    public var what: ChatChange
+    /// The group as it was, for a change of its rules (so a client can say what changed).
+    public var before: Chat?
+    public init(chat: Chat, by: UserRef, what: ChatChange, before: Chat? = nil) {
         self.chat = chat
         self.by = by
         self.what = what
+        self.before = before
     }
 }
 

@@ -104,19 +104,19 @@ extension EngineSession {
             throw ParleyError(.forbidden, "only the owner and admins of \(Self.name(of: entry.chat)) can set its topic")
         }
         let topic = try topic.flatMap { try Limits.topic($0) }
-        return try await updated(chat, by: user, what: "topic") {
+        return try await updated(chat, by: user, what: .topic) {
             try await store.setTopic(topic, of: chat, by: user.handle, at: engine.now)
         }
     }
 
     public func setGroupRules(in chat: ChatID, _ change: GroupRulesChange) async throws -> Chat {
-        let user = try await requireManager(chat).user
+        let (entry, _, user) = try await requireManager(chat)
         var change = change
         if let limit = change.memberLimit, !(0...Limits.maxMemberLimit).contains(limit) {
             throw ParleyError(.invalidArgument, "a member limit is 1 to \(Limits.maxMemberLimit), or 0 for none")
         }
         change.key = try change.key.map { key throws(ParleyError) in try Limits.groupKey(key) }
-        return try await updated(chat, by: user, what: "rules") { try await store.setGroupRules(of: chat, change) }
+        return try await updated(chat, by: user, what: .rules, before: entry.chat) { try await store.setGroupRules(of: chat, change) }
     }
 
     public func ban(handle: String, from chat: ChatID) async throws {
@@ -129,7 +129,7 @@ extension EngineSession {
         }
         _ = try await store.setBan(handle.lowercased(), in: chat, banned: true, at: engine.now)
         if let target, entry.roles[target.id] != nil { try await kick(user: target.id, from: chat, reason: "banned") }
-        _ = try await updated(chat, by: user, what: "bans") { try await store.chat(id: chat) }
+        _ = try await updated(chat, by: user, what: .bans) { try await store.chat(id: chat) }
     }
 
     public func unban(handle: String, from chat: ChatID) async throws {
@@ -137,7 +137,7 @@ extension EngineSession {
         guard try await store.setBan(try Limits.userHandle(handle).lowercased(), in: chat, banned: false, at: engine.now) else {
             throw ParleyError(.invalidArgument, "@\(handle) is not banned")
         }
-        _ = try await updated(chat, by: user, what: "bans") { try await store.chat(id: chat) }
+        _ = try await updated(chat, by: user, what: .bans) { try await store.chat(id: chat) }
     }
 
     public func bans(in chat: ChatID) async throws -> [String] {
@@ -146,10 +146,12 @@ extension EngineSession {
     }
 
     /// Applies a change to a group, forgets the cached copy and tells the members.
-    private func updated(_ chat: ChatID, by user: User, what: String, change: () async throws -> Chat?) async throws -> Chat {
+    private func updated(
+        _ chat: ChatID, by user: User, what: ChatChange, before: Chat? = nil, change: () async throws -> Chat?
+    ) async throws -> Chat {
         guard let changed = try await change() else { throw ParleyError(.unknownChat, "no chat with id \(chat)") }
         engine.directory.invalidate(chat)
-        try await publish(.chatUpdated(ChatUpdated(chat: changed, by: user.ref, what: what)), toMembersOf: chat)
+        try await publish(.chatUpdated(ChatUpdated(chat: changed, by: user.ref, what: what, before: before)), toMembersOf: chat)
         return changed
     }
 

@@ -118,11 +118,13 @@ public enum Format {
             line = "* \(user(change.user)) \(verb) message \(change.seq) in \(label(change.chat, me: me))\(counts)"
         case .chatUpdated(let change):
             let place = label(change.chat, me: me)
-            if change.what == "topic" {
+            switch change.what {
+            case .topic:
                 line =
                     change.chat.topic.map { "* \(user(change.by)) set the topic of \(place): \(Sanitizer.line($0))" }
                     ?? "* \(user(change.by)) cleared the topic of \(place)"
-            } else {
+            case .rules, .bans:
+                // A ban shows as the rules it leaves (who is banned is /bans).
                 line = "* \(user(change.by)) changed the rules of \(place): \(rules(change.chat))"
             }
         case .away(let notice):
