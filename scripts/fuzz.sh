@@ -47,7 +47,9 @@ shell)
         Sources/ParleyShell/Input/Tokenizer.swift Sources/ParleyShell/Input/CommandInput.swift
         Sources/ParleyShell/Input/DurationText.swift Sources/ParleyShell/ErrorCode+Shell.swift)
     ;;
-plugin) sources=($(find Sources/ParleyBots/PluginLines -name '*.swift' | sort) Sources/ParleyBots/JSONValue.swift) ;;
+plugin)
+    sources=($(find Sources/ParleyBots/PluginLines Sources/ParleyBots/Schedules -name '*.swift' | sort) Sources/ParleyBots/JSONValue.swift)
+    ;;
 sanitizer) sources=(Sources/ParleyShell/Output/Sanitizer.swift) ;;
 irc) sources=(Sources/ParleyIRC/IRCMessage.swift) ;;
 hook) sources=() ;;
