@@ -24,7 +24,7 @@ extension Shell {
             throw ParleyError(.usage, usage)
         }
         try noMoreArguments(input)
-        let chat = try await chatOf(word)
+        let (chat, _) = try await existingChat(word)
         try await service.setNotify(level, in: chat.id)
         await noteNotify(level, for: chat.id)
         let what: String
@@ -40,20 +40,12 @@ extension Shell {
     private func setNotify(_ level: NotifyLevel?, _ input: inout CommandInput, done: String) async throws {
         let word = try input.target()
         try noMoreArguments(input)
-        let chat = try await chatOf(word)
+        let (chat, _) = try await existingChat(word)
         try await service.setNotify(level, in: chat.id)
         await noteNotify(level, for: chat.id)
         output.result(
             "notify", ["\(done) \(Format.label(chat, me: me?.id))\(level == .nothing ? " (unread messages are still counted)" : "")"],
             json: ["level": level?.rawValue ?? "default"])
-    }
-
-    /// The chat `word` names (the current one without), which must exist.
-    private func chatOf(_ word: String?) async throws -> Chat {
-        let target = try await target(word)
-        if let chat = target.chat { return chat }
-        if let peer = target.peer, let chat = try await service.directChat(with: peer.id) { return chat }
-        throw ParleyError(.unknownChat, "no chat with \(target.label) yet")
     }
 
     /// A chat's level as the shell knows it, read from the chat list the first time.

@@ -13,8 +13,8 @@ extension Shell {
         let due = try Self.reminderTime(when, now: Date())
         var chat: Chat?
         if let word {
+            // `target` already finds a direct chat with a person (nil: not written to yet).
             chat = try await target(word).chat
-            if chat == nil, let peer = try await target(word).peer { chat = try await service.directChat(with: peer.id) }
         } else {
             chat = current?.chat
         }
