@@ -85,6 +85,8 @@ public final class ChatEngine: Sendable {
     let reminderAlarm = ReminderAlarm()
     /// Who ignores whom, for delivery (EngineSession+Ignore.swift).
     let ignoreBook = IgnoreBook()
+    /// The server-wide bans, for sign-ins and registrations (Operators/).
+    let banBook = BanBook()
     let hasher: PasswordHasher
     let identity: IdentityVerifier?
     let throttle: SignInThrottle?

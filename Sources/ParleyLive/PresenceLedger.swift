@@ -36,12 +36,16 @@ public enum SessionEnd: Sendable, Hashable {
     case signedOut(token: Data)
     /// All but those signed in with this token (the password changed there).
     case passwordChanged(keeping: Data?)
+    /// Every session: the operators suspended or banned the account. `code` and
+    /// `message` are what its clients are told.
+    case removed(code: String, message: String)
 
     /// What the sessions it ends are told.
     public var reason: ParleyError {
         switch self {
         case .signedOut: ParleyError(.invalidToken, "this session was signed out")
         case .passwordChanged: ParleyError(.invalidToken, "the password was changed; sign in again")
+        case .removed(let code, let message): ParleyError(ErrorCode(code), message)
         }
     }
 }

@@ -106,7 +106,8 @@ public final class PostgresPresence: PresenceLedger, Service {
     static let sessionChannel = "parley_sessions"
 
     /// Tells the other nodes to end the sessions: a notification `NODE USER signed-out
-    /// HEX` or `NODE USER password-changed HEX` (`-` for no token kept). This node
+    /// HEX`, `NODE USER password-changed HEX` (`-` for no token kept) or `NODE USER
+    /// removed CODE HEX-OF-MESSAGE`. This node
     /// ignores its own: the engine has ended its sessions here, and the session that
     /// signed out may be signed in anew by the time the notification comes back.
     public func endSessionsElsewhere(of user: UserID, _ end: SessionEnd) async {
@@ -114,6 +115,7 @@ public final class PostgresPresence: PresenceLedger, Service {
             switch end {
             case .signedOut(let token): "\(node) \(user.rawValue) signed-out \(token.hex)"
             case .passwordChanged(let kept): "\(node) \(user.rawValue) password-changed \(kept?.hex ?? "-")"
+            case .removed(let code, let message): "\(node) \(user.rawValue) removed \(code) \(Data(message.utf8).hex)"
             }
         do {
             try await client.query("SELECT pg_notify(\(Self.sessionChannel), \(payload))", logger: logger)
@@ -126,7 +128,11 @@ public final class PostgresPresence: PresenceLedger, Service {
     /// one that does not parse.
     func sessionEnd(_ payload: String) -> (UserID, SessionEnd)? {
         let parts = payload.split(separator: " ")
-        guard parts.count == 4, parts[0] != node, let user = Int64(parts[1]) else { return nil }
+        guard parts.count >= 4, parts[0] != node, let user = Int64(parts[1]) else { return nil }
+        if parts[2] == "removed", parts.count == 5, let text = Data(hex: parts[4]) {
+            return (UserID(user), .removed(code: String(parts[3]), message: String(decoding: text, as: UTF8.self)))
+        }
+        guard parts.count == 4 else { return nil }
         switch parts[2] {
         case "signed-out": return Data(hex: parts[3]).map { (UserID(user), .signedOut(token: $0)) }
         case "password-changed": return (UserID(user), .passwordChanged(keeping: parts[3] == "-" ? nil : Data(hex: parts[3])))

@@ -126,5 +126,42 @@ extension PostgresSchema {
             ALTER TABLE member ADD COLUMN notify text;
             """
         ),
+        (
+            // The operators' tools: suspended accounts, server-wide bans and the audit log
+            // of what operators and groups' owners and admins did.
+            "21-operators",
+            """
+            CREATE TABLE suspension (
+                user_id bigint PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                reason text NOT NULL,
+                by_handle text NOT NULL,
+                at bigint NOT NULL,
+                with_owner bigint
+            );
+            CREATE INDEX suspension_owner ON suspension (with_owner) WHERE with_owner IS NOT NULL;
+            CREATE TABLE server_ban (
+                id bigserial PRIMARY KEY,
+                kind text NOT NULL,
+                pattern text NOT NULL,
+                reason text,
+                by_handle text NOT NULL,
+                created_at bigint NOT NULL,
+                expires_at bigint,
+                UNIQUE (kind, pattern)
+            );
+            CREATE TABLE audit (
+                id bigserial PRIMARY KEY,
+                at bigint NOT NULL,
+                actor text NOT NULL,
+                action text NOT NULL,
+                target text NOT NULL,
+                chat_id bigint,
+                place text,
+                detail text,
+                reason text
+            );
+            CREATE INDEX audit_chat ON audit (chat_id, id) WHERE chat_id IS NOT NULL;
+            """
+        ),
     ]
 }

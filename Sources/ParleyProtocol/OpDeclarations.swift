@@ -319,6 +319,14 @@ extension Op {
         case .unignore: OpDeclarations.unignore
         case .ignored: OpDeclarations.ignored
         case .setNotify: OpDeclarations.setNotify
+        case .suspend: OpDeclarations.suspend
+        case .reinstate: OpDeclarations.reinstate
+        case .suspensions: OpDeclarations.suspensions
+        case .banServer: OpDeclarations.banServer
+        case .unbanServer: OpDeclarations.unbanServer
+        case .serverBans: OpDeclarations.serverBans
+        case .redact: OpDeclarations.redact
+        case .audit: OpDeclarations.audit
         case .createHook: OpDeclarations.createHook
         case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks

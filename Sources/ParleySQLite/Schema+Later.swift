@@ -137,5 +137,42 @@ extension Schema {
         migrator.registerMigration("v29") { db in
             try db.execute(sql: "ALTER TABLE member ADD COLUMN notify TEXT")
         }
+        // The operators' tools: suspended accounts, server-wide bans and the audit log of
+        // what operators and groups' owners and admins did.
+        migrator.registerMigration("v30") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE suspension (
+                        user_id INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                        reason TEXT NOT NULL,
+                        by_handle TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        with_owner INTEGER
+                    );
+                    CREATE INDEX suspension_owner ON suspension(with_owner) WHERE with_owner IS NOT NULL;
+                    CREATE TABLE server_ban (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL,
+                        pattern TEXT NOT NULL,
+                        reason TEXT,
+                        by_handle TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        UNIQUE (kind, pattern)
+                    );
+                    CREATE TABLE audit (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        at INTEGER NOT NULL,
+                        actor TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        target TEXT NOT NULL,
+                        chat_id INTEGER,
+                        place TEXT,
+                        detail TEXT,
+                        reason TEXT
+                    );
+                    CREATE INDEX audit_chat ON audit(chat_id, id) WHERE chat_id IS NOT NULL;
+                    """)
+        }
     }
 }

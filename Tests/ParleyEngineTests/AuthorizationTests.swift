@@ -99,6 +99,9 @@ import Testing
             lines.append("bot tokens \(try await store.botTokens(of: bot).map { "\($0.id):\($0.name)" })")
             lines.append("bot commands \(try await store.botCommands(of: bot).map(\.name))")
             lines.append("reports \(try await store.reports(includingResolved: true, limit: 10).map { "\($0.id):\($0.seq)" })")
+            lines.append("suspensions \(try await store.suspensions().map(\.user.handle))")
+            lines.append("server bans \(try await store.serverBans().map(\.pattern))")
+            lines.append("audit \(try await store.audit(chat: nil, actor: nil, before: nil, limit: 100).map(\.id))")
             return lines.joined(separator: "\n")
         }
     }
@@ -117,6 +120,13 @@ import Testing
 
     static func managersOnly(_ name: String, _ call: @escaping @Sendable (EngineSession, Fixture) async throws -> Void) -> Verb {
         Verb(name: name, expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .allow, .owner: .allow], call: call)
+    }
+
+    static func operatorsOnly(_ name: String, _ call: @escaping @Sendable (EngineSession, Fixture) async throws -> Void) -> Verb {
+        Verb(
+            name: name,
+            expected: [.nonMember: .deny(.forbidden), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .deny(.forbidden)],
+            call: call)
     }
 
     static let verbs: [Verb] = [
@@ -192,6 +202,17 @@ import Testing
             name: "resolveReport",
             expected: [.nonMember: .deny(.forbidden), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .deny(.forbidden)]
         ) { s, _ in _ = try await s.resolveReport(1, note: "done") },
+        // What the server's operators do (none of these callers is one).
+        operatorsOnly("suspend") { s, f in _ = try await s.suspend(handle: "target", reason: "spam") },
+        operatorsOnly("reinstate") { s, f in _ = try await s.reinstate(handle: "target") },
+        operatorsOnly("suspensions") { s, _ in _ = try await s.suspensions() },
+        operatorsOnly("banServer") { s, _ in _ = try await s.banServer("203.0.113.0/24", reason: nil, duration: nil) },
+        operatorsOnly("banServerAccount") { s, _ in _ = try await s.banServer("@target", reason: nil, duration: nil) },
+        operatorsOnly("unbanServer") { s, _ in _ = try await s.unbanServer("1") },
+        operatorsOnly("serverBans") { s, _ in _ = try await s.serverBans() },
+        operatorsOnly("redact") { s, _ in _ = try await s.redact(handle: "owner", from: nil, to: nil, reason: nil) },
+        operatorsOnly("auditAll") { s, _ in _ = try await s.audit(chat: nil, actor: nil, before: nil, limit: 10) },
+        managersOnly("auditGroup") { s, f in _ = try await s.audit(chat: f.group, actor: nil, before: nil, limit: 10) },
         membersOnly("chatCommands") { s, f in _ = try await s.chatCommands(in: f.group) },
         // Only a bot account declares chat commands (none of these callers is one).
         Verb(

@@ -246,6 +246,8 @@ public enum Limits {
     }
 
     public static let maxReasonLength = 200
+    /// The longest server ban with an end: a year.
+    public static let maxBanSeconds: Int64 = 366 * 86400
 
     /// Why someone left, kicked or quit: trimmed, printable, at most `maxReasonLength`
     /// bytes; nil when empty.

@@ -32,6 +32,10 @@ extension ErrorCode {
     public static let registrationClosed = ErrorCode("registration_closed")
     /// The server takes new accounts only with a sign-up code (`--registration invite`).
     public static let codeRequired = ErrorCode("code_required")
+    /// The server's operators suspended the account (`/suspend`).
+    public static let accountSuspended = ErrorCode("account_suspended")
+    /// A server-wide ban names the account, its handle or the address (`/ban-server`).
+    public static let serverBanned = ErrorCode("server_banned")
     // External identity (OpenID Connect ID tokens)
     public static let invalidIDToken = ErrorCode("invalid_id_token")
     public static let unknownKey = ErrorCode("unknown_key")
@@ -93,6 +97,7 @@ extension ErrorCode {
     public static let unknownBotToken = ErrorCode("unknown_bot_token")
     public static let unknownReminder = ErrorCode("unknown_reminder")
     public static let unknownReport = ErrorCode("unknown_report")
+    public static let unknownBan = ErrorCode("unknown_ban")
     public static let bodyTooLarge = ErrorCode("body_too_large")
     // Transport and internals
     public static let badFrame = ErrorCode("bad_frame")

@@ -78,6 +78,7 @@ final class SessionRegistry: Sendable {
                 switch end {
                 case .signedOut(let token): return live.tokenHash == token
                 case .passwordChanged(let kept): return live.tokenHash != kept
+                case .removed: return true
                 }
             }.map(\.live.revoke)
         }

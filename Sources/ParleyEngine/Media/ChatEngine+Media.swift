@@ -10,6 +10,7 @@ extension ChatEngine {
             guard let found = try await botToken(token), let user = try await store.user(id: found.bot.id) else {
                 throw ParleyError(.invalidToken, "this bot token is not valid: revoked, or mistyped")
             }
+            try await requireAdmitted(user, address: nil)
             return user
         }
         return try await user(tokenHash: SecretToken.hash(token))
@@ -20,12 +21,14 @@ extension ChatEngine {
         try await session(tokenHash: tokenHash).user
     }
 
-    /// The user of a live session and when the session expires, or `invalid_token`.
-    func session(tokenHash: Data) async throws -> (user: User, expiresAt: Date) {
+    /// The user of a live session and when the session expires, or `invalid_token`;
+    /// refused for a suspended or banned account, or a banned `address`.
+    func session(tokenHash: Data, address: String? = nil) async throws -> (user: User, expiresAt: Date) {
         guard let (id, expiresAt) = try await store.sessionUser(tokenHash: tokenHash, now: now), let user = try await store.user(id: id)
         else {
             throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again")
         }
+        try await requireAdmitted(user, address: address)
         return (user, expiresAt)
     }
 

@@ -19,6 +19,7 @@ extension EngineSession {
             try throttle.check(key, limit: throttle.limits.registrationsPerAddress, now: engine.now, what: "new accounts from your address")
             throttle.record(key, now: engine.now)
         }
+        try await engine.requireRegistrationAdmitted(handle: chosenHandle, address: address)
         let code = try await admitNewAccount(code: registration.code, how: "register")
         let hash = try await checkingPassword { await engine.hasher.hash(registration.password) }
         let user = try await createAccount(
@@ -59,12 +60,20 @@ extension EngineSession {
 
     /// Records the sign-in and starts a session: the last step of every way in.
     func signedIn(as user: User) async throws -> SignedIn {
+        try await engine.requireAdmitted(user, address: address)
         let now = engine.now
         let seenBefore = try await store.activity(of: user.id)?.lastSeen
         state.withLock { $0.seenBefore = seenBefore }
         try await store.recordLogin(of: user.id, at: now)
         engine.activity.written(user: user.id, session: nil, at: now)
-        return try await startSession(for: user)
+        let signed = try await startSession(for: user)
+        // Suspended while this sign-in was under way: its sessions were ended before this
+        // one began, so this one ends here.
+        if let suspension = try await store.suspension(of: user.id) {
+            try? await signOut()
+            throw suspension.refusal
+        }
+        return signed
     }
 
     /// A bot token as the password (`pbt_…`) signs in as its bot, when the login names
@@ -139,7 +148,7 @@ extension EngineSession {
     public func resume(token: String, after: EventPosition?) async throws -> (signedIn: SignedIn, complete: Bool) {
         try requireSignedOut()
         let hash = SecretToken.hash(token)
-        let (user, expiresAt) = try await engine.session(tokenHash: hash)
+        let (user, expiresAt) = try await engine.session(tokenHash: hash, address: address)
         let complete = await attach(user, tokenHash: hash, expiresAt: expiresAt, after: after)
         await tellMissedRemindersOnSignIn()
         let signedIn = SignedIn(user: user, token: token, expiresAt: expiresAt)

@@ -51,6 +51,10 @@ extension EngineSession {
         let by = original.sender.id == user.id ? nil : user.ref
         let event = MessageEvent(chat: entry.chat, message: tombstone, by: by, reason: try? Limits.reason(reason))
         try await publish(.messageDeleted(event), toMembersOf: chat)
+        if by != nil {
+            try await engine.audit(
+                .deleteMessage, by: user, target: "message \(seq) by @\(original.sender.handle)", in: entry.chat, reason: event.reason)
+        }
         return tombstone
     }
 
@@ -116,7 +120,12 @@ extension EngineSession {
             throw ParleyError(.invalidArgument, "a member limit is 1 to \(Limits.maxMemberLimit), or 0 for none")
         }
         change.key = try change.key.map { key throws(ParleyError) in try Limits.groupKey(key) }
-        return try await updated(chat, by: user, what: .rules, before: entry.chat) { try await store.setGroupRules(of: chat, change) }
+        let changed = try await updated(chat, by: user, what: .rules, before: entry.chat) {
+            try await store.setGroupRules(of: chat, change)
+        }
+        let words = Self.rulesChanged(from: entry.chat, to: changed)
+        try await engine.audit(.setRules, by: user, target: Self.name(of: changed), in: changed, detail: words.isEmpty ? nil : words)
+        return changed
     }
 
     public func ban(handle: String, from chat: ChatID) async throws {
@@ -130,6 +139,7 @@ extension EngineSession {
         _ = try await store.setBan(handle.lowercased(), in: chat, banned: true, at: engine.now)
         if let target, entry.roles[target.id] != nil { try await kick(user: target.id, from: chat, reason: "banned") }
         _ = try await updated(chat, by: user, what: .bans) { try await store.chat(id: chat) }
+        try await engine.audit(.ban, by: user, target: "@\(handle.lowercased())", in: entry.chat)
     }
 
     public func unban(handle: String, from chat: ChatID) async throws {
@@ -137,7 +147,8 @@ extension EngineSession {
         guard try await store.setBan(try Limits.userHandle(handle).lowercased(), in: chat, banned: false, at: engine.now) else {
             throw ParleyError(.invalidArgument, "@\(handle) is not banned")
         }
-        _ = try await updated(chat, by: user, what: .bans) { try await store.chat(id: chat) }
+        let changed = try await updated(chat, by: user, what: .bans) { try await store.chat(id: chat) }
+        try await engine.audit(.unban, by: user, target: "@\(handle.lowercased())", in: changed)
     }
 
     public func bans(in chat: ChatID) async throws -> [String] {

@@ -59,6 +59,7 @@ extension EngineSession {
         try await publish(
             .memberKicked(MemberChange(chat: entry.chat, user: targetUser.ref, by: user.ref, reason: reason)), toMembersOf: chat,
             alsoTo: [target])
+        try await engine.audit(.kick, by: user, target: "@\(targetUser.handle)", in: entry.chat, reason: reason)
     }
 
     /// Changes a member's role. The owner may set any role, and making someone owner
@@ -83,6 +84,8 @@ extension EngineSession {
         if newRole == .owner {
             try await publish(.roleChanged(MemberChange(chat: entry.chat, user: user.ref, role: .admin, by: user.ref)), toMembersOf: chat)
         }
+        try await engine.audit(
+            .setRole, by: user, target: "@\(targetUser.handle)", in: entry.chat, detail: "\(targetRole.rawValue) to \(newRole.rawValue)")
     }
 
     public func groups() async throws -> [Chat] {

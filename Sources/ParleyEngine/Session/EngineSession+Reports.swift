@@ -30,13 +30,13 @@ extension EngineSession {
 
     /// The reports queue, newest first: open ones, or all (server admins).
     public func reports(includingResolved: Bool) async throws -> [Report] {
-        _ = try requireOperator()
+        _ = try requireOperator("read and resolve reports")
         return try await store.reports(includingResolved: includingResolved, limit: 200)
     }
 
     /// Resolves an open report with a note (server admins).
     public func resolveReport(_ id: Int64, note: String?) async throws -> Report {
-        let admin = try requireOperator()
+        let admin = try requireOperator("read and resolve reports")
         var note = note?.trimmingSpaces(newlines: true)
         if note?.isEmpty == true { note = nil }
         if let note {
@@ -47,12 +47,9 @@ extension EngineSession {
         guard let resolved = try await store.resolveReport(id, by: admin.handle, note: note, at: engine.now) else {
             throw ParleyError(.unknownReport, "no open report \(id) (/reports lists them)")
         }
+        try await engine.audit(
+            .resolveReport, by: admin, target: "report \(id)", detail: "\(resolved.place) #\(resolved.seq) by @\(resolved.sender.handle)",
+            reason: note)
         return resolved
-    }
-
-    private func requireOperator() throws -> User {
-        let user = try requireUser()
-        guard isServerAdmin(user) else { throw ParleyError(.forbidden, "only the server's operators read and resolve reports") }
-        return user
     }
 }

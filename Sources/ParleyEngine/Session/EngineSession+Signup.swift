@@ -51,9 +51,7 @@ extension EngineSession {
         return user
     }
 
-    func isServerAdmin(_ user: User) -> Bool {
-        !user.isBot && engine.configuration.admins.contains(where: { $0.caseInsensitiveCompare(user.handle) == .orderedSame })
-    }
+    func isServerAdmin(_ user: User) -> Bool { engine.isOperator(user) }
 
     /// Proves that whoever holds this session knows a server admin's login and password
     /// (IRC's OPER), without signing in as them: the same checks and limits as a sign-in.

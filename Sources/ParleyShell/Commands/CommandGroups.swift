@@ -28,7 +28,12 @@ enum CommandGroups {
         Group(
             name: "account", summary: "sign in and out, your profile, privacy and sessions",
             commands: ["register", "login", "code", "logout", "whoami", "passwd", "profile", "privacy", "playback", "sessions"]),
-        Group(name: "server", summary: "the connection and the server's admin", commands: ["connect", "status", "signup-code", "reports"]),
+        Group(
+            name: "server", summary: "the connection and the server's admin",
+            commands: [
+                "connect", "status", "signup-code", "reports", "suspend", "reinstate", "suspensions", "ban-server", "unban-server",
+                "server-bans", "redact", "audit",
+            ]),
         Group(name: "shell", summary: "help, scripts and leaving", commands: ["help", "wait", "sleep", "quit"]),
     ]
 

@@ -43,7 +43,9 @@ public struct CommandSpec: Sendable {
 }
 
 public enum CommandTable {
-    public static let all: [CommandSpec] = [
+    public static let all: [CommandSpec] = everyday + moderation
+
+    private static let everyday: [CommandSpec] = [
         CommandSpec(
             name: "register",
             usage: "/register EMAIL [--handle H] [--name \"Full Name\"] [--password P | --password-env VAR] [--code SIGNUP-CODE]",
@@ -227,37 +229,6 @@ public enum CommandTable {
             name: "reminders", usage: "/reminders [cancel ID]", summary: "your pending reminders, or cancel one",
             example: "/reminders cancel 3"
         ) { shell, input in try await shell.reminders(&input) },
-        CommandSpec(
-            name: "report", usage: "/report [#G|@H] SEQ [REASON]", summary: "report a message to the server's operators",
-            example: "/report #swift 42 spam"
-        ) { shell, input in try await shell.report(&input) },
-        CommandSpec(
-            name: "reports", usage: "/reports [--all] | /reports resolve ID [NOTE]",
-            summary: "the reports queue, or resolve one (server operators)", example: "/reports resolve 3 warned them"
-        ) { shell, input in try await shell.reports(&input) },
-        CommandSpec(
-            name: "ignore", usage: "/ignore @H",
-            summary: "stop hearing someone: messages, mentions, invites, direct messages (every client)",
-            example: "/ignore @spammer"
-        ) { shell, input in try await shell.ignore(&input) },
-        CommandSpec(name: "unignore", usage: "/unignore @H", summary: "hear someone again", example: "/unignore @bob") {
-            shell, input in try await shell.unignore(&input)
-        },
-        CommandSpec(name: "ignores", usage: "/ignores", summary: "whom you ignore", example: "/ignores") { shell, input in
-            try await shell.ignores(&input)
-        },
-        CommandSpec(
-            name: "mute", usage: "/mute [#G|@H]", summary: "nothing of a chat rings (unread still counted)", example: "/mute #random"
-        ) {
-            shell, input in try await shell.mute(&input)
-        },
-        CommandSpec(name: "unmute", usage: "/unmute [#G|@H]", summary: "back to the default level", example: "/unmute #random") {
-            shell, input in try await shell.unmute(&input)
-        },
-        CommandSpec(
-            name: "notify", usage: "/notify [#G|@H] all|mentions|none|default", summary: "what of a chat rings the bell, on every client",
-            example: "/notify #ops all"
-        ) { shell, input in try await shell.notify(&input) },
         CommandSpec(name: "hooks", usage: "/hooks [#G]", summary: "a group's incoming webhooks (owner, admins)", example: "/hooks #ops") {
             shell, input in try await shell.hooks(&input)
         },

@@ -1,0 +1,41 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import Synchronization
+
+/// The server-wide bans, as each sign-in and registration asks them: loaded from the
+/// store and kept for `freshFor`. A change made on this node is seen at once; one made on
+/// another node within `freshFor`.
+final class BanBook: Sendable {
+    private struct State {
+        var bans: [ServerBan] = []
+        var loaded: ContinuousClock.Instant?
+    }
+
+    static let freshFor: Duration = .seconds(5)
+    private let state = Mutex(State())
+
+    func bans(store: any ChatStore) async throws -> [ServerBan] {
+        let kept = state.withLock { state -> [ServerBan]? in
+            guard let loaded = state.loaded, ContinuousClock.now - loaded < Self.freshFor else { return nil }
+            return state.bans
+        }
+        if let kept { return kept }
+        let loaded = try await store.serverBans()
+        state.withLock { $0 = State(bans: loaded, loaded: .now) }
+        return loaded
+    }
+
+    /// A ban was made or lifted here: the next question loads them afresh.
+    func changed() {
+        state.withLock { $0.loaded = nil }
+    }
+
+    /// The live ban that refuses this handle or address, if any.
+    func ban(handle: String?, address: String?, at now: Date, store: any ChatStore) async throws -> ServerBan? {
+        try await bans(store: store).first { ban in
+            ban.isLive(at: now)
+                && ((handle.map { ban.matches(handle: $0) } ?? false) || (address.map { ban.matches(address: $0) } ?? false))
+        }
+    }
+}
