@@ -252,6 +252,27 @@ def main():
         show("stop ignoring someone", "alice", alice.call("unignore", {"user": dave_id}))
         show("what of a chat rings for me: `all`, `mentions`, `none` (muted), or null for the default; the chat list shows it as `notify`",
              "alice", alice.call("set_notify", {"chat": group, "level": "none"}))
+        mallory = Socket(port)
+        mallory.call("register", {"email": "mallory@example.com", "password": "mallory's pass", "display_name": "Mallory", "handle": "mallory"})
+        mallory.call("join_group", {"handle": "swift"})
+        mallory.call("send", {"chat": group, "text": "cheap watches here", "client_id": "m-1"})
+        alice.drain()
+        show("take down what an account sent, in every chat, between two times (none given: all of it); media withdrawn, "
+             "every member told with `message_deleted` (server admins)", "alice",
+             alice.call("redact", {"handle": "@mallory", "reason": "spam"}))
+        show("suspend an account: its sessions end at once (WebSocket close 4003 with the reason), sign-in refused with "
+             "`account_suspended`, its bots too (server admins)", "alice",
+             alice.call("suspend", {"handle": "@mallory", "reason": "posting links in every group"}))
+        show("the suspended accounts (server admins)", "alice", alice.call("suspensions"))
+        show("lift a suspension, and that of the bots suspended with the account (server admins)", "alice",
+             alice.call("reinstate", {"handle": "@mallory"}))
+        show("ban `@handle`, a handle pattern (`spam*`) or an address range server-wide, for `seconds` or for good: refused "
+             "sign-ins and registrations get `server_banned` (server admins)", "alice",
+             alice.call("ban_server", {"target": "203.0.113.0/24", "reason": "spam wave", "seconds": 604800}))
+        show("the server's bans in force (server admins)", "alice", alice.call("server_bans"))
+        show("lift a server ban, by its id or what it bans (server admins)", "alice", alice.call("unban_server", {"target": "203.0.113.0/24"}))
+        show("the audit log, newest first: all of it for server admins, a group's own (`chat`) for its owner and admins; "
+             "`actor` and `before` (an entry's id) narrow it", "alice", alice.call("audit", {"limit": 3}))
         exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})
         code = exchange[1]["result"]["code"]
         show("a sign-up code, for a server that registers by invitation (server admins)", "alice", exchange)

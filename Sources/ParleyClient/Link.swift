@@ -25,8 +25,10 @@ actor Link {
     private let events: AsyncStream<ChatEvent>.Continuation
     let onAcknowledged: @Sendable (Message) -> Void
     let onRejected: @Sendable (String, ParleyError) -> Void
-    /// Why the server ended the session, when it closed the socket for that (4001).
+    /// Why the server ended the session, when it closed the socket for that (4001), and
+    /// whether the operators removed the account (4003).
     private var ended: String?
+    private var removed = false
     private let onChange: @Sendable (ConnectionChange) -> Void
     private let logger = Logger(label: "parley.client")
     private let encoder = Wire.encoder()
@@ -250,6 +252,11 @@ actor Link {
                 backoff = close?.closeCode == .goingAway ? .seconds(1) : .milliseconds(100)
                 // 4001: the server ended the session itself; resuming it would only fail.
                 if close?.closeCode == .unknown(4001) { ended = close?.reason ?? "the session was signed out" }
+                // 4003: the operators suspended or banned the account.
+                if close?.closeCode == .unknown(4003) {
+                    ended = close?.reason ?? "the server's operators removed this account"
+                    removed = true
+                }
                 if state == .connecting { lastFailure = silence }
             } catch {
                 lastFailure = (error as? ParleyError)?.message ?? ServerTrust.reason(error)
@@ -323,7 +330,8 @@ actor Link {
         if let reason = ended {
             ended = nil
             token = nil
-            if state == .ready { onChange(.signedOut(reason: reason)) }
+            if state == .ready { onChange(removed ? .removed(reason: reason) : .signedOut(reason: reason)) }
+            removed = false
         } else if state == .ready {
             reconnecting = true
             onChange(.lost)

@@ -8,6 +8,8 @@ import Prometheus
 extension SocketHandler {
     /// The close code of a socket whose session was signed out, revoked or expired.
     static let sessionEnded = WebSocketErrorCode.unknown(4001)
+    /// The server's operators suspended or banned the account: signing in again will not do.
+    static let accountRemoved = WebSocketErrorCode.unknown(4003)
     /// The close code of a socket that does not read its events.
     static let tooSlow = WebSocketErrorCode.unknown(4008)
     /// The close code of a socket that sent `waitingLimit` requests ahead while over its

@@ -100,7 +100,10 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let session = server.engine.connect(
             address: address, client: client,
             deliver: { event in writer.add(event.encoded(EventFrameBytes.frame(of:)).bytes, to: this, id: id, position: event.position) },
-            ended: { reason in eventLoop.execute { this.value.sendClose(Self.sessionEnded, reason: reason.message) } })
+            ended: { reason in
+                let code = [.accountSuspended, .serverBanned].contains(reason.code) ? Self.accountRemoved : Self.sessionEnded
+                eventLoop.execute { this.value.sendClose(code, reason: reason.message) }
+            })
         dispatcher = Dispatcher(session: session, epoch: server.engine.eventEpoch, logger: server.logger)
         server.metrics.anonymousConnections.increment()
         server.sockets.add(channel)

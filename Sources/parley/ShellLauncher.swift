@@ -24,9 +24,15 @@ struct ShellLauncher {
         let output = Output(style: style, flushEachWrite: interactive)
 
         let editorBox = EditorBox()
-        // Lines that arrive on their own (a queued message acknowledged) go above the prompt.
+        // Lines that arrive on their own (a queued message acknowledged) go above the
+        // prompt; in a script, out at once, as nothing else may come to flush them.
         let announce: @Sendable (String) -> Void = { line in
-            if let editor = editorBox.editor { editor.show(line) } else { output.write(line) }
+            if let editor = editorBox.editor {
+                editor.show(line)
+            } else {
+                output.write(line)
+                output.flush()
+            }
         }
         let trust = try ServerTrust(checking: options.caFile)
         let connect: @Sendable (String) async throws -> ServiceLink = { url in
@@ -163,6 +169,8 @@ struct ShellLauncher {
             "[connection back] \(server); some messages from while you were away may not be shown: /chats and /history have them"
         case .signedOut(let reason):
             "[signed out] \(server) ended this session: \(Sanitizer.line(reason)); /login to sign in again"
+        case .removed(let reason):
+            "[signed out] \(server) ended this session: \(Sanitizer.line(reason))"
         }
     }
 

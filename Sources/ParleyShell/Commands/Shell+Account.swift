@@ -18,11 +18,22 @@ extension Shell {
         output.result("register", ["Welcome, \(Format.profile(signedIn.user))"], json: signedIn.user)
     }
 
+    /// Signs the current session out before another sign-in; one the server ended
+    /// already (signed out elsewhere, a suspended account) has nothing to end.
+    private func signOutFirst() async throws {
+        guard me != nil else { return }
+        do {
+            try await service.signOut()
+        } catch let error as ParleyError where error.code == .notSignedIn {
+            return
+        }
+    }
+
     func login(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["password", "password-env", "id-token", "id-token-env"])
         if let token = try idToken(options) {
             guard options.positional.isEmpty else { throw ParleyError(.usage, "/login --id-token TOKEN | --id-token-env VAR") }
-            if me != nil { try await service.signOut() }
+            try await signOutFirst()
             let signedIn = try await service.signIn(idToken: token)
             await adopt(signedIn, save: true)
             output.result("login", ["Signed in as \(Format.profile(signedIn.user))"], json: signedIn.user)
@@ -35,7 +46,7 @@ extension Shell {
         else {
             throw ParleyError(.usage, "/login EMAIL|@HANDLE [--password P | --password-env VAR]  |  /login +PHONE")
         }
-        if me != nil { try await service.signOut() }
+        try await signOutFirst()
         if login.hasPrefix("+") {
             let request = try await service.requestCode(phone: login)
             pendingPhone = request.phone
@@ -57,7 +68,7 @@ extension Shell {
         guard let phone = options.positional.count == 2 ? options.positional[1] : pendingPhone else {
             throw ParleyError(.usage, "no code was asked for: /login +PHONE first")
         }
-        if me != nil { try await service.signOut() }
+        try await signOutFirst()
         let signedIn = try await service.signIn(phone: phone, code: options.positional[0])
         pendingPhone = nil
         await adopt(signedIn, save: true)

@@ -1,0 +1,101 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// The server operators' tools through the binary: a suspension ends the account's shell
+/// and IRC connection with the same reason and refuses it until reinstated; a banned
+/// address range can neither register nor sign in while other addresses can; a
+/// redaction is seen going by every client; the audit log has it all.
+@Suite(.timeLimit(.minutes(10))) struct OperatorScriptTests {
+    @Test func aSuspendedAccountsShellAndIRCEndWithTheReason() throws {
+        let world = try ServedShells(["oscar", "bob"], arguments: ["--admin", "oscar"])
+        defer { world.remove() }
+        #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
+        #expect(try world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/create #team").status == 0)
+        let irc = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try irc.signIn("bob", password: "builder-123"))
+        #expect(irc.wait(containing: " 366 bob #team ") != nil)
+        let shell = try world["bob"].converse(keepGoing: true)
+        defer { shell.finish() }
+        try shell.send("/whoami")
+        #expect(try shell.waitForLine(containing: "@bob") != nil)
+
+        let done = try world["oscar"].run("/suspend @bob posting links in every group")
+        #expect(done.lines == ["Suspended @bob: posting links in every group (its sessions ended)"], "\(done.stderr)")
+        let reason = "@bob is suspended by the server's operators: posting links in every group"
+        #expect(irc.wait(containing: "ERROR :Closing link: \(reason)") != nil)
+        #expect(try shell.waitForLine(containing: reason)?.contains("/login") == false, "no hint to sign in again")
+        try shell.send("/login @bob --password builder-123")
+        #expect(try shell.waitForLine(containing: "error:") == "-:2: error: account_suspended: \(reason)")
+        #expect(try !IRCTestClient(port: try #require(world.server.ircPort)).signIn("bob", password: "builder-123"))
+
+        let lifted = try world["oscar"].run("/reinstate @bob\n/audit @oscar")
+        #expect(lifted.status == 0, "\(lifted.stderr)")
+        #expect(lifted.lines.first == "Reinstated @bob")
+        #expect(lifted.lines.contains { $0.contains("@oscar suspend @bob: posting links in every group") }, "\(lifted.lines)")
+        #expect(lifted.lines.contains { $0.contains("@oscar reinstate @bob") })
+        try shell.send("/login @bob --password builder-123")
+        #expect(try shell.waitForLine(containing: "Signed in as @bob") != nil)
+        // Not one of the operators: refused, nothing changed.
+        let refused = try world["bob"].run("/suspend @oscar coup")
+        #expect(refused.status != 0 && refused.stderr.contains("forbidden: only the server's operators suspend accounts"))
+    }
+
+    @Test func aBannedAddressRangeCanNeitherRegisterNorSignIn() throws {
+        let world = try ServedShells(["oscar", "carol", "dave"], arguments: ["--admin", "oscar", "--trusted-proxy", "127.0.0.3"])
+        defer { world.remove() }
+        #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
+        #expect(try world["carol"].run("/register carol@example.com --handle carol --password carol-12345").status == 0)
+        let ban = try world["oscar"].run("/ban-server 203.0.113.0/24 spam wave\n/ban-server 127.0.0.2 --for 1d\n/server-bans")
+        #expect(ban.status == 0, "\(ban.stderr)")
+        #expect(ban.lines.first == "Banned addresses in 203.0.113.0/24: spam wave")
+
+        // Through a trusted proxy, for a client in the range: no account, no sign-in.
+        let register = #"{"id": 1, "op": "register", "args": {"email": "eve@example.com", "password": "password-eve", "handle": "eve"}}"#
+        let banned = try SilentSocket(port: world.server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 203.0.113.9"])
+        try banned.sendText(register)
+        let refusal = try #require(banned.readText())
+        #expect(refusal.contains(#""code":"server_banned""#) && refusal.contains("your address is banned from this server: spam wave"))
+        let signIn = #"{"id": 2, "op": "sign_in", "args": {"login": "@carol", "password": "carol-12345"}}"#
+        try banned.sendText(signIn)
+        #expect(banned.readText()?.contains(#""code":"server_banned""#) == true)
+        // Over IRC from a banned loopback address.
+        #expect(try !IRCTestClient(port: try #require(world.server.ircPort), from: "127.0.0.2").signIn("carol", password: "carol-12345"))
+
+        // Everyone else comes in: another client of the proxy, and the shells.
+        let other = try SilentSocket(port: world.server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 198.51.100.4"])
+        try other.sendText(register)
+        #expect(other.readText()?.contains(#""ok":true"#) == true)
+        #expect(try world["dave"].run("/register dave@example.com --handle dave --password dave-123456").status == 0)
+        #expect(try world["carol"].run("/logout\n/login @carol --password carol-12345").status == 0)
+        #expect(try IRCTestClient(port: try #require(world.server.ircPort)).signIn("carol", password: "carol-12345"))
+        let lifted = try world["oscar"].run("/unban-server 203.0.113.0/24\n/server-bans")
+        #expect(lifted.lines.first == "Lifted the ban on addresses in 203.0.113.0/24: spam wave")
+        #expect(lifted.lines.count == 2 && lifted.lines[1].contains("addresses in 127.0.0.2 until"), "\(lifted.lines)")
+        let again = try SilentSocket(port: world.server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 203.0.113.9"])
+        try again.sendText(register.replacingOccurrences(of: "eve", with: "eve2"))
+        #expect(again.readText()?.contains(#""ok":true"#) == true)
+    }
+
+    @Test func aRedactionIsSeenGoingByEveryClient() throws {
+        let world = try ServedShells(["oscar", "alice", "spammer"], arguments: ["--admin", "oscar"])
+        defer { world.remove() }
+        #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
+        #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
+        let irc = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try irc.signIn("alice", password: "wonderland-1", capabilities: ["draft/message-redaction", "message-tags"]))
+        #expect(irc.wait(containing: " 366 alice #team ") != nil)
+        let spam = try world["spammer"].run(
+            "/register spam@example.com --handle spammer --password spammer-123\n/join #team\n/send #team buy now\n/send #team cheap watches\n/send @alice psst alice"
+        )
+        #expect(spam.status == 0, "\(spam.stderr)")
+        #expect(irc.wait(containing: "PRIVMSG alice :psst alice") != nil)
+        let done = try world["oscar"].run("/redact @spammer --since 1h spam")
+        #expect(done.lines == ["Deleted 3 messages of @spammer"], "\(done.stderr)")
+        for target in ["#team", "#team", "alice"] {
+            #expect(irc.wait { $0.contains(":oscar!oscar@parley REDACT \(target) ") && $0.hasSuffix(" spam") } != nil)
+        }
+        let history = try world["alice"].run("/history #team")
+        #expect(!history.stdout.contains("buy now") && !history.stdout.contains("cheap watches"), "\(history.lines)")
+    }
+}
