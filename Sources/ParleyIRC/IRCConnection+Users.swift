@@ -105,7 +105,12 @@ extension IRCConnection {
         reply(IRCNumeric.globalUsers, [String(signedIn), String(most), "Current global users \(signedIn), max \(most)"])
     }
 
-    func info() {
+    /// INFO [server]: this server's; another is not one there is.
+    func info(_ message: IRCMessage) {
+        if let target = message.params.first, !target.isEmpty, target.lowercased() != serverName.lowercased() {
+            reply(IRCNumeric.noSuchServer, [target, "No such server"])
+            return
+        }
         reply(IRCNumeric.info, ["Parley: group and direct chat from the terminal, with an IRC gateway"])
         reply(IRCNumeric.info, ["Groups are channels and handles are nicks; see docs/irc.md"])
         reply(IRCNumeric.endOfInfo, ["End of INFO list"])
@@ -127,6 +132,7 @@ extension IRCConnection {
             return
         }
         userModes.insert("o")
+        view.wantsWallops(true)
         reply(IRCNumeric.youreOper, ["You are now an IRC operator"])
         if let me = view.me { emit(IRCMessage(source: IRCView.prefix(me), command: "MODE", params: [nick, "+o"])) }
     }
@@ -151,10 +157,14 @@ extension IRCConnection {
             case "+": adding = true
             case "-": adding = false
             case "i": continue
-            case "w" where adding: if userModes.insert("w").inserted { changed += "+w" }
+            case "w" where adding:
+                if userModes.insert("w").inserted { changed += "+w" }
+                view.wantsWallops(true)
             case "w", "o":
-                // +o comes from OPER alone.
+                // +o comes from OPER alone; dropping it gives up the operator's rights.
                 if !adding, userModes.remove(letter) != nil { changed += "-\(letter)" }
+                if letter == "o" { session.dropOperator() }
+                view.wantsWallops(userModes.contains("w") || userModes.contains("o"))
             case "B" where adding:
                 guard view.me?.isBot != true else { continue }
                 do {

@@ -66,6 +66,8 @@ enum IRCNumeric {
     static let endOfNames = "366"
     static let noMotd = "422"
     static let noSuchNick = "401"
+    static let noSuchServer = "402"
+    static let noPrivileges = "481"
     static let noSuchChannel = "403"
     static let cannotSendToChan = "404"
     static let inputTooLong = "417"

@@ -14,6 +14,8 @@ final class IRCView: Sendable {
         var me: UserRef? {
             didSet { lineShape = IRCSharedLines.shape(of: capabilities, me: me) }
         }
+        /// The connection has +w or +o: WALLOPS reach it.
+        var wantsWallops = false
         var capabilities: Set<String> = [] {
             didSet { lineShape = IRCSharedLines.shape(of: capabilities, me: me) }
         }
@@ -47,6 +49,7 @@ final class IRCView: Sendable {
     var capabilities: Set<String> { state.withLock { $0.capabilities } }
 
     func signedIn(as user: UserRef) { state.withLock { $0.me = user } }
+    func wantsWallops(_ wanted: Bool) { state.withLock { $0.wantsWallops = wanted } }
     func remember(_ chat: ChatID, as channel: String) { state.withLock { $0.channels[chat] = channel } }
 
     /// Nicks about to be watched: a presence event for one before `monitor` is kept
@@ -254,6 +257,10 @@ final class IRCView: Sendable {
                 for index in lines.indices { lines[index].tags["+draft/reply"] = "\(edited.chat.id.rawValue)-\(edited.message.seq)" }
             }
             return lines
+        case .wallops(let notice):
+            // To those who asked for them (+w) and operators; the sender hears it back.
+            guard state.withLock({ $0.wantsWallops }) || notice.from.id == me.id else { return [] }
+            return [IRCMessage(source: Self.prefix(notice.from), command: "WALLOPS", params: [notice.text])]
         case .reminder(let reminder):
             let place = reminder.place.map { " in \($0)" } ?? ""
             let text = "⏰ reminder\(place), set at \(Self.clock(reminder.createdAt)): \(reminder.text)"

@@ -99,3 +99,73 @@ import Testing
         #expect(!history.stdout.contains("buy now") && !history.stdout.contains("cheap watches"), "\(history.lines)")
     }
 }
+
+/// IRC's operator commands map onto the operators' tools: after OPER, KILL ends an
+/// account's connections (shell and IRC), WALLOPS reaches +w clients, UBAN
+/// bans an address range; without OPER each is refused with 481.
+@Suite(.timeLimit(.minutes(10))) struct IRCOperatorTests {
+    @Test func operCommandsKillWallopsAndUban() throws {
+        let world = try ServedShells(["oscar", "bob", "carol"], arguments: ["--admin", "oscar"])
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
+        #expect(try world["bob"].run("/register bob@example.com --handle bob --password builder-123").status == 0)
+        #expect(try world["carol"].run("/register carol@example.com --handle carol --password carol-12345").status == 0)
+        let bobIRC = try IRCTestClient(port: port)
+        #expect(try bobIRC.signIn("bob", password: "builder-123"))
+        let carolIRC = try IRCTestClient(port: port)
+        #expect(try carolIRC.signIn("carol", password: "carol-12345"))
+        try carolIRC.send("MODE carol +w")
+        #expect(carolIRC.wait(containing: "MODE carol +w") != nil)
+        let carolShell = try world["carol"].converse(keepGoing: true)
+        defer { carolShell.finish() }
+        try carolShell.send("/whoami")
+        #expect(try carolShell.waitForLine(containing: "@carol") != nil)
+        let bobShell = try world["bob"].converse(keepGoing: true)
+        defer { bobShell.finish() }
+        try bobShell.send("/whoami")
+        #expect(try bobShell.waitForLine(containing: "@bob") != nil)
+
+        // Not yet an operator: refused, nothing done.
+        try bobIRC.send("KILL carol :no")
+        #expect(bobIRC.wait(containing: " 481 bob ") != nil)
+        try bobIRC.send("WALLOPS :hello")
+        #expect(bobIRC.wait(containing: " 481 bob ") != nil)
+        try bobIRC.send("OPER bob builder-123")
+        #expect(bobIRC.wait(containing: " 491 bob ") != nil, "not one of the server's admins")
+
+        // bob's IRC connection proves oscar's credentials: it acts as that operator.
+        try bobIRC.send("OPER oscar operator-123")
+        #expect(bobIRC.wait(containing: " 381 bob ") != nil)
+        try bobIRC.send("WALLOPS :maintenance at noon")
+        #expect(carolIRC.wait(containing: ":bob!bob@parley WALLOPS :maintenance at noon") != nil)
+        try bobIRC.send("UBAN ADD 127.0.0.2 DURATION 1d botnet")
+        #expect(bobIRC.wait(containing: "NOTICE bob :UBAN: banned addresses in 127.0.0.2 until ") != nil)
+        #expect(try !IRCTestClient(port: port, from: "127.0.0.2").signIn("carol", password: "carol-12345"))
+        try bobIRC.send("KILL carol :cool off")
+        let reason = "disconnected by the server's operator @oscar: cool off"
+        #expect(carolIRC.wait(containing: "ERROR :Closing link: \(reason)") != nil)
+        #expect(try carolShell.waitForLine(containing: reason)?.contains("/login to sign in again") == true)
+        // A KILL is no suspension: carol comes straight back.
+        #expect(try IRCTestClient(port: port).signIn("carol", password: "carol-12345"))
+        try bobIRC.send("UBAN LIST")
+        #expect(bobIRC.wait(containing: "NOTICE bob :UBAN 1: addresses in 127.0.0.2 until ") != nil)
+        try bobIRC.send("UBAN DEL 127.0.0.2")
+        #expect(bobIRC.wait(containing: "NOTICE bob :UBAN: lifted the ban on addresses in 127.0.0.2") != nil)
+        #expect(try IRCTestClient(port: port, from: "127.0.0.2").signIn("carol", password: "carol-12345"))
+        // Giving +o up gives the rights up.
+        try bobIRC.send("MODE bob -o")
+        #expect(bobIRC.wait(containing: "MODE bob -o") != nil)
+        try bobIRC.send("KILL carol")
+        #expect(bobIRC.wait(containing: " 481 bob ") != nil)
+
+        let audit = try world["oscar"].run("/audit 10")
+        #expect(audit.status == 0, "\(audit.stderr)")
+        for action in [
+            "wallops everyone — as @bob: maintenance at noon", "server_ban 127.0.0.2", "disconnect @carol: cool off",
+            "server_unban 127.0.0.2",
+        ] {
+            #expect(audit.lines.contains { $0.contains("@oscar \(action)") }, "\(action): \(audit.lines)")
+        }
+    }
+}

@@ -34,6 +34,8 @@ public enum ChatEvent: Hashable, Sendable {
     case tagged(TagNotice)
     /// A reminder the user set came due (told to that user alone).
     case reminder(Reminder)
+    /// A notice from one of the server's operators to everyone connected (IRC's WALLOPS).
+    case wallops(Wallops)
 
     /// The stable name of the event on the wire and in `--json` output.
     public var type: String {
@@ -57,6 +59,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .renamed: "renamed"
         case .tagged: "tagged"
         case .reminder: "reminder"
+        case .wallops: "wallops"
         }
     }
 
@@ -79,6 +82,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .renamed: nil
         case .tagged(let notice): notice.chatID
         case .reminder(let reminder): reminder.chatID
+        case .wallops: nil
         }
     }
 
@@ -86,7 +90,7 @@ public enum ChatEvent: Hashable, Sendable {
     /// sessions that resume.
     public var isTransient: Bool {
         switch self {
-        case .presenceChanged, .typing: true
+        case .presenceChanged, .typing, .wallops: true
         default: false
         }
     }
@@ -331,6 +335,7 @@ extension ChatEvent: Codable {
         case "renamed": .renamed(try container.decode(Renamed.self, forKey: key))
         case "tagged": .tagged(try container.decode(TagNotice.self, forKey: key))
         case "reminder": .reminder(try container.decode(Reminder.self, forKey: key))
+        case "wallops": .wallops(try container.decode(Wallops.self, forKey: key))
         default:
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown event type \(type)")
         }
@@ -348,6 +353,7 @@ extension ChatEvent: Codable {
         case .renamed(let data): try container.encode(data, forKey: key)
         case .tagged(let data): try container.encode(data, forKey: key)
         case .reminder(let data): try container.encode(data, forKey: key)
+        case .wallops(let data): try container.encode(data, forKey: key)
         case .chatCreated(let data): try container.encode(data, forKey: key)
         case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
             try container.encode(data, forKey: key)
@@ -355,5 +361,15 @@ extension ChatEvent: Codable {
         case .presenceChanged(let data): try container.encode(data, forKey: key)
         case .chatDeleted(let data): try container.encode(data, forKey: key)
         }
+    }
+}
+
+/// An operator's notice to everyone connected to the server's node.
+public struct Wallops: Hashable, Codable, Sendable {
+    public var from: UserRef
+    public var text: String
+    public init(from: UserRef, text: String) {
+        self.from = from
+        self.text = text
     }
 }

@@ -135,6 +135,7 @@ public enum AuditAction: String, Codable, Sendable, CaseIterable {
     case resolveReport = "resolve_report"
     case deleteAccount = "delete_account", exportAccount = "export_account"
     case setServerRetention = "set_server_retention"
+    case disconnect, wallops
     // A group's owner and admins
     case kick, ban, unban
     case setRole = "set_role", setRules = "set_rules", setRetention = "set_retention"

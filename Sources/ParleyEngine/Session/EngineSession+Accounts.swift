@@ -292,10 +292,10 @@ extension EngineSession {
         }
         let cameOnline = engine.registry.connect(user.id, session: number, tokenHash: tokenHash) { [weak self] reason in
             guard let self else { return }
-            Task {
-                await self.detach(user: user, subscription: subscription)
-                self.ended?(reason)
-            }
+            // The front end hears of it at once (an operator's KILL is answered after
+            // the connection is told and closing); the rest follows.
+            self.ended?(reason)
+            Task { await self.detach(user: user, subscription: subscription) }
         }
         if cameOnline {
             let engine = engine

@@ -2,6 +2,7 @@ public import Foundation
 public import ParleyCore
 import ParleyLive
 import ParleyStore
+import Synchronization
 
 /// What the server's operators (`--admin`) do to accounts: suspend and reinstate them,
 /// ban accounts, handle patterns and address ranges server-wide, take down what an
@@ -143,9 +144,9 @@ extension EngineSession {
     /// The audit log, newest first: all of it for an operator; a group's own for its
     /// owner and admins.
     public func audit(chat: ChatID?, actor: String?, before: Int64?, limit: Int) async throws -> [AuditEntry] {
-        let user = try requireUser()
+        _ = try requireUser()
         let limit = min(max(limit, 1), AuditEntry.maxPage)
-        if !engine.isOperator(user) {
+        if (try? requireOperator("read the whole audit log")) == nil {
             guard let chat else {
                 throw ParleyError(.forbidden, "only the server's operators read the whole audit log; name a group you run")
             }
@@ -169,11 +170,42 @@ extension EngineSession {
         return words.joined(separator: ", ")
     }
 
-    /// The signed-in user, who must be one of the server's operators.
+    /// The operator this session acts as: the signed-in user if they are one, else
+    /// the one whose credentials it proved (IRC's OPER).
     func requireOperator(_ what: String) throws -> User {
         let user = try requireUser()
-        guard engine.isOperator(user) else { throw ParleyError(.forbidden, "only the server's operators \(what)") }
-        return user
+        if engine.isOperator(user) { return user }
+        guard let proven = state.withLock({ $0.provenOperator }) else {
+            throw ParleyError(.forbidden, "only the server's operators \(what)")
+        }
+        return proven
+    }
+
+    /// Gives up the rights proved with `authenticateServerAdmin` (IRC's MODE -o).
+    public func dropOperator() {
+        state.withLock { $0.provenOperator = nil }
+    }
+
+    /// Ends every session of an account, on every node, saying why (IRC's KILL): unlike
+    /// a suspension, it may sign in again at once.
+    public func disconnect(handle: String, reason: String?) async throws {
+        let admin = try requireOperator("disconnect accounts")
+        let reason = try Limits.reason(reason)
+        let target = try await requireAccount(handle)
+        let why = "disconnected by the server's operator @\(admin.handle)" + (reason.map { ": \($0)" } ?? "")
+        try await engine.remove(target.id, ParleyError(.invalidToken, why))
+        try await engine.audit(.disconnect, by: admin, target: "@\(target.handle)", reason: reason)
+    }
+
+    /// A notice to everyone connected to this node (IRC's WALLOPS; IRC clients see it
+    /// with +w).
+    public func wallops(_ text: String) async throws {
+        let admin = try requireOperator("send notices to everyone")
+        let sender = try requireUser()
+        let text = try Limits.messageText(text)
+        await engine.bus.publish(.wallops(Wallops(from: sender.ref, text: text)), to: engine.registry.onlineUsers, except: nil)
+        let detail = (sender.id == admin.id ? "" : "as @\(sender.handle): ") + String(text.prefix(200))
+        try await engine.audit(.wallops, by: admin, target: "everyone", detail: detail)
     }
 
     private func requireAccount(_ handle: String) async throws -> User {

@@ -1,6 +1,7 @@
 import Foundation
 public import ParleyCore
 import ParleyStore
+import Synchronization
 
 extension EngineSession {
     /// Refuses a new account the server's registration mode does not allow; returns the
@@ -60,6 +61,7 @@ extension EngineSession {
         _ = try requireUser()
         let admin = try await checkedCredentials(login: login, password: password)
         guard isServerAdmin(admin) else { throw ParleyError(.forbidden, "@\(admin.handle) is not one of the server's admins") }
+        state.withLock { $0.provenOperator = admin }
         return admin
     }
 

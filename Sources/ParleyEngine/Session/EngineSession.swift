@@ -20,6 +20,9 @@ public final class EngineSession: ChatService {
         var seenBefore: Date?
         /// Acting for the user without being a client of theirs (`ChatEngine.acting`).
         var isActing = false
+        /// The operator whose login and password this connection proved (IRC's OPER),
+        /// whoever it is signed in as: it acts with that operator's rights.
+        var provenOperator: User?
     }
 
     /// When the user was last seen (around on any client, or leaving the last of them)

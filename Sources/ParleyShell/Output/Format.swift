@@ -142,6 +142,9 @@ public enum Format {
             line =
                 "⏰ reminder\(place), set \(time(reminder.createdAt))\(late ? ", due \(time(reminder.dueAt))" : ""): \(Sanitizer.line(reminder.text))"
             return colour ? highlight(line) : line
+        case .wallops(let notice):
+            line = "! operators' notice from \(user(notice.from)): \(Sanitizer.line(notice.text))"
+            return colour ? highlight(line) : line
         case .typing, .tagged:
             return nil
         case .chatCreated(let data):

@@ -153,6 +153,7 @@ public final class Output: Sendable {
             case .renamed(let data): try data.encode(to: encoder)
             case .tagged(let data): try data.encode(to: encoder)
             case .reminder(let data): try data.encode(to: encoder)
+            case .wallops(let data): try data.encode(to: encoder)
             case .chatCreated(let data): try data.encode(to: encoder)
             case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
                 try data.encode(to: encoder)
