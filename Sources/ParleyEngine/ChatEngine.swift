@@ -41,6 +41,12 @@ public final class ChatEngine: Sendable {
         public var registration = RegistrationMode.open
         /// Handles of the server's admins, who make sign-up codes.
         public var admins: Set<String> = []
+        /// Days the server keeps messages (nil: for good); a group may keep them less.
+        public var retentionDays: Int?
+        /// How often retention looks for messages past their time, and how many it
+        /// deletes in one transaction.
+        public var retentionInterval: Duration = .seconds(60)
+        public var retentionBatch = 200
         /// Other nodes change members in the same store (PostgreSQL shared by several
         /// servers): a member's rights are confirmed with the store before each request,
         /// since the cached copy learns of a change on another node a moment later.

@@ -313,9 +313,21 @@ final class IRCView: Sendable {
             case .topic:
                 return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [channel, update.chat.topic ?? ""])]
             case .rules:
-                // What changed, as a MODE line (+m, -i, +l 50, +k *…); nothing if nothing IRC shows did.
-                guard let before = update.before, let modes = IRCModeEcho.changes(from: before, to: update.chat) else { return [] }
-                return [IRCMessage(source: Self.prefix(update.by), command: "MODE", params: [channel] + modes)]
+                // What changed, as a MODE line (+m, -i, +l 50, +k *…), and a NOTICE for a new
+                // retention policy, which no mode shows; nothing if nothing IRC shows did.
+                guard let before = update.before else { return [] }
+                var lines: [IRCMessage] = []
+                if let modes = IRCModeEcho.changes(from: before, to: update.chat) {
+                    lines.append(IRCMessage(source: Self.prefix(update.by), command: "MODE", params: [channel] + modes))
+                }
+                if before.retentionDays != update.chat.retentionDays {
+                    let kept = update.chat.retentionDays.map { "\($0) days" } ?? "as long as the server keeps them"
+                    lines.append(
+                        IRCMessage(
+                            source: Self.prefix(update.by), command: "NOTICE", params: [channel, "[\(channel) now keeps messages \(kept)]"])
+                    )
+                }
+                return lines
             case .bans:
                 // The event does not say whom; a client asks with MODE #channel +b.
                 return []

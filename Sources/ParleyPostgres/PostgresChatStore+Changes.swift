@@ -148,6 +148,7 @@ extension PostgresChatStore {
 
     public func setGroupRules(of chat: ChatID, _ change: GroupRulesChange) async throws -> Chat? {
         let limit = change.memberLimit.map(Int64.init)
+        let retention = change.retentionDays.map(Int64.init)
         try await rows(
             """
             UPDATE chat SET anyone_sets_topic = coalesce(\(change.anyoneSetsTopic), anyone_sets_topic),
@@ -155,7 +156,8 @@ extension PostgresChatStore {
                 is_public = coalesce(\(change.isPublic), is_public), moderated = coalesce(\(change.moderated), moderated),
                 unlisted = coalesce(\(change.unlisted), unlisted),
                 member_limit = CASE WHEN \(limit)::bigint IS NULL THEN member_limit ELSE nullif(\(limit)::bigint, 0) END,
-                join_key = CASE WHEN \(change.key)::text IS NULL THEN join_key ELSE nullif(\(change.key)::text, '') END
+                join_key = CASE WHEN \(change.key)::text IS NULL THEN join_key ELSE nullif(\(change.key)::text, '') END,
+                retention_days = CASE WHEN \(retention)::bigint IS NULL THEN retention_days ELSE nullif(\(retention)::bigint, 0) END
             WHERE id = \(chat.rawValue)
             """)
         return try await self.chat(id: chat)

@@ -221,7 +221,7 @@ enum PostgresRows {
     static let chatColumns =
         """
         c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all,
-        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted, c.topic_set_by, c.topic_set_at
+        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted, c.topic_set_by, c.topic_set_at, c.retention_days
         """
 
     /// Chats from rows of `chatColumns`, with the two users of each direct chat.
@@ -263,6 +263,7 @@ enum PostgresRows {
         chat.unlisted = try cells.next()
         chat.topicSetBy = try cells.next()
         chat.topicSetAt = try cells.optionalDate()
+        chat.retentionDays = (try cells.next(Int64?.self)).map { Int(clamping: $0) }
         return chat
     }
 }

@@ -163,5 +163,12 @@ extension PostgresSchema {
             CREATE INDEX audit_chat ON audit (chat_id, id) WHERE chat_id IS NOT NULL;
             """
         ),
+        (
+            // A group's own retention policy, in days (NULL: the server's).
+            "22-retention",
+            """
+            ALTER TABLE chat ADD COLUMN retention_days bigint;
+            """
+        ),
     ]
 }

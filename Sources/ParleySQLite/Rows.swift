@@ -50,11 +50,11 @@ enum Rows {
     static let chatColumns =
         """
         c.id, c.kind, c.handle, c.title, c.is_public, c.created_at, c.topic, c.anyone_sets_topic, c.anyone_mentions_all,
-        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted, c.topic_set_by, c.topic_set_at
+        c.moderated, c.member_limit, c.join_key IS NOT NULL, c.unlisted, c.topic_set_by, c.topic_set_at, c.retention_days
         """
 
     /// How many columns `chatColumns` reads: a query's own columns come after.
-    static let chatColumnCount = 15
+    static let chatColumnCount = 16
 
     static func chat(_ row: Row, participants: [UserRef], from index: Int = 0) -> Chat {
         var chat = Chat(
@@ -67,6 +67,7 @@ enum Rows {
         chat.unlisted = row[index + 12]
         chat.topicSetBy = row[index + 13]
         chat.topicSetAt = date(row[index + 14] as Int64?)
+        chat.retentionDays = row[index + 15]
         return chat
     }
 

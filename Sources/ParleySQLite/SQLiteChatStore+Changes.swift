@@ -124,7 +124,7 @@ extension SQLiteChatStore {
 
     /// Notes that a message's text changed, for the search index to take up at its
     /// next batch (see `SearchIndexer`).
-    private static func noteSearchChange(_ db: Database, id: Int64) throws {
+    static func noteSearchChange(_ db: Database, id: Int64) throws {
         try db.execute(sql: "INSERT INTO search_change (message_id) VALUES (?)", arguments: [id])
     }
 }
@@ -147,13 +147,14 @@ extension SQLiteChatStore {
                     UPDATE chat SET anyone_sets_topic = coalesce(?, anyone_sets_topic), anyone_mentions_all = coalesce(?, anyone_mentions_all),
                         is_public = coalesce(?, is_public), moderated = coalesce(?, moderated), unlisted = coalesce(?, unlisted),
                         member_limit = CASE WHEN ? IS NULL THEN member_limit ELSE nullif(?, 0) END,
-                        join_key = CASE WHEN ? IS NULL THEN join_key ELSE nullif(?, '') END
+                        join_key = CASE WHEN ? IS NULL THEN join_key ELSE nullif(?, '') END,
+                        retention_days = CASE WHEN ? IS NULL THEN retention_days ELSE nullif(?, 0) END
                     WHERE id = ?
                     """,
                 arguments: [
                     change.anyoneSetsTopic, change.anyoneMentionsAll, change.isPublic, change.moderated, change.unlisted,
                     change.memberLimit,
-                    change.memberLimit, change.key, change.key, chat.rawValue,
+                    change.memberLimit, change.key, change.key, change.retentionDays, change.retentionDays, chat.rawValue,
                 ])
             return try Rows.chat(db, id: chat)
         }

@@ -174,5 +174,9 @@ extension Schema {
                     CREATE INDEX audit_chat ON audit(chat_id, id) WHERE chat_id IS NOT NULL;
                     """)
         }
+        // A group's own retention policy, in days (NULL: the server's).
+        migrator.registerMigration("v31") { db in
+            try db.execute(sql: "ALTER TABLE chat ADD COLUMN retention_days INTEGER")
+        }
     }
 }

@@ -134,12 +134,14 @@ final class SearchIndexer: Sendable {
                 indexedUpTo = newest
             }
             // An edited or deleted message already indexed is indexed again with its
-            // text now (a deleted one's is empty); one not indexed yet will be, as it is.
+            // text now (a deleted one's is empty, and one gone by retention has none);
+            // one not indexed yet will be, as it is.
             let changed = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT m.id, m.text FROM store.message m
-                    WHERE m.id IN (SELECT message_id FROM store.search_change WHERE seq > ? AND message_id <= ?)
+                    SELECT c.message_id, coalesce(m.text, '') FROM
+                        (SELECT DISTINCT message_id FROM store.search_change WHERE seq > ? AND message_id <= ?) c
+                    LEFT JOIN store.message m ON m.id = c.message_id
                     """, arguments: [changesUpTo, indexedUpTo])
             for row in changed {
                 let id: Int64 = row[0]

@@ -108,7 +108,7 @@ public final class ParleyServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
             services: [
                 sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, metrics: metrics, logger: logger),
-                ReminderSweep(engine: engine),
+                ReminderSweep(engine: engine), RetentionSweep(engine: engine, metrics: metrics, logger: logger),
             ],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             eventLoopGroupProvider: .shared(LoopGroups.shared(threads: configuration.eventLoops)),

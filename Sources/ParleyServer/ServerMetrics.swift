@@ -39,6 +39,7 @@ final class ServerMetrics: Sendable {
     // Upkeep and storage
     let purged: Counter
     let swept: Counter
+    let expired: Counter
     let backlogEvents: Gauge
     let databaseBytes: Gauge
     let walBytes: Gauge
@@ -97,6 +98,8 @@ final class ServerMetrics: Sendable {
             descriptor: name("expired_purged", "total", "Expired sessions and sign-in codes deleted by the upkeep."))
         swept = registry.makeCounter(
             descriptor: name("unused_uploads_swept", "total", "Uploads no message or avatar took up, deleted by the upkeep."))
+        expired = registry.makeCounter(
+            descriptor: name("messages_expired", "total", "Messages deleted by retention: older than their chat's or the server's policy."))
         backlogEvents = registry.makeGauge(descriptor: name("event_backlog", "events", "Events kept in memory for clients that resume."))
         let storage = name("database", "bytes", "Size of the database files.")
         databaseBytes = registry.makeGauge(descriptor: storage, labels: [("file", "database")])

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ParleyEngine
 import Prometheus
@@ -39,5 +40,31 @@ struct ReminderSweep: Service, CustomStringConvertible {
 
     func run() async throws {
         await cancelWhenGracefulShutdown { await engine.runReminders() }
+    }
+}
+
+/// Deletes messages past their retention (`ChatEngine.runRetention`), until the server
+/// stops; logs and counts each pass that deleted something.
+struct RetentionSweep: Service, CustomStringConvertible {
+    var description: String { "retention" }
+
+    let engine: ChatEngine
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await engine.runRetention { [metrics, logger] result in
+                switch result {
+                case .success(let pass):
+                    metrics.expired.increment(by: Int64(pass.messages))
+                    logger.info(
+                        "retention: deleted \(pass.messages) messages (\(pass.media) with media) in \(String(format: "%.2f", pass.seconds)) s"
+                    )
+                case .failure(let error):
+                    logger.warning("retention failed: \(error)")
+                }
+            }
+        }
     }
 }

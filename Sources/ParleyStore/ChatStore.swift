@@ -271,6 +271,14 @@ public protocol ChatStore: PresenceWatchStore {
     func sentMessages(by sender: UserID, from: Date?, to: Date?, after: Int64, limit: Int) async throws
         -> [(chat: ChatID, seq: Int64, id: Int64, hasMedia: Bool)]
 
+    // Retention
+    /// Deletes up to `limit` of the oldest messages sent before `cutoff` (of one chat, or
+    /// of all in the order they were stored), with their mentions, reactions, search
+    /// entries and media grants; how many went, and how many had media.
+    func expireMessages(sentBefore cutoff: Date, in chat: ChatID?, limit: Int, at time: Date) async throws -> (messages: Int, media: Int)
+    /// The groups with a retention policy of their own, and its days.
+    func retentionPolicies() async throws -> [(chat: ChatID, days: Int)]
+
     // Incoming webhooks
     func createHook(
         chat: ChatID, name: String, tokenHash: Data, signingSecret: String?, by user: UserID, at time: Date, url: String?, trigger: String?

@@ -64,8 +64,12 @@ struct ServeCommand: AsyncParsableCommand {
     var registration = RegistrationMode.open
     @Option(
         name: .customLong("admin"),
-        help: ArgumentHelp("A server admin, who makes sign-up codes (repeat for more).", valueName: "@HANDLE"))
+        help: ArgumentHelp(
+            "A server operator: makes sign-up codes, reads reports, suspends, bans, redacts (repeat for more).", valueName: "@HANDLE"))
     var admins: [String] = []
+    @Option(help: "Days messages are kept, then deleted with their media (default: for good); a group may keep them less.")
+    var retentionDays: Int?
+    @Option(help: "Seconds between looks for messages past their time.") var retentionInterval = 60
     @Option(help: ArgumentHelp("Serve wss:// and https:// with this certificate chain (PEM); needs --tls-key.", valueName: "PEM"))
     var tlsCert: String?
     @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
@@ -140,6 +144,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...100_000).contains(maxFailedSignIns), maxRegistrations >= 0 else {
             throw ValidationError("--max-failed-sign-ins is 1 to 100000 and --max-registrations at least 0")
         }
+        if let retentionDays, !(1...Limits.maxRetentionDays).contains(retentionDays) {
+            throw ValidationError("--retention-days is 1 to \(Limits.maxRetentionDays)")
+        }
+        guard (1...86400).contains(retentionInterval) else { throw ValidationError("--retention-interval is 1 to 86400 seconds") }
         for admin in admins {
             guard (try? Limits.userHandle(admin)) != nil else {
                 throw ValidationError("--admin takes a user's @handle, not \(admin)")
@@ -244,6 +252,8 @@ struct ServeCommand: AsyncParsableCommand {
                 maxImageBytes: Int64(maxImageMb) << 20, maxVideoBytes: Int64(maxVideoMb) << 20, maxFileBytes: Int64(maxFileMb) << 20)
             configuration.registration = registration
             configuration.admins = Set(adminHandles)
+            configuration.retentionDays = retentionDays
+            configuration.retentionInterval = .seconds(retentionInterval)
             configuration.editWindow = editWindow == 0 ? nil : try Limits.duration(seconds: editWindow * 3600)
             configuration.deleteWindow = deleteWindow == 0 ? nil : try Limits.duration(seconds: deleteWindow * 3600)
             configuration.minPasswordBytes = minPasswordLength

@@ -210,6 +210,8 @@ import Testing
         operatorsOnly("banServerAccount") { s, _ in _ = try await s.banServer("@target", reason: nil, duration: nil) },
         operatorsOnly("unbanServer") { s, _ in _ = try await s.unbanServer("1") },
         operatorsOnly("serverBans") { s, _ in _ = try await s.serverBans() },
+        operatorsOnly("disconnect") { s, _ in try await s.disconnect(handle: "target", reason: nil) },
+        operatorsOnly("wallops") { s, _ in try await s.wallops("hello everyone") },
         operatorsOnly("redact") { s, _ in _ = try await s.redact(handle: "owner", from: nil, to: nil, reason: nil) },
         operatorsOnly("auditAll") { s, _ in _ = try await s.audit(chat: nil, actor: nil, before: nil, limit: 10) },
         managersOnly("auditGroup") { s, f in _ = try await s.audit(chat: f.group, actor: nil, before: nil, limit: 10) },

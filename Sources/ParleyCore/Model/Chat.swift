@@ -64,6 +64,12 @@ public struct Chat: Hashable, Codable, Sendable {
     public var keyed = false
     /// Left out of the directory of public groups (IRC's +s), though joinable by handle.
     public var unlisted = false
+    /// Messages are kept this many days, then deleted (nil: as long as the server keeps
+    /// them; never longer than that).
+    public var retentionDays: Int?
+    /// Days the server keeps messages (nil: for good), as `chat` and a rules change
+    /// answer it: what a group's own policy may not exceed.
+    public var serverRetentionDays: Int?
 
     public init(
         id: ChatID, kind: ChatKind, handle: String?, title: String?, isPublic: Bool,
@@ -189,12 +195,15 @@ public struct GroupRulesChange: Hashable, Codable, Sendable {
     public var key: String?
     /// Left out of the directory of public groups.
     public var unlisted: Bool?
+    /// Days messages are kept; 0 removes the group's own policy.
+    public var retentionDays: Int?
 
     public init(
         anyoneSetsTopic: Bool? = nil, anyoneMentionsAll: Bool? = nil, isPublic: Bool? = nil, moderated: Bool? = nil,
-        memberLimit: Int? = nil, key: String? = nil, unlisted: Bool? = nil
+        memberLimit: Int? = nil, key: String? = nil, unlisted: Bool? = nil, retentionDays: Int? = nil
     ) {
         self.unlisted = unlisted
+        self.retentionDays = retentionDays
         self.anyoneSetsTopic = anyoneSetsTopic
         self.anyoneMentionsAll = anyoneMentionsAll
         self.isPublic = isPublic

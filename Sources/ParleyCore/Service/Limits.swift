@@ -248,6 +248,8 @@ public enum Limits {
     public static let maxReasonLength = 200
     /// The longest server ban with an end: a year.
     public static let maxBanSeconds: Int64 = 366 * 86400
+    /// The longest a group may set its retention to, on a server that keeps messages for good.
+    public static let maxRetentionDays = 36_500
 
     /// Why someone left, kicked or quit: trimmed, printable, at most `maxReasonLength`
     /// bytes; nil when empty.

@@ -120,12 +120,25 @@ extension EngineSession {
             throw ParleyError(.invalidArgument, "a member limit is 1 to \(Limits.maxMemberLimit), or 0 for none")
         }
         change.key = try change.key.map { key throws(ParleyError) in try Limits.groupKey(key) }
+        if let days = change.retentionDays {
+            let most = engine.configuration.retentionDays ?? Limits.maxRetentionDays
+            guard days == 0 || (1...most).contains(days) else {
+                throw ParleyError(
+                    .invalidArgument,
+                    engine.configuration.retentionDays == nil
+                        ? "a group keeps messages 1 to \(most) days, or 0 for as long as the server does"
+                        : "this server keeps messages \(most) days: a group keeps them 1 to \(most) days, or 0 for as long as the server does"
+                )
+            }
+        }
         let changed = try await updated(chat, by: user, what: .rules, before: entry.chat) {
             try await store.setGroupRules(of: chat, change)
         }
         let words = Self.rulesChanged(from: entry.chat, to: changed)
         try await engine.audit(.setRules, by: user, target: Self.name(of: changed), in: changed, detail: words.isEmpty ? nil : words)
-        return changed
+        var answer = changed
+        answer.serverRetentionDays = engine.configuration.retentionDays
+        return answer
     }
 
     public func ban(handle: String, from chat: ChatID) async throws {

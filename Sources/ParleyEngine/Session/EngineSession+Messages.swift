@@ -329,7 +329,9 @@ extension EngineSession {
     }
 
     public func chat(_ id: ChatID) async throws -> Chat {
-        try await requireMember(id).entry.chat
+        var chat = try await requireMember(id).entry.chat
+        chat.serverRetentionDays = engine.configuration.retentionDays
+        return chat
     }
 
     public func directChat(with peer: UserID) async throws -> Chat? {

@@ -167,6 +167,9 @@ extension EngineSession {
         flag("anyone mentions all", before.anyoneMentionsAll, after.anyoneMentionsAll)
         if before.keyed != after.keyed { words.append(after.keyed ? "key set" : "key removed") }
         if before.memberLimit != after.memberLimit { words.append("member limit \(after.memberLimit.map(String.init) ?? "none")") }
+        if before.retentionDays != after.retentionDays {
+            words.append(after.retentionDays.map { "messages kept \($0) days" } ?? "messages kept as long as the server keeps them")
+        }
         return words.joined(separator: ", ")
     }
 

@@ -170,7 +170,7 @@ public enum CommandTable {
         CommandSpec(
             name: "rules",
             usage: "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins] [posting=anyone|voiced] "
-                + "[visibility=public|private] [listed=yes|no] [limit=N|none] [key=KEY|none]",
+                + "[visibility=public|private] [listed=yes|no] [limit=N|none] [key=KEY|none] [keep=DAYS|server]",
             summary:
                 "show or change a group's rules: topic, @all, who posts, public or private, listed, member limit, key (owner and admins)",
             example: "/rules #swift topic=anyone limit=50"

@@ -83,7 +83,7 @@ extension Shell {
     func rules(_ input: inout CommandInput) async throws {
         let usage =
             "/rules [#G] [topic=anyone|admins] [mentions=anyone|admins] [posting=anyone|voiced] "
-            + "[visibility=public|private] [listed=yes|no] [limit=N|none] [key=KEY|none]"
+            + "[visibility=public|private] [listed=yes|no] [limit=N|none] [key=KEY|none] [keep=DAYS|server]"
         let word = try input.target()
         var change = GroupRulesChange()
         while let setting = try input.word() {
@@ -106,6 +106,10 @@ extension Shell {
                 }
                 change.memberLimit = Int(value) ?? 0
             case "key": change.key = value.lowercased() == "none" ? "" : value
+            case "keep":
+                let days = value.lowercased().hasSuffix("d") ? String(value.dropLast()) : value
+                guard value.lowercased() == "server" || Int(days).map({ $0 > 0 }) == true else { throw ParleyError(.usage, "\(usage)") }
+                change.retentionDays = Int(days) ?? 0
             default: throw ParleyError(.usage, "\(usage)")
             }
         }

@@ -208,7 +208,14 @@ public enum Format {
         "topic: \(chat.anyoneSetsTopic ? "anyone" : "admins"), @all: \(chat.anyoneMentionsAll ? "anyone" : "admins"), "
             + "posting: \(chat.moderated ? "voiced" : "anyone"), \(chat.isPublic ? "public" : "private")"
             + (chat.isPublic && chat.unlisted ? " (unlisted)" : "") + ", "
-            + "limit: \(chat.memberLimit.map(String.init) ?? "none"), key: \(chat.keyed ? "set" : "none")"
+            + "limit: \(chat.memberLimit.map(String.init) ?? "none"), key: \(chat.keyed ? "set" : "none")" + retention(chat)
+    }
+
+    /// `, messages kept 30 days (the server keeps them 90)`.
+    static func retention(_ chat: Chat) -> String {
+        let server = chat.serverRetentionDays.map { "the server keeps them \($0) days" }
+        guard let days = chat.retentionDays else { return server.map { ", messages kept: \($0)" } ?? "" }
+        return ", messages kept \(days) days" + (server.map { " (\($0))" } ?? "")
     }
 
     /// `[image PNG 640×480 12.3 KiB]`, `[video MP4 98.2 MiB]`.

@@ -1,0 +1,59 @@
+public import Foundation
+import GRDB
+public import ParleyCore
+import ParleyStore
+
+/// Retention: messages past their chat's or the server's keeping time are deleted for
+/// good, in small batches, each its own short transaction.
+extension SQLiteChatStore {
+    public func expireMessages(sentBefore cutoff: Date, in chat: ChatID?, limit: Int, at time: Date) async throws -> (
+        messages: Int, media: Int
+    ) {
+        try await pool.write { db in
+            // The oldest first: in a chat by seq, else in the order stored; only the run
+            // of those older than the cutoff, so the scan stops at the first newer one.
+            let rows =
+                if let chat {
+                    try Row.fetchAll(
+                        db, sql: "SELECT id, chat_id, seq, media, sent_at FROM message WHERE chat_id = ? ORDER BY seq LIMIT ?",
+                        arguments: [chat.rawValue, limit])
+                } else {
+                    try Row.fetchAll(
+                        db, sql: "SELECT id, chat_id, seq, media, sent_at FROM message ORDER BY id LIMIT ?", arguments: [limit])
+                }
+            let limit = cutoff.storedMilliseconds
+            var (messages, media) = (0, 0)
+            for row in rows {
+                guard (row[4] as Int64) < limit else { break }
+                let (id, chatID, seq): (Int64, Int64, Int64) = (row[0], row[1], row[2])
+                try Self.noteSearchChange(db, id: id)
+                try db.execute(sql: "DELETE FROM reaction WHERE chat_id = ? AND seq = ?", arguments: [chatID, seq])
+                try db.execute(sql: "DELETE FROM message WHERE id = ?", arguments: [id])
+                try db.execute(
+                    sql: """
+                        UPDATE chat SET last_text = '', last_media = NULL, last_kind = 'text', last_deleted_at = ?
+                        WHERE id = ? AND last_message_id = ?
+                        """, arguments: [time.storedMilliseconds, chatID, id])
+                if let mediaID = MediaColumn.decode(row[3])?.id {
+                    media += 1
+                    try db.execute(
+                        sql: """
+                            DELETE FROM media_upload WHERE media_id = ?1
+                                AND NOT EXISTS (SELECT 1 FROM message WHERE substr(media, 1, 64) = ?1)
+                                AND NOT EXISTS (SELECT 1 FROM user WHERE avatar = ?1)
+                            """, arguments: [mediaID])
+                }
+                messages += 1
+            }
+            return (messages, media)
+        }
+    }
+
+    public func retentionPolicies() async throws -> [(chat: ChatID, days: Int)] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, retention_days FROM chat WHERE retention_days IS NOT NULL").map {
+                (ChatID($0[0] as Int64), $0[1])
+            }
+        }
+    }
+}
