@@ -257,8 +257,11 @@ public enum Args {
         public var memberLimit: Int?
         public var key: String?
         public var unlisted: Bool?
+        /// Days the group keeps messages; 0: as long as the server does.
+        public var retentionDays: Int?
         public init(chat: ChatID, _ change: GroupRulesChange) {
             unlisted = change.unlisted
+            retentionDays = change.retentionDays
             self.chat = chat
             anyoneSetsTopic = change.anyoneSetsTopic
             anyoneMentionsAll = change.anyoneMentionsAll
@@ -271,7 +274,7 @@ public enum Args {
         public var change: GroupRulesChange {
             GroupRulesChange(
                 anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll, isPublic: isPublic, moderated: moderated,
-                memberLimit: memberLimit, key: key, unlisted: unlisted)
+                memberLimit: memberLimit, key: key, unlisted: unlisted, retentionDays: retentionDays)
         }
     }
 

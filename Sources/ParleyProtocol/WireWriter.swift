@@ -218,6 +218,8 @@ extension Chat: WireWritable {
             if let memberLimit { writer.field("member_limit", memberLimit) }
             if keyed { writer.field("keyed", true) }
             if unlisted { writer.field("unlisted", true) }
+            if let retentionDays { writer.field("retention_days", retentionDays) }
+            if let serverRetentionDays { writer.field("server_retention_days", serverRetentionDays) }
         }
     }
 }

@@ -36,7 +36,7 @@ public enum Role: String, Codable, Sendable, Comparable {
 public struct Chat: Hashable, Codable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, kind, handle, title, isPublic, participants, createdAt, topic, anyoneSetsTopic, anyoneMentionsAll
-        case moderated, memberLimit, keyed, unlisted, topicSetBy, topicSetAt
+        case moderated, memberLimit, keyed, unlisted, topicSetBy, topicSetAt, retentionDays, serverRetentionDays
     }
 
     public var id: ChatID
@@ -104,6 +104,8 @@ public struct Chat: Hashable, Codable, Sendable {
         unlisted = try container.decodeIfPresent(Bool.self, forKey: .unlisted) ?? false
         topicSetBy = try container.decodeIfPresent(String.self, forKey: .topicSetBy)
         topicSetAt = try container.decodeIfPresent(Date.self, forKey: .topicSetAt)
+        retentionDays = try container.decodeIfPresent(Int.self, forKey: .retentionDays)
+        serverRetentionDays = try container.decodeIfPresent(Int.self, forKey: .serverRetentionDays)
     }
 
     /// The rules are written only when they allow something (most chats: neither), as
@@ -126,6 +128,8 @@ public struct Chat: Hashable, Codable, Sendable {
         if unlisted { try container.encode(true, forKey: .unlisted) }
         try container.encodeIfPresent(topicSetBy, forKey: .topicSetBy)
         try container.encodeIfPresent(topicSetAt, forKey: .topicSetAt)
+        try container.encodeIfPresent(retentionDays, forKey: .retentionDays)
+        try container.encodeIfPresent(serverRetentionDays, forKey: .serverRetentionDays)
     }
 
     /// The other side of a direct chat, seen from `user`.
