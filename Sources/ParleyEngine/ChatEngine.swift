@@ -46,7 +46,9 @@ public final class ChatEngine: Sendable {
         /// How often retention looks for messages past their time, and how many it
         /// deletes in one transaction.
         public var retentionInterval: Duration = .seconds(60)
-        public var retentionBatch = 200
+        public var retentionBatch = 50
+        /// The share of the store's write time a sweep may take (it rests for the rest).
+        public var retentionShare = 0.25
         /// Other nodes change members in the same store (PostgreSQL shared by several
         /// servers): a member's rights are confirmed with the store before each request,
         /// since the cached copy learns of a change on another node a moment later.

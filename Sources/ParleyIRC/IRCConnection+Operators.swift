@@ -131,14 +131,8 @@ extension IRCConnection {
     }
 
     static func describe(_ ban: ServerBan) -> String {
-        let what =
-            switch ban.kind {
-            case .account: "account \(ban.pattern)"
-            case .handle: "nicks matching \(ban.pattern)"
-            case .address: "addresses in \(ban.pattern)"
-            }
         let until = ban.expiresAt.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
-        return what + until + (ban.reason.map { ": \($0)" } ?? "")
+        return ban.banned + until + (ban.reason.map { ": \($0)" } ?? "")
     }
 
     /// `90s`, `30m`, `12h`, `7d`: seconds, up to the longest ban.

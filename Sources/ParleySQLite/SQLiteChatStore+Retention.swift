@@ -21,19 +21,24 @@ extension SQLiteChatStore {
                     try Row.fetchAll(
                         db, sql: "SELECT id, chat_id, seq, media, sent_at FROM message ORDER BY id LIMIT ?", arguments: [limit])
                 }
-            let limit = cutoff.storedMilliseconds
+            let before = cutoff.storedMilliseconds
+            // Prepared once a batch, each run per message.
+            let noteChange = try db.cachedStatement(sql: "INSERT INTO search_change (message_id) VALUES (?)")
+            let dropReactions = try db.cachedStatement(sql: "DELETE FROM reaction WHERE chat_id = ? AND seq = ?")
+            let dropMessage = try db.cachedStatement(sql: "DELETE FROM message WHERE id = ?")
+            let clearLast = try db.cachedStatement(
+                sql: """
+                    UPDATE chat SET last_text = '', last_media = NULL, last_kind = 'text', last_deleted_at = ?
+                    WHERE id = ? AND last_message_id = ?
+                    """)
             var (messages, media) = (0, 0)
             for row in rows {
-                guard (row[4] as Int64) < limit else { break }
+                guard (row[4] as Int64) < before else { break }
                 let (id, chatID, seq): (Int64, Int64, Int64) = (row[0], row[1], row[2])
-                try Self.noteSearchChange(db, id: id)
-                try db.execute(sql: "DELETE FROM reaction WHERE chat_id = ? AND seq = ?", arguments: [chatID, seq])
-                try db.execute(sql: "DELETE FROM message WHERE id = ?", arguments: [id])
-                try db.execute(
-                    sql: """
-                        UPDATE chat SET last_text = '', last_media = NULL, last_kind = 'text', last_deleted_at = ?
-                        WHERE id = ? AND last_message_id = ?
-                        """, arguments: [time.storedMilliseconds, chatID, id])
+                try noteChange.execute(arguments: [id])
+                try dropReactions.execute(arguments: [chatID, seq])
+                try dropMessage.execute(arguments: [id])
+                try clearLast.execute(arguments: [time.storedMilliseconds, chatID, id])
                 if let mediaID = MediaColumn.decode(row[3])?.id {
                     media += 1
                     try db.execute(

@@ -93,6 +93,15 @@ public struct ServerBan: Hashable, Codable, Sendable {
 
     public func isLive(at now: Date) -> Bool { expiresAt.map { $0 > now } ?? true }
 
+    /// What it bans, in words: `@bob`, `handles like spam*`, `addresses in 203.0.113.0/24`.
+    public var banned: String {
+        switch kind {
+        case .account: "@\(pattern)"
+        case .handle: "handles like \(pattern)"
+        case .address: "addresses in \(pattern)"
+        }
+    }
+
     /// What someone it refuses is told.
     public var refusal: ParleyError {
         let why = reason.map { ": \($0)" } ?? ""

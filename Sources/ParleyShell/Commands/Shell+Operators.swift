@@ -113,14 +113,8 @@ extension Shell {
     }
 
     static func describe(_ ban: ServerBan) -> String {
-        let what =
-            switch ban.kind {
-            case .account: "@\(ban.pattern)"
-            case .handle: "handles like \(ban.pattern)"
-            case .address: "addresses in \(ban.pattern)"
-            }
         let until = ban.expiresAt.map { " until \(reminderClock($0))" } ?? ""
-        return what + until + (ban.reason.map { ": \(Sanitizer.line($0))" } ?? "")
+        return ban.banned + until + (ban.reason.map { ": \(Sanitizer.line($0))" } ?? "")
     }
 
     /// A time in the past: `2h` ago, `3d` ago, or a local date (and time).
