@@ -271,6 +271,13 @@ def main():
              alice.call("ban_server", {"target": "203.0.113.0/24", "reason": "spam wave", "seconds": 604800}))
         show("the server's bans in force (server admins)", "alice", alice.call("server_bans"))
         show("lift a server ban, by its id or what it bans (server admins)", "alice", alice.call("unban_server", {"target": "203.0.113.0/24"}))
+        show("erase an account: profile, email, phone, password, sessions and files go, its messages stay as from \"Deleted user\" "
+             "(or go, with --erased-messages delete), its handle is held back (server admins)", "alice",
+             alice.call("erase_account", {"handle": "@mallory", "reason": "by request"}))
+        leaving = Socket(port)
+        leaving.call("register", {"email": "leaving@example.com", "password": "leaving's pass", "display_name": "Leaving", "handle": "leaving"})
+        show("delete my own account for good, with its password (null for an account without one); the connection stays, signed out",
+             "leaving", leaving.call("delete_account", {"password": "leaving's pass"}))
         show("the audit log, newest first: all of it for server admins, a group's own (`chat`) for its owner and admins; "
              "`actor` and `before` (an entry's id) narrow it", "alice", alice.call("audit", {"limit": 3}))
         exchange = alice.call("create_signup_code", {"max_uses": 5, "expires_in_seconds": 604800})

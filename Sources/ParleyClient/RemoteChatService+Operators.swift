@@ -32,6 +32,15 @@ extension RemoteChatService {
         try await link.call(OpDeclarations.redact, Args.Redact(handle: handle, from: from, to: to, reason: reason))
     }
 
+    public func deleteAccount(password: String?) async throws {
+        _ = try await link.call(OpDeclarations.deleteAccount, Args.DeleteAccount(password: password))
+        await link.signedOut()
+    }
+
+    public func eraseAccount(handle: String, reason: String?) async throws {
+        _ = try await link.call(OpDeclarations.eraseAccount, Args.EraseAccount(handle: handle, reason: reason))
+    }
+
     public func audit(chat: ChatID?, actor: String?, before: Int64?, limit: Int) async throws -> [AuditEntry] {
         try await link.call(OpDeclarations.audit, Args.Audit(chat: chat, actor: actor, before: before, limit: limit))
     }

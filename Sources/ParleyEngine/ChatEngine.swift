@@ -49,6 +49,11 @@ public final class ChatEngine: Sendable {
         public var retentionBatch = 50
         /// The share of the store's write time a sweep may take (it rests for the rest).
         public var retentionShare = 0.25
+        /// What becomes of an erased account's messages: kept, as from "Deleted user"
+        /// (their media gone), or deleted.
+        public var erasedMessages = ErasedMessages.keep
+        /// How long an erased account's handle is held back from anyone else.
+        public var handleHold: Duration = .seconds(30 * 86400)
         /// Other nodes change members in the same store (PostgreSQL shared by several
         /// servers): a member's rights are confirmed with the store before each request,
         /// since the cached copy learns of a change on another node a moment later.

@@ -170,5 +170,16 @@ extension PostgresSchema {
             ALTER TABLE chat ADD COLUMN retention_days bigint;
             """
         ),
+        (
+            // Erased accounts, and the handles they gave up, held back for a while.
+            "23-erasure",
+            """
+            ALTER TABLE users ADD COLUMN erased_at bigint;
+            CREATE TABLE handle_hold (
+                handle text PRIMARY KEY,
+                until bigint NOT NULL
+            );
+            """
+        ),
     ]
 }

@@ -24,6 +24,14 @@ extension OpDeclarations {
     public static let redact = OpDeclaration(.redact) { (call, args: Args.Redact) in
         try await call.service.redact(handle: args.handle, from: args.from, to: args.to, reason: args.reason)
     }
+    public static let deleteAccount = OpDeclaration(.deleteAccount) { (call, args: Args.DeleteAccount) in
+        try await call.service.deleteAccount(password: args.password)
+        return Empty()
+    }
+    public static let eraseAccount = OpDeclaration(.eraseAccount) { (call, args: Args.EraseAccount) in
+        try await call.service.eraseAccount(handle: args.handle, reason: args.reason)
+        return Empty()
+    }
     public static let audit = OpDeclaration(.audit) { (call, args: Args.Audit) in
         try await call.service.audit(chat: args.chat, actor: args.actor, before: args.before, limit: args.limit ?? 50)
     }
@@ -49,6 +57,20 @@ extension Args {
             self.target = target
             self.reason = reason
             self.seconds = duration?.components.seconds
+        }
+    }
+
+    public struct DeleteAccount: Codable, Sendable {
+        public var password: String?
+        public init(password: String?) { self.password = password }
+    }
+
+    public struct EraseAccount: Codable, Sendable {
+        public var handle: String
+        public var reason: String?
+        public init(handle: String, reason: String?) {
+            self.handle = handle
+            self.reason = reason
         }
     }
 

@@ -327,6 +327,8 @@ extension Op {
         case .serverBans: OpDeclarations.serverBans
         case .redact: OpDeclarations.redact
         case .audit: OpDeclarations.audit
+        case .deleteAccount: OpDeclarations.deleteAccount
+        case .eraseAccount: OpDeclarations.eraseAccount
         case .createHook: OpDeclarations.createHook
         case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks

@@ -178,5 +178,16 @@ extension Schema {
         migrator.registerMigration("v31") { db in
             try db.execute(sql: "ALTER TABLE chat ADD COLUMN retention_days INTEGER")
         }
+        // Erased accounts, and the handles they gave up, held back for a while.
+        migrator.registerMigration("v32") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE user ADD COLUMN erased_at INTEGER;
+                    CREATE TABLE handle_hold (
+                        handle TEXT PRIMARY KEY COLLATE NOCASE,
+                        until INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
     }
 }

@@ -271,6 +271,15 @@ public protocol ChatStore: PresenceWatchStore {
     func sentMessages(by sender: UserID, from: Date?, to: Date?, after: Int64, limit: Int) async throws
         -> [(chat: ChatID, seq: Int64, id: Int64, hasMedia: Bool)]
 
+    // Erasure
+    /// Erases an account: its profile, email, phone, password, sessions, tokens, links,
+    /// reminders and uploads go; its messages lose their media, or are deleted with
+    /// `deleteMessages`; its handle is renamed and the old one held until `until` (no new
+    /// account nor guest may take it). Returns the media ids no one uses any more.
+    func eraseAccount(_ user: UserID, deleteMessages: Bool, holdHandleUntil until: Date, at time: Date) async throws -> [String]
+    /// Whether an erased account's handle is held at `time`.
+    func isHandleHeld(_ handle: String, at time: Date) async throws -> Bool
+
     // Retention
     /// Deletes up to `limit` of the oldest messages sent before `cutoff` (of one chat, or
     /// of all in the order they were stored), with their mentions, reactions, search

@@ -72,6 +72,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between looks for messages past their time.") var retentionInterval = 60
     @Option(help: "Messages retention deletes in one transaction (it rests three times as long as each takes).")
     var retentionBatch = 50
+    @Option(help: "What becomes of a deleted account's messages: keep (as from \"Deleted user\", files gone) or delete.")
+    var erasedMessages = ErasedMessages.keep
+    @Option(help: "Days a deleted account's handle is held back from anyone else.") var handleHoldDays = 30
     @Option(help: ArgumentHelp("Serve wss:// and https:// with this certificate chain (PEM); needs --tls-key.", valueName: "PEM"))
     var tlsCert: String?
     @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "PEM")) var tlsKey: String?
@@ -151,6 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (1...86400).contains(retentionInterval) else { throw ValidationError("--retention-interval is 1 to 86400 seconds") }
         guard (1...10_000).contains(retentionBatch) else { throw ValidationError("--retention-batch is 1 to 10000") }
+        guard (0...3650).contains(handleHoldDays) else { throw ValidationError("--handle-hold-days is 0 to 3650") }
         for admin in admins {
             guard (try? Limits.userHandle(admin)) != nil else {
                 throw ValidationError("--admin takes a user's @handle, not \(admin)")
@@ -258,6 +262,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.retentionDays = retentionDays
             configuration.retentionInterval = .seconds(retentionInterval)
             configuration.retentionBatch = retentionBatch
+            configuration.erasedMessages = erasedMessages
+            configuration.handleHold = .seconds(handleHoldDays * 86400)
             configuration.editWindow = editWindow == 0 ? nil : try Limits.duration(seconds: editWindow * 3600)
             configuration.deleteWindow = deleteWindow == 0 ? nil : try Limits.duration(seconds: deleteWindow * 3600)
             configuration.minPasswordBytes = minPasswordLength
@@ -353,6 +359,7 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension RegistrationMode: ExpressibleByArgument {}
+extension ErasedMessages: ExpressibleByArgument {}
 
 extension ServeCommand {
     /// The server's event loops: `--threads`, or the server's default.

@@ -212,6 +212,15 @@ import Testing
         operatorsOnly("serverBans") { s, _ in _ = try await s.serverBans() },
         operatorsOnly("disconnect") { s, _ in try await s.disconnect(handle: "target", reason: nil) },
         operatorsOnly("wallops") { s, _ in try await s.wallops("hello everyone") },
+        operatorsOnly("eraseAccount") { s, _ in try await s.eraseAccount(handle: "target", reason: nil) },
+        // One's own account goes only with its password.
+        Verb(
+            name: "deleteAccountWrongPassword",
+            expected: [
+                .nonMember: .deny(.badCredentials), .member: .deny(.badCredentials), .admin: .deny(.badCredentials),
+                .owner: .deny(.badCredentials),
+            ]
+        ) { s, _ in try await s.deleteAccount(password: "not the password") },
         operatorsOnly("redact") { s, _ in _ = try await s.redact(handle: "owner", from: nil, to: nil, reason: nil) },
         operatorsOnly("auditAll") { s, _ in _ = try await s.audit(chat: nil, actor: nil, before: nil, limit: 10) },
         managersOnly("auditGroup") { s, f in _ = try await s.audit(chat: f.group, actor: nil, before: nil, limit: 10) },

@@ -169,3 +169,31 @@ import Testing
         }
     }
 }
+
+/// `/delete-account` through the binary: the shell and IRC connection end, the account
+/// can't sign in, its handle can't be taken, and its words stay as from "Deleted user".
+@Suite(.timeLimit(.minutes(10))) struct DeleteAccountScriptTests {
+    @Test func aDeletedAccountIsGoneAndItsHandleHeld() throws {
+        let world = try ServedShells(["alice", "bob", "carol"], arguments: ["--handle-hold-days", "30"])
+        defer { world.remove() }
+        #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
+        #expect(try world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
+        #expect(try world["alice"].run("/send #team hello from alice").status == 0)
+        let irc = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try irc.signIn("alice", password: "wonderland-1"))
+
+        let wrong = try world["alice"].run("/delete-account --password nope")
+        #expect(wrong.status != 0 && wrong.stderr.contains("bad_credentials: the password is wrong; the account was not deleted"))
+        let deleted = try world["alice"].run("/delete-account --password wonderland-1")
+        #expect(deleted.lines.first?.hasPrefix("Deleted @alice: your profile, sessions and files are gone") == true, "\(deleted.stderr)")
+        #expect(irc.wait(containing: "ERROR :Closing link: this account was deleted") != nil)
+        let back = try world["alice"].run("/login @alice --password wonderland-1")
+        #expect(back.status != 0 && back.stderr.contains("bad_credentials"))
+        let taken = try world["carol"].run("/register carol@example.com --handle alice --password carol-12345")
+        #expect(
+            taken.status != 0 && taken.stderr.contains("handle_taken: the handle @alice belonged to a deleted account"), "\(taken.stderr)")
+        let seen = try world["bob"].run("/history #team\n/members #team")
+        #expect(seen.stdout.contains("<deleted-") && seen.stdout.contains("hello from alice"), "\(seen.lines)")
+        #expect(!seen.stdout.contains("@alice"), "\(seen.lines)")
+    }
+}

@@ -226,6 +226,12 @@ public protocol ChatService: AnyObject, Sendable {
     /// Resolves an open report with a note (server admins).
     func resolveReport(_ id: Int64, note: String?) async throws -> Report
 
+    // Erasure
+    /// Deletes the signed-in account for good, proven with its password (nil: it has none).
+    func deleteAccount(password: String?) async throws
+    /// An operator erases an account.
+    func eraseAccount(handle: String, reason: String?) async throws
+
     // The server's operators (`--admin`)
     /// Suspends an account and its bots: their sessions end, sign-in is refused.
     func suspend(handle: String, reason: String) async throws -> Suspension

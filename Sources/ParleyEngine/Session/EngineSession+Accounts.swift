@@ -35,7 +35,10 @@ extension EngineSession {
         var account = NewUser(
             email: email, handle: handle ?? "", displayName: displayName, passwordHash: passwordHash, isBot: false, createdAt: engine.now,
             signupCode: signupCode)
-        if handle != nil { return try await store.createUser(account) }
+        if let handle {
+            try await requireUnheld(handle)
+            return try await store.createUser(account)
+        }
         let base = Limits.handle(fromEmail: email ?? displayName.lowercased().replacingOccurrences(of: " ", with: "."))
         account.handle = base
         guard let user = try await createUser(account, firstFreeOf: [base] + (2...50).map { "\(base)\($0)" }) else {
@@ -46,7 +49,8 @@ extension EngineSession {
 
     /// Creates `account` under the first of `handles` that is free (nil: none was).
     func createUser(_ account: NewUser, firstFreeOf handles: [String]) async throws -> User? {
-        for handle in handles where try await !store.handleExists(handle) {
+        for handle in handles {
+            guard try await !store.handleExists(handle), try await !store.isHandleHeld(handle, at: engine.now) else { continue }
             var account = account
             account.handle = handle
             do {

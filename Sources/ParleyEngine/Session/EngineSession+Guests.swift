@@ -24,6 +24,7 @@ extension EngineSession {
                 throw ParleyError(.handleTaken, "the nick \(handle) is taken")
             }
         }
+        try await requireUnheld(handle)
         let user = try await store.createUser(
             NewUser(
                 email: nil, handle: handle, displayName: "\(handle) (guest)", passwordHash: nil, isBot: false, createdAt: engine.now,
@@ -48,6 +49,7 @@ extension EngineSession {
             }
         }
         let displayName = "\(handle) (guest)"
+        try await requireUnheld(handle)
         guard try await store.renameGuest(user.id, to: handle, displayName: displayName) else {
             throw ParleyError(.forbidden, "an account's handle is its nick: @\(user.handle)")
         }

@@ -13,7 +13,7 @@ extension EngineSession {
     public func suspend(handle: String, reason: String) async throws -> Suspension {
         let admin = try requireOperator("suspend accounts")
         guard let reason = try Limits.reason(reason) else { throw ParleyError(.invalidArgument, "say why: /suspend @handle REASON") }
-        let target = try await requireAccount(handle)
+        let target = try await account(named: handle)
         guard !engine.isOperator(target) else {
             throw ParleyError(.forbidden, "@\(target.handle) is one of the server's operators (--admin), who cannot be suspended")
         }
@@ -35,7 +35,7 @@ extension EngineSession {
     /// Lifts a suspension, and that of the bots suspended with the account.
     public func reinstate(handle: String) async throws -> [UserRef] {
         let admin = try requireOperator("reinstate accounts")
-        let target = try await requireAccount(handle)
+        let target = try await account(named: handle)
         let freed = try await store.reinstate(target.id)
         guard !freed.isEmpty else { throw ParleyError(.invalidArgument, "@\(target.handle) is not suspended") }
         var users: [UserRef] = []
@@ -64,11 +64,11 @@ extension EngineSession {
             }
             expiresAt = engine.now.addingTimeInterval(duration.seconds)
         }
-        var account: User?
+        var banned: User?
         if kind == .account {
-            let found = try await requireAccount(pattern)
+            let found = try await account(named: pattern)
             guard !engine.isOperator(found) else { throw ParleyError(.forbidden, "@\(found.handle) is one of the server's operators") }
-            account = found
+            banned = found
         }
         if kind == .address, let range = AddressRange(pattern), range.contains(address) {
             throw ParleyError(.invalidArgument, "\(pattern) holds your own address (\(address)); ban a narrower range")
@@ -79,7 +79,7 @@ extension EngineSession {
         let ban = try await store.addServerBan(
             ServerBan(id: 0, kind: kind, pattern: pattern, reason: reason, by: admin.handle, createdAt: engine.now, expiresAt: expiresAt))
         engine.banBook.changed()
-        if let account { try await engine.remove(account.id, ban.refusal) }
+        if let banned { try await engine.remove(banned.id, ban.refusal) }
         try await engine.audit(
             .serverBan, by: admin, target: kind == .account ? "@\(pattern)" : pattern,
             detail: expiresAt.map { "until \(ISO8601DateFormatter().string(from: $0))" } ?? kind.rawValue, reason: reason)
@@ -114,7 +114,7 @@ extension EngineSession {
     public func redact(handle: String, from: Date?, to: Date?, reason: String?) async throws -> Redaction {
         let admin = try requireOperator("redact accounts")
         let reason = try Limits.reason(reason)
-        let target = try await requireAccount(handle)
+        let target = try await account(named: handle)
         if let from, let to, from > to { throw ParleyError(.invalidArgument, "the window ends before it starts") }
         var (after, messages, media) = (Int64(0), 0, 0)
         while true {
@@ -194,7 +194,7 @@ extension EngineSession {
     public func disconnect(handle: String, reason: String?) async throws {
         let admin = try requireOperator("disconnect accounts")
         let reason = try Limits.reason(reason)
-        let target = try await requireAccount(handle)
+        let target = try await account(named: handle)
         let why = "disconnected by the server's operator @\(admin.handle)" + (reason.map { ": \($0)" } ?? "")
         try await engine.remove(target.id, ParleyError(.invalidToken, why))
         try await engine.audit(.disconnect, by: admin, target: "@\(target.handle)", reason: reason)
@@ -211,7 +211,7 @@ extension EngineSession {
         try await engine.audit(.wallops, by: admin, target: "everyone", detail: detail)
     }
 
-    private func requireAccount(_ handle: String) async throws -> User {
+    func account(named handle: String) async throws -> User {
         let name = handle.trimmingSpaces()
         let bare = name.hasPrefix("@") ? String(name.dropFirst()) : name
         guard !bare.isEmpty, bare.utf8.count <= 64, let found = try await store.user(handle: bare) else {

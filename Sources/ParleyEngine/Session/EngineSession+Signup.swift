@@ -35,6 +35,7 @@ extension EngineSession {
         guard try await store.bots(ownedBy: owner.id).count < Limits.maxBotsPerOwner else {
             throw ParleyError(.forbidden, "you own \(Limits.maxBotsPerOwner) bot accounts, which is as many as one person may")
         }
+        try await requireUnheld(handle)
         let hash = await engine.hasher.hash(bot.password)
         return try await store.createUser(
             NewUser(

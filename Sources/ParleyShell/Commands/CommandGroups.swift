@@ -27,12 +27,14 @@ enum CommandGroups {
         Group(name: "bots", summary: "bot plugins, bot accounts and webhooks", commands: ["plugin", "bots", "hook", "hooks"]),
         Group(
             name: "account", summary: "sign in and out, your profile, privacy and sessions",
-            commands: ["register", "login", "code", "logout", "whoami", "passwd", "profile", "privacy", "playback", "sessions"]),
+            commands: [
+                "register", "login", "code", "logout", "whoami", "passwd", "profile", "privacy", "playback", "sessions", "delete-account",
+            ]),
         Group(
             name: "server", summary: "the connection and the server's admin",
             commands: [
                 "connect", "status", "signup-code", "reports", "suspend", "reinstate", "suspensions", "ban-server", "unban-server",
-                "server-bans", "redact", "audit",
+                "server-bans", "redact", "audit", "erase",
             ]),
         Group(name: "shell", summary: "help, scripts and leaving", commands: ["help", "wait", "sleep", "quit"]),
     ]

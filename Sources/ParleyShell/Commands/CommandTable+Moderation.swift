@@ -64,6 +64,15 @@ extension CommandTable {
             example: "/redact @spammer --since 2h spam"
         ) { shell, input in try await shell.redact(&input) },
         CommandSpec(
+            name: "delete-account", usage: "/delete-account [--password P | --password-env VAR | --no-password]",
+            summary: "delete your account for good: profile, email, phone, sessions, files; your handle is held back for a while",
+            example: "/delete-account"
+        ) { shell, input in try await shell.deleteAccount(&input) },
+        CommandSpec(
+            name: "erase", usage: "/erase @H [REASON]", summary: "erase an account as /delete-account would (server operators)",
+            example: "/erase @spammer by request"
+        ) { shell, input in try await shell.erase(&input) },
+        CommandSpec(
             name: "audit", usage: "/audit [#G] [@ACTOR] [--before ID] [N]",
             summary: "who did what: the whole log for operators, a group's for its owner and admins", example: "/audit #swift 20"
         ) { shell, input in try await shell.audit(&input) },
