@@ -271,6 +271,9 @@ def main():
              alice.call("ban_server", {"target": "203.0.113.0/24", "reason": "spam wave", "seconds": 604800}))
         show("the server's bans in force (server admins)", "alice", alice.call("server_bans"))
         show("lift a server ban, by its id or what it bans (server admins)", "alice", alice.call("unban_server", {"target": "203.0.113.0/24"}))
+        show("everything the server holds about me: profile, sessions, chats with roles and read markers, reactions, uploads, and my "
+             "messages a page (1,000) at a time: `after` the `next` id asks for the next page; `handle`: another's (server admins)",
+             "alice", alice.call("export_account", {"handle": "@mallory"}))
         show("erase an account: profile, email, phone, password, sessions and files go, its messages stay as from \"Deleted user\" "
              "(or go, with --erased-messages delete), its handle is held back (server admins)", "alice",
              alice.call("erase_account", {"handle": "@mallory", "reason": "by request"}))

@@ -32,6 +32,10 @@ extension RemoteChatService {
         try await link.call(OpDeclarations.redact, Args.Redact(handle: handle, from: from, to: to, reason: reason))
     }
 
+    public func exportAccount(handle: String?, after: Int64?) async throws -> AccountExport {
+        try await link.call(OpDeclarations.exportAccount, Args.ExportAccount(handle: handle, after: after))
+    }
+
     public func deleteAccount(password: String?) async throws {
         _ = try await link.call(OpDeclarations.deleteAccount, Args.DeleteAccount(password: password))
         await link.signedOut()

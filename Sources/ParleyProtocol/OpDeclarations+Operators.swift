@@ -28,6 +28,9 @@ extension OpDeclarations {
         try await call.service.deleteAccount(password: args.password)
         return Empty()
     }
+    public static let exportAccount = OpDeclaration(.exportAccount) { (call, args: Args.ExportAccount) in
+        try await call.service.exportAccount(handle: args.handle, after: args.after)
+    }
     public static let eraseAccount = OpDeclaration(.eraseAccount) { (call, args: Args.EraseAccount) in
         try await call.service.eraseAccount(handle: args.handle, reason: args.reason)
         return Empty()
@@ -57,6 +60,15 @@ extension Args {
             self.target = target
             self.reason = reason
             self.seconds = duration?.components.seconds
+        }
+    }
+
+    public struct ExportAccount: Codable, Sendable {
+        public var handle: String?
+        public var after: Int64?
+        public init(handle: String?, after: Int64?) {
+            self.handle = handle
+            self.after = after
         }
     }
 

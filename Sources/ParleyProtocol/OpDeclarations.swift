@@ -329,6 +329,7 @@ extension Op {
         case .audit: OpDeclarations.audit
         case .deleteAccount: OpDeclarations.deleteAccount
         case .eraseAccount: OpDeclarations.eraseAccount
+        case .exportAccount: OpDeclarations.exportAccount
         case .createHook: OpDeclarations.createHook
         case .createOutgoingHook: OpDeclarations.createOutgoingHook
         case .hooks: OpDeclarations.hooks

@@ -277,6 +277,12 @@ public protocol ChatStore: PresenceWatchStore {
     /// `deleteMessages`; its handle is renamed and the old one held until `until` (no new
     /// account nor guest may take it). Returns the media ids no one uses any more.
     func eraseAccount(_ user: UserID, deleteMessages: Bool, holdHandleUntil until: Date, at time: Date) async throws -> [String]
+    /// For an export: the account's phone, the live messages it sent after message id
+    /// `after` (oldest first), its reactions and the media it uploaded.
+    func phone(of user: UserID) async throws -> String?
+    func messagesSent(by user: UserID, after id: Int64, limit: Int) async throws -> [Message]
+    func reactions(by user: UserID, limit: Int) async throws -> [AccountExport.Reaction]
+    func uploads(by user: UserID, limit: Int) async throws -> [String]
     /// Whether an erased account's handle is held at `time`.
     func isHandleHeld(_ handle: String, at time: Date) async throws -> Bool
 

@@ -212,6 +212,7 @@ import Testing
         operatorsOnly("serverBans") { s, _ in _ = try await s.serverBans() },
         operatorsOnly("disconnect") { s, _ in try await s.disconnect(handle: "target", reason: nil) },
         operatorsOnly("wallops") { s, _ in try await s.wallops("hello everyone") },
+        operatorsOnly("exportAccount") { s, _ in _ = try await s.exportAccount(handle: "target", after: nil) },
         operatorsOnly("eraseAccount") { s, _ in try await s.eraseAccount(handle: "target", reason: nil) },
         // One's own account goes only with its password.
         Verb(

@@ -67,6 +67,57 @@ import Testing
         #expect(log.map { "\($0.action.rawValue) \($0.target)" } == ["delete_account @alice", "delete_account @alices-bot"])
     }
 
+    @Test(arguments: StoreKind.all) func anExportHoldsExactlyTheAccountsData(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.admins = ["oscar"] }
+        let oscar = try await world.signUp("oscar")
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let team = try await alice.createGroup(handle: "team", title: nil, isPublic: true)
+        _ = try await bob.joinGroup(handle: "team", key: nil)
+        let bobID = try await bob.me().id
+        var mine: [String] = []
+        for index in 0..<1002 {
+            mine.append("alice \(index)")
+            _ = try await alice.sendMessage(to: .chat(team.id), text: "alice \(index)", clientID: nil)
+        }
+        let typo = try await alice.sendMessage(to: .chat(team.id), text: "a typo", clientID: nil)
+        _ = try await alice.deleteMessage(chat: team.id, seq: typo.seq)
+        let direct = try await alice.sendMessage(to: .user(bobID), text: "psst bob", clientID: nil)
+        mine.append("psst bob")
+        let bobs = try await bob.sendMessage(to: .chat(team.id), text: "bob's own", clientID: nil)
+        _ = try await alice.react(chat: team.id, seq: bobs.seq, emoji: "👍")
+        _ = try await bob.react(chat: team.id, seq: bobs.seq, emoji: "🎉")
+        let notes = world.folder.appendingPathComponent("notes.txt")
+        try Data("alice's notes\n".utf8).write(to: notes)
+        let file = try await alice.uploadMedia(from: notes, kind: .file, for: .chat(team.id), progress: nil)
+        _ = try await alice.sendMedia(to: .chat(team.id), media: file.id, caption: "notes", name: "notes.txt", clientID: nil, via: nil)
+        mine.append("notes")
+        _ = try await bob.uploadMedia(from: notes, kind: .file, for: .chat(team.id), progress: nil)
+
+        var export = try await alice.exportAccount(handle: nil, after: nil)
+        var next = export.next
+        #expect(export.messages.count == AccountExport.pageSize && next != nil)
+        while let after = next {
+            let page = try await alice.exportAccount(handle: nil, after: after)
+            #expect(page.memberships.isEmpty && page.sessions.isEmpty, "later pages hold messages only")
+            export.messages += page.messages
+            next = page.next
+        }
+        #expect(export.user.handle == "alice" && export.user.email == "alice@example.com")
+        #expect(export.messages.map(\.text) == mine, "every message of hers, oldest first, none of anyone else's, not the deleted one")
+        #expect(Set(export.memberships.map(\.chat.id)) == [team.id, direct.chatID])
+        #expect(export.memberships.first { $0.chat.id == team.id }?.role == .owner)
+        #expect(export.reactions.map(\.emoji) == ["👍"])
+        #expect(export.uploads.map(\.id) == [file.id])
+        #expect(export.sessions.count == 1 && export.sessions.first?.current == true)
+
+        await expectError(.forbidden) { _ = try await bob.exportAccount(handle: "alice", after: nil) }
+        let byOperator = try await oscar.exportAccount(handle: "@bob", after: nil)
+        #expect(byOperator.user.handle == "bob" && byOperator.messages.map(\.text) == ["bob's own"])
+        #expect(byOperator.sessions.allSatisfy { !$0.current })
+        #expect(try await oscar.audit(chat: nil, actor: nil, before: nil, limit: 1).first?.action == .exportAccount)
+    }
+
     @Test(arguments: StoreKind.all) func anOperatorErasesAndTheServerDeletesTheMessages(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind) {
             $0.admins = ["oscar"]

@@ -197,3 +197,38 @@ import Testing
         #expect(!seen.stdout.contains("@alice"), "\(seen.lines)")
     }
 }
+
+/// `/export me FILE` through the binary: one JSON file with exactly the account's data,
+/// and the files it uploaded beside it.
+@Suite(.timeLimit(.minutes(10))) struct AccountExportScriptTests {
+    @Test func anExportHoldsTheAccountsDataAndFiles() throws {
+        let world = try ServedShells(["alice", "bob"])
+        defer { world.remove() }
+        let notes = world.folder.appendingPathComponent("notes.txt")
+        try Data("alice's notes\n".utf8).write(to: notes)
+        let made = try world["alice"].run(
+            "/register alice@example.com --handle alice --password wonderland-1\n/create #team\n/send #team hello one\n/file #team \(notes.path) my notes"
+        )
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(
+            try world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team\n/send #team bob here").status
+                == 0)
+        let file = world.folder.appendingPathComponent("alice-export.json")
+        let done = try world["alice"].run("/export me \(file.path)")
+        #expect(
+            done.lines.first?.hasPrefix("Wrote @alice's data to \(file.path): 2 messages, 1 chats, 0 reactions, 1 sessions and 1 files")
+                == true,
+            "\(done.lines) \(done.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        #expect((object["user"] as? [String: Any])?["email"] as? String == "alice@example.com")
+        let texts = (object["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String }
+        #expect(texts == ["hello one", "my notes"])
+        let saved = try FileManager.default.contentsOfDirectory(atPath: file.path + "-media")
+        #expect(saved.count == 1 && saved[0].hasSuffix("-notes.txt"), "\(saved)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file.path + "-media/" + saved[0])) == Data("alice's notes\n".utf8))
+        let again = try world["alice"].run("/export me \(file.path)")
+        #expect(again.status != 0 && again.stderr.contains("file_exists"))
+        let others = try world["alice"].run("/export account @bob \(file.path)-bob")
+        #expect(others.status != 0 && others.stderr.contains("forbidden: only the server's operators export other people's accounts"))
+    }
+}

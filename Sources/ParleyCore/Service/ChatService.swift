@@ -226,7 +226,10 @@ public protocol ChatService: AnyObject, Sendable {
     /// Resolves an open report with a note (server admins).
     func resolveReport(_ id: Int64, note: String?) async throws -> Report
 
-    // Erasure
+    // Export and erasure
+    /// What the server holds about the signed-in account (`handle`: another's, for an
+    /// operator), with the first page of its messages, or only the page after `after`.
+    func exportAccount(handle: String?, after: Int64?) async throws -> AccountExport
     /// Deletes the signed-in account for good, proven with its password (nil: it has none).
     func deleteAccount(password: String?) async throws
     /// An operator erases an account.

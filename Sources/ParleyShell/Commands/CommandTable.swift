@@ -262,8 +262,9 @@ public enum CommandTable {
             summary: "remove a chat and its history from your list (others keep theirs)", example: "/delete-chat @bob"
         ) { shell, input in try await shell.deleteChat(&input) },
         CommandSpec(
-            name: "export", usage: "/export [#G|@H] FILE [--json]",
-            summary: "write a chat's whole history to a file, oldest first (--json: an object a line)",
+            name: "export", usage: "/export [#G|@H] FILE [--json] | /export me FILE | /export account @H FILE",
+            summary:
+                "write a chat's whole history to a file, oldest first (--json: an object a line); `me`: all the server holds about you, files too",
             example: "/export #swift ~/swift.log"
         ) { shell, input in try await shell.export(&input) },
         CommandSpec(

@@ -5,7 +5,16 @@ import ParleyCore
 /// logs write it (or a JSON object a line).
 extension Shell {
     func export(_ input: inout CommandInput) async throws {
-        let usage = "/export [#G|@H] FILE [--json]"
+        if try input.peek() == "me" {
+            _ = try input.word()
+            return try await exportAccount(&input, handle: nil)
+        }
+        if try input.peek() == "account" {
+            _ = try input.word()
+            guard let handle = try input.word() else { throw ParleyError(.usage, "/export account @H FILE") }
+            return try await exportAccount(&input, handle: handle)
+        }
+        let usage = "/export [#G|@H] FILE [--json] | /export me FILE | /export account @H FILE"
         let target = try input.target()
         let options = try input.options(values: [], flags: ["json"])
         guard options.positional.count == 1, let path = options.positional.first else { throw ParleyError(.usage, usage) }

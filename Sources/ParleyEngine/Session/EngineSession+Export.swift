@@ -1,0 +1,50 @@
+import Foundation
+public import ParleyCore
+import ParleyStore
+import Synchronization
+
+/// Export: everything the server holds about an account, for its owner (or an operator).
+extension EngineSession {
+    /// The account's data: profile, sessions, memberships, reactions and uploads with the
+    /// first page of its messages (`after` nil), or only the page of messages after
+    /// message id `after`. `handle`: another account's, for an operator.
+    public func exportAccount(handle: String?, after: Int64?) async throws -> AccountExport {
+        let me = try requireAccount()
+        var user = me
+        if let handle {
+            let admin = try requireOperator("export other people's accounts")
+            user = try await account(named: handle)
+            if after == nil { try await engine.audit(.exportAccount, by: admin, target: "@\(user.handle)") }
+        }
+        let now = engine.now
+        let messages = try await store.messagesSent(by: user.id, after: max(after ?? 0, 0), limit: AccountExport.pageSize)
+        let next = messages.count == AccountExport.pageSize ? messages.last?.id.rawValue : nil
+        guard after == nil else {
+            return AccountExport(
+                user: user, phone: nil, exportedAt: now, sessions: [], memberships: [], reactions: [], uploads: [], messages: messages,
+                next: next)
+        }
+        let current = user.id == me.id ? state.withLock { $0.tokenHash } : nil
+        let sessions = try await store.sessions(of: user.id, now: now).map { session in
+            SessionInfo(
+                id: Self.publicID(of: session.tokenHash), client: session.client, address: session.address, startedAt: session.createdAt,
+                lastActiveAt: Self.minute(session.lastActiveAt), current: session.tokenHash == current)
+        }
+        var memberships: [AccountExport.Membership] = []
+        for summary in try await store.chatList(for: user.id) {
+            guard let membership = try await store.membership(of: user.id, in: summary.chat.id) else { continue }
+            memberships.append(
+                AccountExport.Membership(
+                    chat: summary.chat, role: membership.role, joinedAt: membership.joinedAt, readSeq: membership.readSeq,
+                    notify: summary.notify))
+        }
+        var uploads: [MediaInfo] = []
+        for id in try await store.uploads(by: user.id, limit: AccountExport.maxListed) {
+            if let media = try await store.media(id: id) { uploads.append(media) }
+        }
+        return AccountExport(
+            user: user, phone: try await store.phone(of: user.id), exportedAt: now, sessions: sessions, memberships: memberships,
+            reactions: try await store.reactions(by: user.id, limit: AccountExport.maxListed), uploads: uploads, messages: messages,
+            next: next)
+    }
+}
