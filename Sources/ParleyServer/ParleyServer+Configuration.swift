@@ -50,6 +50,9 @@ extension ParleyServer {
         /// position when they reconnect); past 16 times as many (64 MiB at least), at once.
         public var maxUnwrittenBytes = 4 << 20
         public var slowReaderTimeout: Duration = .seconds(10)
+        /// The longest a socket waits, after its close frame, for the client to read what
+        /// came before it and the frame itself; then it is closed all the same.
+        public var closeLimit: Duration = .seconds(30)
         /// How often expired sessions and codes are purged and unused uploads swept.
         public var upkeepInterval: Duration = .seconds(600)
         /// With a certificate and key: `wss://` and `https://` on the same port, and

@@ -382,7 +382,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Sends a close frame; the socket closes when the client answers, or `within` after
     /// the frame has gone out: a slow reader still has events ahead of it. One that
-    /// never reads them is closed after `Self.closeLimit` all the same.
+    /// never reads them is closed after the configuration's `closeLimit` all the same.
     func sendClose(_ code: WebSocketErrorCode, reason: String?, within: TimeAmount = .seconds(2)) {
         guard let context, !closing else { return }
         closing = true
@@ -394,9 +394,6 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
             channel.eventLoop.scheduleTask(in: within) { channel.close(promise: nil) }
         }
-        timers.append(context.eventLoop.scheduleTask(in: Self.closeLimit) { channel.close(promise: nil) })
+        timers.append(context.eventLoop.scheduleTask(in: TimeAmount(server.configuration.closeLimit)) { channel.close(promise: nil) })
     }
-
-    /// The longest a socket waits, after its close frame, for a client to read it.
-    static let closeLimit = TimeAmount.seconds(30)
 }
