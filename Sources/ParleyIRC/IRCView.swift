@@ -257,6 +257,9 @@ final class IRCView: Sendable {
                 for index in lines.indices { lines[index].tags["+draft/reply"] = "\(edited.chat.id.rawValue)-\(edited.message.seq)" }
             }
             return lines
+        case .notifyChanged:
+            // An IRC client keeps its own highlights (docs/irc.md).
+            return []
         case .wallops(let notice):
             // To those who asked for them (+w) and operators; the sender hears it back.
             guard state.withLock({ $0.wantsWallops }) || notice.from.id == me.id else { return [] }

@@ -189,6 +189,7 @@ public actor Shell {
         if case .typing(let typing) = event, typing.user.id != me?.id { noteTyping(typing.user.handle, in: typing.chatID) }
         // A reminder is for this user alone: it rings like a mention.
         if case .reminder = event { alert = true }
+        if case .notifyChanged(let change) = event { await noteNotify(change.level, for: change.chatID) }
         eventSink?(event, Viewer(me: me?.id, handle: me?.handle, alert: alert))
         // A message shown in the chat the user is looking at on a terminal has been
         // read; a script marks what it has read with /read. Not awaited: the next

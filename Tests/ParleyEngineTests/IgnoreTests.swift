@@ -55,7 +55,8 @@ import Testing
 }
 
 /// Notification levels, on both stores: kept per member and chat, shown in the chat
-/// list, with unread messages counted whatever the level.
+/// list, with unread messages counted whatever the level; the user's other clients
+/// hear of a change.
 @Suite(.timeLimit(.minutes(10))) struct NotifyLevelTests {
     @Test(arguments: StoreKind.all) func aLevelIsKeptPerMemberAndChat(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
@@ -66,6 +67,8 @@ import Testing
         let random = try await alice.createGroup(handle: "random", title: nil, isPublic: true)
         _ = try await bob.joinGroup(handle: "team", key: nil)
         _ = try await bob.joinGroup(handle: "random", key: nil)
+        let bobsPhone = try await world.signIn("bob")
+        var told = bobsPhone.events.makeAsyncIterator()
         try await bob.setNotify(.nothing, in: random.id)
         try await bob.setNotify(.all, in: team.id)
         await expectError(.notMember) { try await eve.setNotify(.nothing, in: team.id) }
@@ -76,5 +79,14 @@ import Testing
         #expect(try await alice.chats().allSatisfy { $0.notify == nil }, "each member's own")
         try await bob.setNotify(nil, in: random.id)
         #expect(try await bob.chats().first { $0.chat.id == random.id }?.notify == nil)
+        // bob's other client heard each change, in order (and the message between them).
+        var changes: [NotifyChange] = []
+        while changes.count < 3, let event = await told.next() {
+            if case .notifyChanged(let change) = event { changes.append(change) }
+        }
+        #expect(
+            changes == [
+                .init(chatID: random.id, level: .nothing), .init(chatID: team.id, level: .all), .init(chatID: random.id, level: nil),
+            ])
     }
 }

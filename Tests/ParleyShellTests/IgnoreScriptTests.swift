@@ -83,6 +83,42 @@ import Testing
     }
 }
 
+/// A level set on one client is followed by the user's shell already open elsewhere.
+@Suite(.serialized) struct MuteElsewhereTerminalTests {
+    @Test func aShellFollowsAMuteSetOnAnotherClient() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        let server = try #require(parley.serverURL)
+        let alice = ParleyBinary(clientOf: parley)
+        defer { alice.remove() }
+        #expect(try alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
+        #expect(try parley.run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
+        let bob = TmuxSession()
+        defer { bob.stop() }
+        let raw = parley.data.appendingPathComponent("bob-terminal.raw")
+        try bob.start("env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
+        _ = try bob.waitFor("bob>")
+        // The shell reads the levels once, at the first message it shows.
+        #expect(try alice.run("/send #team good morning").status == 0)
+        _ = try bob.waitFor("good morning")
+        // bob mutes #team from another client (a script on his data folder), then alice
+        // mentions him there, then writes to him directly: only the direct message rings.
+        #expect(try parley.run("/mute #team").status == 0)
+        #expect(try alice.run("/send #team @bob muted mention\n/send @bob direct one").status == 0)
+        _ = try bob.waitFor("direct one")
+        var bytes = Data()
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            bytes = (try? Data(contentsOf: raw)) ?? Data()
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let direct = text.range(of: "direct one"), text[direct.upperBound...].contains("\u{07}") { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(bytes.filter { $0 == 0x07 }.count == 1, "only the direct message rings")
+    }
+}
+
 /// A change of a group's rules made in the shell reaches its IRC members as a MODE line
 /// saying what changed (it used to reach no IRC client).
 @Suite struct RulesToIRCTests {

@@ -36,6 +36,8 @@ public enum ChatEvent: Hashable, Sendable {
     case reminder(Reminder)
     /// A notice from one of the server's operators to everyone connected (IRC's WALLOPS).
     case wallops(Wallops)
+    /// The user set a chat's notification level on one of their clients: the others follow.
+    case notifyChanged(NotifyChange)
 
     /// The stable name of the event on the wire and in `--json` output.
     public var type: String {
@@ -60,6 +62,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .tagged: "tagged"
         case .reminder: "reminder"
         case .wallops: "wallops"
+        case .notifyChanged: "notify_changed"
         }
     }
 
@@ -83,6 +86,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .tagged(let notice): notice.chatID
         case .reminder(let reminder): reminder.chatID
         case .wallops: nil
+        case .notifyChanged(let change): change.chatID
         }
     }
 
@@ -336,6 +340,7 @@ extension ChatEvent: Codable {
         case "tagged": .tagged(try container.decode(TagNotice.self, forKey: key))
         case "reminder": .reminder(try container.decode(Reminder.self, forKey: key))
         case "wallops": .wallops(try container.decode(Wallops.self, forKey: key))
+        case "notify_changed": .notifyChanged(try container.decode(NotifyChange.self, forKey: key))
         default:
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown event type \(type)")
         }
@@ -354,6 +359,7 @@ extension ChatEvent: Codable {
         case .tagged(let data): try container.encode(data, forKey: key)
         case .reminder(let data): try container.encode(data, forKey: key)
         case .wallops(let data): try container.encode(data, forKey: key)
+        case .notifyChanged(let data): try container.encode(data, forKey: key)
         case .chatCreated(let data): try container.encode(data, forKey: key)
         case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
             try container.encode(data, forKey: key)
@@ -371,5 +377,15 @@ public struct Wallops: Hashable, Codable, Sendable {
     public init(from: UserRef, text: String) {
         self.from = from
         self.text = text
+    }
+}
+
+/// A chat's notification level for the user, as one of their clients set it (nil: the default).
+public struct NotifyChange: Hashable, Codable, Sendable {
+    public var chatID: ChatID
+    public var level: NotifyLevel?
+    public init(chatID: ChatID, level: NotifyLevel?) {
+        self.chatID = chatID
+        self.level = level
     }
 }

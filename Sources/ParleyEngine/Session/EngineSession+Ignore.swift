@@ -1,4 +1,5 @@
 public import ParleyCore
+import ParleyLive
 import ParleyStore
 
 /// Ignoring: a user's messages, mentions, invites and direct messages stop reaching
@@ -32,6 +33,8 @@ extension EngineSession {
         guard try await store.setNotify(level, user: user.id, chat: chat) else {
             throw ParleyError(.notMember, "you are not in that chat")
         }
+        // The user's other clients follow (the shell's bell on each).
+        await engine.bus.publish(.notifyChanged(NotifyChange(chatID: chat, level: level)), to: [user.id], except: origin)
     }
 
     /// `messages` without those whose sender the user ignores.

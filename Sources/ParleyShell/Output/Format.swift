@@ -145,7 +145,7 @@ public enum Format {
         case .wallops(let notice):
             line = "! operators' notice from \(user(notice.from)): \(Sanitizer.line(notice.text))"
             return colour ? highlight(line) : line
-        case .typing, .tagged:
+        case .typing, .tagged, .notifyChanged:
             return nil
         case .chatCreated(let data):
             line = "* \(user(data.by)) started a chat with you"
