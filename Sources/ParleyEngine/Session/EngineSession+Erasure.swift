@@ -49,16 +49,8 @@ extension EngineSession {
         }
         // It leaves every group, handing on those it owned, as a member who leaves.
         for group in try await store.groups(of: user.id) {
-            let members = try await store.members(of: group.id)
-            let owner = members.first { $0.user.id == user.id }?.role == .owner
-            let successor = owner ? Self.successor(of: user.id, among: members) : nil
-            guard try await store.removeMember(user.id, from: group.id, newOwner: successor?.user.id) else { continue }
-            engine.directory.invalidate(group.id)
-            try await publish(.memberLeft(MemberChange(chat: group, user: user.ref, reason: "account deleted")), toMembersOf: group.id)
-            if let successor {
-                try await publish(
-                    .roleChanged(MemberChange(chat: group, user: successor.user, role: .owner, by: user.ref)), toMembersOf: group.id)
-            }
+            let owner = try await store.membership(of: user.id, in: group.id)?.role == .owner
+            _ = try await depart(user, from: group, owner: owner, reason: "account deleted", tellingThem: false)
         }
         let now = engine.now
         let gone = try await store.eraseAccount(

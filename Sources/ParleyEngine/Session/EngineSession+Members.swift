@@ -14,16 +14,26 @@ extension EngineSession {
     public func leave(chat: ChatID, reason: String?) async throws {
         let reason = try Limits.reason(reason)
         let (entry, role, user) = try await requireGroupMember(chat)
-        let successor = role == .owner ? Self.successor(of: user.id, among: try await store.members(of: chat)) : nil
-        guard try await store.removeMember(user.id, from: chat, newOwner: successor?.user.id) else {
+        guard try await depart(user, from: entry.chat, owner: role == .owner, reason: reason, tellingThem: true) else {
             throw ParleyError(.notMember, "you are not a member of #\(entry.chat.handle ?? "")")
         }
-        engine.directory.invalidate(chat)
-        try await publish(.memberLeft(MemberChange(chat: entry.chat, user: user.ref, reason: reason)), toMembersOf: chat, alsoTo: [user.id])
+    }
+
+    /// Takes `user` out of a group, the oldest admin (or member) taking it over if they
+    /// owned it, and tells the members (and `user`, when `tellingThem`); false when they
+    /// were not in it. Leaving and an erased account's going both end here.
+    func depart(_ user: User, from chat: Chat, owner: Bool, reason: String?, tellingThem: Bool) async throws -> Bool {
+        let successor = owner ? Self.successor(of: user.id, among: try await store.members(of: chat.id)) : nil
+        guard try await store.removeMember(user.id, from: chat.id, newOwner: successor?.user.id) else { return false }
+        engine.directory.invalidate(chat.id)
+        try await publish(
+            .memberLeft(MemberChange(chat: chat, user: user.ref, reason: reason)), toMembersOf: chat.id,
+            alsoTo: tellingThem ? [user.id] : [])
         if let successor {
             try await publish(
-                .roleChanged(MemberChange(chat: entry.chat, user: successor.user, role: .owner, by: user.ref)), toMembersOf: chat)
+                .roleChanged(MemberChange(chat: chat, user: successor.user, role: .owner, by: user.ref)), toMembersOf: chat.id)
         }
+        return true
     }
 
     /// Who takes over a group its owner leaves: the oldest admin, or else the oldest member.
