@@ -1,6 +1,6 @@
 public import Foundation
 public import ParleyCore
-import ParleyStore
+public import ParleyStore
 import PostgresNIO
 
 /// Messages reported to the server's operators.
@@ -114,6 +114,26 @@ extension PostgresChatStore {
             var cells = Cells(row)
             return UserID(try cells.next(Int64.self))
         }
+    }
+
+    public func unreadFromIgnored(by user: UserID) async throws -> [ChatID: UnreadCount] {
+        var counts: [ChatID: UnreadCount] = [:]
+        let found = try await rows(
+            """
+            SELECT m.chat_id, count(*)::bigint,
+                   count(*) FILTER (WHERE m.mentions_all OR EXISTS (SELECT 1 FROM mention mn
+                       WHERE mn.user_id = mb.user_id AND mn.chat_id = m.chat_id AND mn.seq = m.seq))::bigint
+            FROM member mb
+            JOIN message m ON m.chat_id = mb.chat_id AND m.seq > mb.read_seq
+            JOIN ignore i ON i.user_id = mb.user_id AND i.ignored_id = m.sender_id
+            WHERE mb.user_id = \(user.rawValue) GROUP BY m.chat_id
+            """)
+        for row in found {
+            var cells = Cells(row)
+            counts[ChatID(try cells.next(Int64.self))] = UnreadCount(
+                messages: Int(try cells.next(Int64.self)), mentions: Int(try cells.next(Int64.self)))
+        }
+        return counts
     }
 }
 

@@ -1,7 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
-import ParleyStore
+public import ParleyStore
 
 /// Messages reported to the server's operators.
 extension SQLiteChatStore {
@@ -99,6 +99,27 @@ extension SQLiteChatStore {
     public func ignorers(of sender: UserID) async throws -> [UserID] {
         try await pool.read { db in
             try Int64.fetchAll(db, sql: "SELECT user_id FROM ignore WHERE ignored_id = ?", arguments: [sender.rawValue]).map { UserID($0) }
+        }
+    }
+
+    public func unreadFromIgnored(by user: UserID) async throws -> [ChatID: UnreadCount] {
+        try await pool.read { db in
+            var counts: [ChatID: UnreadCount] = [:]
+            // The messages past each read marker, from the ignored only: as many rows as
+            // the user has unread, read by the (chat_id, seq) index.
+            let sql = """
+                SELECT m.chat_id, count(*),
+                       sum(CASE WHEN m.mentions_all = 1 OR EXISTS (SELECT 1 FROM mention mn
+                           WHERE mn.user_id = mb.user_id AND mn.chat_id = m.chat_id AND mn.seq = m.seq) THEN 1 ELSE 0 END)
+                FROM member mb
+                JOIN message m ON m.chat_id = mb.chat_id AND m.seq > mb.read_seq
+                JOIN ignore i ON i.user_id = mb.user_id AND i.ignored_id = m.sender_id
+                WHERE mb.user_id = ? GROUP BY m.chat_id
+                """
+            for row in try Row.fetchAll(db, sql: sql, arguments: [user.rawValue]) {
+                counts[ChatID(row[0] as Int64)] = UnreadCount(messages: row[1], mentions: row[2])
+            }
+            return counts
         }
     }
 }

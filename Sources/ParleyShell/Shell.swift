@@ -182,9 +182,10 @@ public actor Shell {
         settings.logs?.record(event, me: me?.id)
         var alert = false
         if case .message(let data) = event, data.message.sender.id != me?.id {
-            alert = await rings(data)
+            let level = await notifyLevel(of: data.chat.id)
+            alert = rings(data, level: level)
             noteTyping(stoppedBy: data.message.sender.handle, in: data.chat.id)
-            noteHot(data)
+            noteHot(data, level: level)
         }
         if case .typing(let typing) = event, typing.user.id != me?.id { noteTyping(typing.user.handle, in: typing.chatID) }
         // A reminder is for this user alone: it rings like a mention.
@@ -207,9 +208,9 @@ public actor Shell {
     /// Whether a message gets the user's attention, as its chat's level says: every
     /// message, mentions only, nothing; by default mentions and direct messages from
     /// another chat than the current one.
-    func rings(_ data: MessageEvent) async -> Bool {
+    func rings(_ data: MessageEvent, level: NotifyLevel?) -> Bool {
         let mentioned = me.map { data.message.mentions($0.handle) } == true
-        switch await notifyLevel(of: data.chat.id) {
+        switch level {
         case .nothing?: return false
         case .mentions?: return mentioned
         case .all?: return !isCurrent(data.chat) || mentioned

@@ -240,6 +240,10 @@ public protocol ChatStore: PresenceWatchStore {
     func ignored(by user: UserID) async throws -> [UserRef]
     /// Who ignores `sender`.
     func ignorers(of sender: UserID) async throws -> [UserID]
+    /// Per chat of the user's, the messages past their read marker sent by someone they
+    /// ignore, and how many of those mention them (by handle or everyone): the chat
+    /// list leaves them out of its counts.
+    func unreadFromIgnored(by user: UserID) async throws -> [ChatID: UnreadCount]
 
     // Reports to the operators
     /// Keeps a report; a reporter's open report of the same message is returned instead.

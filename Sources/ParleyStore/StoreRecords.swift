@@ -214,3 +214,13 @@ public struct Membership: Sendable, Hashable {
         self.hidden = hidden
     }
 }
+
+/// Unread messages of one chat, and how many of them mention the reader.
+public struct UnreadCount: Sendable, Hashable {
+    public var messages: Int
+    public var mentions: Int
+    public init(messages: Int, mentions: Int) {
+        self.messages = messages
+        self.mentions = mentions
+    }
+}

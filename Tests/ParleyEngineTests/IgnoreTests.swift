@@ -44,11 +44,29 @@ import Testing
         #expect(try await alice.search(MessageSearch(words: "look", limit: 10)).isEmpty, "nor found by search")
         #expect(try await carol.search(MessageSearch(words: "look", limit: 10)).count == 1)
         #expect(try await carol.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["@alice look at this", "carol here"])
+        // The chat list counts only what alice will see: carol's line, no mention, and
+        // the direct chat holds no line from anyone else.
+        let list = Dictionary(uniqueKeysWithValues: try await alice.chats().map { ($0.chat.id, $0) })
+        #expect(list[group.id]?.unread == 1 && list[group.id]?.mentions == 0, "\(String(describing: list[group.id]))")
+        #expect(list[group.id]?.lastMessage?.text == "carol here")
+        _ = try await bob.sendMessage(to: .chat(group.id), text: "@alice last word", clientID: nil)
+        #expect(await carolEvents.first { if case .message(let m) = $0 { m.message.text == "@alice last word" } else { false } } != nil)
+        let after = try await alice.chats()
+        let team = try #require(after.first { $0.chat.id == group.id })
+        #expect(team.lastMessage?.text == "carol here" && team.unread == 1 && team.mentions == 0)
+        let direct = after.first { $0.chat.kind == .direct }
+        #expect(direct == nil || (direct?.unread == 0 && direct?.lastMessage == nil), "\(String(describing: direct))")
+        #expect(try await carol.chats().first { $0.chat.id == group.id }?.lastMessage?.text == "@alice last word", "carol sees bob's")
 
         // Heard again once unignored, history and all.
         try await alice.unignore(bobID)
         await expectError(.invalidArgument) { try await alice.unignore(bobID) }
-        #expect(try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["@alice look at this", "carol here"])
+        #expect(
+            try await alice.history(chat: group.id, limit: 10, before: nil).map(\.text) == [
+                "@alice look at this", "carol here", "@alice last word",
+            ])
+        let unignored = try #require(try await alice.chats().first { $0.chat.id == group.id })
+        #expect(unignored.unread == 3 && unignored.mentions == 2 && unignored.lastMessage?.text == "@alice last word")
         _ = try await bob.sendMessage(to: .chat(group.id), text: "back again", clientID: nil)
         #expect(await aliceEvents.first { if case .message(let m) = $0 { m.message.text == "back again" } else { false } } != nil)
     }

@@ -111,15 +111,21 @@ import Testing
     }
 
     /// The hotlist: messages in two other chats show before the prompt, a mention with
-    /// `!`, without touching the half-typed line; a chat leaves it once it is current.
+    /// `!`, without touching the half-typed line; a chat leaves it once it is current. A
+    /// muted chat stays out of it, and a mentions-only chat counts its mentions alone.
     @Test func theHotlistShowsOtherChatsWithNews() throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let bob = ParleyBinary(clientOf: parley)
         defer { bob.remove() }
-        #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob1\n/create #aa\n/create #bb").status == 0)
-        #expect(try parley.run("/register ann@example.com --handle ann --password secret-ann1\n/join #aa\n/join #bb").status == 0)
+        #expect(
+            try bob.run("/register bob@example.com --handle bob --password secret-bob1\n/create #aa\n/create #bb\n/create #cc\n/create #dd")
+                .status == 0)
+        #expect(
+            try parley.run(
+                "/register ann@example.com --handle ann --password secret-ann1\n/join #aa\n/join #bb\n/join #cc\n/join #dd\n/mute #cc\n/notify #dd mentions"
+            ).status == 0)
         let ann = TmuxSession()
         defer { ann.stop() }
         try ann.start("\(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
@@ -128,10 +134,15 @@ import Testing
         _ = try ann.waitFor("ann #aa>")
         try ann.type("half typed")
         _ = try ann.waitFor("half typed")
-        #expect(try bob.run("/send #bb one\n/send #bb two @ann\n/msg @ann hi ann\n/send #aa here").status == 0)
-        _ = try ann.waitFor("(#bb 2! @bob 1) ann #aa> half typed")
+        #expect(
+            try bob.run(
+                "/send #bb one\n/send #bb two @ann\n/send #cc muted @ann\n/send #dd plain\n/send #dd hey @ann\n/send #dd plain again\n/msg @ann hi ann\n/send #aa here"
+            ).status == 0)
+        _ = try ann.waitFor("(#bb 2! #dd 1! @bob 1) ann #aa> half typed")
         try ann.type("C-u", "/switch #bb", "Enter")
-        _ = try ann.waitFor("(@bob 1) ann #bb>")
+        _ = try ann.waitFor("(#dd 1! @bob 1) ann #bb>")
+        try ann.type("/switch #dd", "Enter")
+        _ = try ann.waitFor("(@bob 1) ann #dd>")
         try ann.type("/query @bob", "Enter")
         let screen = try ann.waitFor("ann @bob>")
         #expect(!screen.split(separator: "\n").last { $0.contains("ann @bob>") }!.contains("("), "\(screen)")

@@ -37,6 +37,31 @@ extension EngineSession {
         await engine.bus.publish(.notifyChanged(NotifyChange(chatID: chat, level: level)), to: [user.id], except: origin)
     }
 
+    /// The chat list as if the ignored had never written: their unread messages and
+    /// mentions are not counted, and a chat's last line is the last one from anyone else.
+    func withoutIgnored(_ list: [ChatSummary], for user: UserID) async throws -> [ChatSummary] {
+        let ignoring = await engine.ignoreBook.ignoring(by: user, store: store)
+        guard !ignoring.isEmpty else { return list }
+        let hidden = try await store.unreadFromIgnored(by: user)
+        var list = list
+        for index in list.indices {
+            if let counts = hidden[list[index].chat.id] {
+                list[index].unread = max(0, list[index].unread - counts.messages)
+                list[index].mentions = max(0, list[index].mentions - counts.mentions)
+            }
+            if let last = list[index].lastMessage, ignoring.contains(last.sender.id) {
+                // The last line from someone else, among the chat's latest (older ones
+                // are not looked for: the list shows no last line then).
+                let recent = try await store.history(
+                    chat: last.chatID, after: max(0, last.seq - Self.lastLineLookBack), before: nil, limit: Int(Self.lastLineLookBack))
+                list[index].lastMessage = recent.last { !ignoring.contains($0.sender.id) }
+            }
+        }
+        return list
+    }
+
+    static let lastLineLookBack: Int64 = 100
+
     /// `messages` without those whose sender the user ignores.
     func withoutIgnored(_ messages: [Message], for user: UserID) async -> [Message] {
         let ignoring = await engine.ignoreBook.ignoring(by: user, store: store)

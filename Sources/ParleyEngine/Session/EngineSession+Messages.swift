@@ -325,7 +325,7 @@ extension EngineSession {
 
     public func chats() async throws -> [ChatSummary] {
         let user = try requireUser()
-        return try await store.chatList(for: user.id)
+        return try await withoutIgnored(try await store.chatList(for: user.id), for: user.id)
     }
 
     public func chat(_ id: ChatID) async throws -> Chat {

@@ -3,7 +3,8 @@ import ParleyCore
 /// Which other chats have news, as WeeChat's hotlist shows them: before the prompt, on a
 /// terminal, `#go 2 @bob 1!` (a `!` when some of it mentions the user), mentions first;
 /// redrawn as messages arrive without touching the line being typed, and a chat leaves
-/// it once it is the current one.
+/// it once it is the current one. It follows the chat's notification level, as WeeChat's
+/// does: a muted chat never enters it, a mentions-only chat only with a mention.
 extension Shell {
     struct HotChat: Sendable {
         var label: String
@@ -15,9 +16,10 @@ extension Shell {
     static let hotlistShown = 6
 
     /// A message from someone else in a chat that is not the current one.
-    func noteHot(_ data: MessageEvent) {
+    func noteHot(_ data: MessageEvent, level: NotifyLevel?) {
         guard settings.status != nil, !isCurrent(data.chat) else { return }
         let mentioned = me.map { data.message.mentions($0.handle) } == true
+        guard level != .nothing, level != .mentions || mentioned else { return }
         hot[data.chat.id, default: HotChat(label: Format.label(data.chat, me: me?.id), unread: 0, mentions: 0)].unread += 1
         if mentioned { hot[data.chat.id]?.mentions += 1 }
         showStatus()
@@ -26,9 +28,11 @@ extension Shell {
     /// The chats with unread messages when the shell starts or signs in.
     func fillHotlist(_ chats: [ChatSummary]) {
         guard settings.status != nil else { return }
-        for summary in chats where summary.unread > 0 && !isCurrent(summary.chat) {
-            hot[summary.chat.id] = HotChat(
-                label: Format.label(summary.chat, me: me?.id), unread: summary.unread, mentions: summary.mentions)
+        for summary in chats where summary.unread > 0 && !isCurrent(summary.chat) && summary.notify != .nothing {
+            // A mentions-only chat counts its mentions alone.
+            let unread = summary.notify == .mentions ? summary.mentions : summary.unread
+            guard unread > 0 else { continue }
+            hot[summary.chat.id] = HotChat(label: Format.label(summary.chat, me: me?.id), unread: unread, mentions: summary.mentions)
         }
         showStatus()
     }
