@@ -13,6 +13,8 @@ public protocol PresenceLedger: Sendable {
     func left(_ user: UserID) async -> Bool
     /// Which of `users` have a session on another node.
     func onlineElsewhere(among users: [UserID]) async -> Set<UserID>
+    /// Everyone with a session on another node (an operators' notice reaches them all).
+    func onlineElsewhere() async -> Set<UserID>
     /// Ends the user's sessions that `end` names on the other nodes too (their tokens
     /// are already deleted); each node calls `LocalSessions.endSessionsHere`.
     func endSessionsElsewhere(of user: UserID, _ end: SessionEnd) async

@@ -103,6 +103,21 @@ public final class PostgresPresence: PresenceLedger, Service {
         }
     }
 
+    public func onlineElsewhere() async -> Set<UserID> {
+        do {
+            let rows = try await client.query(
+                """
+                SELECT DISTINCT s.user_id FROM node_session s JOIN node n ON n.id = s.node_id
+                WHERE s.node_id <> \(node) AND n.heartbeat_at > \(unescaped: Self.now) - \(timeoutMilliseconds)
+                """, logger: logger
+            ).collect()
+            return Set(try rows.map { UserID(try $0.decode(Int64.self)) })
+        } catch {
+            logger.warning("presence not read", metadata: ["error": "\(PostgresChatStore.describe(error))"])
+            return []
+        }
+    }
+
     static let sessionChannel = "parley_sessions"
 
     /// Tells the other nodes to end the sessions: a notification `NODE USER signed-out

@@ -464,7 +464,7 @@ import Testing
         let nodes = try ["a", "b"].map { name in
             try ServeProcess.start(
                 data: folder.appendingPathComponent(name),
-                arguments: ["--postgres", database, "--media", media.path, "--irc-port", "0", "--ping-timeout", "600"])
+                arguments: ["--postgres", database, "--media", media.path, "--irc-port", "0", "--ping-timeout", "600", "--admin", "alice"])
         }
         defer { for node in nodes { node.stop() } }
         let alice = ParleyBinary(serverURL: nodes[1].url)
@@ -515,6 +515,14 @@ import Testing
         #expect(tagged.contains("+example.org/mood=happy"), "\(tagged)")
         let plain = try #require(listener.wait(containing: "PRIVMSG #swift :plain from A"))
         #expect(plain.contains(":bob!bob@parley ") && !plain.contains("mood"), "\(plain)")
+
+        // An operator's WALLOPS on node B reaches a +w client on node A.
+        try tagger.send("MODE bob +w")
+        #expect(tagger.wait(containing: "MODE bob +w") != nil)
+        try listener.send("OPER alice wonderland-1")
+        #expect(listener.wait(containing: " 381 alice ") != nil)
+        try listener.send("WALLOPS :restart at noon")
+        #expect(tagger.wait(containing: ":alice!alice@parley WALLOPS :restart at noon") != nil)
     }
 
     /// Channel modes are group settings: set in the shell, they bind an IRC client; set

@@ -38,6 +38,13 @@ extension ChatEngine: LocalSessions {
         return await presence.left(user)
     }
 
+    /// Everyone online, on this node or another.
+    func everyoneOnline() async -> [UserID] {
+        var online = Set(registry.onlineUsers)
+        if let presence { online.formUnion(await presence.onlineElsewhere()) }
+        return Array(online)
+    }
+
     /// Which of `users` are online on this node or another.
     func online(among users: [UserID]) async -> Set<UserID> {
         var online = Set(users.filter { registry.isOnline($0) })

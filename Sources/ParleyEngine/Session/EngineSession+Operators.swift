@@ -200,13 +200,13 @@ extension EngineSession {
         try await engine.audit(.disconnect, by: admin, target: "@\(target.handle)", reason: reason)
     }
 
-    /// A notice to everyone connected to this node (IRC's WALLOPS; IRC clients see it
+    /// A notice to everyone connected, on every node (IRC's WALLOPS; IRC clients see it
     /// with +w).
     public func wallops(_ text: String) async throws {
         let admin = try requireOperator("send notices to everyone")
         let sender = try requireUser()
         let text = try Limits.messageText(text)
-        await engine.bus.publish(.wallops(Wallops(from: sender.ref, text: text)), to: engine.registry.onlineUsers, except: nil)
+        await engine.bus.publish(.wallops(Wallops(from: sender.ref, text: text)), to: await engine.everyoneOnline(), except: nil)
         let detail = (sender.id == admin.id ? "" : "as @\(sender.handle): ") + String(text.prefix(200))
         try await engine.audit(.wallops, by: admin, target: "everyone", detail: detail)
     }
