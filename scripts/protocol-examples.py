@@ -274,6 +274,10 @@ def main():
         show("everything the server holds about me: profile, sessions, chats with roles and read markers, reactions, uploads, and my "
              "messages a page (1,000) at a time: `after` the `next` id asks for the next page; `handle`: another's (server admins)",
              "alice", alice.call("export_account", {"handle": "@mallory"}))
+        show("a notice from the operators to everyone connected: each client gets a `wallops` event, IRC clients with +w a "
+             "WALLOPS (server admins)", "alice", alice.call("wallops", {"text": "restart at noon"}))
+        show("end every session of an account, on every node, saying why (IRC's KILL); unlike a suspension it may sign in "
+             "again (server admins)", "alice", alice.call("disconnect", {"handle": "@mallory", "reason": "cool off"}))
         show("erase an account: profile, email, phone, password, sessions and files go, its messages stay as from \"Deleted user\" "
              "(or go, with --erased-messages delete), its handle is held back (server admins)", "alice",
              alice.call("erase_account", {"handle": "@mallory", "reason": "by request"}))

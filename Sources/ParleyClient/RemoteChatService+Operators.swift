@@ -41,8 +41,16 @@ extension RemoteChatService {
         await link.signedOut()
     }
 
+    public func disconnect(handle: String, reason: String?) async throws {
+        _ = try await link.call(OpDeclarations.disconnect, Args.HandleReason(handle: handle, reason: reason))
+    }
+
+    public func wallops(_ text: String) async throws {
+        _ = try await link.call(OpDeclarations.wallops, Args.Text(text: text))
+    }
+
     public func eraseAccount(handle: String, reason: String?) async throws {
-        _ = try await link.call(OpDeclarations.eraseAccount, Args.EraseAccount(handle: handle, reason: reason))
+        _ = try await link.call(OpDeclarations.eraseAccount, Args.HandleReason(handle: handle, reason: reason))
     }
 
     public func audit(chat: ChatID?, actor: String?, before: Int64?, limit: Int) async throws -> [AuditEntry] {

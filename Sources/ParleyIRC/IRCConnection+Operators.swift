@@ -64,11 +64,11 @@ extension IRCConnection {
             var rest = Array(message.params.dropFirst(2))
             var duration: Duration?
             if rest.count >= 2, rest[0].uppercased() == "DURATION" {
-                guard let seconds = Self.seconds(rest[1]) else {
-                    notice("UBAN: \(rest[1]) is not a duration (30m, 12h, 7d)")
+                guard let length = DurationText.banLength(rest[1]) else {
+                    notice("UBAN: \(rest[1]) is not a duration (30m, 12h, 7d) of a year at most")
                     return
                 }
-                duration = .seconds(seconds)
+                duration = length
                 rest.removeFirst(2)
             }
             let reason = rest.joined(separator: " ")
@@ -133,20 +133,5 @@ extension IRCConnection {
     static func describe(_ ban: ServerBan) -> String {
         let until = ban.expiresAt.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
         return ban.banned + until + (ban.reason.map { ": \($0)" } ?? "")
-    }
-
-    /// `90s`, `30m`, `12h`, `7d`: seconds, up to the longest ban.
-    static func seconds(_ text: String) -> Int64? {
-        guard let unit = text.last, let count = Int64(text.dropLast()), count > 0 else { return nil }
-        let scale: Int64? =
-            switch unit {
-            case "s": 1
-            case "m": 60
-            case "h": 3600
-            case "d": 86400
-            default: nil
-            }
-        guard let scale, count <= Limits.maxBanSeconds / scale else { return nil }
-        return count * scale
     }
 }

@@ -20,7 +20,7 @@ public enum Op: String, CaseIterable, Sendable {
     case report, reports, resolveReport = "resolve_report"
     case ignore, unignore, ignored, setNotify = "set_notify"
     case suspend, reinstate, suspensions, banServer = "ban_server", unbanServer = "unban_server", serverBans = "server_bans"
-    case redact, audit, deleteAccount = "delete_account", eraseAccount = "erase_account"
+    case redact, audit, deleteAccount = "delete_account", eraseAccount = "erase_account", disconnect, wallops
     case exportAccount = "export_account"
     case editMessage = "edit_message", deleteMessage = "delete_message", react, unreact, mentions, typing
     case setTopic = "set_topic", setGroupRules = "set_group_rules", ban, unban, bans

@@ -31,8 +31,16 @@ extension OpDeclarations {
     public static let exportAccount = OpDeclaration(.exportAccount) { (call, args: Args.ExportAccount) in
         try await call.service.exportAccount(handle: args.handle, after: args.after)
     }
-    public static let eraseAccount = OpDeclaration(.eraseAccount) { (call, args: Args.EraseAccount) in
+    public static let eraseAccount = OpDeclaration(.eraseAccount) { (call, args: Args.HandleReason) in
         try await call.service.eraseAccount(handle: args.handle, reason: args.reason)
+        return Empty()
+    }
+    public static let disconnect = OpDeclaration(.disconnect) { (call, args: Args.HandleReason) in
+        try await call.service.disconnect(handle: args.handle, reason: args.reason)
+        return Empty()
+    }
+    public static let wallops = OpDeclaration(.wallops) { (call, args: Args.Text) in
+        try await call.service.wallops(args.text)
         return Empty()
     }
     public static let audit = OpDeclaration(.audit) { (call, args: Args.Audit) in
@@ -77,13 +85,18 @@ extension Args {
         public init(password: String?) { self.password = password }
     }
 
-    public struct EraseAccount: Codable, Sendable {
+    public struct HandleReason: Codable, Sendable {
         public var handle: String
         public var reason: String?
         public init(handle: String, reason: String?) {
             self.handle = handle
             self.reason = reason
         }
+    }
+
+    public struct Text: Codable, Sendable {
+        public var text: String
+        public init(text: String) { self.text = text }
     }
 
     public struct BanTarget: Codable, Sendable {

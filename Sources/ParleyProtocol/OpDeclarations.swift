@@ -327,6 +327,8 @@ extension Op {
         case .serverBans: OpDeclarations.serverBans
         case .redact: OpDeclarations.redact
         case .audit: OpDeclarations.audit
+        case .disconnect: OpDeclarations.disconnect
+        case .wallops: OpDeclarations.wallops
         case .deleteAccount: OpDeclarations.deleteAccount
         case .eraseAccount: OpDeclarations.eraseAccount
         case .exportAccount: OpDeclarations.exportAccount

@@ -167,6 +167,26 @@ import Testing
         ] {
             #expect(audit.lines.contains { $0.contains("@oscar \(action)") }, "\(action): \(audit.lines)")
         }
+
+        // The same two from a shell: /wallops reaches carol's shell on a terminal, /kill ends it.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-wallops-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let terminal = TmuxSession()
+        defer { terminal.stop() }
+        try terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(folder.path) --server \(world.server.url)")
+        _ = try terminal.waitFor("parley>")
+        _ = try terminal.firstCommand("/login @carol --password carol-12345", until: "carol>")
+        let notice = try world["oscar"].run("/wallops back in five")
+        #expect(notice.lines == ["Sent to everyone connected"], "\(notice.stderr)")
+        _ = try terminal.waitFor("! operators' notice from @oscar: back in five")
+        let kill = try world["oscar"].run("/kill @carol enough")
+        #expect(kill.lines == ["Disconnected @carol (it may sign in again)"], "\(kill.stderr)")
+        _ = try terminal.waitFor("enough; /login to sign in again")
+        let refused = try world["bob"].run("/wallops hi all")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("forbidden: only the server's operators send notices to everyone"),
+            "\(refused.stderr)")
+        #expect(try world["oscar"].run("/audit 2").lines.contains { $0.contains("@oscar disconnect @carol: enough") })
     }
 }
 

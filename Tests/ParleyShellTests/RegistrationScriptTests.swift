@@ -50,7 +50,7 @@ struct RegistrationScriptTests {
         let second = try carol.run("/register carol@example.com --password secret-carol --code \(code)")
         #expect(second.stderr.contains("error: invite_used_up:"), "\(second.stderr)")
         let notAdmin = try bob.run("/signup-code --list")
-        #expect(notAdmin.stderr.contains("error: forbidden: only the server's admins manage sign-up codes"), "\(notAdmin.stderr)")
+        #expect(notAdmin.stderr.contains("error: forbidden: only the server's operators manage sign-up codes"), "\(notAdmin.stderr)")
         let listed = try root.run("/signup-code --list")
         #expect(listed.lines == ["No sign-up codes can be used now"], "\(listed.lines)")
 

@@ -248,6 +248,11 @@ public protocol ChatService: AnyObject, Sendable {
     func serverBans() async throws -> [ServerBan]
     /// Deletes what an account sent between two times (nil: no bound), media too.
     func redact(handle: String, from: Date?, to: Date?, reason: String?) async throws -> Redaction
+    /// Ends every session of an account, on every node, saying why (IRC's KILL); it may
+    /// sign in again.
+    func disconnect(handle: String, reason: String?) async throws
+    /// A notice from the operators to everyone connected (IRC's WALLOPS).
+    func wallops(_ text: String) async throws
     /// The audit log, newest first (operators: all of it; a group's owner and admins: the group's).
     func audit(chat: ChatID?, actor: String?, before: Int64?, limit: Int) async throws -> [AuditEntry]
 

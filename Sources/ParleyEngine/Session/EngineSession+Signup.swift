@@ -46,38 +46,29 @@ extension EngineSession {
         try await store.bots(ownedBy: try requireUser().id)
     }
 
-    /// The signed-in user, who must be one of the server's admins.
-    private func requireServerAdmin() throws -> User {
-        let user = try requireUser()
-        guard isServerAdmin(user) else { throw ParleyError(.forbidden, "only the server's admins manage sign-up codes") }
-        return user
-    }
-
-    func isServerAdmin(_ user: User) -> Bool { engine.isOperator(user) }
-
     /// Proves that whoever holds this session knows a server admin's login and password
     /// (IRC's OPER), without signing in as them: the same checks and limits as a sign-in.
     /// Returns the admin; `forbidden` for an account that is not one.
     public func authenticateServerAdmin(login: String, password: String) async throws -> User {
         _ = try requireUser()
         let admin = try await checkedCredentials(login: login, password: password)
-        guard isServerAdmin(admin) else { throw ParleyError(.forbidden, "@\(admin.handle) is not one of the server's admins") }
+        guard engine.isOperator(admin) else { throw ParleyError(.forbidden, "@\(admin.handle) is not one of the server's admins") }
         state.withLock { $0.provenOperator = admin }
         return admin
     }
 
     public func createSignupCode(maxUses: Int?, expiresIn: Duration?) async throws -> SignupCode {
-        let admin = try requireServerAdmin()
+        let admin = try requireOperator("manage sign-up codes")
         return try await engine.createSignupCode(by: admin.id, maxUses: maxUses, expiresIn: expiresIn)
     }
 
     public func signupCodes() async throws -> [SignupCode] {
-        _ = try requireServerAdmin()
+        _ = try requireOperator("manage sign-up codes")
         return try await store.signupCodes(usableAt: engine.now)
     }
 
     public func revokeSignupCode(_ code: String) async throws {
-        _ = try requireServerAdmin()
+        _ = try requireOperator("manage sign-up codes")
         guard try await store.signupCode(code.trimmingCharacters(in: .whitespaces)) != nil else {
             throw ParleyError(.invalidInvite, "this sign-up code is not valid")
         }

@@ -34,7 +34,7 @@ enum CommandGroups {
             name: "server", summary: "the connection and the server's admin",
             commands: [
                 "connect", "status", "signup-code", "reports", "suspend", "reinstate", "suspensions", "ban-server", "unban-server",
-                "server-bans", "redact", "audit", "erase",
+                "server-bans", "redact", "kill", "wallops", "audit", "erase",
             ]),
         Group(name: "shell", summary: "help, scripts and leaving", commands: ["help", "wait", "sleep", "quit"]),
     ]

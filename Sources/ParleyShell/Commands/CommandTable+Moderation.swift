@@ -41,6 +41,15 @@ extension CommandTable {
             example: "/suspend @spammer posting links in every group"
         ) { shell, input in try await shell.suspend(&input) },
         CommandSpec(
+            name: "kill", usage: "/kill @H [REASON]",
+            summary: "end an account's sessions everywhere; it may sign in again (server operators; IRC's KILL)",
+            example: "/kill @bob cool off"
+        ) { shell, input in try await shell.kill(&input) },
+        CommandSpec(
+            name: "wallops", usage: "/wallops TEXT", summary: "a notice to everyone connected (server operators; IRC's WALLOPS)",
+            example: "/wallops restart at noon"
+        ) { shell, input in try await shell.wallops(&input) },
+        CommandSpec(
             name: "reinstate", usage: "/reinstate @H", summary: "lift a suspension (server operators)", example: "/reinstate @bob"
         ) { shell, input in try await shell.reinstate(&input) },
         CommandSpec(

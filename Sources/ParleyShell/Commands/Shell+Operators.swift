@@ -2,7 +2,8 @@ import Foundation
 import ParleyCore
 
 /// The server operators' commands: `/suspend`, `/reinstate`, `/suspensions`,
-/// `/ban-server`, `/unban-server`, `/server-bans`, `/redact`; and `/audit`, which a
+/// `/ban-server`, `/unban-server`, `/server-bans`, `/redact`, `/kill`, `/wallops`; and
+/// `/audit`, which a
 /// group's owner and admins may read for their group.
 extension Shell {
     func suspend(_ input: inout CommandInput) async throws {
@@ -13,6 +14,23 @@ extension Shell {
         output.result(
             "suspend", ["Suspended @\(suspension.user.handle): \(Sanitizer.line(suspension.reason)) (its sessions ended)"], json: suspension
         )
+    }
+
+    /// IRC's KILL: the account's sessions end, and it may sign in again.
+    func kill(_ input: inout CommandInput) async throws {
+        guard let handle = try input.word() else { throw ParleyError(.usage, "/kill @H [REASON]") }
+        let reason = try input.text()
+        try await service.disconnect(handle: handle, reason: reason.isEmpty ? nil : reason)
+        let name = handle.hasPrefix("@") ? handle : "@" + handle
+        output.result("kill", ["Disconnected \(Sanitizer.line(name)) (it may sign in again)"], json: ["handle": name])
+    }
+
+    /// IRC's WALLOPS: a notice to everyone connected.
+    func wallops(_ input: inout CommandInput) async throws {
+        let text = try input.text()
+        guard !text.isEmpty else { throw ParleyError(.usage, "/wallops TEXT") }
+        try await service.wallops(text)
+        output.result("wallops", ["Sent to everyone connected"], json: ["text": text])
     }
 
     func reinstate(_ input: inout CommandInput) async throws {
@@ -40,10 +58,10 @@ extension Shell {
         guard let target = options.positional.first else { throw ParleyError(.usage, usage) }
         var duration: Duration?
         if let text = options.values["for"] {
-            guard let seconds = DurationText.compound(text), seconds >= 1, seconds <= Double(Limits.maxBanSeconds) else {
+            guard let length = DurationText.banLength(text) else {
                 throw ParleyError(.usage, "--for takes a time like 30m, 12h or 7d (a year at most)")
             }
-            duration = .seconds(seconds)
+            duration = length
         }
         let reason = options.positional.dropFirst().joined(separator: " ")
         let ban = try await service.banServer(target, reason: reason.isEmpty ? nil : reason, duration: duration)
