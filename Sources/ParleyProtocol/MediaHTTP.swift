@@ -17,7 +17,7 @@ public enum MediaHTTP {
     public static func status(for code: ErrorCode) -> Int {
         switch code {
         case .notSignedIn, .invalidToken, .badSignature: 401
-        case .notMember, .forbidden, .banned, .moderated, .privateGroup, .tooLate: 403
+        case .notMember, .forbidden, .banned, .moderated, .privateGroup, .tooLate, .accountSuspended, .serverBanned: 403
         case .unknownMedia, .unknownChat, .unknownUser, .unknownHook, .unknownGroup, .unknownMessage, .unknownOp, .unknownBotToken: 404
         case .fileTooLarge, .bodyTooLarge: 413
         case .unsupportedMedia, .mediaMismatch: 415

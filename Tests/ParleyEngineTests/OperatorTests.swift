@@ -45,6 +45,29 @@ import Testing
         #expect(log.last?.reason == "links in every group" && log.last?.target == "@bob" && log.last?.detail == "with 1 bots")
     }
 
+    /// A hook posts as its maker: not while the maker is suspended, again once reinstated.
+    @Test(arguments: StoreKind.all) func aSuspendedAccountsHooksStopPosting(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.admins = ["oscar"] }
+        let oscar = try await world.signUp("oscar")
+        let bob = try await world.signUp("bob")
+        let group = try await bob.createGroup(handle: "deals", title: nil, isPublic: true)
+        let made = try await bob.createHook(in: group.id, name: "feed", signingSecret: nil)
+        let token = String(made.path.split(separator: "/").last ?? "")
+        let plain = HookHeaders(contentType: "text/plain")
+        _ = try await world.engine.postFromHook(token: token, body: Array("first".utf8), headers: plain)
+        _ = try await oscar.suspend(handle: "bob", reason: "spam feeds")
+        do {
+            _ = try await world.engine.postFromHook(token: token, body: Array("second".utf8), headers: plain)
+            Issue.record("a suspended account's hook posted")
+        } catch let error as ParleyError {
+            #expect(error.code == .accountSuspended && !error.message.contains("bob"), "\(error)")
+        }
+        _ = try await oscar.reinstate(handle: "bob")
+        _ = try await world.engine.postFromHook(token: token, body: Array("third".utf8), headers: plain)
+        let bobAgain = try await world.signIn("bob")
+        #expect(try await bobAgain.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["first", "third"])
+    }
+
     @Test(arguments: StoreKind.all) func serverBansRefuseAccountsPatternsAndRanges(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind) { $0.admins = ["oscar"] }
         let oscar = try await world.signUp("oscar")

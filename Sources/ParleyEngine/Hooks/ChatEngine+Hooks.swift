@@ -41,6 +41,7 @@ extension ChatEngine {
         }
         let post = try HookPayload.post(body: body, contentType: headers.contentType, githubEvent: headers.githubEvent)
         guard let maker = try await store.user(id: hook.createdBy.id) else { throw unknown }
+        try await requireHookMakerAdmitted(maker)
         let session = acting(as: maker, client: "hook \(hook.id)")
         let message: Message
         do {
@@ -52,6 +53,14 @@ extension ChatEngine {
         }
         try? await store.hookUsed(hook.id, at: now)
         return message
+    }
+
+    /// A hook posts as the account that made it: not while that account is suspended or
+    /// banned (the refusal names no one: the caller holds a URL, not an account).
+    func requireHookMakerAdmitted(_ maker: User) async throws {
+        do { try await requireAdmitted(maker, address: nil) } catch let error as ParleyError {
+            throw ParleyError(error.code, "the account that made this hook is suspended or banned by the server's operators")
+        }
     }
 
     /// A client id from a delivery key, the same for the same key: a redelivery lands once.

@@ -79,6 +79,7 @@ extension ChatEngine {
     /// Posts an outgoing hook's answer as the hook's reply to the message that called it.
     private func postHookReply(_ hook: Hook, to message: Message, text: String) async throws {
         guard let maker = try await store.user(id: hook.createdBy.id) else { return }
+        try await requireHookMakerAdmitted(maker)
         let session = acting(as: maker, client: "hook \(hook.id)")
         _ = try await session.sendMessage(
             to: .chat(message.chatID), text: try HookPayload.cut(text),
