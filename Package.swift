@@ -159,7 +159,7 @@ var targets: [Target] = [
         name: "parley",
         dependencies: [
             "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyServer", "ParleyClient", "ParleyBots",
-            "ParleyPostgres", "ParleyIRC", "ParleyProtocol",
+            "ParleyPostgres", "ParleyIRC", "ParleyProtocol", "ParleyLive",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -20,6 +20,8 @@ final class EventWriter: Sendable {
         /// The position queued last: an event's recipients come one after another, so
         /// only the first of them looks `published` up.
         var lastPosition: UInt64?
+        /// The sends traced for `PARLEY_STAGES` whose events this run writes.
+        var traces: [StageTrace] = []
         var scheduled = false
         var pace: DeliveryPace
     }
@@ -41,6 +43,7 @@ final class EventWriter: Sendable {
             if pending.lastPosition != position {
                 pending.lastPosition = position
                 if pending.published[position] == nil { pending.published[position] = .now }
+                if let trace = StageTrace.current { pending.traces.append(trace) }
             }
             guard !pending.scheduled else { return nil }
             pending.scheduled = true
@@ -62,7 +65,7 @@ final class EventWriter: Sendable {
     }
 
     private func run() {
-        let (sockets, published) = pending.withLock { pending in
+        let (sockets, published, traces) = pending.withLock { pending in
             pending.scheduled = false
             let frames = pending.sockets.values.reduce(0) { $0 + $1.frames.count }
             pending.pace.ran(at: .now, deliveries: frames, sockets: pending.sockets.count)
@@ -70,8 +73,9 @@ final class EventWriter: Sendable {
                 pending.sockets = [:]
                 pending.published = [:]
                 pending.lastPosition = nil
+                pending.traces = []
             }
-            return (pending.sockets, pending.published)
+            return (pending.sockets, pending.published, pending.traces)
         }
         for (socket, frames) in sockets.values {
             metrics.queuedEvents.record(Double(frames.count))
@@ -79,5 +83,6 @@ final class EventWriter: Sendable {
         }
         let written = ContinuousClock.now
         for start in published.values { metrics.deliverySeconds.record(written - start) }
+        for trace in traces { trace.mark(.delivered, at: written) }
     }
 }

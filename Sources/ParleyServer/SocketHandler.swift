@@ -32,7 +32,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var loop: LoopServices?
     /// Request frames waiting for the one before them to be answered.
     /// Each with its arrival ticket (`ArrivalOrder`), handed back once answered.
-    private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64)>(initialCapacity: 1)
+    private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64, trace: StageTrace?)>(initialCapacity: 1)
     private var answering = false
     /// The last request waited for its turn: the client is over its rate. One that then
     /// fills `waitingLimit` is flooding and is closed (`excessFlood`).
@@ -199,7 +199,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         signInDeadline = nil
         stallCheck?.cancel()
         stallCheck = nil
-        for (_, ticket) in waiting { server.engine.arrivals.finish(ticket) }
+        for (_, ticket, _) in waiting { server.engine.arrivals.finish(ticket) }
         waiting.removeAll()
         dropUnwritten()
         let signedIn = user.value.withLock { $0 }.map { "\($0)" } ?? "none"
@@ -223,7 +223,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch frame.opcode {
         case .text, .binary:
             guard !closing else { return }
-            waiting.append((frame.unmaskedData, server.engine.arrivals.arrive()))
+            waiting.append((frame.unmaskedData, server.engine.arrivals.arrive(), StageLog.shared?.begin()))
             if waiting.count >= Self.waitingLimit {
                 if overRate {
                     closeForFlooding()
@@ -289,7 +289,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Answers the oldest waiting request in a task of its own, then the next one.
     private func answerNext() {
         guard let context, let dispatcher, let loop else { return }
-        guard !closing, let (frame, ticket) = waiting.popFirst() else {
+        guard !closing, let (frame, ticket, trace) = waiting.popFirst() else {
             answering = false
             return
         }
@@ -301,9 +301,15 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let executor = loop.executor
         let answer: @Sendable () -> Void = {
             Task(executorPreference: executor) {
-                let reply = await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, user: user)
+                trace?.mark(.task)
+                let reply = await StageTrace.$current.withValue(trace) {
+                    await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, user: user)
+                }
                 server.engine.arrivals.finish(ticket)
-                eventLoop.execute { this.value.answered(reply) }
+                eventLoop.execute {
+                    this.value.answered(reply)
+                    trace?.mark(.replied)
+                }
             }
         }
         // Over the rate, a request waits its turn rather than being refused; the ones

@@ -26,15 +26,18 @@ public struct ServeProcess: Sendable {
 
     /// Starts it and returns once it listens (its first line on stdout says where).
     /// Throws `StartFailure` when it does not come up, say because `port` is taken.
-    /// With `log`, its standard error (the log) goes to that file.
+    /// With `log`, its standard error (the log) goes to that file; `environment` adds to
+    /// the test's own.
     public static func start(
-        data: URL, port: Int = 0, arguments: [String] = [], logLevel: String = "warning", log: URL? = nil
+        data: URL, port: Int = 0, arguments: [String] = [], logLevel: String = "warning", log: URL? = nil,
+        environment extra: [String: String] = [:]
     ) throws -> ServeProcess {
         // Deadlines meant for strangers are long here, so a busy machine cannot trip
         // them for a test's well-behaved clients; `arguments` may set them shorter.
         let patient = ["--handshake-timeout", "120", "--sign-in-timeout", "120"]
         var environment = ProcessInfo.processInfo.environment
         environment["PARLEY_BCRYPT_COST"] = "4"
+        environment.merge(extra) { $1 }
         let process = try ChildProcess(
             executable.path, ["serve", "--port", String(port), "--data", data.path, "--log-level", logLevel] + patient + arguments,
             environment: environment, stdout: .pipe, stderr: log.map { .file($0.path) } ?? .inherit)

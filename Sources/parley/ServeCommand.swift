@@ -5,6 +5,7 @@ import ParleyBots
 import ParleyCore
 import ParleyEngine
 import ParleyIRC
+import ParleyLive
 import ParleyServer
 import ParleyStore
 import ServiceLifecycle
@@ -354,6 +355,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ParleyServer.startFailure(error, host: host, port: port) ?? error
         }
+        // PARLEY_STAGES=FILE: where each send's time went (scripts/send-stages.py).
+        StageLog.shared?.write()
         logger.info("stopped")
     }
 }

@@ -56,7 +56,8 @@ public final class InProcessEventBus: EventBus {
 
     /// A published event waiting for the positions before it.
     private enum Waiting {
-        case event(PositionedEvent, to: [UserID], except: SubscriptionID?, record: Bool)
+        /// `trace`: the send that published it, when traced (`StageLog`), for its deliveries.
+        case event(PositionedEvent, to: [UserID], except: SubscriptionID?, record: Bool, trace: StageTrace?)
         case nothing
     }
 
@@ -184,7 +185,8 @@ public final class InProcessEventBus: EventBus {
                 // Given up on: late, but still delivered.
                 deliver(published, to: users, except: origin?.subscription, record: record, &state)
             } else {
-                state.waiting[position] = .event(published, to: users, except: origin?.subscription, record: record)
+                state.waiting[position] = .event(
+                    published, to: users, except: origin?.subscription, record: record, trace: StageTrace.current)
                 deliverInOrder(&state)
             }
         }
@@ -211,8 +213,14 @@ public final class InProcessEventBus: EventBus {
             guard let next = state.waiting.removeValue(forKey: state.position + 1) else { break }
             state.position += 1
             state.stalledSince = nil
-            if case .event(let published, let users, let except, let record) = next {
-                deliver(published, to: users, except: except, record: record, &state)
+            if case .event(let published, let users, let except, let record, let trace) = next {
+                // Delivered under the trace of its own send, whichever send's publication
+                // lets it out.
+                if trace !== StageTrace.current {
+                    StageTrace.$current.withValue(trace) { deliver(published, to: users, except: except, record: record, &state) }
+                } else {
+                    deliver(published, to: users, except: except, record: record, &state)
+                }
             }
         }
         guard !state.waiting.isEmpty else { return }

@@ -116,16 +116,21 @@ extension EngineSession {
     func deliver(to recipient: Recipient, as user: User, _ message: NewMessage, clientTags: [String: String]? = nil) async throws
         -> Message
     {
+        let trace = StageTrace.current
+        trace?.mark(.engine)
         var message = message
         message.chatID = try await chatID(for: recipient, as: user)
         message.origin = origin.tokenHash
         message.clientTags = clientTags
         let quote = try await annotate(&message, as: user)
+        trace?.mark(.store)
         var (stored, created) = try await store.append(message)
+        trace?.mark(.committed)
         if created { stored.replyTo = quote }
         stored.clientTags = clientTags
         if created {
             await announce(stored)
+            trace?.mark(.published)
             engine.triggerOutgoingHooks(stored)
         }
         await afterSending(in: message.chatID, as: user)
