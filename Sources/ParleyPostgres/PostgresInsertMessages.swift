@@ -57,9 +57,10 @@ struct InsertMessages: PostgresPreparedStatement {
             ON CONFLICT DO NOTHING
         ), e AS (
             INSERT INTO event (position, recipients, origin, kept, message_id, body, client_tags, created_at)
-            SELECT nextval('event_position'), (SELECT array_agg(user_id ORDER BY user_id) FROM member WHERE chat_id = o.chat_id),
+            SELECT nextval('event_position'), (SELECT array_agg(user_id ORDER BY user_id) FROM member WHERE chat_id = o.chat_id
+                    AND user_id NOT IN (SELECT user_id FROM ignore WHERE ignored_id = o.sender_id)),
                 decode(o.origin, 'hex'), true, o.id, '', o.client_tags, o.sent_at
-            FROM (SELECT m.id, m.chat_id, a.origin, a.client_tags, a.sent_at FROM m JOIN accepted a ON a.id = m.id ORDER BY m.id) o,
+            FROM (SELECT m.id, m.chat_id, m.sender_id, a.origin, a.client_tags, a.sent_at FROM m JOIN accepted a ON a.id = m.id ORDER BY m.id) o,
                 (SELECT pg_notify('parley_events', '')) AS publishing
         )
         SELECT a.item, m.id, m.seq FROM m JOIN accepted a ON a.id = m.id

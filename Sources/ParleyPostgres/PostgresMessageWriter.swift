@@ -178,7 +178,8 @@ final class PostgresMessageWriter: Sendable {
 /// sequence number, the membership check, the chat's copy of its last message, the
 /// message, the sender's read marker, the mentions and the message's event (see
 /// `PostgresEventBus`: its position taken under the publishers' lock, the chat's
-/// members as its recipients, an empty body that says "read the message"), in one
+/// members but those who ignore the sender as its recipients, an empty body that says
+/// "read the message"), in one
 /// statement: a send costs no round trip and no commit of its own for its event. The
 /// publishers' lock is taken before the chat's row (a one-time filter), as every
 /// publisher takes it before any row, so two nodes' writers cannot deadlock.
@@ -204,7 +205,8 @@ struct InsertMessage: PostgresPreparedStatement {
             SELECT u, $7, m.seq, m.id FROM m, unnest($12::bigint[]) AS u ON CONFLICT DO NOTHING
         ), e AS (
             INSERT INTO event (position, recipients, origin, kept, message_id, body, client_tags, created_at)
-            SELECT nextval('event_position'), (SELECT array_agg(user_id ORDER BY user_id) FROM member WHERE chat_id = $7), $13, true,
+            SELECT nextval('event_position'), (SELECT array_agg(user_id ORDER BY user_id) FROM member WHERE chat_id = $7
+                    AND user_id NOT IN (SELECT user_id FROM ignore WHERE ignored_id = $2)), $13, true,
                 m.id, '', $14, $1
             FROM m, (SELECT pg_notify('parley_events', '')) AS publishing
         )

@@ -5,8 +5,8 @@ import Testing
 /// `/ignore` kept by the server: what the ignored user says reaches neither the shell
 /// nor the IRC client of whoever ignores them.
 @Suite struct IgnoreScriptTests {
-    @Test func anIgnoredUserReachesNeitherTheShellNorIRC() throws {
-        let world = try ServedShells(["alice", "bob", "carol"])
+    @Test(arguments: ["sqlite", "postgres"]) func anIgnoredUserReachesNeitherTheShellNorIRC(_ store: String) throws {
+        let world = try ServedShells(["alice", "bob", "carol"], store: store)
         defer { world.remove() }
         let (server, alice, bob, carol) = (world.server, world["alice"], world["bob"], world["carol"])
         #expect(try bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
@@ -41,8 +41,9 @@ import Testing
 
 /// A muted chat rings no bell in the shell, and `/chats` still counts what is unread.
 @Suite(.serialized) struct MuteTerminalTests {
-    @Test func aMutedChatRingsNoBellAndStillCountsUnread() throws {
-        let parley = try ParleyBinary(mode: .server)
+    @Test(arguments: ["sqlite", "postgres"]) func aMutedChatRingsNoBellAndStillCountsUnread(_ store: String) throws {
+        let parley = try ParleyBinary(
+            mode: .server, serverArguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let alice = ParleyBinary(clientOf: parley)
@@ -85,8 +86,9 @@ import Testing
 
 /// A level set on one client is followed by the user's shell already open elsewhere.
 @Suite(.serialized) struct MuteElsewhereTerminalTests {
-    @Test func aShellFollowsAMuteSetOnAnotherClient() throws {
-        let parley = try ParleyBinary(mode: .server)
+    @Test(arguments: ["sqlite", "postgres"]) func aShellFollowsAMuteSetOnAnotherClient(_ store: String) throws {
+        let parley = try ParleyBinary(
+            mode: .server, serverArguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let alice = ParleyBinary(clientOf: parley)
@@ -122,8 +124,8 @@ import Testing
 /// A change of a group's rules made in the shell reaches its IRC members as a MODE line
 /// saying what changed (it used to reach no IRC client).
 @Suite struct RulesToIRCTests {
-    @Test func aRulesChangeInTheShellIsAModeLineOnIRC() throws {
-        let world = try ServedShells(["alice", "bob"])
+    @Test(arguments: ["sqlite", "postgres"]) func aRulesChangeInTheShellIsAModeLineOnIRC(_ store: String) throws {
+        let world = try ServedShells(["alice", "bob"], store: store)
         defer { world.remove() }
         #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         #expect(try world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)

@@ -7,8 +7,8 @@ import Testing
 /// address range can neither register nor sign in while other addresses can; a
 /// redaction is seen going by every client; the audit log has it all.
 @Suite(.timeLimit(.minutes(10))) struct OperatorScriptTests {
-    @Test func aSuspendedAccountsShellAndIRCEndWithTheReason() throws {
-        let world = try ServedShells(["oscar", "bob"], arguments: ["--admin", "oscar"])
+    @Test(arguments: ["sqlite", "postgres"]) func aSuspendedAccountsShellAndIRCEndWithTheReason(_ store: String) throws {
+        let world = try ServedShells(["oscar", "bob"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
         #expect(try world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/create #team").status == 0)
@@ -41,8 +41,9 @@ import Testing
         #expect(refused.status != 0 && refused.stderr.contains("forbidden: only the server's operators suspend accounts"))
     }
 
-    @Test func aBannedAddressRangeCanNeitherRegisterNorSignIn() throws {
-        let world = try ServedShells(["oscar", "carol", "dave"], arguments: ["--admin", "oscar", "--trusted-proxy", "127.0.0.3"])
+    @Test(arguments: ["sqlite", "postgres"]) func aBannedAddressRangeCanNeitherRegisterNorSignIn(_ store: String) throws {
+        let world = try ServedShells(
+            ["oscar", "carol", "dave"], store: store, arguments: ["--admin", "oscar", "--trusted-proxy", "127.0.0.3"])
         defer { world.remove() }
         #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
         #expect(try world["carol"].run("/register carol@example.com --handle carol --password carol-12345").status == 0)
@@ -77,8 +78,8 @@ import Testing
         #expect(again.readText()?.contains(#""ok":true"#) == true)
     }
 
-    @Test func aRedactionIsSeenGoingByEveryClient() throws {
-        let world = try ServedShells(["oscar", "alice", "spammer"], arguments: ["--admin", "oscar"])
+    @Test(arguments: ["sqlite", "postgres"]) func aRedactionIsSeenGoingByEveryClient(_ store: String) throws {
+        let world = try ServedShells(["oscar", "alice", "spammer"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
         #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
@@ -104,8 +105,8 @@ import Testing
 /// account's connections (shell and IRC), WALLOPS reaches +w clients, UBAN
 /// bans an address range; without OPER each is refused with 481.
 @Suite(.timeLimit(.minutes(10))) struct IRCOperatorTests {
-    @Test func operCommandsKillWallopsAndUban() throws {
-        let world = try ServedShells(["oscar", "bob", "carol"], arguments: ["--admin", "oscar"])
+    @Test(arguments: ["sqlite", "postgres"]) func operCommandsKillWallopsAndUban(_ store: String) throws {
+        let world = try ServedShells(["oscar", "bob", "carol"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
@@ -193,8 +194,8 @@ import Testing
 /// `/delete-account` through the binary: the shell and IRC connection end, the account
 /// can't sign in, its handle can't be taken, and its words stay as from "Deleted user".
 @Suite(.timeLimit(.minutes(10))) struct DeleteAccountScriptTests {
-    @Test func aDeletedAccountIsGoneAndItsHandleHeld() throws {
-        let world = try ServedShells(["alice", "bob", "carol"], arguments: ["--handle-hold-days", "30"])
+    @Test(arguments: ["sqlite", "postgres"]) func aDeletedAccountIsGoneAndItsHandleHeld(_ store: String) throws {
+        let world = try ServedShells(["alice", "bob", "carol"], store: store, arguments: ["--handle-hold-days", "30"])
         defer { world.remove() }
         #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         #expect(try world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
@@ -221,8 +222,8 @@ import Testing
 /// `/export me FILE` through the binary: one JSON file with exactly the account's data,
 /// and the files it uploaded beside it.
 @Suite(.timeLimit(.minutes(10))) struct AccountExportScriptTests {
-    @Test func anExportHoldsTheAccountsDataAndFiles() throws {
-        let world = try ServedShells(["alice", "bob"])
+    @Test(arguments: ["sqlite", "postgres"]) func anExportHoldsTheAccountsDataAndFiles(_ store: String) throws {
+        let world = try ServedShells(["alice", "bob"], store: store)
         defer { world.remove() }
         let notes = world.folder.appendingPathComponent("notes.txt")
         try Data("alice's notes\n".utf8).write(to: notes)

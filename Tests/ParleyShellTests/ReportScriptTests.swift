@@ -4,8 +4,8 @@ import Testing
 
 /// `/report` and `/reports` against a server with an operator (`--admin @oscar`).
 @Suite struct ReportScriptTests {
-    @Test func aReportReachesTheOperatorsQueueAndIsResolved() throws {
-        let world = try ServedShells(["alice", "bob", "oscar"], arguments: ["--admin", "@oscar"])
+    @Test(arguments: ["sqlite", "postgres"]) func aReportReachesTheOperatorsQueueAndIsResolved(_ store: String) throws {
+        let world = try ServedShells(["alice", "bob", "oscar"], store: store, arguments: ["--admin", "@oscar"])
         defer { world.remove() }
         let (alice, bob, oscar) = (world["alice"], world["bob"], world["oscar"])
         #expect(try oscar.run("/register oscar@example.com --handle oscar --password operator-123").status == 0)

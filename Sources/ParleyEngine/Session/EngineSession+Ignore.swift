@@ -33,8 +33,10 @@ extension EngineSession {
         guard try await store.setNotify(level, user: user.id, chat: chat) else {
             throw ParleyError(.notMember, "you are not in that chat")
         }
-        // The user's other clients follow (the shell's bell on each).
-        await engine.bus.publish(.notifyChanged(NotifyChange(chatID: chat, level: level)), to: [user.id], except: origin)
+        // The user's other clients follow (the shell's bell on each). The client that
+        // made the change hears it too: two processes on one data folder share a token,
+        // which is all a bus of several nodes can tell clients apart by.
+        await engine.bus.publish(.notifyChanged(NotifyChange(chatID: chat, level: level)), to: [user.id], except: nil)
     }
 
     /// The chat list as if the ignored had never written: their unread messages and
