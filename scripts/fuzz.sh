@@ -45,7 +45,7 @@ request) sources=() ;;
 shell)
     sources=(Sources/ParleyShell/Input/LineReader.swift Sources/ParleyShell/Input/HereDocument.swift
         Sources/ParleyShell/Input/Tokenizer.swift Sources/ParleyShell/Input/CommandInput.swift
-        Sources/ParleyShell/Input/DurationText.swift Sources/ParleyShell/ErrorCode+Shell.swift)
+        Sources/ParleyShell/Input/DurationText+Parse.swift Sources/ParleyShell/ErrorCode+Shell.swift)
     ;;
 plugin)
     sources=($(find Sources/ParleyBots/PluginLines Sources/ParleyBots/Schedules -name '*.swift' | sort) Sources/ParleyBots/JSONValue.swift)
