@@ -156,7 +156,8 @@ struct TmuxSession {
     /// A shell stopped long enough for the server to let its connection go says so when
     /// it is continued, not that the server cannot be reached, and comes back.
     @Test func aStoppedShellSaysWhyItsConnectionWentWhenContinued() throws {
-        let parley = try ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", "2"])
+        // Long enough that a busy machine does not drop the shell before it is stopped.
+        let parley = try ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", "10"])
         defer { parley.remove() }
         #expect(try parley.run("/register ann@example.com --handle ann --password secret-ann1").status == 0)
         let pidFile = parley.data.appendingPathComponent("sh.pid").path
@@ -175,10 +176,14 @@ struct TmuxSession {
         let bob = ParleyBinary(clientOf: parley)
         defer { bob.remove() }
         #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob1").status == 0)
-        // Online (a busy machine may have had the 2 s timeout drop her once already: she
-        // reconnects), then stopped until the server has let her connection go.
+        // Online (a busy machine may have had the timeout drop her once already: she
+        // reconnects), then stopped until the server has let her connection go. A stop in
+        // the middle of such a reconnection is a loss the shell has told of already, so
+        // the shell must be back from any loss first.
         var deadline = Date().addingTimeInterval(120)
         while Date() < deadline, try !bob.run("/whois @ann").stdout.contains("online now") { Thread.sleep(forTimeInterval: 0.2) }
+        func count(_ text: String, _ screen: String) -> Int { screen.components(separatedBy: text).count - 1 }
+        _ = try terminal.waitFor("the shell to be connected") { count("[connection lost]", $0) == count("[connection back]", $0) }
         kill(shell, SIGSTOP)
         deadline = Date().addingTimeInterval(120)
         while Date() < deadline, try bob.run("/whois @ann").stdout.contains("online now") { Thread.sleep(forTimeInterval: 0.2) }
