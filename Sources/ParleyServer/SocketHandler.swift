@@ -302,14 +302,10 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         let answer: @Sendable () -> Void = {
             Task(executorPreference: executor) {
                 trace?.mark(.task)
-                let reply = await StageTrace.$current.withValue(trace) {
-                    await server.handle(Data(frame.readableBytesView), dispatcher: dispatcher, user: user)
-                }
+                let body = Data(frame.readableBytesView)
+                let reply = await StageTrace.$current.withValue(trace) { await server.handle(body, dispatcher: dispatcher, user: user) }
                 server.engine.arrivals.finish(ticket)
-                eventLoop.execute {
-                    this.value.answered(reply)
-                    trace?.mark(.replied)
-                }
+                eventLoop.execute { this.value.answered(reply, trace: trace) }
             }
         }
         // Over the rate, a request waits its turn rather than being refused; the ones
@@ -323,14 +319,12 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             closeForFlooding()
             return
         }
-        if overRate {
-            eventLoop.scheduleTask(in: TimeAmount(wait)) { answer() }
-        } else {
-            answer()
-        }
+        guard overRate else { return answer() }
+        eventLoop.scheduleTask(in: TimeAmount(wait)) { answer() }
     }
 
-    private func answered(_ reply: (frame: Data, close: Bool, sessionChanged: Bool)) {
+    private func answered(_ reply: (frame: Data, close: Bool, sessionChanged: Bool), trace: StageTrace?) {
+        defer { trace?.mark(.replied) }
         guard let context else { return }
         if let frameWriter {
             // A finished frame, as events are: past the frame encoder, in one buffer.

@@ -65,15 +65,7 @@ import Testing
         _ = try bob.waitFor("bob>")
         #expect(try alice.run("/send #random @bob in the muted one\n/send #team no mention here\n/send #team @bob in team").status == 0)
         _ = try bob.waitFor("@bob in team")
-        // The raw copy of the pane trails the screen: read it once the last line's bell is in.
-        var bytes = Data()
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
-            bytes = (try? Data(contentsOf: raw)) ?? Data()
-            let text = String(decoding: bytes, as: UTF8.self)
-            if let team = text.range(of: "@bob in team"), text[team.upperBound...].contains("\u{07}") { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        let bytes = try rawOnceBellFollows("@bob in team", in: raw)
         #expect(bytes.filter { $0 == 0x07 }.count == 1, "only the mention in #team rings")
         let text = String(decoding: bytes, as: UTF8.self)
         let team = try #require(text.range(of: "@bob in team"))
@@ -109,14 +101,7 @@ import Testing
         #expect(try parley.run("/mute #team").status == 0)
         #expect(try alice.run("/send #team @bob muted mention\n/send @bob direct one").status == 0)
         _ = try bob.waitFor("direct one")
-        var bytes = Data()
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
-            bytes = (try? Data(contentsOf: raw)) ?? Data()
-            let text = String(decoding: bytes, as: UTF8.self)
-            if let direct = text.range(of: "direct one"), text[direct.upperBound...].contains("\u{07}") { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        let bytes = try rawOnceBellFollows("direct one", in: raw)
         #expect(bytes.filter { $0 == 0x07 }.count == 1, "only the direct message rings")
     }
 }
@@ -137,4 +122,16 @@ import Testing
         #expect(irc.wait(containing: ":alice!alice@parley MODE #team +ml 50") != nil)
         #expect(irc.wait(containing: ":alice!alice@parley MODE #team -t+i") != nil)
     }
+}
+
+/// A pane's raw copy (`pipe-pane`), read once a bell follows `line` in it: the copy
+/// trails the screen. After two minutes without one, as it is then.
+func rawOnceBellFollows(_ line: String, in raw: URL) throws -> Data {
+    let read = { (try? Data(contentsOf: raw)) ?? Data() }
+    return try ParleyBinaryWait.until { () -> Data? in
+        let bytes = read()
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let found = text.range(of: line), text[found.upperBound...].contains("\u{07}") else { return nil }
+        return bytes
+    } ?? read()
 }
