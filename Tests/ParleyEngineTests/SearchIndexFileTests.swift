@@ -154,7 +154,8 @@ import Testing
     }
 }
 
-/// Holds the write lock of the SQLite file at a path, on a thread of its own, until released.
+/// Holds the write lock of the SQLite file at a path, on a thread of its own, until released;
+/// taking it waits for any writer that has it first.
 private final class WriteLockHolder: Sendable {
     private let queue: DatabaseQueue
     private let released = DispatchSemaphore(value: 0)
@@ -162,7 +163,11 @@ private final class WriteLockHolder: Sendable {
     private init(queue: DatabaseQueue) { self.queue = queue }
 
     static func hold(_ path: String) async throws -> WriteLockHolder {
-        let holder = WriteLockHolder(queue: try DatabaseQueue(path: path))
+        // The store's own indexer may be writing the index right now: wait for it to let go
+        // (a busy timeout, not an error), however long a loaded machine makes that take.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(600)
+        let holder = WriteLockHolder(queue: try DatabaseQueue(path: path, configuration: configuration))
         try await withCheckedThrowingContinuation { (locked: CheckedContinuation<Void, any Error>) in
             Thread.detachNewThread {
                 do {
