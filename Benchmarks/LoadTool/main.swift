@@ -48,6 +48,14 @@ struct LoadOptions: ParsableCommand, Sendable {
     var probe: Int?
     @Option(help: "Probe: messages sent to --group, 100 ms apart.") var groupMessages = 50
 
+    // Bench mode (scripts/side-by-side.sh): see Bench.swift.
+    @Option(help: "Bench: one group of --clients members, --senders of them sending this many messages in all (ws:// or irc:// --url).")
+    var messages: Int?
+    @Option(help: ArgumentHelp("Bench: the server's processes, whose CPU and peak memory are reported.", valueName: "PID[,PID…]"))
+    var serverPID: String?
+    @Option(help: "Bench: the run's label in its JSON line.") var label: String?
+    @Option(help: ArgumentHelp("Bench: also append the JSON line to this file.", valueName: "FILE")) var json: String?
+
     func validate() throws {
         guard (1...100_000).contains(clients), (1...clients).contains(groups), senders >= 1 else {
             throw ValidationError("--clients is 1 to 100000, --groups 1 to --clients, --senders at least 1")
@@ -55,7 +63,7 @@ struct LoadOptions: ParsableCommand, Sendable {
         guard rate >= 0, rate.isFinite, seconds > 0, seconds <= 86_400, (idle ?? 1) > 0, (idle ?? 1) <= 86_400 else {
             throw ValidationError("--rate is 0 or more, --seconds and --idle above 0 and at most a day")
         }
-        for node in nodes {
+        for node in nodes where messages == nil {
             guard let parsed = URL(string: node), parsed.host != nil, ["ws", "wss"].contains(parsed.scheme ?? "") else {
                 throw ValidationError("--url is ws://HOST:PORT or wss://HOST:PORT, or several of them comma-separated")
             }
@@ -331,6 +339,15 @@ if let crowd = options.crowd {
 if let probe = options.probe {
     try await Crowd.probe(probe, options: options)
     exit(0)
+}
+if options.messages != nil {
+    do {
+        try await Bench.run(options)
+        exit(0)
+    } catch {
+        say("parley-load: \(error)")
+        exit(1)
+    }
 }
 let epoch = ContinuousClock.now
 func microsNow() -> Int64 {
