@@ -35,6 +35,12 @@ enum Bench {
             file.write(Data((line + "\n").utf8))
             try file.close()
         }
+        if let path = plan.deliveries {
+            let rows = zip(figures.sendTimes, figures.latencies).map { "\($0)\t\($1)\n" }.joined()
+            guard FileManager.default.createFile(atPath: path, contents: Data(rows.utf8)) else {
+                throw BenchError("--deliveries: cannot write \(path)")
+            }
+        }
         try? await bench.closeAll()
     }
 
@@ -56,6 +62,8 @@ struct BenchPlan: Sendable {
     let rate: Double
     let label: String
     let serverPIDs: [Int32]
+    let deliveries: String?
+    var keepsDeliveries: Bool { deliveries != nil }
     let tag = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
     init(_ options: LoadOptions) throws {
@@ -73,6 +81,7 @@ struct BenchPlan: Sendable {
         self.messages = messages
         self.rate = options.rate
         self.label = options.label ?? "\(host):\(port)"
+        self.deliveries = options.deliveries
         self.serverPIDs = try (options.serverPID ?? "").split(separator: ",").map {
             guard let pid = Int32($0), pid > 0 else { throw ValidationError("--server-pid is PID[,PID…]") }
             return pid
@@ -94,6 +103,11 @@ struct BenchPlan: Sendable {
             "e2e_p50_ms": percentile(0.5), "e2e_p99_ms": percentile(0.99), "e2e_p999_ms": percentile(0.999),
             "e2e_max_ms": Double(sorted.last ?? 0) / 1000, "client_cpu_s": clientCPU,
         ]
+        if !figures.lateness.isEmpty {
+            let late = figures.lateness.sorted()
+            fields["send_late_p99_ms"] = Double(late[min(late.count - 1, late.count * 99 / 100)]) / 1000
+            fields["send_late_max_ms"] = Double(late.last ?? 0) / 1000
+        }
         if !serverPIDs.isEmpty {
             fields["server_cpu_s"] = serverCPU
             fields["server_cpu_us_per_message"] = figures.acknowledged > 0 ? serverCPU * 1e6 / Double(figures.acknowledged) : 0
@@ -113,6 +127,11 @@ struct BenchFigures: Sendable {
     var missing = 0
     var seconds = 0.0
     var latencies: [Int64] = []
+    /// At a fixed rate: how late each send left after its scheduled time, in microseconds
+    /// (the tool's own delay, which its latencies include).
+    var lateness: [Int64] = []
+    /// With `--deliveries`: each delivery's send time, in microseconds from the start.
+    var sendTimes: [Int64] = []
 }
 
 /// CPU time and peak memory of server processes, from /proc.

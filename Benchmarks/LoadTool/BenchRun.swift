@@ -138,6 +138,7 @@ final class BenchRun: @unchecked Sendable {
         guard measuring else { return }
         figures.delivered += 1
         figures.latencies.append(Self.micros() - sentAt)
+        if plan.keepsDeliveries { figures.sendTimes.append(sentAt - Int64(start.uptimeNanoseconds / 1000)) }
     }
 
     static func micros() -> Int64 { Int64(NIODeadline.now().uptimeNanoseconds / 1000) }
@@ -161,6 +162,7 @@ final class BenchRun: @unchecked Sendable {
                 loop.scheduleTask(deadline: due) { [self] in tick() }
                 return
             }
+            figures.lateness.append(Int64((now - due).nanoseconds / 1000))
             sendNext(from: sent % plan.senders, due: Int64(due.uptimeNanoseconds / 1000))
         }
     }

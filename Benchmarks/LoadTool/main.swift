@@ -55,6 +55,8 @@ struct LoadOptions: ParsableCommand, Sendable {
     var serverPID: String?
     @Option(help: "Bench: the run's label in its JSON line.") var label: String?
     @Option(help: ArgumentHelp("Bench: also append the JSON line to this file.", valueName: "FILE")) var json: String?
+    @Option(help: ArgumentHelp("Bench: write each delivery's send time and latency (µs, tab-separated) to this file.", valueName: "FILE"))
+    var deliveries: String?
 
     func validate() throws {
         guard (1...100_000).contains(clients), (1...clients).contains(groups), senders >= 1 else {
