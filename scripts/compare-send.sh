@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Two release binaries of `parley serve`, run in turns under the side-by-side bench's load
-# generator (each run on a fresh server, through scripts/profile-send.sh without perf), one
-# line per run: the generator's figures and the server's own counters from /metrics.
+# Two release binaries of `parley serve`, run in turns under parley-load's bench mode (each
+# run on a fresh server, through scripts/profile-send.sh without perf), one line per run:
+# the load's figures and the server's own counters from /metrics.
 # Runs in turns because this machine's speed changes on its own, within seconds: a figure
 # is only worth comparing with the other binary's runs beside it (docs/performance.md).
 #
-#   scripts/compare-send.sh OLD NEW 4 -k 8000              # closed loop, 4 runs each
-#   scripts/compare-send.sh OLD NEW 3 -k 2000 --rate 1000  # a fixed 1,000 messages/s
+#   scripts/compare-send.sh OLD NEW 4 --messages 10000                # closed loop, 4 runs each
+#   scripts/compare-send.sh OLD NEW 3 --messages 5000 --rate 1000     # a fixed 1,000 messages/s
 #
-# Per run: acknowledged/s; e2e p50 and p99 (generator's clock); server and generator CPU
-# per message (whole run, setup included); messages per commit and commit time per message
+# Per run: acknowledged/s; e2e p50 and p99 (the load's clock); server and load CPU per
+# message (from the first send to the last delivery); messages per commit and commit time per message
 # (parley_commit_*); events per socket write; and the bucket holding the 99th percentile of
 # the server's own send time (frame to reply).
 set -euo pipefail
@@ -17,15 +17,17 @@ cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { sed -n 2,14p "$0"; exit 2; }
 old=$1 new=$2 runs=$3
 shift 3
+export BIN=${BIN:-$(scripts/release-bin.sh)}
 for run in $(seq 1 "$runs"); do
     for bin in "$old" "$new"; do
         PERF=0 PARLEY_BIN="$bin" scripts/profile-send.sh "$@" > /dev/null
-        python3 - "$bin" /tmp/parley-send.out /tmp/parley-send.metrics <<'EOF'
-import re, sys
+        python3 - "$bin" /tmp/parley-send.jsonl /tmp/parley-send.metrics <<'EOF'
+import json, re, sys
 
 binary, out, metrics = sys.argv[1:]
-figures = dict(line.split(None, 1) for line in open(out) if re.match(r"^[a-z_0-9]+ +\S", line))
-number = lambda key: float(figures.get(key, "nan").split()[0])
+lines = [line for line in open(out) if line.strip()]
+figures = json.loads(lines[-1]) if lines else {}
+number = lambda key: float(figures.get(key, "nan"))
 lines = [line for line in open(metrics) if not line.startswith("#")]
 
 
@@ -55,7 +57,7 @@ print(
     f"CPU/msg server {number('server_cpu_s') / acked * 1e6:.0f} µs generator {number('client_cpu_s') / acked * 1e6:.0f} µs  "
     f"msgs/commit {messages / max(commits, 1):.2f}  commit/msg {total('parley_commit_duration_seconds_sum') / max(messages, 1) * 1e6:.0f} µs  "
     f"events/write {total('parley_socket_write_batch_events_sum') / max(writes, 1):.2f}  "
-    f"send p99 ≤ {send_p99} ms  errors {figures.get('errors', '?').strip()}"
+    f"send p99 ≤ {send_p99} ms  errors {figures.get('errors', '?')}"
 )
 EOF
     done

@@ -1,67 +1,47 @@
 #!/usr/bin/env bash
-# Issue 37's side-by-side in shapes the bench does not run: Parley over WebSocket and
-# through its IRC gateway against InspIRCd (+TCP_NODELAY), under the bench's compiled load
-# generator, each case on a fresh server, in turns, REPS times; then each figure's median
-# and Parley's ratio to the relay's (figures in docs/performance.md's history in git, "Other shapes").
+# Issue 37's side-by-side in shapes side-by-side.sh does not run: Parley over WebSocket and
+# through its IRC gateway against InspIRCd (+TCP_NODELAY), under parley-load's bench mode,
+# each case on a fresh server, in turns, REPS times; then each figure's median and Parley's
+# ratio to the relay's (docs/performance.md, "Other shapes").
 #
-#   PARLEY_BIN=/path/to/release/parley scripts/shapes.sh 3
+#   scripts/shapes.sh 3                          # BIN= a folder with release parley and parley-load
 #   SHAPES="4:2 100:20" scripts/shapes.sh 1      # members:senders; default "4:2 20:5 100:20 50:50"
 #   RESULTS=/tmp/parley-shapes-….jsonl scripts/shapes.sh   # the table again from a run's results
 #
-# Per shape: the closed loop (about 10,000 messages in all) and a fixed 1,000 messages/s
-# (10 s). CPU a message is the server's over the whole run (setup included), divided by
-# the acknowledged messages, as the bench's ratios are.
+# Per shape: the closed loop (10,000 messages in all) and a fixed 1,000 messages/s
+# (5,000). CPU a message is the server's from the first send to the last delivery.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH=${BENCH:?set BENCH to the shared bench folder (chatload.c, peers.sh): it is kept beside the repository, not in it}
 REPS=${1:-3}
 SHAPES=${SHAPES:-"4:2 20:5 100:20 50:50"}
-export PARLEY_BIN=${PARLEY_BIN:-$PWD/.build/release/parley} PARLEY_PORT=${PARLEY_PORT:-7979}
-irc_port=${PARLEY_IRC_PORT:-6699}
-# A hundred members register from one address: the admission limits are lifted (the
-# bench's 20 fit under them), nothing on the send path.
-limits="--max-registrations 0 --max-unsigned-per-address 0 --max-password-checks-per-address 0"
-CHATLOAD_BIN=${CHATLOAD_BIN:-/tmp/chatload-bin}
 OUT=${RESULTS:-${OUT:-/tmp/parley-shapes-$(date +%Y%m%d-%H%M%S).jsonl}}
 if [ -n "${RESULTS:-}" ]; then
     REPS=0
 else
-    [ -x "$PARLEY_BIN" ] || swift build -c release --product parley
-    if [ ! -x "$CHATLOAD_BIN" ] || [ "$BENCH/chatload.c" -nt "$CHATLOAD_BIN" ]; then
-        cc -O2 -o "$CHATLOAD_BIN" "$BENCH/chatload.c" -lm
-    fi
-    [ -x /usr/sbin/inspircd ] || bash "$BENCH/peers.sh" install-light
+    BIN=${BIN:-$(scripts/release-bin.sh)}
+    [ -x /usr/sbin/inspircd ] || { echo "shapes.sh: the relay is InspIRCd 3: apt-get install inspircd" >&2; exit 1; }
     : > "$OUT"
 fi
+source scripts/bench/servers.sh
 
-run() { # SERVER LABEL CHATLOAD-ARGS...
-    local server=$1 label=$2 pid
+run() { # SERVER LABEL PARLEY-LOAD-ARGS...
+    local server=$1 label=$2 start
     shift 2
-    case $server in
-        relay)
-            bash "$BENCH/peers.sh" start-irc --nodelay > /dev/null
-            pid=$(cat /tmp/inspircd/server.pid)
-            set -- --proto irc --url irc://127.0.0.1:6667 "$@" ;;
-        ws)
-            PARLEY_ARGS="$limits" bash "$BENCH/peers.sh" start-parley > /dev/null
-            pid=$(cat /tmp/parley-peer/server.pid)
-            set -- --proto parley --url "ws://127.0.0.1:$PARLEY_PORT/v1/ws" "$@" ;;
-        irc)
-            PARLEY_ARGS="$limits --irc-port $irc_port --irc-guests" bash "$BENCH/peers.sh" start-parley > /dev/null
-            pid=$(cat /tmp/parley-peer/server.pid)
-            set -- --proto irc --url "irc://127.0.0.1:$irc_port" "$@" ;;
-    esac
-    timeout 600 "$CHATLOAD_BIN" "$@" --server-pid "$pid" --label "$server $label" --json "$OUT" > /dev/null \
-        || echo "shapes.sh: $server $label: the generator failed (exit $?); the table shows what it has" >&2
-    if [ "$server" = relay ]; then bash "$BENCH/peers.sh" stop-irc > /dev/null; else bash "$BENCH/peers.sh" stop-parley > /dev/null; fi
+    case $server in relay) start=inspircd ;; ws) start=parley ;; irc) start=parley-irc ;; esac
+    if bench_start "$start"; then
+        bench_load "$server $label" "$@"
+    else
+        echo "shapes.sh: $server did not start" >&2
+    fi
+    bench_stop
 }
 
 for _ in $(seq 1 "$REPS"); do
     for shape in $SHAPES; do
         members=${shape%:*} senders=${shape#*:}
         for server in relay ws irc; do
-            run "$server" "$shape closed" -m "$members" -s "$senders" -k $((10000 / senders))
-            run "$server" "$shape 1000/s" -m "$members" -s "$senders" -k $((10000 / senders)) --rate 1000
+            run "$server" "$shape closed" --clients "$members" --senders "$senders" --messages 10000
+            run "$server" "$shape 1000/s" --clients "$members" --senders "$senders" --messages 5000 --rate 1000
         done
     done
 done
@@ -70,7 +50,7 @@ python3 - "$OUT" "$SHAPES" <<'EOF'
 import sys
 
 sys.path.insert(0, "scripts")
-from chatload_results import figures, load, median, show, summary
+from load_results import figures, load, median, show, summary
 
 runs = load(sys.argv[1])
 

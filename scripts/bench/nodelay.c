@@ -1,7 +1,7 @@
 /* Loaded with LD_PRELOAD into a server that cannot be told to: turns Nagle's algorithm off
  * (TCP_NODELAY) on every socket the server accepts. InspIRCd 3 leaves it on, and its small
  * writes then wait on the client's delayed ACKs (a few hundred messages a second at most).
- * Built by scripts/side-by-side.sh: cc -O2 -shared -fPIC -o nodelay.so nodelay.c -ldl */
+ * Built by scripts/bench/servers.sh: cc -O2 -shared -fPIC -o nodelay.so nodelay.c -ldl */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <netinet/in.h>

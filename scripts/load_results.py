@@ -1,4 +1,4 @@
-"""The results `chatload --json` appends, one run a line, read back by label: the helpers
+"""The results `parley-load --json` appends, one run a line, read back by label: the helpers
 that scripts/shapes.sh and scripts/floor.sh print their tables with."""
 import json
 import statistics
@@ -16,7 +16,7 @@ def load(path):
 
 def median(runs, label, figure):
     """The median of `figure` over the label's runs; "cpu" is the server's CPU a message in
-    µs over the whole run (setup included), as the bench's ratios are. None without runs."""
+    µs, from the first send to the last delivery. None without runs."""
     values = []
     for run in runs.get(label, []):
         if figure == "cpu":
