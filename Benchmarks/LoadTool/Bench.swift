@@ -71,8 +71,8 @@ struct BenchPlan: Sendable {
             let proto = ["ws": Proto.parley, "irc": .irc][url.scheme ?? ""]
         else { throw ValidationError("bench: --url is ws://HOST:PORT or irc://HOST:PORT") }
         guard let messages = options.messages, (1...10_000_000).contains(messages), (2...10_000).contains(options.clients),
-            (1..<options.clients).contains(options.senders)
-        else { throw ValidationError("bench: --messages 1 to 10000000, --clients 2 to 10000, --senders 1 to --clients - 1") }
+            (1...options.clients).contains(options.senders)
+        else { throw ValidationError("bench: --messages 1 to 10000000, --clients 2 to 10000, --senders 1 to --clients") }
         self.proto = proto
         self.host = host
         self.port = port
