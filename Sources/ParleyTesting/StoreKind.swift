@@ -12,6 +12,15 @@ public enum StoreKind: String, Sendable, CaseIterable, CustomStringConvertible {
 
     public static let all = allCases
     public var description: String { rawValue }
+
+    /// `parley serve`'s arguments for this store: none for SQLite (in the data folder),
+    /// `--postgres` and a new database's URL for PostgreSQL.
+    public func serveArguments() throws -> [String] {
+        switch self {
+        case .sqlite: []
+        case .postgres: ["--postgres", try TestPostgres.newDatabase()]
+        }
+    }
 }
 
 /// One PostgreSQL server for the whole test process, started on first use and stopped

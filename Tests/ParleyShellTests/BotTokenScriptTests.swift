@@ -6,8 +6,8 @@ import Testing
 /// PLAIN) and HTTP (Bearer); revoking the token ends each of those connections. On both
 /// stores, through the binary.
 @Suite(.timeLimit(.minutes(10))) struct BotTokenScriptTests {
-    @Test(arguments: ["sqlite", "postgres"]) func aTokenSignsABotInEverywhereUntilRevoked(_ store: String) async throws {
-        let world = try IRCGatewayTests.world(arguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
+    @Test(arguments: StoreKind.all) func aTokenSignsABotInEverywhereUntilRevoked(_ store: StoreKind) async throws {
+        let world = try IRCGatewayTests.world(arguments: try store.serveArguments())
         defer { world.remove() }
         let (alice, server) = (world.alice, world.server)
         let made = try alice.run("/bots new @dice --password dice-pass-123\n/invite @dice #swift\n/bots token @dice --name ci")

@@ -14,8 +14,8 @@ import Testing
 
     static func code(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["code"] as? String }
 
-    @Test(arguments: ["sqlite", "postgres"]) func aScriptSendsReadsAndUploadsOverHTTP(_ store: String) async throws {
-        let world = try IRCGatewayTests.world(arguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
+    @Test(arguments: StoreKind.all) func aScriptSendsReadsAndUploadsOverHTTP(_ store: StoreKind) async throws {
+        let world = try IRCGatewayTests.world(arguments: try store.serveArguments())
         defer { world.remove() }
         let (alice, port) = (world.alice, world.server.port)
         let made = try alice.run("/bots new @ci --password ci-pass-1234\n/invite @ci #swift\n/bots token @ci --name script\n/whoami")

@@ -10,10 +10,10 @@ import Testing
         try await RawHTTP.request(port: port, method: "POST", path: path, headers: headers, body: Array(body.utf8))
     }
 
-    @Test(arguments: ["sqlite", "postgres"]) func hooksPostSlackAlertmanagerGitHubAndText(_ store: String) async throws {
+    @Test(arguments: StoreKind.all) func hooksPostSlackAlertmanagerGitHubAndText(_ store: StoreKind) async throws {
         let world = try IRCGatewayTests.world(
             arguments: ["--hook-rate", "2", "--max-hook-kib", "8"]
-                + (store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : []))
+                + (try store.serveArguments()))
         defer { world.remove() }
         let (alice, bob, port) = (world.alice, world.bob, world.server.port)
         #expect(try bob.run("/join #swift").status == 0)

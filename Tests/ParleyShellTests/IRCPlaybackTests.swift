@@ -6,8 +6,8 @@ import Testing
 /// back, when it connects, what was said in its groups and direct chats while its user
 /// was away, in order and with each message's time.
 @Suite(.timeLimit(.minutes(10))) struct IRCPlaybackTests {
-    static func world(_ store: String) throws -> IRCGatewayTests.World {
-        try IRCGatewayTests.world(arguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
+    static func world(_ store: StoreKind) throws -> IRCGatewayTests.World {
+        try IRCGatewayTests.world(arguments: try store.serveArguments())
     }
 
     /// bob signs in on IRC, joins #swift and quits: from now on he is away.
@@ -20,7 +20,7 @@ import Testing
         #expect(first.wait(containing: "ERROR :Closing link") != nil)
     }
 
-    @Test(arguments: ["sqlite", "postgres"]) func aClientWithoutChathistoryGetsWhatItMissed(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aClientWithoutChathistoryGetsWhatItMissed(_ store: StoreKind) throws {
         let world = try Self.world(store)
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
@@ -87,7 +87,7 @@ import Testing
         #expect(texts == ["group 5", "group 6", "direct 1", "direct 2"])
     }
 
-    @Test(arguments: ["sqlite", "postgres"]) func aUserBoundsOrTurnsOffTheirOwnPlayback(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aUserBoundsOrTurnsOffTheirOwnPlayback(_ store: StoreKind) throws {
         let world = try Self.world(store)
         defer { world.remove() }
         let port = try #require(world.server.ircPort)

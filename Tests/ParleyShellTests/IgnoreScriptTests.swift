@@ -5,7 +5,7 @@ import Testing
 /// `/ignore` kept by the server: what the ignored user says reaches neither the shell
 /// nor the IRC client of whoever ignores them.
 @Suite struct IgnoreScriptTests {
-    @Test(arguments: ["sqlite", "postgres"]) func anIgnoredUserReachesNeitherTheShellNorIRC(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func anIgnoredUserReachesNeitherTheShellNorIRC(_ store: StoreKind) throws {
         let world = try ServedShells(["alice", "bob", "carol"], store: store)
         defer { world.remove() }
         let (server, alice, bob, carol) = (world.server, world["alice"], world["bob"], world["carol"])
@@ -41,9 +41,9 @@ import Testing
 
 /// A muted chat rings no bell in the shell, and `/chats` still counts what is unread.
 @Suite(.serialized) struct MuteTerminalTests {
-    @Test(arguments: ["sqlite", "postgres"]) func aMutedChatRingsNoBellAndStillCountsUnread(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aMutedChatRingsNoBellAndStillCountsUnread(_ store: StoreKind) throws {
         let parley = try ParleyBinary(
-            mode: .server, serverArguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
+            mode: .server, serverArguments: try store.serveArguments())
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let alice = ParleyBinary(clientOf: parley)
@@ -78,9 +78,9 @@ import Testing
 
 /// A level set on one client is followed by the user's shell already open elsewhere.
 @Suite(.serialized) struct MuteElsewhereTerminalTests {
-    @Test(arguments: ["sqlite", "postgres"]) func aShellFollowsAMuteSetOnAnotherClient(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aShellFollowsAMuteSetOnAnotherClient(_ store: StoreKind) throws {
         let parley = try ParleyBinary(
-            mode: .server, serverArguments: store == "postgres" ? ["--postgres", try TestPostgres.newDatabase()] : [])
+            mode: .server, serverArguments: try store.serveArguments())
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let alice = ParleyBinary(clientOf: parley)
@@ -109,7 +109,7 @@ import Testing
 /// A change of a group's rules made in the shell reaches its IRC members as a MODE line
 /// saying what changed (it used to reach no IRC client).
 @Suite struct RulesToIRCTests {
-    @Test(arguments: ["sqlite", "postgres"]) func aRulesChangeInTheShellIsAModeLineOnIRC(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aRulesChangeInTheShellIsAModeLineOnIRC(_ store: StoreKind) throws {
         let world = try ServedShells(["alice", "bob"], store: store)
         defer { world.remove() }
         #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)

@@ -7,7 +7,7 @@ import Testing
 /// address range can neither register nor sign in while other addresses can; a
 /// redaction is seen going by every client; the audit log has it all.
 @Suite(.timeLimit(.minutes(10))) struct OperatorScriptTests {
-    @Test(arguments: ["sqlite", "postgres"]) func aSuspendedAccountsShellAndIRCEndWithTheReason(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aSuspendedAccountsShellAndIRCEndWithTheReason(_ store: StoreKind) throws {
         let world = try ServedShells(["oscar", "bob"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
@@ -41,7 +41,7 @@ import Testing
         #expect(refused.status != 0 && refused.stderr.contains("forbidden: only the server's operators suspend accounts"))
     }
 
-    @Test(arguments: ["sqlite", "postgres"]) func aBannedAddressRangeCanNeitherRegisterNorSignIn(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aBannedAddressRangeCanNeitherRegisterNorSignIn(_ store: StoreKind) throws {
         let world = try ServedShells(
             ["oscar", "carol", "dave"], store: store, arguments: ["--admin", "oscar", "--trusted-proxy", "127.0.0.3"])
         defer { world.remove() }
@@ -78,7 +78,7 @@ import Testing
         #expect(again.readText()?.contains(#""ok":true"#) == true)
     }
 
-    @Test(arguments: ["sqlite", "postgres"]) func aRedactionIsSeenGoingByEveryClient(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aRedactionIsSeenGoingByEveryClient(_ store: StoreKind) throws {
         let world = try ServedShells(["oscar", "alice", "spammer"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
@@ -105,7 +105,7 @@ import Testing
 /// account's connections (shell and IRC), WALLOPS reaches +w clients, UBAN
 /// bans an address range; without OPER each is refused with 481.
 @Suite(.timeLimit(.minutes(10))) struct IRCOperatorTests {
-    @Test(arguments: ["sqlite", "postgres"]) func operCommandsKillWallopsAndUban(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func operCommandsKillWallopsAndUban(_ store: StoreKind) throws {
         let world = try ServedShells(["oscar", "bob", "carol"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
@@ -194,7 +194,7 @@ import Testing
 /// `/delete-account` through the binary: the shell and IRC connection end, the account
 /// can't sign in, its handle can't be taken, and its words stay as from "Deleted user".
 @Suite(.timeLimit(.minutes(10))) struct DeleteAccountScriptTests {
-    @Test(arguments: ["sqlite", "postgres"]) func aDeletedAccountIsGoneAndItsHandleHeld(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aDeletedAccountIsGoneAndItsHandleHeld(_ store: StoreKind) throws {
         let world = try ServedShells(["alice", "bob", "carol"], store: store, arguments: ["--handle-hold-days", "30"])
         defer { world.remove() }
         #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
@@ -222,7 +222,7 @@ import Testing
 /// `/export me FILE` through the binary: one JSON file with exactly the account's data,
 /// and the files it uploaded beside it.
 @Suite(.timeLimit(.minutes(10))) struct AccountExportScriptTests {
-    @Test(arguments: ["sqlite", "postgres"]) func anExportHoldsTheAccountsDataAndFiles(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func anExportHoldsTheAccountsDataAndFiles(_ store: StoreKind) throws {
         let world = try ServedShells(["alice", "bob"], store: store)
         defer { world.remove() }
         let notes = world.folder.appendingPathComponent("notes.txt")

@@ -4,7 +4,7 @@ import Testing
 
 /// `/report` and `/reports` against a server with an operator (`--admin @oscar`).
 @Suite struct ReportScriptTests {
-    @Test(arguments: ["sqlite", "postgres"]) func aReportReachesTheOperatorsQueueAndIsResolved(_ store: String) throws {
+    @Test(arguments: StoreKind.all) func aReportReachesTheOperatorsQueueAndIsResolved(_ store: StoreKind) throws {
         let world = try ServedShells(["alice", "bob", "oscar"], store: store, arguments: ["--admin", "@oscar"])
         defer { world.remove() }
         let (alice, bob, oscar) = (world["alice"], world["bob"], world["oscar"])

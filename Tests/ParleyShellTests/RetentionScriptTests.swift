@@ -7,8 +7,8 @@ import Testing
 /// database) and nothing else, while people go on sending; a group's shorter policy set
 /// with /rules is told to its IRC members.
 @Suite(.timeLimit(.minutes(10))) struct RetentionScriptTests {
-    @Test(arguments: ["sqlite", "postgres"]) func oldMessagesGoWhileSendsGoOn(_ store: String) throws {
-        let database = store == "postgres" ? try TestPostgres.newDatabase() : nil
+    @Test(arguments: StoreKind.all) func oldMessagesGoWhileSendsGoOn(_ store: StoreKind) throws {
+        let database = store == .postgres ? try TestPostgres.newDatabase() : nil
         let world = try ServedShells(
             ["alice", "bob"],
             arguments: ["--retention-days", "30", "--retention-interval", "1"] + (database.map { ["--postgres", $0] } ?? []))
