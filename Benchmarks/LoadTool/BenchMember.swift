@@ -36,20 +36,17 @@ final class BenchMember: ChannelInboundHandler {
         case .irc:
             write("CAP REQ :echo-message\r\nNICK \(nick)\r\nUSER \(nick) 0 * :bench\r\n")
         case .parley:
-            let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            write(
-                "GET /v1/ws HTTP/1.1\r\nHost: \(run.plan.host):\(run.plan.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            )
+            context.writeAndFlush(NIOAny(ServerFrames.upgradeRequest(host: run.plan.host, port: run.plan.port)), promise: nil)
             run.wantsToRegister(self)
         }
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if context.channel.isActive == false, self.context != nil {
-            self.context = nil
-            run.failed("member \(index): the server closed the connection")
-        }
+        // `close()` lets go of the context first: a connection that ends without it was the server's doing.
+        guard self.context != nil else { return }
+        self.context = nil
+        run.failed("member \(index): the server closed the connection")
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -97,8 +94,7 @@ final class BenchMember: ChannelInboundHandler {
     }
 
     func register() {
-        let name = nick
-        let args = #"{"email":"\#(name)@example.com","password":"bench-password","handle":"\#(name)"}"#
+        let args = #"{"email":"\#(nick)@example.com","password":"bench-password","handle":"\#(nick)"}"#
         request(#"{"id":\#(take()),"op":"register","args":\#(args)}"#)
     }
 
@@ -179,20 +175,11 @@ final class BenchMember: ChannelInboundHandler {
     static func stamp(after marker: String, in bytes: ByteBufferView) -> (micros: Int64, sender: Int)? {
         guard let start = FrameScanner.find(marker, in: bytes) else { return nil }
         var index = bytes.startIndex + start + marker.utf8.count
-        func number() -> Int64? {
-            var value: Int64 = 0
-            let first = index
-            while index < bytes.endIndex, let digit = bytes[index].wholeNumberValue, value < Int64.max / 10 - 9 {
-                value = value * 10 + digit
-                index += 1
-            }
-            return index > first ? value : nil
-        }
-        guard let micros = number(), index + 3 <= bytes.endIndex, bytes[index] == UInt8(ascii: " "),
-            bytes[index + 1] == UInt8(ascii: "s"), bytes[index + 2] == UInt8(ascii: "=")
+        guard let micros = FrameScanner.number(in: bytes, at: &index), index + 3 <= bytes.endIndex,
+            bytes[index] == UInt8(ascii: " "), bytes[index + 1] == UInt8(ascii: "s"), bytes[index + 2] == UInt8(ascii: "=")
         else { return nil }
         index += 3
-        guard let sender = number() else { return nil }
+        guard let sender = FrameScanner.number(in: bytes, at: &index) else { return nil }
         return (micros, Int(sender))
     }
 }

@@ -30,10 +30,11 @@ final class BenchRun: @unchecked Sendable {
         setup = loop.makePromise()
     }
 
-    /// Connects every member and brings it into the group: IRC members all at once,
-    /// Parley's eight sign-ups at a time (so password hashing does not stall them all).
+    /// Connects every member, one after another, and brings each into the group as soon
+    /// as it is connected: an IRC member registers at once, Parley's sign up eight at a
+    /// time (so password hashing does not stall them all).
     func connectAll() async throws {
-        let (host, port, plan) = (host: plan.host, port: plan.port, plan: plan)
+        let plan = plan
         for index in 0..<plan.members {
             _ = try await ClientBootstrap(group: loop)
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -42,7 +43,7 @@ final class BenchRun: @unchecked Sendable {
                         try channel.pipeline.syncOperations.addHandler(BenchMember(run: self, index: index, proto: plan.proto))
                     }
                 }
-                .connect(host: host, port: port).get()
+                .connect(host: plan.host, port: plan.port).get()
         }
         let timeout = loop.scheduleTask(in: .seconds(120)) { [self] in
             setup.fail(BenchError("bench: the members were not all in the group within 120 s"))

@@ -157,10 +157,7 @@ final class CrowdSession: Sendable {
         }.connect(host: host, port: port).get()
         let session = CrowdSession(channel: channel)
         box.withLock { $0 = session }
-        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let upgrade =
-            "GET /v1/ws HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: upgrade))
+        try await channel.writeAndFlush(ServerFrames.upgradeRequest(host: host, port: port))
         return session
     }
 

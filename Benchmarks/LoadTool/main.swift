@@ -140,10 +140,7 @@ final class RawClient: Sendable {
                 }
             }
             .connect(host: host, port: port).get()
-        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let upgrade =
-            "GET /v1/ws HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: upgrade))
+        try await channel.writeAndFlush(ServerFrames.upgradeRequest(host: host, port: port))
         try await channel.writeAndFlush(Self.masked(#"{"id":0,"op":"resume","args":{"token":"\#(token)"}}"#))
         var iterator = ready.makeAsyncIterator()
         guard await iterator.next() == true else { throw CancellationError() }
@@ -240,13 +237,21 @@ final class FrameScanner: ServerFrameHandler {
     static func sendTime(in bytes: ByteBufferView) -> Int64? {
         let marker = #""text":"t="#
         guard let start = find(marker, in: bytes) else { return nil }
-        var value: Int64 = 0
         var index = bytes.startIndex + start + marker.utf8.count
+        return number(in: bytes, at: &index)
+    }
+
+    /// The decimal number at `index` (moved past it); nil without a digit there, or when
+    /// it would not fit.
+    static func number(in bytes: ByteBufferView, at index: inout ByteBufferView.Index) -> Int64? {
+        var value: Int64 = 0
+        let first = index
         while index < bytes.endIndex, let digit = bytes[index].wholeNumberValue {
-            value = value * 10 + Int64(digit)
+            guard value <= (Int64.max - digit) / 10 else { return nil }
+            value = value * 10 + digit
             index += 1
         }
-        return value
+        return index > first ? value : nil
     }
 
     /// The offset of `needle` in `bytes`.
@@ -272,6 +277,15 @@ final class FrameScanner: ServerFrameHandler {
 /// The server's side of a WebSocket as a client reads it: the upgrade response, then
 /// frames (servers do not mask); pings are answered here.
 struct ServerFrames {
+    /// The request that opens Parley's WebSocket at `host:port`.
+    static func upgradeRequest(host: String, port: Int) -> ByteBuffer {
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        return ByteBuffer(
+            string:
+                "GET /v1/ws HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+    }
+
     private var buffer = ByteBuffer()
     private var upgraded = false
 
