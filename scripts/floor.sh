@@ -27,17 +27,10 @@ else
 fi
 source scripts/bench/servers.sh
 
-run() { # SERVER LABEL PARLEY-LOAD-ARGS...
+run() { # SERVER LABEL PARLEY-LOAD-ARGS...: the relay is InspIRCd
     local server=$1 label=$2
     shift 2
-    local start=$server
-    [ "$server" = relay ] && start=inspircd
-    if bench_start "$start"; then
-        bench_load "$server $label" --clients 20 --senders 5 "$@"
-    else
-        echo "floor.sh: $server did not start" >&2
-    fi
-    bench_stop
+    bench_case "${server/relay/inspircd}" "$server $label" --clients 20 --senders 5 "$@"
 }
 
 for _ in $(seq 1 "$REPS"); do

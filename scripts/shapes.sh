@@ -24,16 +24,11 @@ else
 fi
 source scripts/bench/servers.sh
 
-run() { # SERVER LABEL PARLEY-LOAD-ARGS...
+run() { # SERVER LABEL PARLEY-LOAD-ARGS...: relay, ws and irc are InspIRCd and Parley's two doors
     local server=$1 label=$2 start
     shift 2
     case $server in relay) start=inspircd ;; ws) start=parley ;; irc) start=parley-irc ;; esac
-    if bench_start "$start"; then
-        bench_load "$server $label" "$@"
-    else
-        echo "shapes.sh: $server did not start" >&2
-    fi
-    bench_stop
+    bench_case "$start" "$server $label" "$@"
 }
 
 for _ in $(seq 1 "$REPS"); do

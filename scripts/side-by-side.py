@@ -2,17 +2,12 @@
 """The table of scripts/side-by-side.sh: each server's median of each figure over the runs, and
 Parley's ratios to the peer that stores (ergo-mysql, else ergo) and to the relay (inspircd).
 usage: side-by-side.py RESULTS.jsonl"""
-import json
-import statistics
 import sys
-from collections import defaultdict
 
-runs = defaultdict(list)
-with open(sys.argv[1]) as results:
-    for line in results:
-        if line.strip():
-            r = json.loads(line)
-            runs[r["label"]].append(r)
+sys.path.insert(0, "scripts")
+from load_results import load, median as median_of
+
+runs = load(sys.argv[1])
 
 order = ["inspircd", "ergo", "ergo-mysql", "parley", "parley-irc"]
 servers = [s for s in order if any(label.startswith(s + " ") for label in runs)]
@@ -21,13 +16,12 @@ figures = [
     ("acked/s", "acked_per_s", lambda v: f"{v:,.0f}"),
     ("e2e p50", "e2e_p50_ms", lambda v: f"{v:.2f} ms"),
     ("e2e p99", "e2e_p99_ms", lambda v: f"{v:.2f} ms"),
-    ("CPU per message", "server_cpu_us_per_message", lambda v: f"{v:.0f} µs"),
+    ("CPU per message", "cpu", lambda v: f"{v:.0f} µs"),
 ]
 
 
 def median(server, case, key):
-    values = [r[key] for r in runs.get(f"{server} {case}", []) if r.get(key) is not None]
-    return statistics.median(values) if values else None
+    return median_of(runs, f"{server} {case}", key)
 
 
 peer = "ergo-mysql" if "ergo-mysql" in servers else ("ergo" if "ergo" in servers else None)

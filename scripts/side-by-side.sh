@@ -54,16 +54,9 @@ for rep in $(seq "$REPS"); do
         for case in "${cases[@]}"; do
             label="$server ${case%%|*}"
             [[ $label =~ ${ONLY:-.} ]] || continue
-            if ! bench_start "$server"; then
-                echo "== $label: the server did not start; its log:" >&2
-                tail -5 "$bench_work/$server/log" >&2 || true
-                bench_stop
-                continue
-            fi
             echo "== $label (run $rep of $REPS)" >&2
             # shellcheck disable=SC2086 # the case's arguments are words
-            bench_load "$label" --clients "$MEMBERS" --senders "$SENDERS" ${case#*|}
-            bench_stop
+            bench_case "$server" "$label" --clients "$MEMBERS" --senders "$SENDERS" ${case#*|}
         done
     done
 done

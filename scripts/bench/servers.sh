@@ -6,6 +6,7 @@
 #   bench_start parley [MORE SERVE FLAGS]   # sets $url and $server_pids
 #   bench_load LABEL --clients 20 --senders 5 --messages 10000 [--rate R]   # appends to $OUT
 #   bench_stop
+#   bench_case SERVER LABEL PARLEY-LOAD-ARGS...   # the three in one: a case on a fresh server
 #
 # Servers: parley (its WebSocket), parley-irc (its IRC gateway, members as guests), inspircd
 # (apt-get install inspircd; TCP_NODELAY forced by nodelay.c), ergo and ergo-mysql ($ERGO_BIN;
@@ -122,4 +123,16 @@ bench_load() { # LABEL PARLEY-LOAD-ARGS...: one run at $url, its JSON line appen
     shift
     timeout 600 "$BIN/parley-load" --url "$url" "$@" --server-pid "$server_pids" --label "$label" --json "$OUT" > /dev/null \
         || echo "== $label: the load failed (exit $?); the table shows what it has" >&2
+}
+
+bench_case() { # SERVER LABEL PARLEY-LOAD-ARGS...: one case on a fresh SERVER, stopped after
+    local server=$1 label=$2
+    shift 2
+    if bench_start "$server"; then
+        bench_load "$label" "$@"
+    else
+        echo "== $label: $server did not start; its log:" >&2
+        tail -5 "$bench_work/$server/log" >&2 || true
+    fi
+    bench_stop
 }
