@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Issue 37's side-by-side in shapes side-by-side.sh does not run: Parley over WebSocket and
-# through its IRC gateway against InspIRCd (+TCP_NODELAY), under parley-load's bench mode,
-# each case on a fresh server, in turns, REPS times; then each figure's median and Parley's
-# ratio to the relay's (docs/performance.md, "Other shapes").
+# The side-by-side in shapes side-by-side.sh does not run: Parley over WebSocket and
+# through its IRC gateway against InspIRCd (+TCP_NODELAY) and, when ERGO_BIN names an Ergo
+# binary and MariaDB is installed, Ergo with its history in MariaDB (side-by-side.sh's
+# ergo-mysql), under parley-load's bench mode, each case on a fresh server, in turns, REPS
+# times; then each figure's median and Parley's ratio to each peer's (docs/performance.md).
 #
 #   scripts/shapes.sh 3                          # BIN= a folder with release parley and parley-load
+#   ERGO_BIN=/path/to/ergo scripts/shapes.sh 3   # and Ergo on MariaDB beside them
 #   SHAPES="4:2 100:20" scripts/shapes.sh 1      # members:senders; default "4:2 20:5 100:20 50:50"
 #   RESULTS=/tmp/parley-shapes-….jsonl scripts/shapes.sh   # the table again from a run's results
 #
@@ -22,19 +24,23 @@ else
     [ -x /usr/sbin/inspircd ] || { echo "shapes.sh: the relay is InspIRCd 3: apt-get install inspircd" >&2; exit 1; }
     : > "$OUT"
 fi
+PEERS="relay ws irc"
+if [ -n "${ERGO_BIN:-}" ] && { command -v mariadbd > /dev/null || [ -x /usr/sbin/mariadbd ]; }; then
+    PEERS="relay ergo-mysql ws irc"
+fi
 source scripts/bench/servers.sh
 
 run() { # SERVER LABEL PARLEY-LOAD-ARGS...: relay, ws and irc are InspIRCd and Parley's two doors
     local server=$1 label=$2 start
     shift 2
-    case $server in relay) start=inspircd ;; ws) start=parley ;; irc) start=parley-irc ;; esac
+    case $server in relay) start=inspircd ;; ergo-mysql) start=ergo-mysql ;; ws) start=parley ;; irc) start=parley-irc ;; esac
     bench_case "$start" "$server $label" "$@"
 }
 
 for _ in $(seq 1 "$REPS"); do
     for shape in $SHAPES; do
         members=${shape%:*} senders=${shape#*:}
-        for server in relay ws irc; do
+        for server in $PEERS; do
             run "$server" "$shape closed" --clients "$members" --senders "$senders" --messages 10000
             run "$server" "$shape 1000/s" --clients "$members" --senders "$senders" --messages 5000 --rate 1000
         done
@@ -49,16 +55,23 @@ from load_results import figures, load, median, show, summary
 
 runs = load(sys.argv[1])
 
-print("| shape (members:senders) | case | figure | InspIRCd | Parley WS | ratio | Parley IRC | ratio |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+peers = [("relay", "InspIRCd")]
+if any(label.startswith("ergo-mysql ") for label in runs):
+    peers.append(("ergo-mysql", "ergo-mysql"))
+head = ["shape (members:senders)", "case", "figure"] + [title for _, title in peers]
+for door in ("WS", "IRC"):
+    head += [f"Parley {door}"] + [f"{door} / {title}" for _, title in peers]
+print("| " + " | ".join(head) + " |")
+print("|" + " --- |" * len(head))
 for shape in sys.argv[2].split():
     for case in ("closed", "1000/s"):
         for name, figure in figures(case):
-            relay = median(runs, f"relay {shape} {case}", figure)
-            cells = [show(relay, figure)]
+            theirs = [median(runs, f"{peer} {shape} {case}", figure) for peer, _ in peers]
+            cells = [show(value, figure) for value in theirs]
             for server in ("ws", "irc"):
                 mine = median(runs, f"{server} {shape} {case}", figure)
-                cells += [show(mine, figure), f"{mine / relay:.2f}×" if mine and relay else "-"]
+                cells.append(show(mine, figure))
+                cells += [f"{mine / value:.2f}×" if mine and value else "-" for value in theirs]
             print(f"| {shape} | {case} | {name} | " + " | ".join(cells) + " |")
 print(summary(runs, sys.argv[1]))
 EOF
