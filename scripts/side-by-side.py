@@ -16,6 +16,7 @@ figures = [
     ("acked/s", "acked_per_s", lambda v: f"{v:,.0f}"),
     ("e2e p50", "e2e_p50_ms", lambda v: f"{v:.2f} ms"),
     ("e2e p99", "e2e_p99_ms", lambda v: f"{v:.2f} ms"),
+    ("ack p99", "ack_p99_ms", lambda v: f"{v:.2f} ms"),
     ("CPU per message", "cpu", lambda v: f"{v:.0f} µs"),
 ]
 

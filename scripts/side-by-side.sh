@@ -22,8 +22,8 @@
 # Cases: one group of MEMBERS (20) members, all connected and receiving; SENDERS (5) of them
 # send. closed-loop: 10,000 messages, each sender sending when its last send is acknowledged
 # (Parley: the reply, after the commit; IRC: the echo of its own PRIVMSG). rate 1000/s: 5,000
-# messages on a fixed schedule; rate 50/s: 250. Latency is from send (or scheduled) time to each
-# other member's receipt, one process, one clock. Server CPU is counted from the first send to
+# messages on a fixed schedule; rate 50/s: 250. Latency (e2e) is from send (or scheduled) time to
+# each other member's receipt, one process, one clock; ack, to the sender's acknowledgement. Server CPU is counted from the first send to
 # the last delivery, so setup (sign-ups, joins) is not in it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

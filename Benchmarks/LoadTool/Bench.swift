@@ -90,10 +90,12 @@ struct BenchPlan: Sendable {
 
     func jsonLine(_ figures: BenchFigures, serverCPU: Double, serverPeakMB: Double?, clientCPU: Double) -> String {
         let sorted = figures.latencies.sorted()
-        func percentile(_ p: Double) -> Double {
+        let acks = figures.ackLatencies.sorted()
+        func percentile(_ p: Double, of sorted: [Int64]) -> Double {
             guard !sorted.isEmpty else { return 0 }
             return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000
         }
+        func percentile(_ p: Double) -> Double { percentile(p, of: sorted) }
         var fields: [String: Any] = [
             "label": label, "proto": proto.rawValue, "generator": "parley-load", "members": members, "senders": senders,
             "messages": messages, "rate": rate, "acked": figures.acknowledged, "errors": figures.errors,
@@ -102,6 +104,7 @@ struct BenchPlan: Sendable {
             "missing": figures.missing, "seconds": figures.seconds,
             "e2e_p50_ms": percentile(0.5), "e2e_p99_ms": percentile(0.99), "e2e_p999_ms": percentile(0.999),
             "e2e_max_ms": Double(sorted.last ?? 0) / 1000, "client_cpu_s": clientCPU,
+            "ack_p50_ms": percentile(0.5, of: acks), "ack_p99_ms": percentile(0.99, of: acks),
         ]
         if !figures.lateness.isEmpty {
             let late = figures.lateness.sorted()
@@ -127,6 +130,8 @@ struct BenchFigures: Sendable {
     var missing = 0
     var seconds = 0.0
     var latencies: [Int64] = []
+    /// Each acknowledged send's time from its stamp to its acknowledgement, in microseconds.
+    var ackLatencies: [Int64] = []
     /// At a fixed rate: how late each send left after its scheduled time, in microseconds
     /// (the tool's own delay, which its latencies include).
     var lateness: [Int64] = []

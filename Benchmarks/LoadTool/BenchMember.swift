@@ -16,6 +16,9 @@ final class BenchMember: ChannelInboundHandler {
     private var frames = ServerFrames()
     private var inChannel = false
     private var nextID = 1
+    /// The stamps of this member's sends not yet acknowledged, oldest first: a server answers
+    /// one connection's sends in the order they came.
+    private var unanswered = CircularBuffer<Int64>()
 
     init(run: BenchRun, index: Int, proto: BenchPlan.Proto) {
         self.run = run
@@ -84,6 +87,7 @@ final class BenchMember: ChannelInboundHandler {
 
     func send(stamp: Int64, number: Int) {
         let text = "t=\(stamp) s=\(index)"
+        unanswered.append(stamp)
         switch proto {
         case .irc:
             write("PRIVMSG \(channelName) :\(text)\r\n")
@@ -125,7 +129,7 @@ final class BenchMember: ChannelInboundHandler {
 
     private func ircLine(_ line: ByteBufferView) {
         if let stamp = Self.stamp(after: " :t=", in: line) {
-            if stamp.sender == index { run.acknowledged(by: index, ok: true) } else { run.delivered(sentAt: stamp.micros) }
+            if stamp.sender == index { answered(ok: true) } else { run.delivered(sentAt: stamp.micros) }
             return
         }
         var words = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .newlines).split(separator: " ")
@@ -140,7 +144,7 @@ final class BenchMember: ChannelInboundHandler {
             inChannel = true
             run.inChannel()
         case "ERROR", "432", "433", "465", "474": run.failed("member \(index): \(words.joined(separator: " "))")
-        case "404", "FAIL": run.acknowledged(by: index, ok: false)
+        case "404", "FAIL": answered(ok: false)
         default: break
         }
     }
@@ -153,7 +157,7 @@ final class BenchMember: ChannelInboundHandler {
             return
         }
         if run.chat != 0, inChannel {
-            run.acknowledged(by: index, ok: FrameScanner.find(#""ok":true"#, in: payload) != nil)
+            answered(ok: FrameScanner.find(#""ok":true"#, in: payload) != nil)
             return
         }
         // Setup: a reply to register, create_group or join_group.
@@ -169,6 +173,11 @@ final class BenchMember: ChannelInboundHandler {
             inChannel = true
             if index == 0 { run.groupMade(id) } else { run.joinedGroup() }
         }
+    }
+
+    /// The server answered this member's oldest unanswered send.
+    private func answered(ok: Bool) {
+        run.acknowledged(by: index, ok: ok, sentAt: unanswered.popFirst())
     }
 
     /// The MICROS and SENDER of `t=MICROS s=SENDER` after `marker`.

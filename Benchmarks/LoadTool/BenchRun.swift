@@ -123,9 +123,11 @@ final class BenchRun: @unchecked Sendable {
         if joined == plan.members { setup.succeed() }
     }
 
-    func acknowledged(by sender: Int, ok: Bool) {
+    /// `sentAt`: the send's stamp (its scheduled time at a fixed rate), when known.
+    func acknowledged(by sender: Int, ok: Bool, sentAt: Int64?) {
         guard measuring, sender < plan.senders else { return }
         if ok { figures.acknowledged += 1 } else { figures.errors += 1 }
+        if ok, let sentAt { figures.ackLatencies.append(Self.micros() - sentAt) }
         progressAt = .now()
         if figures.acknowledged + figures.errors == plan.messages {
             figures.seconds = Double((progressAt - start).nanoseconds) / 1e9
