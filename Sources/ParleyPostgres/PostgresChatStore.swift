@@ -42,11 +42,7 @@ public final class PostgresChatStore: ChatStore, Service {
         self.logger = logger
         self.batchStart = batchStart
         client = PostgresClient(configuration: location.clientConfiguration(connections: connections), backgroundLogger: logger)
-        // The writer's connection is read on a thread of PostgresNIO's, not on the server's
-        // loop: there each batch's answer waited behind the sockets' work (the server
-        // has one loop on two cores), and a batch took a fifth longer.
-        writer = PostgresMessageWriter(
-            location: location, start: batchStart, loops: PostgresConnection.defaultEventLoopGroup, logger: logger)
+        writer = PostgresMessageWriter(location: location, start: batchStart, logger: logger)
     }
 
     /// Runs the connection pool until the task is cancelled, then closes the message

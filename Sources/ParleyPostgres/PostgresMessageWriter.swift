@@ -22,13 +22,16 @@ final class PostgresMessageWriter: Sendable {
     /// The writer's own connection: batches come one at a time, all day.
     private let connection: DedicatedConnection
 
-    init(location: PostgresLocation, start: BatchStart, loops: any EventLoopGroup, logger: Logger) {
+    init(location: PostgresLocation, start: BatchStart, logger: Logger) {
         let observer = observer
         // Its statements are planned once for the connection, and never as a scan of a
         // whole table: a plan made while the tables were small (a hashed scan of every
-        // message for the client ids) would keep scanning them once they are not.
+        // message for the client ids) would keep scanning them once they are not. It is
+        // read on a thread of PostgresNIO's, not on a server's event loop: there each
+        // batch's answer waited behind the sockets' work, and a batch took a fifth longer.
         let connection = DedicatedConnection(
-            location: location, name: "message writer", setup: ["SET enable_seqscan = off"], on: loops, logger: logger)
+            location: location, name: "message writer", setup: ["SET enable_seqscan = off"],
+            on: PostgresConnection.defaultEventLoopGroup, logger: logger)
         self.connection = connection
         batches = BatchQueue(start: start, executor: connection.executor) { batch in
             try await Self.write(batch, connection: connection, logger: logger, observer: observer)
