@@ -91,25 +91,26 @@ struct BenchPlan: Sendable {
     func jsonLine(_ figures: BenchFigures, serverCPU: Double, serverPeakMB: Double?, clientCPU: Double) -> String {
         let sorted = figures.latencies.sorted()
         let acks = figures.ackLatencies.sorted()
+        /// The `p` quantile of ascending microseconds, in ms (0 when there are none).
         func percentile(_ p: Double, of sorted: [Int64]) -> Double {
             guard !sorted.isEmpty else { return 0 }
             return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000
         }
-        func percentile(_ p: Double) -> Double { percentile(p, of: sorted) }
         var fields: [String: Any] = [
             "label": label, "proto": proto.rawValue, "generator": "parley-load", "members": members, "senders": senders,
             "messages": messages, "rate": rate, "acked": figures.acknowledged, "errors": figures.errors,
             "acked_per_s": Double(figures.acknowledged) / max(figures.seconds, 1e-9),
             "delivered": figures.delivered, "delivered_per_s": Double(figures.delivered) / max(figures.seconds, 1e-9),
             "missing": figures.missing, "seconds": figures.seconds,
-            "e2e_p50_ms": percentile(0.5), "e2e_p99_ms": percentile(0.99), "e2e_p999_ms": percentile(0.999),
-            "e2e_max_ms": Double(sorted.last ?? 0) / 1000, "client_cpu_s": clientCPU,
+            "e2e_p50_ms": percentile(0.5, of: sorted), "e2e_p99_ms": percentile(0.99, of: sorted),
+            "e2e_p999_ms": percentile(0.999, of: sorted),
+            "e2e_max_ms": percentile(1, of: sorted), "client_cpu_s": clientCPU,
             "ack_p50_ms": percentile(0.5, of: acks), "ack_p99_ms": percentile(0.99, of: acks),
         ]
         if !figures.lateness.isEmpty {
             let late = figures.lateness.sorted()
-            fields["send_late_p99_ms"] = Double(late[min(late.count - 1, late.count * 99 / 100)]) / 1000
-            fields["send_late_max_ms"] = Double(late.last ?? 0) / 1000
+            fields["send_late_p99_ms"] = percentile(0.99, of: late)
+            fields["send_late_max_ms"] = percentile(1, of: late)
         }
         if !serverPIDs.isEmpty {
             fields["server_cpu_s"] = serverCPU
