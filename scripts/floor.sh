@@ -17,15 +17,15 @@ cd "$(dirname "$0")/.."
 REPS=${1:-3}
 OUT=${RESULTS:-${OUT:-/tmp/parley-floor-$(date +%Y%m%d-%H%M%S).jsonl}}
 SERVERS="relay floor floor-thread floor-loop parley-irc"
+source scripts/bench/servers.sh
 if [ -n "${RESULTS:-}" ]; then
     REPS=0
 else
     BIN=${BIN:-$(scripts/release-bin.sh)}
     swift build -c release --package-path Benchmarks/Floor > /dev/null
-    [ -x /usr/sbin/inspircd ] || { echo "floor.sh: the relay is InspIRCd 3: apt-get install inspircd" >&2; exit 1; }
+    bench_has inspircd || { echo "floor.sh: the relay is InspIRCd 3: apt-get install inspircd" >&2; exit 1; }
     : > "$OUT"
 fi
-source scripts/bench/servers.sh
 
 run() { # SERVER LABEL PARLEY-LOAD-ARGS...: the relay is InspIRCd
     local server=$1 label=$2

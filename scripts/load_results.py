@@ -1,5 +1,5 @@
 """The results `parley-load --json` appends, one run a line, read back by label: the helpers
-that scripts/shapes.sh and scripts/floor.sh print their tables with."""
+that scripts/side-by-side.py, shapes.sh and floor.sh print their tables with."""
 import json
 import statistics
 

@@ -17,18 +17,16 @@ cd "$(dirname "$0")/.."
 REPS=${1:-3}
 SHAPES=${SHAPES:-"4:2 20:5 100:20 50:50"}
 OUT=${RESULTS:-${OUT:-/tmp/parley-shapes-$(date +%Y%m%d-%H%M%S).jsonl}}
+source scripts/bench/servers.sh
 if [ -n "${RESULTS:-}" ]; then
     REPS=0
 else
     BIN=${BIN:-$(scripts/release-bin.sh)}
-    [ -x /usr/sbin/inspircd ] || { echo "shapes.sh: the relay is InspIRCd 3: apt-get install inspircd" >&2; exit 1; }
+    bench_has inspircd || { echo "shapes.sh: the relay is InspIRCd 3: apt-get install inspircd" >&2; exit 1; }
     : > "$OUT"
 fi
 PEERS="relay ws irc"
-if [ -n "${ERGO_BIN:-}" ] && { command -v mariadbd > /dev/null || [ -x /usr/sbin/mariadbd ]; }; then
-    PEERS="relay ergo-mysql ws irc"
-fi
-source scripts/bench/servers.sh
+if bench_has ergo-mysql; then PEERS="relay ergo-mysql ws irc"; fi
 
 run() { # SERVER LABEL PARLEY-LOAD-ARGS...: relay, ws and irc are InspIRCd and Parley's two doors
     local server=$1 label=$2 start

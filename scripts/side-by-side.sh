@@ -23,8 +23,9 @@
 # send. closed-loop: 10,000 messages, each sender sending when its last send is acknowledged
 # (Parley: the reply, after the commit; IRC: the echo of its own PRIVMSG). rate 1000/s: 5,000
 # messages on a fixed schedule; rate 50/s: 250. Latency (e2e) is from send (or scheduled) time to
-# each other member's receipt, one process, one clock; ack, to the sender's acknowledgement. Server CPU is counted from the first send to
-# the last delivery, so setup (sign-ups, joins) is not in it.
+# each other member's receipt, one process, one clock; ack, to the sender's acknowledgement.
+# Server CPU is counted from the first send to the last delivery, so setup (sign-ups, joins) is
+# not in it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS=${1:-3}
@@ -33,13 +34,13 @@ SENDERS=${SENDERS:-5}
 OUT=${RESULTS:-${OUT:-/tmp/side-by-side-$(date +%Y%m%d-%H%M%S).jsonl}}
 cases=("closed-loop|--messages 10000" "rate 1000/s|--messages 5000 --rate 1000" "rate 50/s|--messages 250 --rate 50")
 
+source scripts/bench/servers.sh
+
 if [ -z "${SERVERS:-}" ]; then
-    SERVERS="parley parley-irc"
-    [ -x /usr/sbin/inspircd ] && SERVERS="inspircd $SERVERS"
-    if [ -n "${ERGO_BIN:-}" ]; then
-        SERVERS="$SERVERS ergo"
-        command -v mariadbd > /dev/null || [ -x /usr/sbin/mariadbd ] && SERVERS="$SERVERS ergo-mysql"
-    fi
+    SERVERS=""
+    for server in inspircd parley parley-irc ergo ergo-mysql; do
+        if bench_has "$server"; then SERVERS="$SERVERS $server"; fi
+    done
 fi
 if [ -n "${RESULTS:-}" ]; then
     REPS=0
@@ -47,7 +48,6 @@ else
     BIN=${BIN:-$(scripts/release-bin.sh)}
     : > "$OUT"
 fi
-source scripts/bench/servers.sh
 
 for rep in $(seq "$REPS"); do
     for server in $SERVERS; do

@@ -7,6 +7,7 @@
 #   bench_load LABEL --clients 20 --senders 5 --messages 10000 [--rate R]   # appends to $OUT
 #   bench_stop
 #   bench_case SERVER LABEL PARLEY-LOAD-ARGS...   # the three in one: a case on a fresh server
+#   bench_has SERVER                     # whether the peer's binaries are here to start it
 #
 # Servers: parley (its WebSocket), parley-irc (its IRC gateway, members as guests), inspircd
 # (apt-get install inspircd; TCP_NODELAY forced by nodelay.c), ergo and ergo-mysql ($ERGO_BIN;
@@ -21,6 +22,15 @@ bench_port=${PARLEY_PORT:-7979}
 bench_irc_port=${PARLEY_IRC_PORT:-6699}
 bench_floor_port=${FLOOR_PORT:-6670}
 trap 'bench_stop; rm -rf "$bench_work"' EXIT
+
+bench_has() { # SERVER: whether this machine has what bench_start needs to start it
+    case $1 in
+        inspircd) [ -x /usr/sbin/inspircd ] ;;
+        ergo) [ -n "${ERGO_BIN:-}" ] ;;
+        ergo-mysql) [ -n "${ERGO_BIN:-}" ] && [ -x /usr/sbin/mariadbd ] ;;
+        *) return 0 ;;
+    esac
+}
 
 bench_stop() { # stops every server started (TERM, then KILL after 10 s)
     local pid
