@@ -142,7 +142,9 @@ extension LoadedPlugin {
     /// messages are known by the account.
     var via: String? { Self.via(name: name, me: me) }
 
-    static func via(name: String, me: User) -> String? { me.isBot ? nil : String(name.prefix(Limits.maxViaLength)) }
+    /// A plugin on a person's account labels its sends with its name, in the form a
+    /// server takes (`Provenance.pluginName`); one on a bot account is the bot.
+    static func via(name: String, me: User) -> String? { me.isBot ? nil : Provenance.pluginLabel(fromFileName: name) }
 
     func sent(_ message: Message) -> ActionOutcome {
         ActionOutcome(data: ["message": JSONValue(wire: message)], message: message)

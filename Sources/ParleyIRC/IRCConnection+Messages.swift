@@ -52,9 +52,11 @@ extension IRCConnection {
                 // No client id: a label only pairs replies with a line, and clients count
                 // labels from 1 again on each connection, so a label taken as a retry key
                 // would swallow a later message as a resend.
-                let sent = try await session.sendMessage(
-                    to: recipient, text: text, clientID: nil, via: notice ? IRCView.noticeVia : nil,
-                    replyTo: replyTo, clientTags: clientTags)
+                let sent =
+                    notice
+                    ? try await session.sendNotice(to: recipient, text: text, replyTo: replyTo, clientTags: clientTags)
+                    : try await session.sendMessage(
+                        to: recipient, text: text, clientID: nil, via: nil, replyTo: replyTo, clientTags: clientTags)
                 if view.capabilities.contains("echo-message"), let me = view.me {
                     emit(
                         IRCView.messageLines(

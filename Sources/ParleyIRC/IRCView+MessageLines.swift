@@ -32,8 +32,14 @@ extension IRCView {
             text = "[\(message.kind.rawValue)\(name)]" + (text.isEmpty ? "" : " " + text)
             if let media = message.media, let url = link(media.id, me.id) { text += " " + url }
         }
-        // A hook posts as the member who made it; the line says which hook.
-        if let hook = Hook.label(via: message.via) { text = "[\(hook)] " + text }
+        // A hook posts as the member who made it (the line's nick); the line says which
+        // hook. A plugin's line is its user's, as a bouncer's script would be.
+        var command = "PRIVMSG"
+        switch message.via {
+        case nil, .plugin: break
+        case .hook(let name, let username): text = "[\(Provenance.hookLabel(name: name, username: username))] " + text
+        case .notice: command = "NOTICE"
+        }
         var tags: [String: String] = [:]
         if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }
         if capabilities.contains("message-tags") { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }
@@ -48,7 +54,6 @@ extension IRCView {
             if message.sender.id != me.id, quotesReplies(capabilities, me: me) { text = "[re " + quoted(reply) + "] " + text }
         }
         let source = prefix(message.sender)
-        let command = message.via == noticeVia ? "NOTICE" : "PRIVMSG"
         return split(text).map { IRCMessage(tags: tags, source: source, command: command, params: [target, $0]) }
     }
 
@@ -86,9 +91,6 @@ extension IRCView {
     static let clockStyle = Date.VerbatimFormatStyle(
         format: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC", timeZone: .gmt,
         calendar: Calendar(identifier: .gregorian))
-
-    /// The `via` of a message sent as an IRC NOTICE: shown as a NOTICE to IRC users.
-    static let noticeVia = "irc notice"
 
     /// A text as lines that fit an IRC line: split at newlines, and long lines at a
     /// character boundary within 400 bytes (what is left of 512 after the prefix,

@@ -172,7 +172,7 @@ enum PostgresRows {
     static let messageColumns = """
         m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via,
         m.mentions, m.mentions_all, m.reactions, m.edited_at, m.deleted_at,
-        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at
+        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at, m.via_kind, m.via_username
         """
 
     static let messageJoins = """
@@ -213,9 +213,11 @@ enum PostgresRows {
         }
         let quote = MessageColumns.quote(
             seq: quotedSeq, sender: quotedSender, text: try cells.next(String?.self), deletedAt: try cells.next(Int64?.self))
+        let provenance = Provenance(kind: try cells.next(String?.self), name: via, username: try cells.next(String?.self))
         return Message(
             id: id, chatID: chat, seq: seq, sender: sender, kind: kind, text: text, media: media, sentAt: sentAt, clientID: clientID,
-            via: via, mentions: mentions, mentionsEveryone: mentionsEveryone, replyTo: quote, reactions: reactions, editedAt: editedAt,
+            via: provenance, mentions: mentions, mentionsEveryone: mentionsEveryone, replyTo: quote, reactions: reactions,
+            editedAt: editedAt,
             deletedAt: deletedAt)
     }
 

@@ -19,9 +19,10 @@ struct InsertMessages: PostgresPreparedStatement {
     static let sql = """
         WITH input AS (
             SELECT i.* FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text::text[], $6::text::text[], $7::bigint[],
-                    $8::text::text[], $9::text::text[], $10::boolean[], $11::text::bigint[], $14::text::text[], $15::text::text[])
+                    $8::text::text[], $9::text::text[], $10::boolean[], $11::text::bigint[], $14::text::text[], $15::text::text[],
+                    $16::text::text[], $17::text::text[])
                 WITH ORDINALITY AS i(sent_at, sender, kind, text, media, client_id, chat, via, mentions, mentions_all, reply_seq, origin,
-                    client_tags, item)
+                    client_tags, via_kind, via_username, item)
             WHERE (SELECT count(*) FROM pg_advisory_xact_lock(787802)) = 1
         ), accepted AS (
             SELECT a.*, nextval('message_id_seq') AS id FROM (
@@ -38,9 +39,10 @@ struct InsertMessages: PostgresPreparedStatement {
             FROM accepted l WHERE chat.id = l.chat AND l.rank = l.in_chat
             RETURNING chat.id, chat.last_seq - l.in_chat AS before
         ), m AS (
-            INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq)
+            INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq,
+                via_kind, via_username)
             SELECT a.id, a.chat, c.before + a.rank, a.sender, a.kind, a.text, a.media, a.sent_at, a.client_id, a.via, a.mentions,
-                a.mentions_all, a.reply_seq
+                a.mentions_all, a.reply_seq, a.via_kind, a.via_username
             FROM accepted a JOIN c ON c.id = a.chat
             RETURNING id, chat_id, seq, sender_id
         ), r AS (
@@ -75,6 +77,8 @@ struct InsertMessages: PostgresPreparedStatement {
     private var clientIDs: [String?] = []
     private var chats: [Int64] = []
     private var vias: [String?] = []
+    private var viaKinds: [String?] = []
+    private var viaUsernames: [String?] = []
     private var mentions: [String?] = []
     private var mentionsAll: [Bool] = []
     private var replySeqs: [Int64?] = []
@@ -92,7 +96,9 @@ struct InsertMessages: PostgresPreparedStatement {
             media.append(MediaColumn.encode(message.media))
             clientIDs.append(message.clientID)
             chats.append(message.chatID.rawValue)
-            vias.append(message.via)
+            vias.append(message.via?.name)
+            viaKinds.append(message.via?.kind)
+            viaUsernames.append(message.via?.username)
             mentions.append(MessageColumns.mentions(message.mentions.map(\.handle)))
             mentionsAll.append(message.mentionsEveryone)
             replySeqs.append(message.replyTo)
@@ -106,7 +112,7 @@ struct InsertMessages: PostgresPreparedStatement {
     }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 15)
+        var bindings = PostgresBindings(capacity: 17)
         bindings.append(sentAt)
         bindings.append(senders)
         bindings.append(kinds)
@@ -122,6 +128,8 @@ struct InsertMessages: PostgresPreparedStatement {
         bindings.append(mentioned)
         bindings.append(Self.literal(origins))
         bindings.append(Self.literal(clientTags))
+        bindings.append(Self.literal(viaKinds))
+        bindings.append(Self.literal(viaUsernames))
         return bindings
     }
 

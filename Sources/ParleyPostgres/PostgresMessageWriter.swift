@@ -152,9 +152,10 @@ final class PostgresMessageWriter: Sendable {
         let kind = message.kind.rawValue
         let statement = InsertMessage(
             sentAt: sentAt, sender: sender, kind: kind, text: message.text, media: media, clientID: message.clientID, chat: chat,
-            via: message.via, mentions: MessageColumns.mentions(message.mentions.map(\.handle)), mentionsAll: message.mentionsEveryone,
-            replyTo: message.replyTo, mentioned: message.mentions.map(\.id.rawValue), origin: message.origin,
-            clientTags: tagsColumn(message.clientTags))
+            via: message.via?.name, mentions: MessageColumns.mentions(message.mentions.map(\.handle)),
+            mentionsAll: message.mentionsEveryone, replyTo: message.replyTo, mentioned: message.mentions.map(\.id.rawValue),
+            origin: message.origin, clientTags: tagsColumn(message.clientTags), viaKind: message.via?.kind,
+            viaUsername: message.via?.username)
         var inserted: (id: Int64, seq: Int64)?
         for try await row in try await connection.execute(statement, logger: logger) { inserted = row }
         if let (id, seq) = inserted { return .success((stored(message, id: id, seq: seq), true)) }
@@ -177,7 +178,8 @@ final class PostgresMessageWriter: Sendable {
 /// parsed and planned for every message. Parameters: $1 sent at, $2
 /// sender, $3 kind, $4 text, $5 media, $6 client id, $7 chat, $8 via, $9 mentioned
 /// handles, $10 mentions everyone, $11 the seq it replies to, $12 the mentioned users, $13
-/// the sending session's token hash, $14 its client-only tags (JSON), for its event. The
+/// the sending session's token hash, $14 its client-only tags (JSON), for its event, $15
+/// and $16 the via's kind and a hook post's username. The
 /// sequence number, the membership check, the chat's copy of its last message, the
 /// message, the sender's read marker, the mentions and the message's event (see
 /// `PostgresEventBus`: its position taken under the publishers' lock, the chat's
@@ -198,8 +200,9 @@ struct InsertMessage: PostgresPreparedStatement {
                 AND ($6::text IS NULL OR NOT EXISTS (SELECT 1 FROM message WHERE sender_id = $2 AND client_id = $6))
             RETURNING last_seq, last_message_id
         ), m AS (
-            INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq)
-            SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, $8, $9, $10, $11 FROM c
+            INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq,
+                via_kind, via_username)
+            SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, $8, $9, $10, $11, $15, $16 FROM c
             RETURNING id, seq
         ), r AS (
             UPDATE member SET read_seq = m.seq, read_at = $1 FROM m WHERE member.chat_id = $7 AND member.user_id = $2
@@ -231,9 +234,11 @@ struct InsertMessage: PostgresPreparedStatement {
     var mentioned: [Int64]
     var origin: Data?
     var clientTags: String?
+    var viaKind: String?
+    var viaUsername: String?
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 14)
+        var bindings = PostgresBindings(capacity: 16)
         bindings.append(sentAt)
         bindings.append(sender)
         bindings.append(kind)
@@ -248,6 +253,8 @@ struct InsertMessage: PostgresPreparedStatement {
         bindings.append(mentioned)
         try bindings.append(origin)
         bindings.append(clientTags)
+        bindings.append(viaKind)
+        bindings.append(viaUsername)
         return bindings
     }
 

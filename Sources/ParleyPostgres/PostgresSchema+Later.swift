@@ -181,5 +181,24 @@ extension PostgresSchema {
             );
             """
         ),
+        (
+            // What a message came through, typed (Provenance): `via` keeps the plugin's or
+            // hook's name. An old `hook:NAME[:USERNAME]` is a hook's only where a hook of
+            // that name in that group was made by the sender; any other stays the sender's
+            // label, shown beside their handle (a member could once write it himself).
+            "24-provenance",
+            """
+            ALTER TABLE message ADD COLUMN via_kind text;
+            ALTER TABLE message ADD COLUMN via_username text;
+            UPDATE message SET via_kind = 'notice', via = NULL WHERE via = 'irc notice';
+            UPDATE message SET via_kind = 'hook', via = split_part(substr(via, 6), ':', 1),
+                via_username = CASE WHEN strpos(substr(via, 6), ':') > 0
+                    THEN substr(substr(via, 6), strpos(substr(via, 6), ':') + 1) END
+            WHERE via LIKE 'hook:%' AND EXISTS (
+                SELECT 1 FROM hook h WHERE h.chat_id = message.chat_id AND h.created_by = message.sender_id
+                AND h.name = split_part(substr(message.via, 6), ':', 1));
+            UPDATE message SET via_kind = 'plugin' WHERE via IS NOT NULL AND via_kind IS NULL;
+            """
+        ),
     ]
 }

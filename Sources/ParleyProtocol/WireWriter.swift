@@ -265,6 +265,17 @@ extension Message: WireWritable {
     }
 }
 
+/// `{"kind":"hook","name":"CI","username":"Release Bot"}`, as `Provenance`'s Codable form.
+extension Provenance: WireWritable {
+    public func write(to writer: inout WireWriter) {
+        writer.object { writer in
+            writer.field("kind", kind)
+            writer.field("name", name)
+            writer.field("username", username)
+        }
+    }
+}
+
 extension SearchHit: WireWritable {
     public func write(to writer: inout WireWriter) {
         writer.object { writer in

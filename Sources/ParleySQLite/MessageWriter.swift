@@ -172,13 +172,15 @@ final class MessageWriter: Sendable {
         let insert = try RawStatement(
             db,
             """
-            INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq,
+                via_kind, via_username)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try insert.bind(
             .integer(chat), .integer(seq), .integer(sender), .text(message.kind.rawValue), .text(message.text), .optional(media),
-            .integer(sentAt), .optional(message.clientID), .optional(message.via),
-            .optional(MessageColumns.mentions(message.mentions.map(\.handle))), .flag(message.mentionsEveryone), .optional(message.replyTo))
+            .integer(sentAt), .optional(message.clientID), .optional(message.via?.name),
+            .optional(MessageColumns.mentions(message.mentions.map(\.handle))), .flag(message.mentionsEveryone), .optional(message.replyTo),
+            .optional(message.via?.kind), .optional(message.via?.username))
         try insert.run()
         let id = sqlite3_last_insert_rowid(db.sqliteConnection)
         tails.chats[chat] = ChatTails.Last(

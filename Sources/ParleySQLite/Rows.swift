@@ -21,7 +21,7 @@ enum Rows {
     static let messageColumns = """
         m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via,
         m.mentions, m.mentions_all, m.reactions, m.edited_at, m.deleted_at,
-        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at
+        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at, m.via_kind, m.via_username
         """
 
     /// The joins `messageColumns` reads from, after `message m`.
@@ -41,7 +41,8 @@ enum Rows {
         return Message(
             id: MessageID(row[index]), chatID: ChatID(row[index + 1]), seq: row[index + 2], sender: sender,
             kind: MessageKind(rawValue: row[index + 4]) ?? .text, text: row[index + 5], media: MediaColumn.decode(row[index + 6]),
-            sentAt: date(row[index + 7]), clientID: row[index + 8], via: row[index + 12],
+            sentAt: date(row[index + 7]), clientID: row[index + 8],
+            via: Provenance(kind: row[index + 25], name: row[index + 12], username: row[index + 26]),
             mentions: MessageColumns.mentions(row[index + 13]), mentionsEveryone: row[index + 14], replyTo: quote,
             reactions: MessageColumns.reactions(row[index + 15]), editedAt: date(row[index + 16] as Int64?),
             deletedAt: date(row[index + 17] as Int64?))

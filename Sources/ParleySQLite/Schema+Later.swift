@@ -189,5 +189,27 @@ extension Schema {
                     ) WITHOUT ROWID;
                     """)
         }
+        // What a message came through, typed (Provenance): `via` keeps the plugin's or
+        // hook's name. An old `hook:NAME[:USERNAME]` is a hook's only where a hook of that
+        // name in that group was made by the sender; any other stays the sender's label,
+        // shown beside their handle (a member could once write it himself).
+        migrator.registerMigration("v33") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE message ADD COLUMN via_kind TEXT;
+                    ALTER TABLE message ADD COLUMN via_username TEXT;
+                    UPDATE message SET via_kind = 'notice', via = NULL WHERE via = 'irc notice';
+                    UPDATE message SET via_kind = 'hook',
+                        via = CASE WHEN instr(substr(via, 6), ':') > 0
+                            THEN substr(via, 6, instr(substr(via, 6), ':') - 1) ELSE substr(via, 6) END,
+                        via_username = CASE WHEN instr(substr(via, 6), ':') > 0
+                            THEN substr(via, 6 + instr(substr(via, 6), ':')) END
+                    WHERE via LIKE 'hook:%' AND EXISTS (
+                        SELECT 1 FROM hook h WHERE h.chat_id = message.chat_id AND h.created_by = message.sender_id
+                        AND h.name = CASE WHEN instr(substr(message.via, 6), ':') > 0
+                            THEN substr(message.via, 6, instr(substr(message.via, 6), ':') - 1) ELSE substr(message.via, 6) END);
+                    UPDATE message SET via_kind = 'plugin' WHERE via IS NOT NULL AND via_kind IS NULL;
+                    """)
+        }
     }
 }

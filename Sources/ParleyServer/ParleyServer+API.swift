@@ -18,20 +18,20 @@ extension ParleyServer {
         .editMessage, .deleteMessage, .react, .unreact,
     ]
 
-    func addAPIRoutes(to router: Router<BasicRequestContext>) {
+    func addAPIRoutes(to router: Router<ParleyRequestContext>) {
         router.post("/v1/api/:op") { [self] request, context in
             await answer { try await apiCall(request, context: context) }
         }
     }
 
-    private func apiCall(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    private func apiCall(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let name = context.parameters.get("op") ?? ""
         guard let op = Op(rawValue: name), Self.apiOps.contains(op) else {
             throw ParleyError(
                 .unknownOp,
                 "the HTTP API has no op '\(name.prefix(40))'; it takes \(Self.apiOps.map(\.rawValue).sorted().joined(separator: ", "))")
         }
-        let user = try await engine.user(token: try Self.bearer(request))
+        let user = try await engine.user(token: try Self.bearer(request), address: clientAddress(request, context))
         var body = try await Self.body(of: request, limit: configuration.maxFrameSize, what: "a request body")
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { body = Array("{}".utf8) }
         guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {

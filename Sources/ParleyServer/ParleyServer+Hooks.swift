@@ -7,20 +7,20 @@ import ParleyEngine
 /// Slack's, Alertmanager's or GitHub's JSON, or plain text; the answer is `200 ok`, as
 /// Slack answers, or a refusal with its code and status.
 extension ParleyServer {
-    func addHookRoutes(to router: Router<BasicRequestContext>) {
+    func addHookRoutes(to router: Router<ParleyRequestContext>) {
         router.post("/v1/hooks/:token") { [self] request, context in
             await answer { try await hookPost(request, context: context) }
         }
     }
 
-    private func hookPost(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    private func hookPost(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let token = context.parameters.get("token") ?? ""
         let body = try await Self.body(of: request, limit: configuration.maxHookBytes, what: "a hook's body")
         let field = { (name: String) in HTTPFields.Element.Name(name).flatMap { request.headers[$0] } }
         let headers = HookHeaders(
             contentType: request.headers[.contentType], githubEvent: field("X-GitHub-Event"), signature: field("X-Hub-Signature-256"),
             deliveryKey: field("X-GitHub-Delivery") ?? field("Idempotency-Key"))
-        _ = try await engine.postFromHook(token: token, body: body, headers: headers)
+        _ = try await engine.postFromHook(token: token, body: body, headers: headers, address: clientAddress(request, context))
         return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok")))
     }
 }

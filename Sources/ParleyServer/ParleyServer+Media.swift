@@ -10,7 +10,7 @@ import Prometheus
 /// `PUT /v1/media` and `GET /v1/media/ID` (see `MediaHTTP`). The body of an upload is
 /// streamed into the engine's `MediaUpload`, never held whole in memory.
 extension ParleyServer {
-    func addMediaRoutes(to router: Router<BasicRequestContext>) {
+    func addMediaRoutes(to router: Router<ParleyRequestContext>) {
         router.put(RouterPath(MediaHTTP.uploadPath)) { [self] request, context in
             await answer { try await upload(request, context: context) }
         }
@@ -19,8 +19,8 @@ extension ParleyServer {
         }
     }
 
-    private func upload(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let user = try await engine.user(token: try Self.bearer(request))
+    private func upload(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let user = try await engine.user(token: try Self.bearer(request), address: clientAddress(request, context))
         let query = request.uri.queryParameters
         var kind: MediaKind?
         if let word = query.get("kind") {
@@ -47,14 +47,16 @@ extension ParleyServer {
             body: .init(byteBuffer: ByteBuffer(bytes: try Wire.encoder().encode(media))))
     }
 
-    private func download(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    private func download(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         let query = request.uri.queryParameters
         // A signed link (for IRC users' browsers) instead of a session token.
         let user =
             request.headers[.authorization] == nil && query.get("s") != nil
-            ? try await engine.user(mediaLink: id, user: query.get("u"), expires: query.get("e"), signature: query.get("s"))
-            : try await engine.user(token: try Self.bearer(request))
+            ? try await engine.user(
+                mediaLink: id, user: query.get("u"), expires: query.get("e"), signature: query.get("s"),
+                address: clientAddress(request, context))
+            : try await engine.user(token: try Self.bearer(request), address: clientAddress(request, context))
         let (media, file) = try await engine.openMedia(id, for: user)
         var headers: HTTPFields = [
             .contentType: media.type == "text/plain" ? "text/plain; charset=utf-8" : media.type, .acceptRanges: "bytes",

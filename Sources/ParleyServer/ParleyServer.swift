@@ -84,7 +84,7 @@ public final class ParleyServer: Sendable {
     /// The Hummingbird application; run it with `runService()` (stops on SIGINT/SIGTERM)
     /// or inside a `ServiceGroup`.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: ParleyRequestContext.self)
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { [metrics, engine, database = configuration.databasePath] _, _ in
             Response(
@@ -108,7 +108,7 @@ public final class ParleyServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
             services: [
                 sockets, Upkeep(engine: engine, interval: configuration.upkeepInterval, metrics: metrics, logger: logger),
-                ReminderSweep(engine: engine), RetentionSweep(engine: engine, metrics: metrics, logger: logger),
+                ReminderSweep(engine: engine), RetentionSweep(engine: engine, metrics: metrics, logger: logger), BanWatch(engine: engine),
             ],
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             eventLoopGroupProvider: .shared(LoopGroups.shared(threads: configuration.eventLoops)),

@@ -133,8 +133,12 @@ struct ServerChannel: ServerChildChannel, HTTPChannelHandler {
     /// The client a trusted proxy names: the last address of `X-Forwarded-For`, the one
     /// the proxy itself added (those before it are the client's word).
     static func forwardedAddress(_ head: HTTPRequestHead) -> String? {
-        guard let header = head.headers["x-forwarded-for"].last,
-            let last = header.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+        lastForwarded(head.headers["x-forwarded-for"].last)
+    }
+
+    /// The last address of an `X-Forwarded-For` value, if it reads as one.
+    static func lastForwarded(_ header: String?) -> String? {
+        guard let header, let last = header.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
             !last.isEmpty, last.count <= 64, last.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })
         else { return nil }
         return last

@@ -43,6 +43,18 @@ struct ReminderSweep: Service, CustomStringConvertible {
     }
 }
 
+/// Ends the connections a ban made on another node names (`ChatEngine.watchBans`),
+/// until the server stops.
+struct BanWatch: Service, CustomStringConvertible {
+    var description: String { "bans" }
+
+    let engine: ChatEngine
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await engine.watchBans() }
+    }
+}
+
 /// Deletes messages past their retention (`ChatEngine.runRetention`), until the server
 /// stops; logs and counts each pass that deleted something.
 struct RetentionSweep: Service, CustomStringConvertible {

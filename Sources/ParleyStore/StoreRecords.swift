@@ -104,7 +104,7 @@ public struct NewMessage: Sendable, Hashable {
     public var text: String
     public var media: MediaInfo?
     public var clientID: String?
-    public var via: String?
+    public var via: Provenance?
     public var sentAt: Date
     /// The members mentioned by handle (never the sender), whose counts it raises.
     public var mentions: [UserRef] = []
@@ -119,7 +119,8 @@ public struct NewMessage: Sendable, Hashable {
     public var clientTags: [String: String]?
 
     public init(
-        chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: MediaInfo? = nil, clientID: String?, via: String? = nil,
+        chatID: ChatID, sender: UserRef, kind: MessageKind, text: String, media: MediaInfo? = nil, clientID: String?,
+        via: Provenance? = nil,
         sentAt: Date
     ) {
         self.chatID = chatID

@@ -32,13 +32,13 @@ import Testing
         let viaPassword = world.engine.connect()
         #expect(try await viaPassword.signIn(login: "@dice", password: made.secret).user.handle == "dice")
         await expectError(.badCredentials) { _ = try await world.engine.connect().signIn(login: "@alice", password: made.secret) }
-        #expect(try await world.engine.user(token: made.secret).handle == "dice")
+        #expect(try await world.engine.user(token: made.secret, address: "127.0.0.1").handle == "dice")
         #expect(try await alice.botTokens(for: dice.id).first?.lastUsedAt != nil)
 
         try await alice.revokeBotToken(made.token.id, of: dice.id)
         await expectError(.unknownBotToken) { try await alice.revokeBotToken(made.token.id, of: dice.id) }
         await expectError(.invalidToken) { _ = try await world.engine.connect().signIn(botToken: made.secret) }
-        await expectError(.invalidToken) { _ = try await world.engine.user(token: made.secret) }
+        await expectError(.invalidToken) { _ = try await world.engine.user(token: made.secret, address: "127.0.0.1") }
         await expectError(.notSignedIn) { _ = try await bot.me() }
         for junk in ["pbt_", "pbt_" + String(repeating: "a", count: 500), "pbt_\u{0}"] {
             await expectError(.invalidToken) { _ = try await world.engine.connect().signIn(botToken: junk) }

@@ -23,15 +23,15 @@ import Testing
 
         let recorder = EventRecorder(bob)
         let posted = try await world.engine.postFromHook(
-            token: token, body: Array("build 7 passed".utf8), headers: HookHeaders(contentType: "text/plain"))
-        #expect(posted.text == "build 7 passed" && posted.via == "hook:CI" && posted.sender.handle == "alice")
+            token: token, body: Array("build 7 passed".utf8), headers: HookHeaders(contentType: "text/plain"), address: "127.0.0.1")
+        #expect(posted.text == "build 7 passed" && posted.via == .hook(name: "CI", username: nil) && posted.sender.handle == "alice")
         #expect(await recorder.first { if case .message(let event) = $0 { event.message.id == posted.id } else { false } } != nil)
         let hooks = try await alice.hooks(in: ops.id)
         #expect(hooks.count == 1 && hooks[0].lastUsedAt != nil)
         // A key posts once, however often it comes.
         let keyed = HookHeaders(contentType: "text/plain", deliveryKey: "delivery-1")
-        let first = try await world.engine.postFromHook(token: token, body: Array("once".utf8), headers: keyed)
-        let again = try await world.engine.postFromHook(token: token, body: Array("once".utf8), headers: keyed)
+        let first = try await world.engine.postFromHook(token: token, body: Array("once".utf8), headers: keyed, address: "127.0.0.1")
+        let again = try await world.engine.postFromHook(token: token, body: Array("once".utf8), headers: keyed, address: "127.0.0.1")
         #expect(first.id == again.id)
 
         // Only the owner and admins make, list and revoke them, and only in groups.
@@ -51,17 +51,19 @@ import Testing
         for wrong in [token, token + "x", "", String(repeating: "a", count: 4000), "with space", "ünï"] {
             await expectError(.unknownHook) {
                 _ = try await world.engine.postFromHook(
-                    token: wrong, body: Array("x".utf8), headers: HookHeaders(contentType: "text/plain"))
+                    token: wrong, body: Array("x".utf8), headers: HookHeaders(contentType: "text/plain"), address: "127.0.0.1")
             }
         }
         #expect(try await bob.history(chat: ops.id, limit: 50, before: nil).count == before)
         // A hook whose maker was kicked stops, with the same answer.
         try await alice.setRole(.admin, for: try await bob.me().id, in: ops.id)
         let bobs = try await bob.createHook(in: ops.id, name: "bob", signingSecret: nil)
-        _ = try await world.engine.postFromHook(token: Self.token(bobs), body: Array("from bob's hook".utf8), headers: HookHeaders())
+        _ = try await world.engine.postFromHook(
+            token: Self.token(bobs), body: Array("from bob's hook".utf8), headers: HookHeaders(), address: "127.0.0.1")
         try await alice.kick(user: try await bob.me().id, from: ops.id)
         await expectError(.unknownHook) {
-            _ = try await world.engine.postFromHook(token: Self.token(bobs), body: Array("after".utf8), headers: HookHeaders())
+            _ = try await world.engine.postFromHook(
+                token: Self.token(bobs), body: Array("after".utf8), headers: HookHeaders(), address: "127.0.0.1")
         }
         #expect(try await alice.hooks(in: ops.id).map(\.name) == ["bob"], "the admins still see it, to revoke it")
     }
@@ -79,11 +81,12 @@ import Testing
         for signature in wrong {
             await expectError(.badSignature) {
                 _ = try await world.engine.postFromHook(
-                    token: Self.token(made), body: body, headers: HookHeaders(githubEvent: "ping", signature: signature))
+                    token: Self.token(made), body: body, headers: HookHeaders(githubEvent: "ping", signature: signature),
+                    address: "127.0.0.1")
             }
         }
         let posted = try await world.engine.postFromHook(
-            token: Self.token(made), body: body, headers: HookHeaders(githubEvent: "ping", signature: good))
+            token: Self.token(made), body: body, headers: HookHeaders(githubEvent: "ping", signature: good), address: "127.0.0.1")
         #expect(posted.text == "GitHub hook for acme/w is set up: Design for failure.")
         // One a second in bursts of four: posting on, a refusal must come (bounded, for
         // a machine too slow to outrun one a second).
@@ -92,7 +95,7 @@ import Testing
             do {
                 _ = try await world.engine.postFromHook(
                     token: Self.token(made), body: body,
-                    headers: HookHeaders(githubEvent: "ping", signature: good, deliveryKey: "\(number)"))
+                    headers: HookHeaders(githubEvent: "ping", signature: good, deliveryKey: "\(number)"), address: "127.0.0.1")
             } catch let error as ParleyError {
                 refused = error
             }

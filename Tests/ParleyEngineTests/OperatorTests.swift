@@ -54,16 +54,16 @@ import Testing
         let made = try await bob.createHook(in: group.id, name: "feed", signingSecret: nil)
         let token = String(made.path.split(separator: "/").last ?? "")
         let plain = HookHeaders(contentType: "text/plain")
-        _ = try await world.engine.postFromHook(token: token, body: Array("first".utf8), headers: plain)
+        _ = try await world.engine.postFromHook(token: token, body: Array("first".utf8), headers: plain, address: "127.0.0.1")
         _ = try await oscar.suspend(handle: "bob", reason: "spam feeds")
         do {
-            _ = try await world.engine.postFromHook(token: token, body: Array("second".utf8), headers: plain)
+            _ = try await world.engine.postFromHook(token: token, body: Array("second".utf8), headers: plain, address: "127.0.0.1")
             Issue.record("a suspended account's hook posted")
         } catch let error as ParleyError {
             #expect(error.code == .accountSuspended && !error.message.contains("bob"), "\(error)")
         }
         _ = try await oscar.reinstate(handle: "bob")
-        _ = try await world.engine.postFromHook(token: token, body: Array("third".utf8), headers: plain)
+        _ = try await world.engine.postFromHook(token: token, body: Array("third".utf8), headers: plain, address: "127.0.0.1")
         let bobAgain = try await world.signIn("bob")
         #expect(try await bobAgain.history(chat: group.id, limit: 10, before: nil).map(\.text) == ["first", "third"])
     }

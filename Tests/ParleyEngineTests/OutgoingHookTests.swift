@@ -65,7 +65,9 @@ import Testing
         await calls[0].answered("deploying v1 — @helper watch this")
         let history = try await bob.history(chat: ops.id, limit: 10, before: nil)
         let reply = try #require(history.last)
-        #expect(reply.text == "deploying v1 — @helper watch this" && reply.via == "hook:deploy" && reply.replyTo?.seq == 4)
+        #expect(
+            reply.text == "deploying v1 — @helper watch this" && reply.via == .hook(name: "deploy", username: nil)
+                && reply.replyTo?.seq == 4)
         // Failures are kept for the admins; a later message still gets through.
         await calls[1].failed("it answered HTTP 500")
         let listed = try await alice.hooks(in: ops.id).first { $0.name == "helper" }

@@ -76,7 +76,8 @@ import Testing
         #expect(history.stdout.contains("• HighLatency [instance=api-1]: p99 above 500 ms"))
         #expect(lines.last == "5. #swift <GitHub (hook)> octocat pushed 1 commit to acme/widget:main: Fix the build", "\(lines)")
         let json = try bob.run("/history #swift 1", arguments: ["--json"])
-        #expect(json.stdout.contains(#""via":"hook:GitHub""#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""via":{"kind":"hook","name":"GitHub"}"#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""handle":"alice""#), "the hook's maker is named in the JSON: \(json.stdout)")
 
         // The rate: 2 a second in bursts of 8; past them, 429 with Retry-After.
         // Posted as fast as one client can, a 429 must come (bounded, so a machine too

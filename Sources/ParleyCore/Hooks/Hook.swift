@@ -79,27 +79,6 @@ public struct Hook: Hashable, Codable, Sendable {
         }
         return trimmed
     }
-
-    /// The `via` of a message a hook posted: `hook:NAME`, or `hook:NAME:USERNAME` when
-    /// the post named itself (Slack's `username`).
-    public static func via(name: String, username: String?) -> String {
-        guard let username, !username.isEmpty else { return "hook:" + name }
-        var via = "hook:" + name + ":"
-        for scalar in username.unicodeScalars where !Limits.isControl(scalar) {
-            guard via.utf8.count + UTF8.width(scalar) <= Limits.maxViaLength else { break }
-            via.unicodeScalars.append(scalar)
-        }
-        return via
-    }
-
-    /// How a message's `via` reads when a hook posted it: `CI (hook)`, or
-    /// `deploybot (CI hook)`; nil for a message no hook posted.
-    public static func label(via: String?) -> String? {
-        guard let via, via.hasPrefix("hook:") else { return nil }
-        let parts = via.dropFirst(5).split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let name = parts.first else { return nil }
-        return parts.count == 2 ? "\(parts[1]) (\(name) hook)" : "\(name) (hook)"
-    }
 }
 
 /// A hook just made, with the secret token of its URL (shown this once); an outgoing

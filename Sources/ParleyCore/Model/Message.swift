@@ -31,9 +31,10 @@ public struct Message: Hashable, Sendable {
     public var media: MediaInfo?
     public var sentAt: Date
     public var clientID: String?
-    /// The plugin that sent it for its user (nil: the user did). Plugins do not hear
-    /// each other's messages unless they ask to, which keeps two of them from looping.
-    public var via: String?
+    /// What it came through (a plugin, a hook, an IRC notice; nil: its sender's own
+    /// hand), as the server set it. Plugins do not hear each other's messages unless they
+    /// ask to, which keeps two of them from looping.
+    public var via: Provenance?
     /// Handles of the members the text mentions with `@handle`, as sent.
     public var mentions: [String]
     /// The text says `@all` or `@here` in a group, mentioning every member.
@@ -53,7 +54,7 @@ public struct Message: Hashable, Sendable {
 
     public init(
         id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
-        media: MediaInfo?, sentAt: Date, clientID: String?, via: String? = nil, mentions: [String] = [],
+        media: MediaInfo?, sentAt: Date, clientID: String?, via: Provenance? = nil, mentions: [String] = [],
         mentionsEveryone: Bool = false, replyTo: ReplyQuote? = nil, reactions: [ReactionCount] = [], editedAt: Date? = nil,
         deletedAt: Date? = nil
     ) {
@@ -136,7 +137,7 @@ extension Message: Codable {
             kind: try container.decode(MessageKind.self, forKey: .kind), text: try container.decode(String.self, forKey: .text),
             media: try container.decodeIfPresent(MediaInfo.self, forKey: .media), sentAt: try container.decode(Date.self, forKey: .sentAt),
             clientID: try container.decodeIfPresent(String.self, forKey: .clientID),
-            via: try container.decodeIfPresent(String.self, forKey: .via),
+            via: try container.decodeIfPresent(Provenance.self, forKey: .via),
             mentions: try container.decodeIfPresent([String].self, forKey: .mentions) ?? [],
             mentionsEveryone: try container.decodeIfPresent(Bool.self, forKey: .mentionsEveryone) ?? false,
             replyTo: try container.decodeIfPresent(ReplyQuote.self, forKey: .replyTo),
@@ -201,6 +202,7 @@ public struct OutgoingText: Hashable, Sendable {
     public var recipient: Recipient
     public var text: String
     public var clientID: String?
+    /// The plugin it goes through (`Provenance.pluginName(_:)`).
     public var via: String?
     /// The sequence number of the message in the same chat that this one answers.
     public var replyTo: Int64?

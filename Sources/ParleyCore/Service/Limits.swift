@@ -219,17 +219,6 @@ public enum Limits {
     /// How long an invitation sent to one user (IRC's INVITE) lets them join.
     public static let personalInviteLifetime: Duration = .seconds(24 * 60 * 60)
 
-    public static let maxViaLength = 64
-
-    /// The name of the plugin a message is sent through: 1–64 printable bytes.
-    public static func via(_ name: String?) throws(ParleyError) -> String? {
-        guard let name else { return nil }
-        guard !name.isEmpty, name.utf8.count <= maxViaLength, !name.unicodeScalars.contains(where: isControl) else {
-            throw ParleyError(.invalidArgument, "a plugin name (via) is 1–\(maxViaLength) printable bytes")
-        }
-        return name
-    }
-
     /// The largest member limit a group may set.
     public static let maxMemberLimit = 100_000
     public static let maxGroupKeyLength = 32

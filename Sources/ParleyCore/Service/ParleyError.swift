@@ -79,6 +79,9 @@ extension ErrorCode {
     public static let textTooLong = ErrorCode("text_too_long")
     public static let invalidText = ErrorCode("invalid_text")
     public static let invalidArgument = ErrorCode("invalid_argument")
+    /// A send named something other than a plugin it goes through (a hook, a notice, a
+    /// label): what a message came through is the server's to say.
+    public static let invalidVia = ErrorCode("invalid_via")
     public static let rateLimited = ErrorCode("rate_limited")
     // Media and files
     public static let unknownMedia = ErrorCode("unknown_media")

@@ -26,7 +26,9 @@ extension ChatEngine {
     /// Posts what came to a hook's URL in its group, as the hook's message. An unknown,
     /// revoked or mistyped token, and a hook whose maker has left the group, are all
     /// `unknown_hook`, so a URL tells nothing about the group.
-    public func postFromHook(token: String, body: [UInt8], headers: HookHeaders) async throws -> Message {
+    /// A post from a banned `address` is refused before the token is looked at.
+    public func postFromHook(token: String, body: [UInt8], headers: HookHeaders, address: String) async throws -> Message {
+        try await requireAddressAdmitted(address)
         let unknown = ParleyError(.unknownHook, "no such hook")
         guard (1...128).contains(token.utf8.count), token.utf8.allSatisfy({ $0 > 32 && $0 < 127 }),
             let (hook, signingSecret) = try await store.hook(tokenHash: SecretToken.hash(token))
@@ -45,9 +47,9 @@ extension ChatEngine {
         let session = acting(as: maker, client: "hook \(hook.id)")
         let message: Message
         do {
-            message = try await session.sendMessage(
+            message = try await session.send(
                 to: .chat(hook.chatID), text: post.text, clientID: headers.deliveryKey.map { Self.clientID(hook: hook.id, key: $0) },
-                via: Hook.via(name: hook.name, username: post.username), replyTo: nil)
+                via: .hook(name: hook.name, username: Provenance.hookUsername(post.username)), replyTo: nil, clientTags: nil)
         } catch let error as ParleyError where [.notMember, .unknownChat, .banned].contains(error.code) {
             throw unknown
         }

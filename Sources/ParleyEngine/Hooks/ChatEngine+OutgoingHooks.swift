@@ -46,7 +46,7 @@ extension ChatEngine {
     /// rest: without a `!` command or an `@`, nothing is looked up; a hook's own posts
     /// trigger nothing, so two hooks cannot loop.
     func triggerOutgoingHooks(_ message: Message) {
-        guard let caller = configuration.outgoingHooks, message.kind == .text, Hook.label(via: message.via) == nil,
+        guard let caller = configuration.outgoingHooks, message.kind == .text, Self.mayTriggerHooks(message.via),
             message.text.hasPrefix("!") || message.text.contains("@")
         else { return }
         Task { [self] in
@@ -76,14 +76,23 @@ extension ChatEngine {
         }
     }
 
+    /// A person's message and their plugin's may call hooks; a hook's may not (two hooks
+    /// would loop), nor a notice (IRC's rule: nothing answers a notice automatically).
+    static func mayTriggerHooks(_ via: Provenance?) -> Bool {
+        switch via {
+        case nil, .plugin: true
+        case .hook, .notice: false
+        }
+    }
+
     /// Posts an outgoing hook's answer as the hook's reply to the message that called it.
     private func postHookReply(_ hook: Hook, to message: Message, text: String) async throws {
         guard let maker = try await store.user(id: hook.createdBy.id) else { return }
         try await requireHookMakerAdmitted(maker)
         let session = acting(as: maker, client: "hook \(hook.id)")
-        _ = try await session.sendMessage(
-            to: .chat(message.chatID), text: try HookPayload.cut(text),
-            clientID: "hook-\(hook.id)-re-\(message.id.rawValue)", via: Hook.via(name: hook.name, username: nil), replyTo: message.seq)
+        _ = try await session.send(
+            to: .chat(message.chatID), text: try HookPayload.cut(text), clientID: "hook-\(hook.id)-re-\(message.id.rawValue)",
+            via: .hook(name: hook.name, username: nil), replyTo: message.seq, clientTags: nil)
     }
 
     private static let hookEncoder: JSONEncoder = {

@@ -9,6 +9,9 @@ final class SessionRegistry: Sendable {
     struct LiveSession: Sendable {
         var viewing: ChatID?
         var tokenHash: Data
+        /// Where it connected from and as whom, for bans made while it is open.
+        var address: String
+        var handle: String
         var revoke: @Sendable (ParleyError) -> Void
     }
 
@@ -17,10 +20,12 @@ final class SessionRegistry: Sendable {
     private let sessions = Mutex([UserID: [(number: Int, live: LiveSession)]]())
 
     /// Registers a session; true when the user just came online.
-    func connect(_ user: UserID, session: Int, tokenHash: Data, revoke: @escaping @Sendable (ParleyError) -> Void) -> Bool {
+    func connect(
+        _ user: UserID, session: Int, tokenHash: Data, address: String, handle: String, revoke: @escaping @Sendable (ParleyError) -> Void
+    ) -> Bool {
         sessions.withLock { sessions in
             let wasOnline = !(sessions[user]?.isEmpty ?? true)
-            let live = LiveSession(viewing: nil, tokenHash: tokenHash, revoke: revoke)
+            let live = LiveSession(viewing: nil, tokenHash: tokenHash, address: address, handle: handle, revoke: revoke)
             if let index = sessions[user]?.firstIndex(where: { $0.number == session }) {
                 sessions[user]?[index].live = live
             } else {
@@ -68,6 +73,18 @@ final class SessionRegistry: Sendable {
     /// What a user views in their most recently chosen session, for presence events.
     func viewing(_ user: UserID) -> ChatID? {
         sessions.withLock { $0[user]?.compactMap(\.live.viewing).first }
+    }
+
+    /// The revoke actions of the sessions, on this node, that `refusal` names by their
+    /// handle or address, with the refusal to end each with (operators' kept).
+    func sessions(refusedBy refusal: (_ user: UserID, _ handle: String, _ address: String) -> ParleyError?) -> [(
+        revoke: @Sendable (ParleyError) -> Void, reason: ParleyError
+    )] {
+        sessions.withLock { sessions in
+            sessions.flatMap { user, list in
+                list.compactMap { _, live in refusal(user, live.handle, live.address).map { (live.revoke, $0) } }
+            }
+        }
     }
 
     /// The revoke actions of the user's sessions that `end` names, but `session`.

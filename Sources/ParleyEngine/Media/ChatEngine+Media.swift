@@ -3,35 +3,6 @@ public import ParleyCore
 import ParleyStore
 
 extension ChatEngine {
-    /// The user a session token belongs to, for requests outside a connection (media
-    /// over HTTP). Unlike `resume`, this makes no one online.
-    public func user(token: String) async throws -> User {
-        if BotToken.isToken(token) {
-            guard let found = try await botToken(token), let user = try await store.user(id: found.bot.id) else {
-                throw ParleyError(.invalidToken, "this bot token is not valid: revoked, or mistyped")
-            }
-            try await requireAdmitted(user, address: nil)
-            return user
-        }
-        return try await user(tokenHash: SecretToken.hash(token))
-    }
-
-    /// The user of a live session, or `invalid_token`.
-    func user(tokenHash: Data) async throws -> User {
-        try await session(tokenHash: tokenHash).user
-    }
-
-    /// The user of a live session and when the session expires, or `invalid_token`;
-    /// refused for a suspended or banned account, or a banned `address`.
-    func session(tokenHash: Data, address: String? = nil) async throws -> (user: User, expiresAt: Date) {
-        guard let (id, expiresAt) = try await store.sessionUser(tokenHash: tokenHash, now: now), let user = try await store.user(id: id)
-        else {
-            throw ParleyError(.invalidToken, "this session has expired or was signed out; sign in again")
-        }
-        try await requireAdmitted(user, address: address)
-        return (user, expiresAt)
-    }
-
     /// Starts an upload by `user`. With `kind` image or video, other bytes are refused
     /// (with `file` or nil, any bytes are taken; see `MediaUpload`);
     /// with `recipient`, the upload is refused at once when `user` could not send there,

@@ -22,7 +22,7 @@ extension ChatEngine {
 
     /// The user a signed link was made for, if its signature holds and it has not
     /// expired; `invalid_token` otherwise.
-    public func user(mediaLink id: String, user: String?, expires: String?, signature: String?) async throws -> User {
+    public func user(mediaLink id: String, user: String?, expires: String?, signature: String?, address: String) async throws -> User {
         let refused = ParleyError(.invalidToken, "this media link is not valid or has expired")
         guard let user, let expires, let signature, let userID = Int64(user), let expiry = Int64(expires),
             let blobs, let key = try? blobs.linkKey()
@@ -33,6 +33,7 @@ extension ChatEngine {
             zip(expected.utf8, signature.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0,
             Double(expiry) > now.timeIntervalSince1970, let found = try await store.user(id: UserID(userID))
         else { throw refused }
+        try await requireAdmitted(found, address: address)
         return found
     }
 

@@ -3,22 +3,9 @@ import ParleyCore
 import ParleyLive
 import ParleyStore
 
-/// Who may come in: a suspended account or a banned handle or address is refused at
-/// every way in (a password, a code, an ID token, a bot token, a resumed session).
+/// The server's operators: who they are, how an account is removed, what is audited.
+/// Who may come in is the gate's (`ChatEngine+Gate`).
 extension ChatEngine {
-    /// Throws what `user` is told when they may not sign in from `address` (nil: not
-    /// known here, as for a media request).
-    func requireAdmitted(_ user: User, address: String?) async throws {
-        if let suspension = try await store.suspension(of: user.id) { throw suspension.refusal }
-        guard !isOperator(user) else { return }
-        if let ban = try await banBook.ban(handle: user.handle, address: address, at: now, store: store) { throw ban.refusal }
-    }
-
-    /// Throws the refusal of a new account with this handle (if chosen) from `address`.
-    func requireRegistrationAdmitted(handle: String?, address: String) async throws {
-        if let ban = try await banBook.ban(handle: handle, address: address, at: now, store: store) { throw ban.refusal }
-    }
-
     /// One of the server's operators (`--admin`): a person, never a bot.
     func isOperator(_ user: User) -> Bool {
         !user.isBot && configuration.admins.contains(where: { $0.caseInsensitiveCompare(user.handle) == .orderedSame })

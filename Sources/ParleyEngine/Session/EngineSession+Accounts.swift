@@ -294,7 +294,9 @@ extension EngineSession {
             engine.bus.unsubscribe(subscription)
             return complete
         }
-        let cameOnline = engine.registry.connect(user.id, session: number, tokenHash: tokenHash) { [weak self] reason in
+        let cameOnline = engine.registry.connect(
+            user.id, session: number, tokenHash: tokenHash, address: address, handle: user.handle
+        ) { [weak self] reason in
             guard let self else { return }
             // The front end hears of it at once (an operator's KILL is answered after
             // the connection is told and closing); the rest follows.

@@ -23,7 +23,7 @@ extension EngineSession {
         let user = try requireUser()
         let caption = try Limits.caption(caption)
         let clientID = try Limits.clientID(clientID)
-        let via = try Limits.via(via)
+        let via = try Provenance.pluginName(via).map(Provenance.plugin)
         let name = try MediaInfo.checkedName(name)
         var media = try await engine.openMedia(id, for: user).media
         media.name = name

@@ -11,14 +11,28 @@ extension EngineSession {
     }
 
     /// Sends a text; `clientTags` (IRCv3 client-only tags) go with it to those online
-    /// and are not stored.
+    /// and are not stored. `via` names the plugin it goes through, nothing else.
     public func sendMessage(
         to recipient: Recipient, text: String, clientID: String?, via: String?, replyTo: Int64?, clientTags: [String: String]?
+    ) async throws -> Message {
+        let provenance = try Provenance.pluginName(via).map(Provenance.plugin)
+        return try await send(to: recipient, text: text, clientID: clientID, via: provenance, replyTo: replyTo, clientTags: clientTags)
+    }
+
+    /// Sends a text as an IRC `NOTICE`: the gateway's door, which no other client has.
+    public func sendNotice(to recipient: Recipient, text: String, replyTo: Int64?, clientTags: [String: String]?) async throws
+        -> Message
+    {
+        try await send(to: recipient, text: text, clientID: nil, via: .notice, replyTo: replyTo, clientTags: clientTags)
+    }
+
+    /// Sends a text with what it came through, as the door it came in by says.
+    func send(
+        to recipient: Recipient, text: String, clientID: String?, via: Provenance?, replyTo: Int64?, clientTags: [String: String]?
     ) async throws -> Message {
         let user = try requireUser()
         let text = try Limits.messageText(text)
         let clientID = try Limits.clientID(clientID)
-        let via = try Limits.via(via)
         let clientTags = try Limits.clientTags(clientTags)
         var message = NewMessage(
             chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now)
@@ -70,7 +84,7 @@ extension EngineSession {
             for item in batch {
                 let text = try Limits.messageText(item.text)
                 let clientID = try Limits.clientID(item.clientID)
-                let via = try Limits.via(item.via)
+                let via = try Provenance.pluginName(item.via).map(Provenance.plugin)
                 let chat: ChatID
                 if let known = chats[item.recipient] {
                     chat = known

@@ -51,8 +51,9 @@ extension EngineSession {
     }
 
     /// Bans an account, a handle pattern or an address range server-wide, for a while
-    /// or for good. An account ban ends its sessions at once; patterns and ranges refuse
-    /// sign-ins and registrations from then on.
+    /// or for good. An account ban ends its sessions at once; a pattern or range ends the
+    /// connections it names at once on this node and within `BanBook.freshFor` on the
+    /// others, and refuses every door from then on.
     public func banServer(_ target: String, reason: String?, duration: Duration?) async throws -> ServerBan {
         let admin = try requireOperator("ban from the server")
         let (kind, pattern) = try ServerBan.target(target)
@@ -80,6 +81,7 @@ extension EngineSession {
             ServerBan(id: 0, kind: kind, pattern: pattern, reason: reason, by: admin.handle, createdAt: engine.now, expiresAt: expiresAt))
         engine.banBook.changed()
         if let banned { try await engine.remove(banned.id, ban.refusal) }
+        await engine.sweepBanned()
         try await engine.audit(
             .serverBan, by: admin, target: kind == .account ? "@\(pattern)" : pattern,
             detail: expiresAt.map { "until \(ISO8601DateFormatter().string(from: $0))" } ?? kind.rawValue, reason: reason)

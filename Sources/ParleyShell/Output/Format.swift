@@ -46,12 +46,7 @@ public enum Format {
     public static func message(_ message: Message, in chat: Chat, me: UserID?, myHandle: String? = nil, colour: Bool = false) -> String {
         let time = "[\(self.time(message.sentAt))]"
         let place = label(chat, me: me)
-        // `*` marks a bot account; `via NAME` a plugin sending for its user.
-        let via = message.via.map { " via " + Sanitizer.line($0) } ?? ""
-        // A hook's message reads as the hook's: `<CI (hook)>`.
-        let nick =
-            Hook.label(via: message.via).map { "<\(Sanitizer.line($0))>" }
-            ?? "<\(Sanitizer.line(message.sender.handle))\(message.sender.isBot ? "*" : "")\(via)>"
+        let nick = "<\(sender(message))>"
         let prefix = "\(time) \(place) \(nick) "
         var text = Sanitizer.message(message.text)
         if let media = message.media { text = self.media(media) + (text.isEmpty ? "" : " " + text) }
@@ -72,9 +67,25 @@ public enum Format {
 
     /// `12. ` before a message's lines, its continuation lines (a reply's quote, a
     /// message's further lines) moved right as far, so they stay under its text.
+    /// Who a message reads as in a chat line: `alice`, `dice*` (a bot account), `alice via
+    /// standup` (a plugin sending for its user), `alice via IRC notice`, or a hook's label
+    /// (`Release Bot (CI hook)`; its maker is the message's sender, in `/whois`-able JSON).
+    static func sender(_ message: Message) -> String {
+        let handle = Sanitizer.line(message.sender.handle) + (message.sender.isBot ? "*" : "")
+        switch message.via {
+        case nil: return handle
+        case .plugin(let name): return handle + " via " + Sanitizer.line(name)
+        case .notice: return handle + " via IRC notice"
+        case .hook(let name, let username): return Sanitizer.line(Provenance.hookLabel(name: name, username: username))
+        }
+    }
+
     /// Who a message reads as in logs: its sender's handle, or the hook that posted it.
     static func author(_ message: Message) -> String {
-        Sanitizer.line(Hook.label(via: message.via) ?? message.sender.handle)
+        switch message.via {
+        case nil, .plugin, .notice: Sanitizer.line(message.sender.handle)
+        case .hook(let name, let username): Sanitizer.line(Provenance.hookLabel(name: name, username: username))
+        }
     }
 
     static func numbered(_ seq: Int64, _ formatted: String) -> String {

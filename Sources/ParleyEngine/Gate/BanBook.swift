@@ -3,13 +3,15 @@ import ParleyCore
 import ParleyStore
 import Synchronization
 
-/// The server-wide bans, as each sign-in and registration asks them: loaded from the
+/// The server-wide bans, as the gate asks them: loaded from the
 /// store and kept for `freshFor`. A change made on this node is seen at once; one made on
 /// another node within `freshFor`.
 final class BanBook: Sendable {
     private struct State {
         var bans: [ServerBan] = []
         var loaded: ContinuousClock.Instant?
+        /// Moves on whenever a load finds other bans than the last.
+        var generation = 0
     }
 
     static let freshFor: Duration = .seconds(5)
@@ -22,9 +24,17 @@ final class BanBook: Sendable {
         }
         if let kept { return kept }
         let loaded = try await store.serverBans()
-        state.withLock { $0 = State(bans: loaded, loaded: .now) }
+        state.withLock { state in
+            if loaded != state.bans { state.generation += 1 }
+            state.bans = loaded
+            state.loaded = .now
+        }
         return loaded
     }
+
+    /// Changes whenever the bans loaded change: a node that sees it move sweeps its
+    /// connections (`ChatEngine.watchBans`).
+    var generation: Int { state.withLock { $0.generation } }
 
     /// A ban was made or lifted here: the next question loads them afresh.
     func changed() {
