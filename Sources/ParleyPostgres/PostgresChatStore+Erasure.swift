@@ -58,7 +58,10 @@ extension PostgresChatStore {
             try await connection.query("DELETE FROM ignore WHERE user_id = \(id) OR ignored_id = \(id)", logger: logger)
             try await connection.query(
                 """
-                UPDATE users SET handle = 'deleted-' || id, display_name = 'Deleted user', email = NULL, phone = NULL,
+                UPDATE users SET handle = CASE
+                        WHEN EXISTS (SELECT 1 FROM users o WHERE lower(o.handle) = 'deleted-' || \(id) AND o.id <> \(id))
+                        THEN 'deleted-' || id || '-' || substr(md5(random()::text), 1, 8) ELSE 'deleted-' || id END,
+                    display_name = 'Deleted user', email = NULL, phone = NULL,
                     password_hash = NULL, avatar = NULL, away = NULL, erased_at = \(at)
                 WHERE id = \(id)
                 """, logger: logger)

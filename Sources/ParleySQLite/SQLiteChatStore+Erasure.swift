@@ -49,9 +49,13 @@ extension SQLiteChatStore {
             }
             try run("DELETE FROM presence_watch WHERE watcher_id = :user")
             try run("DELETE FROM ignore WHERE user_id = :user OR ignored_id = :user")
+            // `deleted-` is reserved (`Limits.reservedHandlePrefixes`); an account that took
+            // `deleted-ID` before it was leaves the placeholder a random tail instead.
             try run(
                 """
-                UPDATE user SET handle = 'deleted-' || id, display_name = 'Deleted user', email = NULL, phone = NULL,
+                UPDATE user SET handle = CASE WHEN EXISTS (SELECT 1 FROM user o WHERE o.handle = 'deleted-' || :user AND o.id <> :user)
+                        THEN 'deleted-' || id || '-' || lower(hex(randomblob(4))) ELSE 'deleted-' || id END,
+                    display_name = 'Deleted user', email = NULL, phone = NULL,
                     password_hash = NULL, avatar = NULL, away = NULL, erased_at = :at
                     WHERE id = :user
                 """)

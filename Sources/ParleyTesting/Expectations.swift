@@ -10,6 +10,7 @@ public func expectError<T>(
         Issue.record("expected error \(code), but the call succeeded", sourceLocation: sourceLocation)
     } catch let error as ParleyError {
         #expect(error.code == code, "\(error.message)", sourceLocation: sourceLocation)
+        expectNoLeak(error.message, sourceLocation: sourceLocation)
     } catch {
         Issue.record("expected ParleyError \(code), got \(error)", sourceLocation: sourceLocation)
     }

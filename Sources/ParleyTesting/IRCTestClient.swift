@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A plain IRC client over TCP for tests: sends lines, and waits for the line it
 /// expects (a guard of 120 s against a hang), keeping every line it read.
@@ -85,7 +86,9 @@ public final class IRCTestClient: @unchecked Sendable {
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 var line = Array(buffer[..<newline])
                 if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                lines.append(String(decoding: line, as: UTF8.self))
+                let text = String(decoding: line, as: UTF8.self)
+                if text.contains(" FAIL ") || text.contains(" NOTICE ") || text.contains("ERROR") { expectNoLeak(text) }
+                lines.append(text)
                 buffer.removeSubrange(...newline)
             }
             return true

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A client that completes the WebSocket handshake and then writes frames byte by byte:
 /// one that goes silent without closing (no pong, no close frame, like a phone that
@@ -207,6 +208,7 @@ public struct RawHTTP {
         }
         var content = Array(response[split.upperBound...])
         if fields["transfer-encoding"] == "chunked" { content = dechunk(content) }
+        if status >= 400 { expectNoLeak(String(decoding: content, as: UTF8.self)) }
         return Response(status: status, headers: fields, body: content)
     }
 

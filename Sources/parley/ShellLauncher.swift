@@ -21,7 +21,7 @@ struct ShellLauncher {
         let interactive = scriptName == nil
         let style: Output.Style =
             options.json ? .json : (interactive && isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil ? .colour : .plain)
-        let output = Output(style: style, flushEachWrite: interactive)
+        let output = Output(style: style, flushEachWrite: interactive, errorLog: folder.appendingPathComponent("errors.log"))
 
         let editorBox = EditorBox()
         // Lines that arrive on their own (a queued message acknowledged) go above the

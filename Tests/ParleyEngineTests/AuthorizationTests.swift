@@ -48,7 +48,7 @@ import Testing
             let world = try await TestWorld(on: kind)
             let owner = try await world.signUp("owner")
             let group = try await owner.createGroup(handle: "vault", title: "Vault", isPublic: false)
-            let admin = try await world.signUp("admin")
+            let admin = try await world.signUp("ada")
             let member = try await world.signUp("member")
             let extra = try await world.signUp("extra")
             let outsider = try await world.signUp("outsider")

@@ -141,4 +141,42 @@ import Testing
         let entry = try #require(try await oscar.audit(chat: nil, actor: nil, before: nil, limit: 1).first)
         #expect(entry.action == .deleteAccount && entry.actor == "oscar" && entry.target == "@spammer" && entry.reason == "by request")
     }
+
+    /// `deleted-ID` is what an erased account leaves: nobody may take it (or any
+    /// `deleted-` handle) as a person, a bot or a guest, and an account that took one
+    /// before the rule blocks no erasure: the victim's and an operator's both complete.
+    @Test(arguments: StoreKind.all) func nobodyCanBlockAnErasureBySquattingItsPlaceholder(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.admins = ["oscar"] }
+        let oscar = try await world.signUp("oscar")
+        let victim = try await world.signUp("victim")
+        let other = try await world.signUp("other")
+        let mallory = try await world.signUp("mallory")
+        let (victimID, otherID) = (try await victim.me().id.rawValue, try await other.me().id.rawValue)
+        for handle in ["deleted-\(victimID)", "Deleted-\(otherID)", "deleted-x", "admin", "Operator", "hook", "parley", "NickServ"] {
+            let registration = Registration(
+                email: "\(handle.lowercased())@example.com", password: "password-squat", displayName: "Squatter", handle: handle)
+            await expectError(.invalidHandle) { _ = try await world.engine.connect().register(registration) }
+            await expectError(.invalidHandle) {
+                _ = try await mallory.createBot(NewBot(handle: handle, displayName: "Squat", password: "bot-pass-1234"))
+            }
+            await expectError(.invalidHandle) { _ = try await world.engine.connect().signInAsGuest(nick: handle) }
+        }
+        // Accounts that took the placeholders before the rule (written to the store as an
+        // older server did) are still there when the erasures come.
+        for id in [victimID, otherID] {
+            _ = try await world.store.createUser(
+                NewUser(
+                    email: "squat\(id)@example.com", handle: "deleted-\(id)", displayName: "Squatter", passwordHash: nil, isBot: false,
+                    createdAt: world.clock.now))
+        }
+        try await victim.deleteAccount(password: TestWorld.password(of: "victim"))
+        try await oscar.eraseAccount(handle: "other", reason: "by request")
+        #expect(try await world.store.user(handle: "victim") == nil)
+        #expect(try await world.store.user(handle: "other") == nil)
+        for id in [victimID, otherID] {
+            let placeholder = try #require(try await world.store.user(id: UserID(id)))
+            #expect(placeholder.displayName == "Deleted user" && placeholder.handle.hasPrefix("deleted-\(id)-"), "\(placeholder.handle)")
+            #expect(try await world.store.user(handle: "deleted-\(id)")?.displayName == "Squatter")
+        }
+    }
 }

@@ -136,7 +136,7 @@ import Testing
         let world = try await TestWorld(on: kind)
         let owner = try await world.signUp("owner")
         let group = try await owner.createGroup(handle: "crew", title: nil, isPublic: true)
-        let admin = try await world.signUp("admin")
+        let admin = try await world.signUp("ada")
         let member = try await world.signUp("member")
         let extra = try await world.signUp("extra")
         for session in [admin, member, extra] { _ = try await session.joinGroup(handle: "crew") }
@@ -164,6 +164,6 @@ import Testing
         // Handing over ownership makes the old owner an admin.
         try await owner.setRole(.owner, for: adminID, in: group.id)
         let roles = Dictionary(uniqueKeysWithValues: try await owner.members(chat: group.id).map { ($0.user.handle, $0.role) })
-        #expect(roles == ["owner": .admin, "admin": .owner, "member": .member])
+        #expect(roles == ["owner": .admin, "ada": .owner, "member": .member])
     }
 }

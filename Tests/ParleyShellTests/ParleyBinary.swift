@@ -92,9 +92,13 @@ struct ParleyBinary {
         let outData = output.readDataToEndOfFile()
         let errData = errors.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(
+        let result = Result(
             stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
             status: process.terminationStatus)
+        for line in (result.stderr + "\n" + result.stdout).split(separator: "\n") where line.contains("error") {
+            expectNoLeak(String(line))
+        }
+        return result
     }
 
     /// Sends `signal` to the server and returns its exit status.

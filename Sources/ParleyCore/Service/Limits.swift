@@ -79,10 +79,22 @@ public enum Limits {
         return trimmed
     }
 
-    /// Handles nobody may take: the server's name and what IRC users know as services.
+    /// Handles nobody may take: the server's name, what IRC users know as services, and
+    /// the words a reader takes for the server's own (`admin`, `hook`).
     public static let reservedHandles: Set<String> = [
         "parley", "nickserv", "chanserv", "operserv", "memoserv", "hostserv", "botserv", "saslserv", "services", "global",
+        "admin", "administrator", "operator", "system", "hook", "webhook",
     ]
+
+    /// Beginnings no handle may have: an erased account's placeholder is `deleted-ID`,
+    /// and a handle that took one could block that erasure or pass for it.
+    public static let reservedHandlePrefixes = ["deleted-"]
+
+    /// Whether nobody may take `handle` (any case).
+    public static func isReservedHandle(_ handle: String) -> Bool {
+        let folded = handle.lowercased()
+        return reservedHandles.contains(folded) || reservedHandlePrefixes.contains { folded.hasPrefix($0) }
+    }
 
     /// Characters that show as nothing, or change the direction of what follows.
     public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {

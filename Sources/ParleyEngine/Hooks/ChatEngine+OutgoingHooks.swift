@@ -67,8 +67,10 @@ extension ChatEngine {
                             try? await store.hookUsed(hook.id, at: now)
                             guard let text else { return }
                             do { try await postHookReply(hook, to: message, text: text) } catch {
-                                try? await store.hookFailed(
-                                    hook.id, error: "its answer was not posted: \(ParleyError(error).message)", at: now)
+                                // A refusal says why; anything else is the server's, not the group's to read.
+                                let refusal = ParleyError(error)
+                                let why = refusal.code == .internalError ? "the server failed to post it" : refusal.message
+                                try? await store.hookFailed(hook.id, error: "its answer was not posted: \(why)", at: now)
                             }
                         },
                         failed: { [self] reason in try? await store.hookFailed(hook.id, error: reason, at: now) }))

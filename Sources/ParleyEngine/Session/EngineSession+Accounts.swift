@@ -201,9 +201,9 @@ extension EngineSession {
         }
     }
 
-    /// A handle nobody may take (`Limits.reservedHandles`), refused as `invalid_handle`.
+    /// A handle nobody may take (`Limits.isReservedHandle`), refused as `invalid_handle`.
     static func unreserved(_ handle: String) throws(ParleyError) -> String {
-        guard !Limits.reservedHandles.contains(handle.lowercased()) else {
+        guard !Limits.isReservedHandle(handle) else {
             throw ParleyError(.invalidHandle, "the handle @\(handle) is reserved")
         }
         return handle

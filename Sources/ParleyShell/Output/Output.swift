@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import ParleyCore
 import Synchronization
 
@@ -17,6 +17,10 @@ public final class Output: Sendable {
     private let flushEachWrite: Bool
     /// Receives each line instead of stdout and stderr (commands a bot runs).
     private let capture: (@Sendable (String) -> Void)?
+    /// Where an internal error's detail (a database's message, a type's name) is kept:
+    /// the person is shown a reference to it, never the detail.
+    private let errorLog: PluginLogFile?
+    private let errorLogPath: String?
     let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -25,17 +29,21 @@ public final class Output: Sendable {
         return encoder
     }()
 
-    public init(style: Style, flushEachWrite: Bool) {
+    public init(style: Style, flushEachWrite: Bool, errorLog: URL? = nil) {
         self.style = style
         self.flushEachWrite = flushEachWrite
         self.capture = nil
+        self.errorLog = errorLog.map(PluginLogFile.init(url:))
+        self.errorLogPath = errorLog?.path
     }
 
     /// Output that hands every line to `capture` and writes nothing.
-    public init(style: Style, capture: @escaping @Sendable (String) -> Void) {
+    public init(style: Style, errorLog: URL? = nil, capture: @escaping @Sendable (String) -> Void) {
         self.style = style
         self.flushEachWrite = false
         self.capture = capture
+        self.errorLog = errorLog.map(PluginLogFile.init(url:))
+        self.errorLogPath = errorLog?.path
     }
 
     public var isJSON: Bool { style == .json }
@@ -49,12 +57,23 @@ public final class Output: Sendable {
         }
     }
 
+    /// An internal error as a person sees it: a reference to its detail in the log.
+    func redacted(_ error: ParleyError) -> ParleyError {
+        // A server's own has its reference already, its detail in the server's log.
+        guard error.code == .internalError, !error.message.contains("(reference ") else { return error }
+        let reference = String(UInt32.random(in: .min ... .max), radix: 16)
+        errorLog?.append("internal error \(reference)", error.message)
+        let whereKept = errorLogPath.map { "; the detail is in \($0)" } ?? ""
+        return ParleyError(.internalError, "parley failed to do this (reference \(reference)\(whereKept))")
+    }
+
     /// A note for people only (prompts, hints); silent in JSON mode.
     public func note(_ line: String) {
         if !isJSON { write(paint(line, .dim)) }
     }
 
     public func error(_ error: ParleyError, location: String?) {
+        let error = redacted(error)
         if isJSON {
             var fields: [String: JSONScalar] = [
                 "type": .string("error"), "code": .string(error.code.rawValue), "message": .string(error.message),
