@@ -51,6 +51,35 @@ import Testing
         _ = try await world.engine.connect(address: "10.0.0.2").signIn(login: "@alice", password: right)
     }
 
+    /// Failures count against the account a login names, however it is spelt: ten
+    /// guesses at `@victim` hold back `@VICTIM`, `Victim` and its email from that address
+    /// (the right password too), while the owner signs in from another.
+    @Test(arguments: StoreKind.all) func guessesCountAgainstTheAccountWhateverTheSpelling(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.signInLimits = SignInLimits() }
+        let right = "victim-password-1"
+        _ = try await world.engine.connect(address: "10.0.1.9").register(
+            Registration(email: "Victim@Example.org", password: right, handle: "Victim"))
+        let spellings = ["@victim", "@VICTIM", "Victim", "victim@example.org", "VICTIM@EXAMPLE.ORG"]
+        for attempt in 0..<10 {
+            let login = spellings[attempt % 2]
+            await expectError(.badCredentials) {
+                try await world.engine.connect(address: "10.0.1.1").signIn(login: login, password: "guess")
+            }
+        }
+        for login in spellings {
+            await expectError(.rateLimited) { try await world.engine.connect(address: "10.0.1.1").signIn(login: login, password: "guess") }
+            await expectError(.rateLimited) { try await world.engine.connect(address: "10.0.1.1").signIn(login: login, password: right) }
+        }
+        _ = try await world.engine.connect(address: "10.0.1.2").signIn(login: "victim@example.org", password: right)
+        // A login that names no account counts against its own spelling, folded.
+        for _ in 0..<10 {
+            await expectError(.badCredentials) {
+                try await world.engine.connect(address: "10.0.1.3").signIn(login: "@Nobody", password: "x")
+            }
+        }
+        await expectError(.rateLimited) { try await world.engine.connect(address: "10.0.1.3").signIn(login: "@NOBODY", password: "x") }
+    }
+
     @Test(arguments: StoreKind.all) func creatingGroupsIsLimitedPerUser(_ kind: StoreKind) async throws {
         var limits = Self.limits
         limits.groupsPerUserPerHour = 3

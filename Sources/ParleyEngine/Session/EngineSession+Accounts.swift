@@ -97,14 +97,18 @@ extension EngineSession {
     /// The account a login (handle or email) and password belong to, counting a failure
     /// against the account from this address, the address, and the account's day
     /// (`SignInLimits`: none of them can lock the right password out from an address
-    /// that has not failed on the account).
+    /// that has not failed on the account). A failure counts against the account the
+    /// login names, however it is spelt (`@VICTIM`, `Victim`, its email): a login that
+    /// names none counts against its own folded spelling.
     func checkedCredentials(login: String, password: String) async throws -> User {
         let trimmed = login.trimmingCharacters(in: .whitespaces)
         let key: Login =
             trimmed.contains("@") && !trimmed.hasPrefix("@")
             ? .email(trimmed.lowercased()) : .handle(trimmed.hasPrefix("@") ? String(trimmed.dropFirst()) : trimmed)
-        let (pairKey, addressKey) = ("account \(key) from \(address)", "address " + address)
-        let (dayKey, dayPairKey) = ("day \(key)", "day \(key) from \(address)")
+        let found = try await store.credentials(for: key)
+        let account = found.map { "#\($0.user.id.rawValue)" } ?? "\(key)".lowercased()
+        let (pairKey, addressKey) = ("account \(account) from \(address)", "address " + address)
+        let (dayKey, dayPairKey) = ("day \(account)", "day \(account) from \(address)")
         let now = engine.now
         if let throttle = engine.throttle {
             let limits = throttle.limits
@@ -117,7 +121,6 @@ extension EngineSession {
                 throw ParleyError(.rateLimited, "too many failed sign-ins to this account today from your address")
             }
         }
-        let found = try await store.credentials(for: key)
         let matches = try await checkingPassword { await engine.hasher.verify(password, hash: found?.passwordHash) }
         guard matches, let user = found?.user else {
             if let throttle = engine.throttle {
