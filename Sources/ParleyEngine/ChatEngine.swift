@@ -196,6 +196,9 @@ public final class ChatEngine: Sendable {
 
     /// The chat and `user`'s role in it, or `unknown_chat` / `not_member`. With
     /// `confirmed` false, the cached role is enough even when members change elsewhere.
+    /// Only a listed public group (which anyone can find by name) is `not_member` to an
+    /// outsider; a private or unlisted group and a direct chat answer as an id that does
+    /// not exist, so walking ids names nothing.
     func membership(of user: User, in chat: ChatID, confirmed: Bool = true) async throws -> (entry: ChatDirectory.Entry, role: Role) {
         guard var entry = try await directory.entry(chat) else {
             throw ParleyError(.unknownChat, "no chat with id \(chat)")
@@ -208,6 +211,9 @@ public final class ChatEngine: Sendable {
             entry = reloaded
         }
         guard let role = entry.roles[user.id] else {
+            guard entry.chat.kind == .group, entry.chat.isPublic, !entry.chat.unlisted else {
+                throw ParleyError(.unknownChat, "no chat with id \(chat)")
+            }
             throw ParleyError(.notMember, "you are not a member of \(EngineSession.name(of: entry.chat))")
         }
         return (entry, role)

@@ -115,11 +115,12 @@ import Testing
 
     /// Members read and write; non-members are refused; managing is for owner and admins.
     static func membersOnly(_ name: String, _ call: @escaping @Sendable (EngineSession, Fixture) async throws -> Void) -> Verb {
-        Verb(name: name, expected: [.nonMember: .deny(.notMember), .member: .allow, .admin: .allow, .owner: .allow], call: call)
+        Verb(name: name, expected: [.nonMember: .deny(.unknownChat), .member: .allow, .admin: .allow, .owner: .allow], call: call)
     }
 
     static func managersOnly(_ name: String, _ call: @escaping @Sendable (EngineSession, Fixture) async throws -> Void) -> Verb {
-        Verb(name: name, expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .allow, .owner: .allow], call: call)
+        Verb(
+            name: name, expected: [.nonMember: .deny(.unknownChat), .member: .deny(.forbidden), .admin: .allow, .owner: .allow], call: call)
     }
 
     static func operatorsOnly(_ name: String, _ call: @escaping @Sendable (EngineSession, Fixture) async throws -> Void) -> Verb {
@@ -166,11 +167,11 @@ import Testing
         managersOnly("mentionEveryone") { s, f in _ = try await s.sendMessage(to: .chat(f.group), text: "@all hi", clientID: nil) },
         Verb(
             name: "editOwnersMessage",
-            expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+            expected: [.nonMember: .deny(.unknownChat), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
         ) { s, f in _ = try await s.editMessage(chat: f.group, seq: 1, text: "changed") },
         Verb(
             name: "deleteOwnersMessage",
-            expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+            expected: [.nonMember: .deny(.unknownChat), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
         ) { s, f in _ = try await s.deleteMessage(chat: f.group, seq: 1) },
         managersOnly("invite") { s, f in try await s.invite(user: f.target, to: f.group) },
         // A bot's tokens are its owner's alone (here the group's owner owns the bot).
@@ -235,7 +236,7 @@ import Testing
         managersOnly("listHooks") { s, f in _ = try await s.hooks(in: f.group) },
         Verb(
             name: "revokeHook",
-            expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .allow, .owner: .allow]
+            expected: [.nonMember: .deny(.unknownChat), .member: .deny(.forbidden), .admin: .allow, .owner: .allow]
         ) { s, f in try await s.revokeHook(f.hook, in: f.group) },
         managersOnly("createInvite") { s, f in _ = try await s.createInvite(chat: f.group, maxUses: nil, expiresIn: nil) },
         managersOnly("revokeInvite") { s, f in try await s.revokeInvite(code: f.invite) },
@@ -243,7 +244,7 @@ import Testing
         managersOnly("makeAdmin") { s, f in try await s.setRole(.admin, for: f.extra, in: f.group) },
         Verb(
             name: "makeOwner",
-            expected: [.nonMember: .deny(.notMember), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
+            expected: [.nonMember: .deny(.unknownChat), .member: .deny(.forbidden), .admin: .deny(.forbidden), .owner: .allow]
         ) { s, f in try await s.setRole(.owner, for: f.extra, in: f.group) },
         Verb(
             name: "group", expected: [.nonMember: .deny(.privateGroup), .member: .allow, .admin: .allow, .owner: .allow]

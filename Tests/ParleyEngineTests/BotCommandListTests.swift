@@ -25,7 +25,7 @@ import Testing
         #expect(listed.map(\.bot.handle) == ["dice"])
         #expect(listed.first?.commands.map(\.name) == ["roll", "reset"])
         #expect(listed.first?.commands.last?.allow == ["admins", "@carol"], "handles are kept lowercase")
-        await expectError(.notMember) { _ = try await eve.chatCommands(in: group.id) }
+        await expectError(.unknownChat) { _ = try await eve.chatCommands(in: group.id) }
         await expectError(.forbidden) { try await alice.setBotCommands([ChatCommand(name: "mine")]) }
 
         // Each refused, and what was declared stays.

@@ -67,10 +67,10 @@ import Testing
         let bob = try await world.signUp("bob")
         let eve = try await world.signUp("eve")
         let chat = try await alice.sendMessage(to: .user(try await bob.me().id), text: "secret", clientID: nil).chatID
-        await expectError(.notMember) { try await eve.history(chat: chat, limit: 10, before: nil) }
-        await expectError(.notMember) { try await eve.sendMessage(to: .chat(chat), text: "hi", clientID: nil) }
-        await expectError(.notMember) { try await eve.chat(chat) }
-        await expectError(.notMember) { try await eve.markRead(chat: chat, upTo: 1) }
+        await expectError(.unknownChat) { try await eve.history(chat: chat, limit: 10, before: nil) }
+        await expectError(.unknownChat) { try await eve.sendMessage(to: .chat(chat), text: "hi", clientID: nil) }
+        await expectError(.unknownChat) { try await eve.chat(chat) }
+        await expectError(.unknownChat) { try await eve.markRead(chat: chat, upTo: 1) }
         await expectError(.notAGroup) { try await alice.leave(chat: chat) }
         #expect(try await eve.search("secret", in: nil, limit: 10).isEmpty)
         #expect(try await eve.chats().isEmpty)

@@ -44,7 +44,7 @@ import Testing
         let group = try await alice.createGroup(handle: "inner", title: nil, isPublic: false)
         _ = try await alice.setGroupRules(in: group.id, GroupRulesChange(memberLimit: 1, key: "k3y"))
         await expectError(.privateGroup) { try await bob.joinGroup(handle: "inner") }
-        await expectError(.notMember) { try await bob.sendInvite(to: carolID, chat: group.id) }
+        await expectError(.unknownChat) { try await bob.sendInvite(to: carolID, chat: group.id) }
 
         let events = EventRecorder(bob)
         let invitation = try await alice.sendInvite(to: bobID, chat: group.id)

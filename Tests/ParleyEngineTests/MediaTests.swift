@@ -149,7 +149,7 @@ import Testing
         // A chat the uploader cannot send to is refused before the bytes are read.
         let other = try await bob.createGroup(handle: "bobs", title: nil, isPublic: false)
         let good = try Self.write(png, "good.png", in: world)
-        await expectError(.notMember) { try await alice.uploadMedia(from: good, kind: .image, for: .chat(other.id), progress: nil) }
+        await expectError(.unknownChat) { try await alice.uploadMedia(from: good, kind: .image, for: .chat(other.id), progress: nil) }
         await expectError(.unknownMedia) {
             try await alice.sendMedia(to: .chat(group.id), media: String(repeating: "ab", count: 32), caption: "", clientID: nil)
         }

@@ -25,7 +25,7 @@ import Testing
         #expect(try await alice.reminders().map(\.text) == ["call bob", "stand-up", "tea"], "soonest first")
         #expect(try await bob.reminders().isEmpty, "each user sees their own")
 
-        await expectError(.notMember) { _ = try await bob.remind("x", at: now.addingTimeInterval(60), in: vault.id) }
+        await expectError(.unknownChat) { _ = try await bob.remind("x", at: now.addingTimeInterval(60), in: vault.id) }
         await expectError(.invalidArgument) { _ = try await alice.remind("x", at: now.addingTimeInterval(-3600), in: nil) }
         await expectError(.invalidArgument) { _ = try await alice.remind("x", at: now.addingTimeInterval(367 * 86400), in: nil) }
         await expectError(.invalidArgument) { _ = try await alice.remind("x", at: Date.distantFuture, in: nil) }

@@ -23,7 +23,7 @@ import Testing
         #expect(try await bob.report(chat: group.id, seq: spam.seq, reason: "again").id == made.id, "one open report a message")
 
         // Refusals change nothing.
-        await expectError(.notMember) { _ = try await eve.report(chat: group.id, seq: spam.seq, reason: nil) }
+        await expectError(.unknownChat) { _ = try await eve.report(chat: group.id, seq: spam.seq, reason: nil) }
         await expectError(.unknownMessage) { _ = try await bob.report(chat: group.id, seq: 99, reason: nil) }
         await expectError(.invalidArgument) { _ = try await bob.report(chat: group.id, seq: spam.seq, reason: "a\u{0}b") }
         await expectError(.invalidArgument) {

@@ -59,7 +59,12 @@ extension EngineSession {
                 list[index].lastMessage = recent.last { !ignoring.contains($0.sender.id) }
             }
         }
-        return list
+        // A direct chat only an ignored user has written in is not listed: their first
+        // message makes no chat for the one who ignores them.
+        return list.filter { summary in
+            guard summary.chat.kind == .direct, summary.lastMessage == nil, let peer = summary.chat.peer(of: user) else { return true }
+            return !ignoring.contains(peer.id)
+        }
     }
 
     static let lastLineLookBack: Int64 = 100

@@ -223,7 +223,8 @@ extension EngineSession {
         await engine.bus.publish(.message(MessageEvent(chat: entry.chat, message: message)), to: members, except: origin)
     }
 
-    /// The direct chat with `peer`, created (and announced to both) on first use.
+    /// The direct chat with `peer`, created (and announced to both) on first use; a peer
+    /// who ignores the user is not told of it (nor lists it until there is a line to show).
     private func openDirectChat(with peer: UserID, as user: User) async throws -> ChatID {
         if let known = engine.directory.directChat(user.id, peer) { return known }
         try await engine.requirePeer(peer, of: user)
@@ -231,7 +232,9 @@ extension EngineSession {
         engine.directory.rememberDirectChat(chat.id, user.id, peer)
         if created {
             engine.directory.invalidate(chat.id)
-            try await publish(.chatCreated(ChatCreated(chat: chat, by: user.ref)), toMembersOf: chat.id)
+            let ignorers = await engine.ignoreBook.ignorers(of: user.id, store: store)
+            let told = [user.id, peer].filter { !ignorers.contains($0) }
+            await engine.bus.publish(.chatCreated(ChatCreated(chat: chat, by: user.ref)), to: told, except: origin)
         }
         return chat.id
     }
