@@ -75,15 +75,19 @@ struct ParleyBinary {
 
     static var executable: URL { ServeProcess.executable }
 
-    /// Feeds `script` on stdin (or runs `arguments` alone) and waits for the exit.
-    func run(_ script: String = "", arguments: [String] = [], environment: [String: String] = [:], useData: Bool = true) throws -> Result {
+    /// Feeds `script` on stdin (or runs `arguments` alone) and waits for the exit; it runs
+    /// in `directory` (the repository, unless named).
+    func run(
+        _ script: String = "", arguments: [String] = [], environment: [String: String] = [:], useData: Bool = true,
+        directory: URL? = nil
+    ) throws -> Result {
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
         let process = try ChildProcess(
             Self.executable.path, (useData ? ["--data", data.path] : []) + (serverURL.map { ["--server", $0] } ?? []) + arguments,
-            environment: env, directory: Self.repository.path, stdin: .pipe, stdout: .pipe, stderr: .pipe)
+            environment: env, directory: (directory ?? Self.repository).path, stdin: .pipe, stdout: .pipe, stderr: .pipe)
         guard let input = process.input, let output = process.output, let errors = process.errors else { fatalError("pipes asked for") }
         // A shell that stops early (a script's first error) closes the pipe: what it
         // printed and its status tell the test, not the write that could not finish.

@@ -66,18 +66,20 @@ public struct MediaInfo: Hashable, Codable, Sendable {
     }
 
     /// The longest file name a message carries, in UTF-8 bytes (what file systems take).
-    public static let maxNameBytes = 255
+    public static let maxNameBytes = FileName.maxBytes
 
     /// A file name as a message may carry it: trimmed, 1–255 bytes, no control
-    /// characters, no `/` or `\\`, not `.` or `..`; nil for nil or empty.
+    /// characters, no `/` or `\\`, not `.` or `..`, and kept as `FileName.cleaned` makes
+    /// it (no direction-changing or invisible characters, no leading dot or `~`, no
+    /// device name); nil for nil or empty.
     public static func checkedName(_ name: String?) throws(ParleyError) -> String? {
         guard let trimmed = name?.trimmingSpaces(), !trimmed.isEmpty else { return nil }
+        let refused = ParleyError(.invalidArgument, "a file name is 1–\(maxNameBytes) bytes without control characters, / or \\")
         guard trimmed.utf8.count <= maxNameBytes, trimmed != ".", trimmed != "..",
             !trimmed.unicodeScalars.contains(where: { Limits.isControl($0) || $0 == "/" || $0 == "\\" })
-        else {
-            throw ParleyError(.invalidArgument, "a file name is 1–\(maxNameBytes) bytes without control characters, / or \\")
-        }
-        return trimmed
+        else { throw refused }
+        guard let cleaned = FileName.cleaned(trimmed) else { throw refused }
+        return cleaned
     }
 
     /// `PNG` for `image/png`, `MOV` for `video/quicktime`.

@@ -76,8 +76,11 @@ extension Shell {
             throw ParleyError(.unknownMessage, "no message \(seq) in \(found.label)")
         }
         guard let media = message.media else { throw ParleyError(.noMedia, "message \(seq) is text, with nothing to save") }
-        let name = Self.savedName(media.name) ?? "\(found.label.dropFirst())-\(seq).\(media.fileExtension)"
-        var destination = options.positional.count == 2 ? Self.fileURL(options.positional[1]) : Self.fileURL(name)
+        let name = FileName.cleaned(media.name) ?? FileName.cleaned("\(found.label.dropFirst())-\(seq).\(media.fileExtension)") ?? "file"
+        // The sender's name is a name, never a path: it lands in the folder named (by
+        // default the current one), whatever it says.
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        var destination = options.positional.count == 2 ? Self.fileURL(options.positional[1]) : here.appendingPathComponent(name)
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isFolder), isFolder.boolValue {
             destination = destination.appendingPathComponent(name)
@@ -117,21 +120,6 @@ extension Shell {
         } catch {
             return []
         }
-    }
-
-    /// A file name from a message made safe to create here, whatever a server sent: one
-    /// path component, printable, not hidden; nil when nothing is left of it.
-    static func savedName(_ name: String?) -> String? {
-        guard let name else { return nil }
-        var safe = String.UnicodeScalarView()
-        var bytes = 0
-        for scalar in name.unicodeScalars where !Limits.isControl(scalar) {
-            if safe.isEmpty, scalar == "." || scalar == " " { continue }
-            bytes += UTF8.width(scalar)
-            guard bytes <= MediaInfo.maxNameBytes else { break }
-            safe.append(scalar == "/" || scalar == "\\" ? "_" : scalar)
-        }
-        return safe.isEmpty ? nil : String(safe)
     }
 
     /// A path as typed: `~/x` is in the home folder, a relative path in the working one.
