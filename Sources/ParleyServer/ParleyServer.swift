@@ -85,6 +85,7 @@ public final class ParleyServer: Sendable {
     /// or inside a `ServiceGroup`.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: ParleyRequestContext.self)
+        router.add(middleware: SecurityHeaders())
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/metrics") { [metrics, engine, database = configuration.databasePath] _, _ in
             Response(

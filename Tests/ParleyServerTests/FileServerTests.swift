@@ -55,6 +55,26 @@ import Testing
         #expect(png.status == 201 && image.kind == .image, "no kind: the bytes decide")
         let shown = try await RawHTTP.request(port: server.port, method: "GET", path: "/v1/media/\(image.id)", headers: bobAuth)
         #expect(shown.headers["content-disposition"] == nil && shown.headers["x-content-type-options"] == "nosniff")
+        // HEAD answers the same headers with no body.
+        let head = try await RawHTTP.request(port: server.port, method: "HEAD", path: "/v1/media/\(image.id)", headers: bobAuth)
+        #expect(head.status == 200 && head.body.isEmpty && head.headers["content-length"] == shown.headers["content-length"])
+        #expect(head.headers["etag"] == shown.headers["etag"] && head.headers["content-type"] == "image/png")
+        // Refusals carry the same protections: no token, no such file, a range past the end.
+        let refusals = [
+            try await RawHTTP.request(port: server.port, method: "GET", path: "/v1/media/\(image.id)"),
+            try await RawHTTP.request(
+                port: server.port, method: "GET", path: "/v1/media/\(String(repeating: "0", count: 64))", headers: bobAuth),
+            try await RawHTTP.request(
+                port: server.port, method: "GET", path: "/v1/media/\(image.id)",
+                headers: bobAuth.merging(["Range": "bytes=999999-"]) { a, _ in a }),
+            try await RawHTTP.request(port: server.port, method: "GET", path: "/no/such/route"),
+        ]
+        #expect(refusals.map(\.status) == [401, 404, 416, 404])
+        for refusal in refusals {
+            #expect(
+                refusal.headers["x-content-type-options"] == "nosniff"
+                    && refusal.headers["content-security-policy"]?.contains("sandbox") == true)
+        }
 
         // Over the file limit: refused, announced or not, and nothing more is stored.
         let before = MediaServerTests.storedFiles(server)
