@@ -82,9 +82,10 @@ public final class ChatEngine: Sendable {
         public var hookRate = 5
         /// Makes outgoing hooks' calls (the server's HTTP client); nil: no outgoing hooks.
         public var outgoingHooks: (any OutgoingHookCaller)?
-        /// Whether an outgoing hook may call this URL: the operator's to say
+        /// Why an outgoing hook may not call this URL, from its text (nil: it may, if the
+        /// caller's checks of its addresses pass too): the operator's to say
         /// (`--hook-allow`); none by default.
-        public var outgoingHookAllowed: @Sendable (URL) -> Bool = { _ in false }
+        public var outgoingHookRefusal: @Sendable (URL) -> String? = { _ in "the server's operator allows no outgoing hooks" }
 
         public init() {}
     }

@@ -6,36 +6,39 @@ import NIOHTTP1
 public import ParleyEngine
 import Synchronization
 
-/// Makes outgoing hooks' HTTP calls: at most 32 under way, 4 per hook (past them a call
-/// is dropped and the drop shown to the group's admins), each with a 5 s timeout and up
-/// to 3 attempts (1 s, then 3 s apart) while the endpoint cannot be reached, times out,
-/// or answers 5xx or 429. Redirects are not followed, so an allowed host cannot send a
-/// call on to one that is not.
+/// Makes outgoing hooks' HTTP calls: at most 32 under way on this server, 4 per hook
+/// (past them a call is dropped and the drop shown to the group's admins), each attempt
+/// bounded whole (connect, headers and body) by 5 s, up to 3 attempts (1 s, then 3 s
+/// apart). A call goes only where `OutboundRules` allow, to the address they checked.
+/// Redirects are not followed, so an allowed host cannot send a call on to one that is
+/// not. A failure reads the same whether nothing listens or something answered badly,
+/// so the list of hooks is no port scanner.
 public final class OutgoingHookSender: OutgoingHookCaller, Sendable {
-    /// One client for the process, never shut down (it lives as long as the process).
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        configuration.timeout = .init(connect: .seconds(5), read: .seconds(5))
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
-    private var client: HTTPClient { Self.client }
+    private let rules: OutboundRules
     private let inFlight = Mutex((total: 0, perHook: [Int64: Int]()))
     static let maxInFlight = 32
     static let maxPerHook = 4
-    static let timeout: TimeAmount = .seconds(5)
+    static let deadline: Duration = .seconds(5)
+    static let maxAnswerBytes = 64 * 1024
 
-    public init() {}
+    public init(rules: OutboundRules) {
+        self.rules = rules
+    }
 
     public func call(_ call: OutgoingHookCall) {
-        let taken = inFlight.withLock { state in
-            guard state.total < Self.maxInFlight, state.perHook[call.hookID, default: 0] < Self.maxPerHook else { return false }
+        let refusal = inFlight.withLock { state -> String? in
+            guard state.total < Self.maxInFlight else {
+                return "this server had \(Self.maxInFlight) hook calls under way, its limit for all groups; this one was dropped"
+            }
+            guard state.perHook[call.hookID, default: 0] < Self.maxPerHook else {
+                return "this hook had \(Self.maxPerHook) calls under way; this one was dropped"
+            }
             state.total += 1
             state.perHook[call.hookID, default: 0] += 1
-            return true
+            return nil
         }
-        guard taken else {
-            Task { await call.failed("too many calls to this hook were under way; one was dropped") }
+        if let refusal {
+            Task { await call.failed(refusal) }
             return
         }
         Task {
@@ -49,6 +52,25 @@ public final class OutgoingHookSender: OutgoingHookCaller, Sendable {
     }
 
     private func deliver(_ call: OutgoingHookCall) async {
+        let address: String
+        do {
+            address = try await rules.resolve(call.url)
+        } catch {
+            await call.failed("it was not called: \((error as? OutboundRefusal)?.reason ?? "its host could not be resolved")")
+            return
+        }
+        // The connection goes to the address checked, never to a second lookup's; TLS
+        // still asks for and checks the name.
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(5))
+        if let host = call.url.host {
+            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            // Assigned one by one: the spellings are often the same key.
+            for spelling in [host, bare, bare.lowercased()] { configuration.dnsOverride[spelling] = address }
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        defer { Task { try? await client.shutdown() } }
         let signature = HMAC<SHA256>.authenticationCode(for: call.body, using: SymmetricKey(data: Data(call.secret.utf8)))
         var request = HTTPClientRequest(url: call.url.absoluteString)
         request.method = .POST
@@ -57,57 +79,52 @@ public final class OutgoingHookSender: OutgoingHookCaller, Sendable {
         request.headers.add(name: "X-Parley-Event", value: "message")
         request.headers.add(name: "X-Parley-Delivery", value: UUID().uuidString.lowercased())
         request.headers.add(name: "X-Parley-Signature-256", value: "sha256=" + signature.map { String(format: "%02x", $0) }.joined())
-        var reason = "no attempt"
         for attempt in 1...3 {
             if attempt > 1 { try? await Task.sleep(for: .seconds(attempt == 2 ? 1 : 3)) }
             request.body = .bytes(ByteBuffer(bytes: call.body))
-            do {
-                let response = try await client.execute(request, timeout: Self.timeout)
-                let body = try await response.body.collect(upTo: 64 * 1024)
-                let status = Int(response.status.code)
-                if (200..<300).contains(status) {
-                    let answer = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-                    await call.answered(answer?["text"] as? String)
-                    return
-                }
-                reason = "it answered HTTP \(status)"
-                if status < 500 && status != 429 { break }
-            } catch {
-                reason = "it could not be reached (\(Self.describe(error)))"
+            switch await Self.attempt(request, on: client) {
+            case .answered(let body):
+                let answer = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+                await call.answered(answer?["text"] as? String)
+                return
+            case .refused: break
+            case .failed: continue
             }
+            break
         }
-        await call.failed(reason)
+        await call.failed("the endpoint did not take the call (no 2xx answer within \(Self.deadline.components.seconds) s)")
     }
 
-    private static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout { return "no answer within 5 s" }
-            return String(describing: error)
-        }
-        return String(describing: error).prefix(120).description
+    enum Attempt {
+        case answered(Data)
+        /// A 4xx other than 429: trying again would not help.
+        case refused
+        /// Unreachable, too slow, 5xx or 429: worth another try.
+        case failed
     }
 
-    /// Whether a hook may call `url`: loopback only when the operator allows it; hosts
-    /// by name (`chat.example`), a domain's (`*.example.com`), or any public one (`*`).
-    /// An address in a private or link-local range is allowed only by naming it.
-    public static func allows(_ url: URL, hosts: [String], loopback: Bool) -> Bool {
-        guard let host = url.host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")), !host.isEmpty else {
-            return false
+    /// One attempt, all of it (connect, headers, body) within `deadline`: an endpoint
+    /// that drips its answer a byte at a time is cut off there.
+    static func attempt(_ request: HTTPClientRequest, on client: HTTPClient) async -> Attempt {
+        await withTaskGroup(of: Attempt?.self) { group in
+            group.addTask {
+                do {
+                    let response = try await client.execute(request, timeout: .seconds(Int64(deadline.components.seconds)))
+                    let body = try await response.body.collect(upTo: maxAnswerBytes)
+                    let status = Int(response.status.code)
+                    if (200..<300).contains(status) { return .answered(Data(body.readableBytesView)) }
+                    return status < 500 && status != 429 ? .refused : .failed
+                } catch {
+                    return .failed
+                }
+            }
+            group.addTask {
+                guard (try? await Task.sleep(for: deadline)) != nil else { return nil }
+                return .failed
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failed
         }
-        if host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1" || host == "0.0.0.0" {
-            return loopback
-        }
-        let octets = host.split(separator: ".").compactMap { Int($0) }
-        let privateAddress =
-            (octets.count == 4
-                && (octets[0] == 10 || (octets[0] == 172 && (16...31).contains(octets[1])) || (octets[0] == 192 && octets[1] == 168)
-                    || (octets[0] == 169 && octets[1] == 254) || octets[0] == 0))
-            || host.hasPrefix("fc") || host.hasPrefix("fd") || host.hasPrefix("fe80:")
-        for entry in hosts.map({ $0.lowercased() }) {
-            if entry == host { return true }
-            if privateAddress { continue }
-            if entry == "*" || (entry.hasPrefix("*.") && host.hasSuffix(entry.dropFirst(1))) { return true }
-        }
-        return false
     }
 }

@@ -27,10 +27,11 @@ public struct ServeProcess: Sendable {
     /// Starts it and returns once it listens (its first line on stdout says where).
     /// Throws `StartFailure` when it does not come up, say because `port` is taken.
     /// With `log`, its standard error (the log) goes to that file; `environment` adds to
-    /// the test's own.
+    /// the test's own. With `hosts`, it runs in a mount namespace of its own where that
+    /// file is `/etc/hosts`, so names resolve as the test says for it alone.
     public static func start(
         data: URL, port: Int = 0, arguments: [String] = [], logLevel: String = "warning", log: URL? = nil,
-        environment extra: [String: String] = [:]
+        environment extra: [String: String] = [:], hosts: URL? = nil
     ) throws -> ServeProcess {
         // Deadlines meant for strangers are long here, so a busy machine cannot trip
         // them for a test's well-behaved clients; `arguments` may set them shorter.
@@ -38,9 +39,16 @@ public struct ServeProcess: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["PARLEY_BCRYPT_COST"] = "4"
         environment.merge(extra) { $1 }
+        var command =
+            [executable.path, "serve", "--port", String(port), "--data", data.path, "--log-level", logLevel] + patient + arguments
+        if let hosts {
+            // `exec` keeps the process the one the test signals.
+            command =
+                ["/usr/bin/unshare", "--mount", "/bin/sh", "-c", "mount --bind \"$0\" /etc/hosts && exec \"$@\"", hosts.path] + command
+        }
         let process = try ChildProcess(
-            executable.path, ["serve", "--port", String(port), "--data", data.path, "--log-level", logLevel] + patient + arguments,
-            environment: environment, stdout: .pipe, stderr: log.map { .file($0.path) } ?? .inherit)
+            command[0], Array(command.dropFirst()), environment: environment, stdout: .pipe,
+            stderr: log.map { .file($0.path) } ?? .inherit)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")), let output = process.output {
             let chunk = output.availableData

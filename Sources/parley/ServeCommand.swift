@@ -272,9 +272,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxPasswordChecksPerAddress = maxPasswordChecksPerAddress
             configuration.hookRate = hookRate
             if !hookAllow.isEmpty || hookAllowLoopback {
-                let (hosts, loopback) = (hookAllow, hookAllowLoopback)
-                configuration.outgoingHooks = OutgoingHookSender()
-                configuration.outgoingHookAllowed = { OutgoingHookSender.allows($0, hosts: hosts, loopback: loopback) }
+                let rules = OutboundRules(hosts: hookAllow, loopback: hookAllowLoopback)
+                configuration.outgoingHooks = OutgoingHookSender(rules: rules)
+                configuration.outgoingHookRefusal = { rules.refusal(of: $0) }
             }
         }
         let storage = try await openStorage(folder: folder, logger: logger, configure: configure)

@@ -23,7 +23,7 @@ import Testing
         let recorder = Recorder()
         let world = try await TestWorld(on: kind) {
             $0.outgoingHooks = recorder
-            $0.outgoingHookAllowed = { $0.host == "hooks.example" }
+            $0.outgoingHookRefusal = { $0.host == "hooks.example" ? nil : "not hooks.example" }
         }
         let alice = try await world.signUp("alice")
         let bob = try await world.signUp("bob")

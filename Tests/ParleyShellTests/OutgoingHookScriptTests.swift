@@ -96,7 +96,7 @@ import Testing
             $0.contains("last failed")
         }
         #expect(hooks.contains("out: !deploy → http://127.0.0.1:\(port)/hook"), "\(hooks)")
-        #expect(hooks.contains("HTTP 500") || hooks.contains("no answer within 5 s"), "\(hooks)")
+        #expect(hooks.contains("the endpoint did not take the call (no 2xx answer within 5 s)"), "\(hooks)")
         let refused = try alice.run("/hook out #swift --name evil --url http://10.1.2.3/x --trigger !x")
         #expect(refused.status != 0 && refused.stderr.contains("forbidden"), "a host the operator did not allow")
     }

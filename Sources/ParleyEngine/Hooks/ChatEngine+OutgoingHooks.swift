@@ -55,7 +55,7 @@ extension ChatEngine {
             else { return }
             for (hook, secret) in hooks {
                 guard let trigger = hook.trigger, let address = hook.url, let url = URL(string: address),
-                    Hook.triggers(trigger, name: hook.name, text: message.text), configuration.outgoingHookAllowed(url)
+                    Hook.triggers(trigger, name: hook.name, text: message.text), configuration.outgoingHookRefusal(url) == nil
                 else { continue }
                 let event = OutgoingHookEvent(
                     hook: .init(id: hook.id, name: hook.name), trigger: trigger, chat: entry.chat, message: message)

@@ -39,8 +39,8 @@ extension EngineSession {
         guard url.utf8.count <= 2048, let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
             parsed.host?.isEmpty == false, !url.unicodeScalars.contains(where: Limits.isControl)
         else { throw ParleyError(.invalidArgument, "an outgoing hook's URL is http:// or https:// with a host, at most 2,048 bytes") }
-        guard engine.configuration.outgoingHookAllowed(parsed) else {
-            throw ParleyError(.forbidden, "this server does not call \(parsed.host ?? url): its operator allows hosts with --hook-allow")
+        if let refusal = engine.configuration.outgoingHookRefusal(parsed) {
+            throw ParleyError(.forbidden, "this server does not call that URL: \(refusal)")
         }
         guard try await store.hooks(of: chat).count < Self.maxHooksPerGroup else {
             throw ParleyError(.forbidden, "a group has at most \(Self.maxHooksPerGroup) hooks; revoke one first")
