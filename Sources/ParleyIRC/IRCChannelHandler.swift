@@ -11,8 +11,15 @@ import ParleyLive
 final class IRCChannelHandler: ChannelInboundHandler {
     typealias InboundIn = IRCInbound
 
+    /// What the connection's task is handed: a line with its arrival ticket, or the
+    /// end a flood brought, which it answers after every line handed before it.
+    enum Handed: Sendable {
+        case line(IRCInbound, UInt64)
+        case excessFlood
+    }
+
     private let gateway: IRCGateway
-    private var lines: AsyncStream<(IRCInbound, UInt64)>.Continuation?
+    private var lines: AsyncStream<Handed>.Continuation?
     private var lastHeard = NIODeadline.now()
     private var timers: [Scheduled<Void>] = []
     private var pinger: RepeatedTask?
@@ -48,13 +55,21 @@ final class IRCChannelHandler: ChannelInboundHandler {
         let connection = IRCConnection(gateway: gateway, output: output, address: address, place: place)
         self.output = output
         self.connection = connection
-        let (stream, continuation) = AsyncStream.makeStream(of: (IRCInbound, UInt64).self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Handed.self)
         lines = continuation
         let arrivals = gateway.engine.arrivals
         Task(executorPreference: executor) {
-            for await (inbound, ticket) in stream {
-                await connection.handle(inbound, ticket: ticket)
-                arrivals.finish(ticket)
+            for await handed in stream {
+                switch handed {
+                case .line(let inbound, let ticket):
+                    await connection.handle(inbound, ticket: ticket)
+                    arrivals.finish(ticket)
+                case .excessFlood:
+                    // Every line handed before the cut-off has been handled and answered
+                    // (its echo or its refusal): the client knows which of its lines landed.
+                    output.send(IRCMessage(command: "ERROR", params: ["Closing link: Excess Flood"]))
+                    output.close()
+                }
             }
             await connection.closed()
         }
@@ -118,7 +133,7 @@ final class IRCChannelHandler: ChannelInboundHandler {
     private func hand(_ line: IRCInbound) {
         let ticket = gateway.engine.arrivals.arrive()
         let handed: Bool
-        switch lines?.yield((line, ticket)) {
+        switch lines?.yield(.line(line, ticket)) {
         case .enqueued: handed = true
         default: handed = false
         }
@@ -137,17 +152,18 @@ final class IRCChannelHandler: ChannelInboundHandler {
         }
     }
 
-    /// Past the hard bound: the connection ends, as an IRC server ends it.
+    /// Past the hard bound: the connection ends, as an IRC server ends it. Lines still
+    /// waiting their turn are dropped unhandled; those already handed on are handled and
+    /// answered before the `ERROR`, which the connection's task sends after them.
     private func excessFlood() {
         release?.cancel()
         release = nil
+        lines?.yield(.excessFlood)
         lines?.finish()
         lines = nil
         gateway.logger.notice(
             "IRC connection closed: excess flood",
             metadata: ["nick": "\(connection?.view.me?.handle ?? "*")", "waiting": "\(flood.waiting)"])
-        output?.send(IRCMessage(command: "ERROR", params: ["Closing link: Excess Flood"]))
-        output?.close()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -1,5 +1,6 @@
 import NIOWebSocket
 import ParleyCore
+import ParleyEngine
 import Prometheus
 
 /// Why Parley closes a socket of its own accord: the codes (4000–4999, which RFC 6455
@@ -23,7 +24,17 @@ extension SocketHandler {
         sendClose(Self.tooSlow, reason: "events are not being read; reconnect and resume")
     }
 
-    /// `waitingLimit` requests ahead while over its rate: closed, as IRC's Excess Flood.
+    /// `waitingLimit` requests ahead while over its rate: the waiting ones are dropped
+    /// unhandled, the one being answered (if any) is answered, and then the socket closes,
+    /// so a client knows which of its requests were done.
+    func flooded() {
+        for (_, ticket, _) in waiting { server.engine.arrivals.finish(ticket) }
+        waiting.removeAll()
+        guard answering else { return closeForFlooding() }
+        floodedOut = true
+    }
+
+    /// Closes the socket as IRC's Excess Flood closes a connection.
     func closeForFlooding() {
         server.metrics.count(.rateLimited)
         sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")

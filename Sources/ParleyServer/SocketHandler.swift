@@ -30,10 +30,11 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// What this socket shares with the others of its event loop: the executor its
     /// requests run on, and the writer its events wait in.
     private var loop: LoopServices?
-    /// Request frames waiting for the one before them to be answered.
-    /// Each with its arrival ticket (`ArrivalOrder`), handed back once answered.
-    private var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64, trace: StageTrace?)>(initialCapacity: 1)
-    private var answering = false
+    /// Request frames waiting for the one before them to be answered, each with its
+    /// arrival ticket (`ArrivalOrder`), handed back once answered.
+    var waiting = CircularBuffer<(frame: ByteBuffer, ticket: UInt64, trace: StageTrace?)>(initialCapacity: 1)
+    var answering = false
+    var floodedOut = false  // `flooded()` while a request was being answered: closed once it is
     /// The last request waited for its turn: the client is over its rate. One that then
     /// fills `waitingLimit` is flooding and is closed (`excessFlood`).
     private var overRate = false
@@ -58,10 +59,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Why the socket ended, for the log.
     private var endReason = "connection dropped"
     private var address = "unknown"
-
     /// How the client named itself, for its sessions list.
     private let client: String
-
     /// Nil: the client's address is the peer's; else the one a trusted proxy forwarded.
     private let forwardedAddress: String?
     /// Refused for its address before it could be let in: closed at once with 1008.
@@ -222,11 +221,11 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         heardSincePing = true
         switch frame.opcode {
         case .text, .binary:
-            guard !closing else { return }
+            guard !closing, !floodedOut else { return }
             waiting.append((frame.unmaskedData, server.engine.arrivals.arrive(), StageLog.shared?.begin()))
             if waiting.count >= Self.waitingLimit {
                 if overRate {
-                    closeForFlooding()
+                    flooded()
                     return
                 }
                 context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
@@ -346,6 +345,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         if reply.close {
             sendClose(.policyViolation, reason: "too many sockets for this user")
         }
+        if floodedOut { return closeForFlooding() }
         answerNext()
     }
 

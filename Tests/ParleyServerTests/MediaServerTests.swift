@@ -161,7 +161,7 @@ import Testing
         let bobs = try await bob.createGroup(handle: "bobs", title: nil, isPublic: false)
         let good = files.appendingPathComponent("good.png")
         try png.write(to: good)
-        await expectError(.notMember) { try await alice.uploadMedia(from: good, kind: .image, for: .chat(bobs.id), progress: nil) }
+        await expectError(.unknownChat) { try await alice.uploadMedia(from: good, kind: .image, for: .chat(bobs.id), progress: nil) }
         // A body larger than announced by a client that lies about its size is cut at the limit too.
         let liar = try await RawHTTP.request(
             port: server.port, method: "PUT", path: "/v1/media?kind=image", headers: ["Authorization": "Bearer \(aliceIn.token)"],

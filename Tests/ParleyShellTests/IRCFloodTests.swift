@@ -51,6 +51,24 @@ import Testing
         #expect(bob.wait(containing: "PONG parley after") != nil)
     }
 
+    /// A flooder cut off is answered for every line that was stored before its ERROR:
+    /// the messages in the group are exactly those it saw echoed.
+    @Test func aFlooderCutOffSeesTheEchoOfEveryLineThatLanded() throws {
+        let world = try IRCGatewayTests.world()
+        defer { world.remove() }
+        let flooder = try IRCTestClient(port: try #require(world.server.ircPort))
+        #expect(try flooder.signIn("alice", password: "wonderland-1", capabilities: ["echo-message"]))
+        #expect(flooder.wait(containing: " 366 alice #swift ") != nil)
+        try flooder.send((0..<3000).map { "PRIVMSG #swift :flood \($0)" }.joined(separator: "\r\n"))
+        let error = try #require(flooder.wait(containing: "ERROR :Closing link: Excess Flood"))
+        let beforeError = flooder.lines.prefix { $0 != error }
+        let echoed = Set(beforeError.compactMap { $0.firstMatch(of: /\ PRIVMSG #swift :(flood \d+)$/).map { String($0.1) } })
+        #expect(!flooder.lines.drop { $0 != error }.contains { $0.contains(" PRIVMSG ") }, "nothing after the ERROR")
+        let history = try world.bob.run("/join #swift\n/history #swift 500")
+        let stored = Set(history.lines.compactMap { $0.firstMatch(of: /<alice> (flood \d+)$/).map { String($0.1) } })
+        #expect(!stored.isEmpty && stored == echoed, "stored \(stored.count), echoed \(echoed.count)")
+    }
+
     @Test func anAccountsConnectionsShareOneLineRate() throws {
         // Each connection may send 1,000 lines a second; the account, 1 over all of them.
         let world = try IRCGatewayTests.world(arguments: ["--irc-line-rate", "1000", "--irc-account-line-rate", "1"])
