@@ -80,7 +80,9 @@ var targets: [Target] = [
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "JWTKit", package: "jwt-kit"),
         ],
-        swiftSettings: swiftSettings
+        swiftSettings: swiftSettings,
+        // ICU's confusable skeletons (UTS #39), as the toolchain's Foundation ships it.
+        linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
     ),
     .target(
         name: "ParleyProtocol",

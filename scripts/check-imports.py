@@ -16,7 +16,7 @@ import sys
 
 # Modules of the toolchain and the system, never declared.
 SYSTEM = {"Foundation", "FoundationEssentials", "Glibc", "Musl", "Darwin", "Dispatch", "Synchronization",
-          "Testing", "XCTest", "_Concurrency", "os", "Observation"}
+          "Testing", "XCTest", "_Concurrency", "os", "Observation", "_FoundationICU"}
 # Products whose modules have other names (product -> modules it brings).
 PRODUCT_MODULES = {"Metrics": {"Metrics", "CoreMetrics"}, "GRDBSQLite": {"GRDBSQLite", "SQLite3"}}
 # Dependencies that are there for the build, not for an import: the tests run the

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Crypto
-public import Foundation
+import Foundation
 import NIOCore
 import NIOHTTP1
 public import ParleyEngine

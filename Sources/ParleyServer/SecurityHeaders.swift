@@ -10,7 +10,7 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
-        } catch let error as HTTPResponseError {
+        } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         }
         if response.headers[Self.noSniff] == nil { response.headers[Self.noSniff] = "nosniff" }

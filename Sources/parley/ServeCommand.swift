@@ -225,6 +225,14 @@ struct ServeCommand: AsyncParsableCommand {
         logger.notice("no admin account yet: register with /register EMAIL --handle \(first) --code \(code.code) (one use\(until))")
     }
 
+    /// Tells the operators of names taken before today's rules refused them (read once
+    /// the server runs: a PostgreSQL store answers only then).
+    private static func auditNames(engine: ChatEngine, logger: Logger) async {
+        guard let breaking = try? await engine.namesBreakingRules(), !breaking.isEmpty else { return }
+        logger.notice(
+            "\(breaking.count) accounts have names today's rules refuse (they keep them): \(breaking.prefix(20).joined(separator: "; "))")
+    }
+
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         let format = logFormat
@@ -344,6 +352,7 @@ struct ServeCommand: AsyncParsableCommand {
             announce(url)
             let line = "parley serve: listening on \(url)\(ircURL) data \(folder.path)\n"
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+            Task { await Self.auditNames(engine: engine, logger: logger) }
         }
         // One group, stopped by SIGTERM or SIGINT: the server (sockets, then the upkeep)
         // stops first, the storage last.

@@ -150,6 +150,30 @@ import Testing
         #expect(try await alice.me().displayName == "Alice Liddell")
     }
 
+    /// Names that pass for another person or for what clients draw are refused: a
+    /// confusable spelling of another's name or handle (by Unicode's skeletons), runs of
+    /// spaces or spaces of other kinds, the marks clients add, the server's own name. A
+    /// small capital (`ᴀlice`) is not a confusable in Unicode's table, so it is not refused.
+    @Test(arguments: StoreKind.all) func namesThatPassForAnotherAreRefused(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind)
+        _ = try await world.signUp("alice", displayName: "Alice Liddell")
+        _ = try await world.signUp("paypal", displayName: "Pay Pal")
+        let mallory = try await world.signUp("mallory")
+        let before = try await mallory.me().displayName
+        let refused = [
+            "\u{430}lice Liddell", "ALICE LIDDELL", "Alice Liddell\u{3000}\u{3000}\u{3000}\u{3000}\u{3000}(admin)", "Alice  Liddell",
+            "Alice\u{00A0}Liddell", "Release Bot (CI hook)", "CI (hook)", "Mallory (owner)", "Mallory (admin)", "Mallory*", "parley",
+            "NickServ", "p\u{430}yp\u{430}l", "\u{430}lice", "Mallory (guest)",
+        ]
+        for name in refused {
+            await expectError(.invalidName) { try await mallory.updateProfile(displayName: name) }
+        }
+        #expect(try await mallory.me().displayName == before, "nothing changed")
+        // A name of one's own, however near, is taken.
+        #expect(try await mallory.updateProfile(displayName: "Alicia Lidell").displayName == "Alicia Lidell")
+        #expect(try await mallory.updateProfile(displayName: "Mallory O'Brien").displayName == "Mallory O'Brien")
+    }
+
     @Test(arguments: StoreKind.all) func directorySearchesHandleAndNamePrefixesAndWholeEmailsInPages(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind)
         let alice = try await world.signUp("alice", displayName: "Alice Liddell")

@@ -169,6 +169,9 @@ import Testing
                     email: "squat\(id)@example.com", handle: "deleted-\(id)", displayName: "Squatter", passwordHash: nil, isBot: false,
                     createdAt: world.clock.now))
         }
+        // They keep working, and the operators are told of them.
+        let listed = try await world.engine.namesBreakingRules()
+        #expect(listed.contains("@deleted-\(victimID): the handle is reserved") && listed.count == 2, "\(listed)")
         try await victim.deleteAccount(password: TestWorld.password(of: "victim"))
         try await oscar.eraseAccount(handle: "other", reason: "by request")
         #expect(try await world.store.user(handle: "victim") == nil)

@@ -72,12 +72,25 @@ public enum Limits {
         if trimmed.hasPrefix("@") || trimmed.hasPrefix("#") {
             throw ParleyError(.invalidName, "a display name does not start with @ or #, which read as a handle or a group")
         }
+        if trimmed.unicodeScalars.contains(where: { $0.properties.isWhitespace && $0 != " " }) || trimmed.contains("  ") {
+            throw ParleyError(.invalidName, "a display name's spaces are single plain spaces")
+        }
         let folded = trimmed.lowercased().replacingOccurrences(of: " ", with: "")
-        if folded.contains("(guest)") || folded.contains("(bot)") {
-            throw ParleyError(.invalidName, "a display name does not carry (guest) or (bot): clients add those marks themselves")
+        if drawnLabels.contains(where: { folded.contains($0) }) || folded.contains("*")
+            || folded.range(of: #"\([^()]*hook\)"#, options: .regularExpression) != nil
+        {
+            throw ParleyError(
+                .invalidName,
+                "a display name does not carry (guest), (bot), (hook), (admin), (owner) or *: clients draw those marks themselves")
+        }
+        if reservedHandles.contains(folded) {
+            throw ParleyError(.invalidName, "a display name is not the server's own or a service's")
         }
         return trimmed
     }
+
+    /// Marks clients draw beside a name, which no name may carry.
+    static let drawnLabels = ["(guest)", "(bot)", "(hook)", "(admin)", "(owner)", "(operator)", "(op)"]
 
     /// Handles nobody may take: the server's name, what IRC users know as services, and
     /// the words a reader takes for the server's own (`admin`, `hook`).

@@ -190,18 +190,32 @@ extension EngineSession {
     }
 
     /// Refuses a display name that reads as another user's: their handle (with or
-    /// without `@`), or exactly their display name, ignoring case and spaces.
+    /// without `@`), or their display name, ignoring case and spaces and compared by
+    /// confusable skeleton (`ConfusableNames`: `аlice` with a Cyrillic `а` reads as
+    /// `alice`). Names are looked for by the skeleton's beginning and by the name's own.
     func requireOwnName(_ name: String, of user: UserID?, handle: String?) async throws {
         let folded = name.lowercased().filter { $0 != " " }
-        if folded != handle?.lowercased(), let handleLike = try? Limits.userHandle(folded),
-            let holder = try await store.user(handle: handleLike), holder.id != user
-        {
-            throw ParleyError(.invalidName, "that display name reads as @\(holder.handle)'s handle")
+        let skeleton = ConfusableNames.skeleton(name)
+        for candidate in Set([folded, skeleton]) where candidate != handle?.lowercased() {
+            if let handleLike = try? Limits.userHandle(candidate), let holder = try await store.user(handle: handleLike), holder.id != user
+            {
+                throw ParleyError(.invalidName, "that display name reads as @\(holder.handle)'s handle")
+            }
         }
-        let alike = try await store.searchUsers(prefix: String(name.prefix(32)), limit: 20, offset: 0)
-        if let other = alike.first(where: { $0.id != user && $0.displayName.lowercased().filter { $0 != " " } == folded }) {
-            throw ParleyError(.invalidName, "@\(other.handle) already goes by that display name")
+        var alike = try await store.searchUsers(prefix: String(name.prefix(32)), limit: 20, offset: 0)
+        if let plain = Self.searchable(like: name) {
+            alike += try await store.searchUsers(prefix: plain, limit: 20, offset: 0)
         }
+        if let other = alike.first(where: { $0.id != user && ConfusableNames.skeleton($0.displayName) == skeleton }) {
+            throw ParleyError(.invalidName, "@\(other.handle) already goes by that display name, or one that reads the same")
+        }
+    }
+
+    /// The name's words by their skeletons, as a search prefix (a search matches names
+    /// as written, spaces and all), when that differs from the name.
+    static func searchable(like name: String) -> String? {
+        let prefix = String(name.split(separator: " ").map { ConfusableNames.skeleton(String($0)) }.joined(separator: " ").prefix(32))
+        return prefix.isEmpty || prefix == String(name.lowercased().prefix(32)) ? nil : prefix
     }
 
     /// A handle nobody may take (`Limits.isReservedHandle`), refused as `invalid_handle`.
