@@ -60,10 +60,8 @@ extension ChatEngine {
         let at = now
         let live = bans.filter { $0.isLive(at: at) }
         guard !live.isEmpty else { return 0 }
-        let operators = configuration.admins.map { $0.lowercased() }
-        let ended = registry.sessions { _, handle, address in
-            guard !operators.contains(handle.lowercased()) else { return nil }
-            return live.first { $0.matches(handle: handle) || $0.matches(address: address) }?.refusal
+        let ended = registry.sessions { handle, address in
+            live.first { $0.matches(handle: handle) || $0.matches(address: address) }?.refusal
         }
         for (revoke, reason) in ended { revoke(reason) }
         return ended.count

@@ -9,9 +9,11 @@ final class SessionRegistry: Sendable {
     struct LiveSession: Sendable {
         var viewing: ChatID?
         var tokenHash: Data
-        /// Where it connected from and as whom, for bans made while it is open.
+        /// Where it connected from and as whom, for bans made while it is open (which
+        /// pass over the server's operators).
         var address: String
         var handle: String
+        var isOperator: Bool
         var revoke: @Sendable (ParleyError) -> Void
     }
 
@@ -21,11 +23,13 @@ final class SessionRegistry: Sendable {
 
     /// Registers a session; true when the user just came online.
     func connect(
-        _ user: UserID, session: Int, tokenHash: Data, address: String, handle: String, revoke: @escaping @Sendable (ParleyError) -> Void
+        _ user: UserID, session: Int, tokenHash: Data, address: String, handle: String, isOperator: Bool,
+        revoke: @escaping @Sendable (ParleyError) -> Void
     ) -> Bool {
         sessions.withLock { sessions in
             let wasOnline = !(sessions[user]?.isEmpty ?? true)
-            let live = LiveSession(viewing: nil, tokenHash: tokenHash, address: address, handle: handle, revoke: revoke)
+            let live = LiveSession(
+                viewing: nil, tokenHash: tokenHash, address: address, handle: handle, isOperator: isOperator, revoke: revoke)
             if let index = sessions[user]?.firstIndex(where: { $0.number == session }) {
                 sessions[user]?[index].live = live
             } else {
@@ -77,12 +81,12 @@ final class SessionRegistry: Sendable {
 
     /// The revoke actions of the sessions, on this node, that `refusal` names by their
     /// handle or address, with the refusal to end each with (operators' kept).
-    func sessions(refusedBy refusal: (_ user: UserID, _ handle: String, _ address: String) -> ParleyError?) -> [(
+    func sessions(refusedBy refusal: (_ handle: String, _ address: String) -> ParleyError?) -> [(
         revoke: @Sendable (ParleyError) -> Void, reason: ParleyError
     )] {
         sessions.withLock { sessions in
-            sessions.flatMap { user, list in
-                list.compactMap { _, live in refusal(user, live.handle, live.address).map { (live.revoke, $0) } }
+            sessions.values.flatMap { list in
+                list.compactMap { _, live in live.isOperator ? nil : refusal(live.handle, live.address).map { (live.revoke, $0) } }
             }
         }
     }

@@ -312,7 +312,7 @@ extension EngineSession {
             return complete
         }
         let cameOnline = engine.registry.connect(
-            user.id, session: number, tokenHash: tokenHash, address: address, handle: user.handle
+            user.id, session: number, tokenHash: tokenHash, address: address, handle: user.handle, isOperator: engine.isOperator(user)
         ) { [weak self] reason in
             guard let self else { return }
             // The front end hears of it at once (an operator's KILL is answered after
