@@ -31,16 +31,11 @@ extension ParleyServer {
                 .unknownOp,
                 "the HTTP API has no op '\(name.prefix(40))'; it takes \(Self.apiOps.map(\.rawValue).sorted().joined(separator: ", "))")
         }
-        let user = try await engine.user(token: try Self.bearer(request), address: clientAddress(request, context))
+        let user = try await tokenUser(request, context: context)
         var body = try await Self.body(of: request, limit: configuration.maxFrameSize, what: "a request body")
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { body = Array("{}".utf8) }
         guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {
             throw ParleyError(.invalidArgument, "the body is the op's arguments as a JSON object")
-        }
-        // The account's rate over all its sockets and requests; over it, refused at once
-        // (and a refused request takes no token, so a client that backs off gets through).
-        guard accountPace.take(for: user.id, at: .now) else {
-            throw ParleyError(.rateLimited, "too many requests from this account; slow down")
         }
         let frame = Data("{\"id\":1,\"op\":\"\(op.rawValue)\",\"args\":".utf8) + body + Data("}".utf8)
         let dispatcher = Dispatcher(session: engine.acting(as: user, client: "http api"), epoch: engine.eventEpoch, logger: logger)
@@ -49,6 +44,22 @@ extension ParleyServer {
         return Response(
             status: HTTPResponse.Status(code: error.map { MediaHTTP.status(for: $0) } ?? 200), headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: reply)))
+    }
+
+    /// The user of a request's bearer token (session or bot) from its address, past the
+    /// gate, and within the account's rate over all its sockets and requests: over it,
+    /// refused at once (a refused request takes no token, so a client that backs off gets
+    /// through). The HTTP API and media ask here.
+    func tokenUser(_ request: Request, context: ParleyRequestContext) async throws -> User {
+        try paced(try await engine.user(token: try Self.bearer(request), address: clientAddress(request, context)))
+    }
+
+    /// `user`, if the account is within its rate; `rate_limited` if not.
+    func paced(_ user: User) throws -> User {
+        guard accountPace.take(for: user.id, at: .now) else {
+            throw ParleyError(.rateLimited, "too many requests from this account; slow down")
+        }
+        return user
     }
 
     /// A request's body, read up to `limit` bytes (one announced longer is refused before

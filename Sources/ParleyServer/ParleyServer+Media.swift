@@ -26,7 +26,7 @@ extension ParleyServer {
     }
 
     private func upload(_ request: Request, context: ParleyRequestContext) async throws -> Response {
-        let user = try await engine.user(token: try Self.bearer(request), address: clientAddress(request, context))
+        let user = try await tokenUser(request, context: context)
         let query = request.uri.queryParameters
         var kind: MediaKind?
         if let word = query.get("kind") {
@@ -59,10 +59,11 @@ extension ParleyServer {
         // A signed link (for IRC users' browsers) instead of a session token.
         let user =
             request.headers[.authorization] == nil && query.get("s") != nil
-            ? try await engine.user(
-                mediaLink: id, user: query.get("u"), expires: query.get("e"), signature: query.get("s"),
-                address: clientAddress(request, context))
-            : try await engine.user(token: try Self.bearer(request), address: clientAddress(request, context))
+            ? try paced(
+                await engine.user(
+                    mediaLink: id, user: query.get("u"), expires: query.get("e"), signature: query.get("s"),
+                    address: clientAddress(request, context)))
+            : try await tokenUser(request, context: context)
         let (media, file) = try await engine.openMedia(id, for: user)
         var headers: HTTPFields = [
             .contentType: media.type == "text/plain" ? "text/plain; charset=utf-8" : media.type, .acceptRanges: "bytes",

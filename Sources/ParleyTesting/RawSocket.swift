@@ -171,20 +171,22 @@ public struct RawHTTP {
     /// thread of its own: blocking a thread of the cooperative pool could starve an
     /// in-process server of the threads it needs to answer.
     public static func request(
-        port: Int, method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []
+        port: Int, method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], from source: String? = nil
     ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
-                    with: Result { try blockingRequest(port: port, method: method, path: path, headers: headers, body: body) })
+                    with: Result {
+                        try blockingRequest(port: port, method: method, path: path, headers: headers, body: body, from: source)
+                    })
             }
         }
     }
 
     private static func blockingRequest(
-        port: Int, method: String, path: String, headers: [String: String], body: [UInt8]
+        port: Int, method: String, path: String, headers: [String: String], body: [UInt8], from source: String?
     ) throws -> Response {
-        let fd = try connectToLocalhost(port: port)
+        let fd = try connectToLocalhost(port: port, from: source)
         defer { close(fd) }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if !body.isEmpty || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }

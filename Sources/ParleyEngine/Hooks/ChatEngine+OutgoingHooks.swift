@@ -70,7 +70,7 @@ extension ChatEngine {
                                 // A refusal says why; anything else is the server's, not the group's to read.
                                 let refusal = ParleyError(error)
                                 let why = refusal.code == .internalError ? "the server failed to post it" : refusal.message
-                                try? await store.hookFailed(hook.id, error: "its answer was not posted: \(why)", at: now)
+                                try? await store.hookFailed(hook.id, error: "its answer was not posted (\(refusal.code)): \(why)", at: now)
                             }
                         },
                         failed: { [self] reason in try? await store.hookFailed(hook.id, error: reason, at: now) }))
