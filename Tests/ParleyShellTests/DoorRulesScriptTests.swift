@@ -122,4 +122,31 @@ import Testing
         #expect(after == 200)
         #expect(!(try world["alice"].run("/history #team 20").stdout.contains("still here?")), "nothing was posted while banned")
     }
+
+    /// A WebSocket client that writes far more sends than its rate at once is cut off
+    /// (4029), and every send that landed was answered before the close: it knows which.
+    @Test(arguments: StoreKind.all) func aWebSocketFlooderCutOffHadAReplyForEverySendThatLanded(_ store: StoreKind) throws {
+        let world = try ServedShells(["alice"], store: store, arguments: ["--rate-limit", "20", "--account-rate-limit", "20"])
+        defer { world.remove() }
+        #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
+        let socket = try SilentSocket(port: world.server.port)
+        _ = try Self.signIn(socket, "@alice", "wonderland-1")
+        try socket.sendText(##"{"id":2,"op":"group","args":{"handle":"#team"}}"##)
+        let group = try #require(Self.reply(socket, id: 2))
+        let object = try JSONSerialization.jsonObject(with: Data(group.utf8)) as? [String: Any]
+        let chat = try #require((object?["result"] as? [String: Any])?["id"] as? Int, "\(group)")
+        for index in 100..<700 {
+            guard (try? socket.sendText(#"{"id":\#(index),"op":"send","args":{"chat":\#(chat),"text":"flood \#(index)"}}"#)) != nil
+            else { break }
+        }
+        var answered: Set<Int> = []
+        while let text = socket.readText() {
+            let reply = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            if reply?["ok"] as? Bool == true, let id = reply?["id"] as? Int, id >= 100 { answered.insert(id) }
+        }
+        let history = try world["alice"].run("/history #team 500")
+        let landed = Set(history.lines.compactMap { $0.firstMatch(of: /flood (\d+)$/).flatMap { Int($0.1) } })
+        #expect(landed.count >= 30 && landed.count < 600, "the burst lands, then the flood is cut off: \(landed.count) landed")
+        #expect(landed == answered, "landed without a reply: \(landed.subtracting(answered).sorted())")
+    }
 }
