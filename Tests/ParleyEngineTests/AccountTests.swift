@@ -172,6 +172,27 @@ import Testing
         // A name of one's own, however near, is taken.
         #expect(try await mallory.updateProfile(displayName: "Alicia Lidell").displayName == "Alicia Lidell")
         #expect(try await mallory.updateProfile(displayName: "Mallory O'Brien").displayName == "Mallory O'Brien")
+
+        // Handles and nicks too: a new account's, a bot's, a guest's, a guest's new nick.
+        for handle in ["a1ice", "A1ice", "paypa1", "ma11ory", "rnallory"] {
+            await expectError(.invalidHandle) { try await world.signUp(handle, displayName: "Someone Else") }
+            await expectError(.invalidHandle) {
+                try await mallory.createBot(NewBot(handle: handle, displayName: "Helper", password: "helper-pass-1"))
+            }
+            await expectError(.invalidHandle) { try await world.engine.connect().signInAsGuest(nick: handle) }
+        }
+        let guest = world.engine.connect()
+        _ = try await guest.signInAsGuest(nick: "visitor")
+        await expectError(.invalidHandle) { try await guest.renameGuest(to: "a1ice") }
+        #expect(try await guest.renameGuest(to: "visitor2").handle == "visitor2")
+        // A bot's display name is a name like any other.
+        for name in ["\u{430}lice Liddell", "Release Bot (CI hook)"] {
+            await expectError(.invalidName) {
+                try await mallory.createBot(NewBot(handle: "helper", displayName: name, password: "helper-pass-1"))
+            }
+        }
+        #expect(try await mallory.bots().isEmpty, "no bot was made")
+        _ = try await world.signUp("alicia", displayName: "Alicia Lidell")
     }
 
     @Test(arguments: StoreKind.all) func directorySearchesHandleAndNamePrefixesAndWholeEmailsInPages(_ kind: StoreKind) async throws {

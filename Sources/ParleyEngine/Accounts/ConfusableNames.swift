@@ -1,3 +1,4 @@
+import ParleyCore
 import _FoundationICU
 
 /// Whether two names read alike: Unicode's confusable skeletons (UTS #39), from ICU as
@@ -34,5 +35,40 @@ enum ConfusableNames {
         let written = swift_uspoof_getSkeleton(pointer, 0, input, Int32(input.count), &output, length, &status)
         guard status.rawValue <= 0, written == length else { return folded }
         return String(decoding: output, as: UTF16.self).lowercased()
+    }
+
+    /// Each piece a handle's character becomes in a skeleton (`m` → `rn`, `1` → `l`,
+    /// `r` → `r`), with the characters that become it: read from ICU for every character a
+    /// handle may have, not written here.
+    private static let handlePieces: [String: [Character]] = {
+        var pieces: [String: [Character]] = [:]
+        for scalar in (0x21...0x7E).compactMap(Unicode.Scalar.init) where Limits.isUserHandleScalar(scalar) {
+            pieces[skeleton(String(scalar)), default: []].append(Character(scalar))
+        }
+        return pieces
+    }()
+
+    /// Other handles that read as `handle`: every spelling of its skeleton in handle
+    /// characters (`mallory`, `ma11ory`, `rnallory` for one another), at most `limit`, the
+    /// handle itself (in lower case) left out.
+    static func lookalikeHandles(of handle: String, limit: Int = 64) -> [String] {
+        let target = Array(skeleton(handle))
+        let own = handle.lowercased()
+        let longest = handlePieces.keys.map(\.count).max() ?? 1
+        var found: [String] = []
+        func spell(from index: Int, _ prefix: String) {
+            guard found.count < limit else { return }
+            guard index < target.count else {
+                if prefix != own { found.append(prefix) }
+                return
+            }
+            for length in 1...min(longest, target.count - index) {
+                for character in handlePieces[String(target[index..<index + length])] ?? [] {
+                    spell(from: index + length, prefix + String(character))
+                }
+            }
+        }
+        spell(from: 0, "")
+        return found
     }
 }

@@ -37,6 +37,7 @@ extension EngineSession {
             signupCode: signupCode)
         if let handle {
             try await requireUnheld(handle)
+            try await requireOwnHandle(handle, of: nil)
             return try await store.createUser(account)
         }
         let base = Limits.handle(fromEmail: email ?? displayName.lowercased().replacingOccurrences(of: " ", with: "."))
@@ -208,6 +209,17 @@ extension EngineSession {
         }
         if let other = alike.first(where: { $0.id != user && ConfusableNames.skeleton($0.displayName) == skeleton }) {
             throw ParleyError(.invalidName, "@\(other.handle) already goes by that display name, or one that reads the same")
+        }
+    }
+
+    /// Refuses a new handle (or nick) that reads as another account's: one with the same
+    /// confusable skeleton (`a1ice`, `ma11ory`, `rnallory` beside `alice` and `mallory`).
+    /// Handles are ASCII, so every spelling of the skeleton is looked up.
+    func requireOwnHandle(_ handle: String, of user: UserID?) async throws {
+        for lookalike in ConfusableNames.lookalikeHandles(of: handle) {
+            guard let candidate = try? Limits.userHandle(lookalike), let holder = try await store.user(handle: candidate), holder.id != user
+            else { continue }
+            throw ParleyError(.invalidHandle, "@\(handle) reads as @\(holder.handle), someone else's handle")
         }
     }
 

@@ -13,6 +13,7 @@ extension EngineSession {
     public func signInAsGuest(nick: String) async throws -> SignedIn {
         try requireSignedOut()
         let handle = try Self.unreserved(try Limits.userHandle(nick))
+        try await requireOwnHandle(handle, of: nil)
         if let throttle = engine.throttle {
             let key = "guest " + address
             try throttle.check(key, limit: throttle.limits.registrationsPerAddress, now: engine.now, what: "guests from your address")
@@ -42,6 +43,7 @@ extension EngineSession {
         }
         let handle = try Self.unreserved(try Limits.userHandle(nick))
         guard handle != user.handle else { return user }
+        try await requireOwnHandle(handle, of: user.id)
         if let holder = try await store.user(handle: handle), holder.id != user.id {
             let online = await engine.online(among: [holder.id])
             guard online.isEmpty, try await store.retireGuest(holder.id) else {

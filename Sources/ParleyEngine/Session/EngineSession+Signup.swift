@@ -31,11 +31,13 @@ extension EngineSession {
         guard !owner.isBot else { throw ParleyError(.forbidden, "a bot cannot make bot accounts") }
         let handle = try Self.unreserved(try Limits.userHandle(bot.handle))
         let name = try Limits.chosenDisplayName(bot.displayName ?? handle)
+        if bot.displayName != nil { try await requireOwnName(name, of: nil, handle: handle) }
         try Limits.password(bot.password, minimum: engine.configuration.minPasswordBytes)
         guard try await store.bots(ownedBy: owner.id).count < Limits.maxBotsPerOwner else {
             throw ParleyError(.forbidden, "you own \(Limits.maxBotsPerOwner) bot accounts, which is as many as one person may")
         }
         try await requireUnheld(handle)
+        try await requireOwnHandle(handle, of: nil)
         let hash = await engine.hasher.hash(bot.password)
         return try await store.createUser(
             NewUser(
