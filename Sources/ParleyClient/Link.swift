@@ -230,7 +230,7 @@ actor Link {
         while state != .closed, !Task.isCancelled {
             state = .connecting
             do {
-                var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 16)
+                var configuration = WebSocketClientConfiguration(maxFrameSize: Wire.maxServerFrameBytes)
                 configuration.autoPing = .disabled
                 let tls = url.hasPrefix("wss:") ? try settings.trust.configuration() : nil
                 let close = try await WebSocketClient.connect(

@@ -3,6 +3,11 @@ public import Foundation
 /// How Parley's wire format turns values into JSON and back: snake_case keys
 /// (`chat_id`, `sent_at`), ISO 8601 dates with milliseconds.
 public enum Wire {
+    /// The largest frame a server sends and a client takes: a reply past it is refused
+    /// by the server as `reply_too_large` before it is sent, so no client ever drops a
+    /// connection over one. A page of 500 messages of the longest text fits.
+    public static let maxServerFrameBytes = 16 << 20
+
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase

@@ -87,6 +87,11 @@ struct Dispatcher: Sendable {
             return (failure(id, ParleyError(.internalError, String(describing: error)), op: op), .internalError, nil)
         }
         logger.debug("request", metadata: metadata(op))
+        guard reply.count <= Wire.maxServerFrameBytes else {
+            let mib = Wire.maxServerFrameBytes >> 20
+            let error = ParleyError(.replyTooLarge, "the answer is more than the \(mib) MiB one reply may carry; ask for fewer")
+            return (failure(id, error, op: op), error.code, nil)
+        }
         if let signedIn {
             let what = op == .register ? "signed up" : op == .resume ? "resumed" : "signed in"
             logger.info("\(what) @\(signedIn.handle)", metadata: metadata(op))

@@ -89,12 +89,27 @@ struct ParleyBinary {
             Self.executable.path, (useData ? ["--data", data.path] : []) + (serverURL.map { ["--server", $0] } ?? []) + arguments,
             environment: env, directory: (directory ?? Self.repository).path, stdin: .pipe, stdout: .pipe, stderr: .pipe)
         guard let input = process.input, let output = process.output, let errors = process.errors else { fatalError("pipes asked for") }
-        // A shell that stops early (a script's first error) closes the pipe: what it
-        // printed and its status tell the test, not the write that could not finish.
-        try? input.write(contentsOf: Data(script.utf8))
-        try input.close()
+        // The script is written, and the errors read, on threads of their own while the
+        // output is read here: a long script's output fills its pipe long before the
+        // script is all written. A shell that stops early (a script's first error)
+        // closes its input: what it printed and its status tell the test, not the write.
+        let pipes = UncheckedPipes(input: input, errors: errors)
+        let written = DispatchSemaphore(value: 0)
+        let errorsRead = DispatchSemaphore(value: 0)
+        let errText = Shared(Data())
+        Thread.detachNewThread {
+            try? pipes.input.write(contentsOf: Data(script.utf8))
+            try? pipes.input.close()
+            written.signal()
+        }
+        Thread.detachNewThread {
+            errText.withLock { $0 = pipes.errors.readDataToEndOfFile() }
+            errorsRead.signal()
+        }
         let outData = output.readDataToEndOfFile()
-        let errData = errors.readDataToEndOfFile()
+        written.wait()
+        errorsRead.wait()
+        let errData = errText.withLock { $0 }
         process.waitUntilExit()
         let result = Result(
             stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
@@ -123,6 +138,12 @@ struct ParleyBinary {
         }
         try? FileManager.default.removeItem(at: data)
     }
+}
+
+/// A child's input and error pipes, each used by one thread of `run` alone.
+private struct UncheckedPipes: @unchecked Sendable {
+    let input: FileHandle
+    let errors: FileHandle
 }
 
 /// Two accounts and a group, the start of most scripts.

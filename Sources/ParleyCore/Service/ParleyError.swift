@@ -102,6 +102,9 @@ extension ErrorCode {
     public static let unknownReport = ErrorCode("unknown_report")
     public static let unknownBan = ErrorCode("unknown_ban")
     public static let bodyTooLarge = ErrorCode("body_too_large")
+    /// What was asked for is more than one reply carries (`Wire.maxServerFrameBytes`):
+    /// ask for fewer.
+    public static let replyTooLarge = ErrorCode("reply_too_large")
     // Transport and internals
     public static let badFrame = ErrorCode("bad_frame")
     public static let unknownOp = ErrorCode("unknown_op")

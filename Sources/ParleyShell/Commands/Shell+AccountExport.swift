@@ -23,9 +23,7 @@ extension Shell {
         }
         export.next = nil
         let data = try output.encoder.encode(export)
-        guard FileManager.default.createFile(atPath: file.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw ParleyError(.fileError, "cannot write \(file.path)")
-        }
+        try AtomicFile.replaceContents(of: file, with: data)
         let folder = URL(fileURLWithPath: file.path + "-media")
         if !export.uploads.isEmpty {
             do {

@@ -21,10 +21,9 @@ extension Shell {
         let (chat, _) = try await existingChat(target)
         let json = options.flags.contains("json")
         let file = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-            let handle = try? FileHandle(forWritingTo: file)
-        else { throw ParleyError(.fileError, "cannot write \(file.path)") }
-        defer { try? handle.close() }
+        // Written beside it under a temporary name and renamed once whole: an export that
+        // fails part way (the server gone, the disk full) leaves nothing under its name.
+        let partial = try AtomicFile(temporaryIn: file.deletingLastPathComponent())
         // Pages come newest first: their starts are noted on the way back, then each is
         // read again and written oldest first, so memory holds one page, not the chat.
         let page = Limits.maxPageSize
@@ -44,12 +43,9 @@ extension Shell {
                 }
                 count += 1
             }
-            do {
-                try handle.write(contentsOf: Data(text.utf8))
-            } catch {
-                throw ParleyError(.fileError, "cannot write \(file.path): \(error.localizedDescription)")
-            }
+            try partial.write(Data(text.utf8))
         }
+        try partial.commit(to: file, replace: true)
         let label = Format.label(chat, me: me?.id)
         output.result("export", ["Wrote \(count) message\(count == 1 ? "" : "s") of \(label) to \(file.path)"], json: ["count": count])
     }

@@ -131,9 +131,24 @@ extension Shell {
             return seq
         }
         let (chat, _) = try await existingChat(target)
-        let messages = try await service.history(chat: chat.id, limit: count, before: before)
+        let messages = try await history(of: chat.id, count: count, before: before)
         let lines = messages.map { Format.numbered($0.seq, Format.message($0, in: chat, me: me?.id, colour: output.style == .colour)) }
         output.result("history", lines.isEmpty ? ["No messages"] : lines, json: messages)
+    }
+
+    /// The last `count` messages before `before`, oldest first, asked for a page at a
+    /// time (a page holds at most `Limits.maxPageSize`), so any count can be read.
+    func history(of chat: ChatID, count: Int, before: Int64?) async throws -> [Message] {
+        guard count > Limits.maxPageSize else { return try await service.history(chat: chat, limit: count, before: before) }
+        var pages: [[Message]] = []
+        var (cursor, got) = (before, 0)
+        while got < count {
+            let page = try await service.history(chat: chat, limit: min(Limits.maxPageSize, count - got), before: cursor)
+            guard let oldest = page.first?.seq else { break }
+            pages.append(page)
+            (cursor, got) = (oldest, got + page.count)
+        }
+        return pages.reversed().flatMap { $0 }
     }
 
     func read(_ input: inout CommandInput) async throws {
