@@ -12,9 +12,15 @@ import Testing
     /// Listens on 127.0.0.1 and ::1 on one port, and prints a line for each request.
     static let listener = #"""
         import socket, sys, threading
-        v4 = socket.socket(socket.AF_INET); v4.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); v4.bind(('127.0.0.1', 0)); v4.listen(64)
-        port = v4.getsockname()[1]
-        v6 = socket.socket(socket.AF_INET6); v6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1); v6.bind(('::1', port)); v6.listen(64)
+        # A free port on 127.0.0.1 may be taken on ::1: pick again until both are ours.
+        while True:
+            v4 = socket.socket(socket.AF_INET); v4.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); v4.bind(('127.0.0.1', 0)); v4.listen(64)
+            port = v4.getsockname()[1]
+            v6 = socket.socket(socket.AF_INET6); v6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                v6.bind(('::1', port)); v6.listen(64); break
+            except OSError:
+                v4.close(); v6.close()
         drip = socket.socket(socket.AF_INET); drip.bind(('127.0.0.1', 0)); drip.listen(8)
         print(port, drip.getsockname()[1], flush=True)
         def serve(server):
@@ -54,6 +60,7 @@ import Testing
         }
         let pipe = try #require(listener.output)
         let ports = String(decoding: pipe.availableData, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+        try #require(ports.count == 2, "the listener did not start: \(ports)")
         let (port, dripPort) = (ports[0], ports[1])
         // Names only this server's resolver knows, in a mount namespace of its own.
         let hosts = folder.appendingPathComponent("hosts")
