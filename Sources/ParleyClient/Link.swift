@@ -40,13 +40,17 @@ actor Link {
     var url: String { settings.urls[current] }
     private var outbound: WebSocketOutboundWriter?
     /// Bumped on each connection, so a request written on an old one is not awaited.
-    private var generation = 0
+    private(set) var generation = 0
     private var nextID: Int64 = 0
     private var pending: [Int64: CheckedContinuation<Data, any Error>] = [:]
     private var early: [Int64: Data] = [:]
     private var readyWaiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
     private var runner: Task<Void, Never>?
     var outbox: Outbox
+    /// Where the answers to the queued messages of callers of `send` go, by client id.
+    var answerSlots: [String: AnswerSlot] = [:]
+    /// Whether the outbox's one sender is running.
+    var sending = false
 
     /// Why the last connection attempt failed, for the error requests get meanwhile.
     private var lastFailure: String?
@@ -131,7 +135,7 @@ actor Link {
         Task { await self.learnWhereChatsStand() }
         // Sends queued by an earlier run on this folder: the connection was made before
         // there was a session to send them with.
-        if !outbox.entries.isEmpty { Task { await self.flushOutbox() } }
+        if !outbox.entries.isEmpty { startSending() }
     }
 
     /// A new epoch (a restarted server) starts the feed anew: at `position` for a fresh
@@ -310,7 +314,7 @@ actor Link {
                 return
             }
         }
-        await flushOutbox()
+        if !sending { await flushOutbox() }
         guard state == .handshaking else { return }
         state = .ready
         if reconnecting {

@@ -56,10 +56,11 @@ public final class RemoteChatService: ChatService {
         await link.queued.map { ($0.clientID ?? "", $0.text) }
     }
 
-    /// Waits up to `limit` for the queued messages to reach the server (reconnecting as
-    /// needed); returns those still queued, which stay in the folder's outbox.
-    public func drainQueue(within limit: Duration) async -> [(clientID: String, text: String)] {
-        await link.drain(within: limit).map { ($0.clientID ?? "", $0.text) }
+    /// Waits for the queued messages to reach the server (reconnecting as needed) until
+    /// `limit` has passed without a connection; returns those still queued, which stay
+    /// in the folder's outbox.
+    public func drainQueue(offline limit: Duration) async -> [(clientID: String, text: String)] {
+        await link.drain(offline: limit).map { ($0.clientID ?? "", $0.text) }
     }
 
     private func session<Args>(_ operation: OpDeclaration<Args, SessionResult>, _ args: Args) async throws -> SignedIn {

@@ -39,7 +39,7 @@ struct ShellOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "At the end of a script, wait this long for messages still queued for a server (exit status 3 if some still are).",
+            "At the end of a script, wait this long without a connection for messages still queued for a server (exit status 3 if some still are).",
             valueName: "SECONDS"))
     var queueWait: Int?
 

@@ -84,13 +84,13 @@ struct ShellLauncher {
         var status = await ScriptRunner(name: scriptName, keepGoing: options.keepGoing).run(&lines, shell: shell, output: output)
         if let remote = await shell.connection as? RemoteChatService {
             let waiting = Duration.seconds(options.queueWait ?? 30)
-            let left = await remote.drainQueue(within: waiting)
+            let left = await remote.drainQueue(offline: waiting)
             if !left.isEmpty {
                 let listed = left.map { "\"" + Sanitizer.line(String($0.text.prefix(40))) + "\"" }.joined(separator: ", ")
                 output.error(
                     ParleyError(
                         .pending,
-                        "\(left.count) message\(left.count == 1 ? " is" : "s are") still queued after \(Int(waiting.components.seconds)) s: \(listed); "
+                        "\(left.count) message\(left.count == 1 ? " is" : "s are") still queued after \(Int(waiting.components.seconds)) s without a connection: \(listed); "
                             + "they stay in the data folder and go the next time parley runs on it"),
                     location: scriptName)
                 output.flush()
