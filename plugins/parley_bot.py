@@ -49,12 +49,14 @@ class Bot:
 
     # Registering handlers
 
-    def on_message(self, pattern=None):
-        """Calls the function with (event, match) for each message whose text matches."""
+    def on_message(self, pattern=None, catch_up=False):
+        """Calls the function with (event, match) for each message whose text matches.
+        Messages sent while the bot was away (handed over at start, "catch_up": true)
+        reach it only with catch_up=True: a command typed yesterday is not run today."""
         regex = re.compile(pattern, re.S) if pattern else None
 
         def register(function):
-            self._message_handlers.append((regex, function))
+            self._message_handlers.append((regex, function, catch_up))
             return function
 
         return register
@@ -114,16 +116,17 @@ class Bot:
 
         return register
 
-    def chat_command(self, name, usage=None, help=None, allow=None):
+    def chat_command(self, name, usage=None, help=None, allow=None, catch_up=False):
         """Declares a command typed in chats (!NAME ARGS): listed by /help in the chats the
         bot is in, and run only by those `allow` names ("members", the default; "admins",
         "owner", "bot_owner" or "@handle", or a list of them): the host refuses the others
-        before the bot sees their line. The function gets (event, args)."""
+        before the bot sees their line. The function gets (event, args). A command sent
+        while the bot was away is not run unless catch_up=True."""
 
         def register(function):
             self._declare_command(name, usage or "!" + name, help, allow)
             pattern = re.compile(r"^!%s(?:\s+(.*))?$" % re.escape(name), re.S)
-            self._message_handlers.append((pattern, lambda event, match: function(event, (match.group(1) or "").strip())))
+            self._message_handlers.append((pattern, lambda event, match: function(event, (match.group(1) or "").strip()), catch_up))
             return function
 
         return register
@@ -255,7 +258,10 @@ class Bot:
                 function(event)
         elif kind == "message":
             text = event.get("message", {}).get("text", "")
-            for regex, function in self._message_handlers:
+            late = event.get("catch_up") is True
+            for regex, function, catch_up in self._message_handlers:
+                if late and not catch_up:
+                    continue
                 match = regex.search(text) if regex else None
                 if regex is None or match:
                     function(event, match)

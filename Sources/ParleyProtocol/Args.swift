@@ -29,7 +29,7 @@ public enum Args {
     public struct CreateBot: Codable, Sendable {
         public var handle: String
         public var displayName: String?
-        public var password: String
+        public var password: String?
         public init(_ bot: NewBot) {
             handle = bot.handle
             displayName = bot.displayName

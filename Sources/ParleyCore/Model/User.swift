@@ -104,9 +104,10 @@ public struct Registration: Hashable, Codable, Sendable {
 public struct NewBot: Hashable, Codable, Sendable {
     public var handle: String
     public var displayName: String?
-    public var password: String
+    /// Nil: it signs in with tokens only (`/bots token`), not with a password.
+    public var password: String?
 
-    public init(handle: String, displayName: String? = nil, password: String) {
+    public init(handle: String, displayName: String? = nil, password: String? = nil) {
         self.handle = handle
         self.displayName = displayName
         self.password = password

@@ -32,13 +32,14 @@ extension EngineSession {
         let handle = try Self.unreserved(try Limits.userHandle(bot.handle))
         let name = try Limits.chosenDisplayName(bot.displayName ?? handle)
         if bot.displayName != nil { try await requireOwnName(name, of: nil, handle: handle) }
-        try Limits.password(bot.password, minimum: engine.configuration.minPasswordBytes)
+        if let password = bot.password { try Limits.password(password, minimum: engine.configuration.minPasswordBytes) }
         guard try await store.bots(ownedBy: owner.id).count < Limits.maxBotsPerOwner else {
             throw ParleyError(.forbidden, "you own \(Limits.maxBotsPerOwner) bot accounts, which is as many as one person may")
         }
         try await requireUnheld(handle)
         try await requireOwnHandle(handle, of: nil)
-        let hash = await engine.hasher.hash(bot.password)
+        var hash: String?
+        if let password = bot.password { hash = await engine.hasher.hash(password) }
         return try await store.createUser(
             NewUser(
                 email: nil, handle: handle, displayName: name, passwordHash: hash, isBot: true, createdAt: engine.now, owner: owner.id))

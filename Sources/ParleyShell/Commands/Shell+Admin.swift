@@ -18,13 +18,21 @@ extension Shell {
         }
         if ["token", "tokens", "revoke"].contains(verb) { return try await botTokens(verb, options, usage: usage) }
         guard verb == "new", options.positional.count == 2 else { throw ParleyError(.usage, usage) }
-        let password = try await password(options, confirmTwice: true)
+        // A bot signs in with tokens; a password only when one is given.
+        let given = options.values["password"] != nil || options.values["password-env"] != nil
+        let password = given ? try await password(options, confirmTwice: true) : nil
         // The engine reads the handle as any other (`@` or not).
         let bot = try await service.createBot(
             NewBot(handle: options.positional[1], displayName: options.values["name"], password: password))
         completions.add(users: [bot.handle], groups: [])
         output.result(
-            "bots", ["Made \(Format.profile(bot)); it signs in as @\(Sanitizer.line(bot.handle)) with that password"], json: bot)
+            "bots",
+            [
+                "Made \(Format.profile(bot)); "
+                    + (password == nil
+                        ? "it signs in with a token: /bots token @\(Sanitizer.line(bot.handle))"
+                        : "it signs in as @\(Sanitizer.line(bot.handle)) with that password or a token")
+            ], json: bot)
     }
 
     private func botTokens(_ verb: String, _ options: CommandInput.Options, usage: String) async throws {
