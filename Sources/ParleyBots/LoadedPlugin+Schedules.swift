@@ -24,13 +24,20 @@ extension LoadedPlugin {
     }
 
     /// Hands the bot a tick for each schedule whose time has come, in time order, and
-    /// moves each to its next time (or drops one that fires once).
+    /// moves each to its next time (or drops one that fires once). Beats missed while the
+    /// bot was away come once; on a clock that replays (the harness's), every beat up to
+    /// now comes, each in its turn, as it would have on a running host (at most
+    /// `maxReplayed` of them, then the rest once).
     func fireDue(late: Bool) {
         guard !stopping else { return }
         let now = runtime.clock.now()
-        for schedule in schedules.values.filter({ $0.next <= now }).sorted(by: { ($0.next, $0.name) < ($1.next, $1.name) }) {
+        var replaying = !late && runtime.clock.replaysEveryBeat
+        var fired = 0
+        while let schedule = schedules.values.filter({ $0.next <= now }).min(by: { ($0.next, $0.name) < ($1.next, $1.name) }) {
+            fired += 1
+            if fired > Self.maxReplayed { replaying = false }
             queue.push(.tick(BotTick(name: schedule.name, due: schedule.next, late: late, data: schedule.data)))
-            let following = schedule.following(due: schedule.next, now: now)
+            let following = schedule.following(due: schedule.next, now: replaying ? schedule.next : now)
             if let following {
                 schedules[schedule.name]?.next = following
             } else {
@@ -42,6 +49,9 @@ extension LoadedPlugin {
         }
         rearm()
     }
+
+    /// Ticks one jump of a replaying clock may hand over before missed beats come once.
+    static let maxReplayed = 1000
 
     /// Sets the timer for the earliest schedule.
     func rearm() {

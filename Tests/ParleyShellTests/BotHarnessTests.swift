@@ -99,7 +99,7 @@ import Testing
                 arguments: [
                     "bot", "test", fixtures.appendingPathComponent(name).path, fixtures.appendingPathComponent(base + ".transcript").path,
                 ],
-                useData: false)
+                environment: ["TICKER_EVERY": "60"], useData: false)
             #expect(result.status == 0, "\(name): \(result.stdout) \(result.stderr)")
             #expect(result.lines.first?.hasPrefix("PASS ") == true, "\(result.lines)")
         }

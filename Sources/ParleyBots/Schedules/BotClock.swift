@@ -7,6 +7,14 @@ public protocol BotClock: Sendable {
     func now() -> Date
     /// Returns at `date` (at once if it has passed); throws when the task is cancelled.
     func sleep(until date: Date) async throws
+    /// Whether a jump of this clock stands for time that passed with the host running:
+    /// then every beat within it gets its tick, in order, as a server's would have. The
+    /// wall clock's jumps (a machine that slept) give a missed beat one tick.
+    var replaysEveryBeat: Bool { get }
+}
+
+extension BotClock {
+    public var replaysEveryBeat: Bool { false }
 }
 
 /// The wall clock. A long wait is taken in steps of at most a minute, so a clock set
@@ -45,6 +53,9 @@ public final class ManualBotClock: BotClock {
     }
 
     public func now() -> Date { state.withLock { $0.now } }
+
+    /// `wait 5m` in a transcript is five minutes of a running host: each beat fires.
+    public var replaysEveryBeat: Bool { true }
 
     /// Moves the clock on by `seconds` and wakes whoever's time has come.
     public func advance(by seconds: TimeInterval) {

@@ -9,7 +9,7 @@ from parley_bot import Bot  # noqa: E402
 bot = Bot("pyticker")
 
 
-@bot.every(90, name="often")
+@bot.every(6 * 3600, name="often")
 def often(event):
     bot.send("#room", "often late=%s" % event["late"])
 
