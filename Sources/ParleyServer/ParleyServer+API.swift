@@ -34,11 +34,10 @@ extension ParleyServer {
         let user = try await tokenUser(request, context: context)
         var body = try await Self.body(of: request, limit: configuration.maxFrameSize, what: "a request body")
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { body = Array("{}".utf8) }
-        guard (try? JSONSerialization.jsonObject(with: Data(body))) is [String: Any] else {
-            throw ParleyError(.invalidArgument, "the body is the op's arguments as a JSON object")
-        }
+        let session = engine.acting(as: user, client: "http api")
+        body = try await Self.namesResolved(in: body, op: op, as: session)
         let frame = Data("{\"id\":1,\"op\":\"\(op.rawValue)\",\"args\":".utf8) + body + Data("}".utf8)
-        let dispatcher = Dispatcher(session: engine.acting(as: user, client: "http api"), epoch: engine.eventEpoch, logger: logger)
+        let dispatcher = Dispatcher(session: session, epoch: engine.eventEpoch, logger: logger)
         let (reply, error, _) = await dispatcher.perform(op, id: 1, frame: frame)
         if op == .send && error == nil { metrics.sent.increment() }
         return Response(

@@ -222,7 +222,7 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
                 "invalid_handle"
             ),
             (#"{"id":11,"op":"create_bot","args":{"handle":"okbot","password":""}}"#, "invalid_password"),
-            (#"{"id":12,"op":"create_bot","args":{"handle":"okbot"}}"#, "invalid_argument"),
+            (#"{"id":12,"op":"create_bot","args":{"password":"password-b"}}"#, "invalid_argument"),
         ]
         for (request, expected) in cases {
             let reply = try await socket.request(request)

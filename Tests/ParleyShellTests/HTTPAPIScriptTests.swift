@@ -38,6 +38,30 @@ import Testing
         let (_, history) = try await Self.call(port, "history", #"{"chat": \#(chat), "limit": 5}"#, token: token)
         #expect((history["result"] as? [[String: Any]])?.last?["text"] as? String == "build 123 passed")
 
+        // Names where the shell takes them: a #group, an @handle (a send starts the chat).
+        let (byName, named) = try await Self.call(port, "send", ##"{"chat": "#swift", "text": "by name"}"##, token: token)
+        #expect(byName == 200 && (named["result"] as? [String: Any])?["chat_id"] as? Int == chat, "\(named)")
+        let (toBob, _) = try await Self.call(port, "send", #"{"chat": "@bob", "text": "hello bob"}"#, token: token)
+        #expect(toBob == 200)
+        let (_, withBob) = try await Self.call(port, "history", #"{"chat": "@bob", "limit": 5}"#, token: token)
+        #expect((withBob["result"] as? [[String: Any]])?.last?["text"] as? String == "hello bob", "\(withBob)")
+        let (_, withAlice) = try await Self.call(port, "history", #"{"chat": "@alice", "limit": 5}"#, token: token)
+        #expect((withAlice["result"] as? [[String: Any]])?.last?["text"] as? String == "your report is ready", "\(withAlice)")
+        for (args, code) in [
+            (##"{"chat": "#nowhere", "text": "x"}"##, "unknown_group"), (#"{"chat": "@nobody", "text": "x"}"#, "unknown_user"),
+            (#"{"chat": "swift", "text": "x"}"#, "invalid_argument"),
+        ] {
+            let (status, refused) = try await Self.call(port, "send", args, token: token)
+            #expect(status >= 400 && Self.code(refused) == code, "\(args): \(refused)")
+        }
+        // A path or method nothing answers: a JSON refusal, not an empty page.
+        for (method, path) in [("GET", "/v1/api/send"), ("GET", "/nowhere"), ("DELETE", "/v1/media")] {
+            let answer = try await RawHTTP.request(port: port, method: method, path: path)
+            let body = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+            #expect(answer.status == 404 && body.map(Self.code) == "unknown_path", "\(method) \(path): \(answer.status) \(answer.text)")
+            #expect(answer.headers["content-type"] == "application/json")
+        }
+
         // A file: uploaded with the token, then sent by its id with its name.
         let pdf = Array("%PDF-1.4\n%%EOF\n".utf8)
         let upload = try await RawHTTP.request(

@@ -108,6 +108,8 @@ extension ErrorCode {
     // Transport and internals
     public static let badFrame = ErrorCode("bad_frame")
     public static let unknownOp = ErrorCode("unknown_op")
+    /// No route answers this HTTP method and path.
+    public static let unknownPath = ErrorCode("unknown_path")
     public static let tooManySockets = ErrorCode("too_many_sockets")
     public static let pending = ErrorCode("pending")
     public static let unavailable = ErrorCode("unavailable")
