@@ -18,7 +18,9 @@ public enum MediaHTTP {
         switch code {
         case .notSignedIn, .invalidToken, .badSignature: 401
         case .notMember, .forbidden, .banned, .moderated, .privateGroup, .tooLate, .accountSuspended, .serverBanned: 403
-        case .unknownMedia, .unknownChat, .unknownUser, .unknownHook, .unknownGroup, .unknownMessage, .unknownOp, .unknownBotToken, .unknownPath: 404
+        case .unknownMedia, .unknownChat, .unknownUser, .unknownHook, .unknownGroup, .unknownMessage, .unknownOp, .unknownBotToken,
+            .unknownPath:
+            404
         case .fileTooLarge, .bodyTooLarge: 413
         case .unsupportedMedia, .mediaMismatch: 415
         case .rateLimited: 429
