@@ -225,6 +225,13 @@ public actor Shell {
         return chat.participants.contains { $0.id == peer.id }
     }
 
+    /// The server ended the session (signed out elsewhere, suspended, banned): the shell
+    /// is signed out, and its prompt says so.
+    public func sessionEnded() {
+        me = nil
+        current = nil
+    }
+
     /// `parley> ` signed out; `alice #swift> ` or `alice @bob> ` after.
     public var prompt: String {
         guard let me else { return "parley> " }

@@ -6,6 +6,7 @@ import ParleyEngine
 import ParleySQLite
 import ParleyShell
 import ParleyStore
+import Synchronization
 
 /// Wires the shell to its service and its input: readline at a terminal, or a script.
 struct ShellLauncher {
@@ -35,14 +36,18 @@ struct ShellLauncher {
             }
         }
         let trust = try ServerTrust(checking: options.caFile)
+        // The shell, once made, hears when the server ends its session, so its prompt
+        // stops naming who was signed in.
+        let shellBox = ShellBox()
+        let ended: @Sendable () async -> Void = { await shellBox.shell?.sessionEnded() }
         let connect: @Sendable (String) async throws -> ServiceLink = { url in
-            try Self.remote(url: url, dataFolder: folder, trust: trust, announce: announce)
+            try Self.remote(url: url, dataFolder: folder, trust: trust, announce: announce, sessionEnded: ended)
         }
 
         let link: ServiceLink
         var store: SQLiteChatStore?
         if let server = options.server {
-            link = try Self.remote(url: server, dataFolder: folder, trust: trust, announce: announce)
+            link = try Self.remote(url: server, dataFolder: folder, trust: trust, announce: announce, sessionEnded: ended)
         } else {
             let opened = try Self.embedded(folder: folder, showCode: announce, identity: try options.identity.provider())
             store = opened.store
@@ -73,6 +78,7 @@ struct ShellLauncher {
             }
         }
         let shell = Shell(service: link.service, settings: settings)
+        shellBox.shell = shell
         defer { try? store?.close() }
 
         guard let scriptName else {
@@ -128,7 +134,7 @@ struct ShellLauncher {
     /// about each bot's.
     static func remote(
         url: String, dataFolder: URL, trust: ServerTrust, announce: @escaping @Sendable (String) -> Void,
-        announceBots: (@Sendable (String) -> Void)? = nil
+        announceBots: (@Sendable (String) -> Void)? = nil, sessionEnded: (@Sendable () async -> Void)? = nil
     ) throws -> ServiceLink {
         // Several nodes of one service share one session: its folder is the first's.
         let nodes = url.split(separator: ",").map { RemoteChatService.socketURL(String($0)) }
@@ -138,7 +144,18 @@ struct ShellLauncher {
             url: socketURL, folder: folder, trust: trust, reconnectWait: .zero, client: "parley/\(Parley.configuration.version) shell",
             onAcknowledged: { message in announce("[sent] seq \(message.seq): \(Sanitizer.line(message.text))") },
             onRejected: { _, error in announce("[not sent] \(error.code): \(Sanitizer.line(error.message))") },
-            onChange: { announce(describe($0, server: socketURL, queued: true)) })
+            onChange: { change in
+                let line = describe(change, server: socketURL, queued: true)
+                switch change {
+                case .signedOut, .removed:
+                    // Signed out first, so the prompt drawn after the line names no one.
+                    Task {
+                        await sessionEnded?()
+                        announce(line)
+                    }
+                case .lost, .back: announce(line)
+                }
+            })
         let another: @Sendable (String) async throws -> any ChatService = { name in
             let botFolder = folder.appendingPathComponent("bots").appendingPathComponent(name)
             try FileManager.default.createDirectory(
@@ -233,4 +250,13 @@ struct Notifier: Sendable {
 /// Lets the event sink reach the editor created after it.
 final class EditorBox: @unchecked Sendable {
     var editor: LineEditor?
+}
+
+/// The shell, for what happens to its connection before and after it is made.
+final class ShellBox: Sendable {
+    private let held = Mutex<Shell?>(nil)
+    var shell: Shell? {
+        get { held.withLock { $0 } }
+        set { held.withLock { $0 = newValue } }
+    }
 }

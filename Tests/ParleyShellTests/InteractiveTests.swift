@@ -282,4 +282,33 @@ struct TmuxSession {
         try terminal.type("ting", "Enter")
         _ = try terminal.waitFor("<bob> a reply I am still writing")
     }
+
+    /// Suspended while at the prompt: the shell says so, and the prompt that follows
+    /// names no one (it read `carol #ops>` before).
+    @Test func aShellSignedOutByTheServerSaysSoInItsPrompt() throws {
+        let parley = try ParleyBinary(mode: .server, serverArguments: ["--admin", "oscar"])
+        defer { parley.remove() }
+        let server = try #require(parley.serverURL)
+        let oscar = ParleyBinary(clientOf: parley)
+        defer { oscar.remove() }
+        #expect(try oscar.run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
+        let setup = try parley.run("/register carol@example.com --handle carol --password secret-carol\n/create #ops")
+        #expect(setup.status == 0, "\(setup.stderr)")
+
+        let terminal = TmuxSession()
+        defer { terminal.stop() }
+        try terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        _ = try terminal.waitFor("carol>")
+        try terminal.type("/switch #ops", "Enter")
+        _ = try terminal.waitFor("carol #ops>")
+        #expect(try oscar.run("/suspend @carol testing the prompt").status == 0)
+        let screen = try terminal.waitFor("[signed out]")
+        let lines = screen.split(separator: "\n").map(String.init)
+        let notice = try #require(lines.lastIndex { $0.contains("[signed out]") })
+        _ = try terminal.waitFor("the prompt after the notice") { screen in
+            let lines = screen.split(separator: "\n").map(String.init)
+            return lines.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }?.hasPrefix("parley>") == true
+        }
+        #expect(!lines[(notice + 1)...].contains { $0.hasPrefix("carol") }, "\(lines)")
+    }
 }

@@ -92,8 +92,10 @@ public final class LineEditor: @unchecked Sendable {
                 }
                 for text in texts { ReadlineGlue.printAbovePrompt(text, promptActive: running == nil) }
                 let wanted = status.withLock { $0 }
-                if wanted != shownStatus, running == nil {
-                    shownStatus = wanted
+                // What was told may have changed the prompt too (signed out by the server).
+                let fresh = running == nil && !texts.isEmpty ? blocking { await self.hooks.prompt() } : prompt
+                if wanted != shownStatus || fresh != prompt, running == nil {
+                    (shownStatus, prompt) = (wanted, fresh)
                     ReadlineGlue.changePrompt(decorated())
                 }
             }
