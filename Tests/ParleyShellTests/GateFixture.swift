@@ -27,7 +27,7 @@ final class GateFixture {
             Self.people, store: store,
             arguments: [
                 "--admin", "oscar", "--hook-allow-loopback", "--max-file-mb", "1", "--max-hook-kib", "8", "--hook-rate", "2",
-                "--rate-limit", "20", "--account-rate-limit", "20",
+                "--rate-limit", "20", "--account-rate-limit", "2",
             ])
         irc = try #require(world.server.ircPort)
     }
