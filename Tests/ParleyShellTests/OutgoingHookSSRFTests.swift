@@ -59,7 +59,14 @@ import Testing
             listener.waitUntilExit()
         }
         let pipe = try #require(listener.output)
-        let ports = String(decoding: pipe.availableData, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+        // Its first line, however it arrives.
+        var first = ""
+        while !first.contains("\n") {
+            let chunk = pipe.availableData
+            if chunk.isEmpty { break }
+            first += String(decoding: chunk, as: UTF8.self)
+        }
+        let ports = (first.split(separator: "\n").first ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
         try #require(ports.count == 2, "the listener did not start: \(ports)")
         let (port, dripPort) = (ports[0], ports[1])
         // Names only this server's resolver knows, in a mount namespace of its own.
