@@ -185,8 +185,14 @@ struct TmuxSession {
         func count(_ text: String, _ screen: String) -> Int { screen.components(separatedBy: text).count - 1 }
         _ = try terminal.waitFor("the shell to be connected") { count("[connection lost]", $0) == count("[connection back]", $0) }
         kill(shell, SIGSTOP)
-        deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, try bob.run("/whois @ann").stdout.contains("online now") { Thread.sleep(forTimeInterval: 0.2) }
+        // Offline is read from a whois that answered: a run that failed under load says
+        // nothing of ann, and continuing her while still connected would lose nothing.
+        func seenOffline() throws -> Bool {
+            let whois = try bob.run("/whois @ann")
+            return whois.status == 0 && whois.stdout.contains("last seen")
+        }
+        deadline = Date().addingTimeInterval(600)
+        while Date() < deadline, try !seenOffline() { Thread.sleep(forTimeInterval: 0.2) }
         kill(shell, SIGCONT)
         let screen = try terminal.waitFor("the loss after the stop") { $0.contains("[connection lost] the shell was stopped") }
         _ = try terminal.waitFor("[connection back]")
