@@ -213,6 +213,9 @@ struct ShellLauncher {
             typing: { shell.userIsTyping() })
         let editor = LineEditor(historyPath: folder.appendingPathComponent("history").path, hooks: hooks)
         editorBox.editor = editor
+        // What the shell knew before the editor ran (the hotlist of the chats' unread
+        // messages, filled as it signed back in) is shown from the first prompt.
+        await shell.showStatus()
         output.note("Parley \(Parley.configuration.version) — /help for commands, Ctrl-D to quit")
         await editor.run()
         await shell.stop()

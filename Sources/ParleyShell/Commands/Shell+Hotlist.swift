@@ -6,10 +6,19 @@ import ParleyCore
 /// it once it is the current one. It follows the chat's notification level, as WeeChat's
 /// does: a muted chat never enters it, a mentions-only chat only with a mention.
 extension Shell {
+    /// A chat's news: what the chat list said was unread when it was read (through
+    /// `baseSeq`), and the messages seen since, by number. A message seen twice (a resume
+    /// replays what the chat list counted already, or what came before a restart) counts once.
     struct HotChat: Sendable {
         var label: String
-        var unread: Int
-        var mentions: Int
+        var base = 0
+        var baseMentions = 0
+        var baseSeq: Int64 = 0
+        var seen: Set<Int64> = []
+        var mentioned: Set<Int64> = []
+
+        var unread: Int { base + seen.count }
+        var mentions: Int { baseMentions + mentioned.count }
     }
 
     /// The most chats the hotlist names; the rest are counted (`+3`).
@@ -20,8 +29,12 @@ extension Shell {
         guard settings.status != nil, !isCurrent(data.chat) else { return }
         let mentioned = me.map { data.message.mentions($0.handle) } == true
         guard level != .nothing, level != .mentions || mentioned else { return }
-        hot[data.chat.id, default: HotChat(label: Format.label(data.chat, me: me?.id), unread: 0, mentions: 0)].unread += 1
-        if mentioned { hot[data.chat.id]?.mentions += 1 }
+        var chat = hot[data.chat.id] ?? HotChat(label: Format.label(data.chat, me: me?.id))
+        let seq = data.message.seq
+        guard seq > chat.baseSeq else { return }
+        chat.seen.insert(seq)
+        if mentioned { chat.mentioned.insert(seq) }
+        hot[data.chat.id] = chat
         showStatus()
     }
 
@@ -32,7 +45,12 @@ extension Shell {
             // A mentions-only chat counts its mentions alone.
             let unread = summary.notify == .mentions ? summary.mentions : summary.unread
             guard unread > 0 else { continue }
-            hot[summary.chat.id] = HotChat(label: Format.label(summary.chat, me: me?.id), unread: unread, mentions: summary.mentions)
+            let through = summary.lastMessage?.seq ?? 0
+            var chat = hot[summary.chat.id] ?? HotChat(label: Format.label(summary.chat, me: me?.id))
+            (chat.base, chat.baseMentions, chat.baseSeq) = (unread, summary.mentions, through)
+            chat.seen = chat.seen.filter { $0 > through }
+            chat.mentioned = chat.mentioned.filter { $0 > through }
+            hot[summary.chat.id] = chat
         }
         showStatus()
     }

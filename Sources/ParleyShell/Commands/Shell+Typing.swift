@@ -40,7 +40,7 @@ extension Shell {
 
     /// Updates the status before the prompt: who is typing in the current chat, and the
     /// other chats with news (`hotlist`).
-    func showStatus() {
+    public func showStatus() {
         guard let status = settings.status else { return }
         let now = ContinuousClock.now
         for (chat, names) in typists {
