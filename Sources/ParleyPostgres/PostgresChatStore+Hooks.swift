@@ -23,13 +23,13 @@ extension PostgresChatStore {
         return try Self.hook(row).hook
     }
 
-    private static let hookSelect = """
+    static let hookSelect = """
         SELECT h.id, h.chat_id, h.name, h.created_at, h.signing_secret, h.last_used_at, u.id, u.handle, u.display_name, u.is_bot,
             h.url, h.trigger, h.last_error, h.last_error_at
         FROM hook h JOIN users u ON u.id = h.created_by
         """
 
-    private static func hook(_ row: PostgresRow) throws -> (hook: Hook, signingSecret: String?) {
+    static func hook(_ row: PostgresRow) throws -> (hook: Hook, signingSecret: String?) {
         var cells = Cells(row)
         let id: Int64 = try cells.next()
         let chat: Int64 = try cells.next()

@@ -48,7 +48,7 @@ extension PostgresChatStore {
         return try Self.invite(from: row)
     }
 
-    private static func invite(from row: PostgresRow) throws -> Invite {
+    static func invite(from row: PostgresRow) throws -> Invite {
         var cells = Cells(row)
         return Invite(
             code: try cells.next(), chatID: ChatID(try cells.next(Int64.self)), createdBy: UserID(try cells.next(Int64.self)),

@@ -5,15 +5,15 @@ import PostgresNIO
 
 /// Reminders users set, until they come due and are told.
 extension PostgresChatStore {
-    private static let reminderColumns = "id, text, due_at, created_at, chat_id, place, fired_at"
+    static let reminderColumns = "id, text, due_at, created_at, chat_id, place, fired_at"
 
-    private static func reminder(_ cells: inout Cells) throws -> Reminder {
+    static func reminder(_ cells: inout Cells) throws -> Reminder {
         Reminder(
             id: try cells.next(), text: try cells.next(), dueAt: try cells.date(), createdAt: try cells.date(),
             chatID: try cells.next(Int64?.self).map { ChatID($0) }, place: try cells.next(), firedAt: try cells.optionalDate())
     }
 
-    private static func reminder(_ row: PostgresRow) throws -> Reminder {
+    static func reminder(_ row: PostgresRow) throws -> Reminder {
         var cells = Cells(row)
         return try reminder(&cells)
     }

@@ -5,13 +5,13 @@ import PostgresNIO
 
 /// Messages reported to the server's operators.
 extension PostgresChatStore {
-    private static let reportSelect = """
+    static let reportSelect = """
         SELECT r.id, r.chat_id, r.place, r.seq, r.text, r.reason, r.created_at, r.resolved_at, r.resolved_by, r.note,
             s.id, s.handle, s.display_name, s.is_bot, p.id, p.handle, p.display_name, p.is_bot
         FROM report r JOIN users s ON s.id = r.sender_id JOIN users p ON p.id = r.reporter_id
         """
 
-    private static func report(_ row: PostgresRow) throws -> Report {
+    static func report(_ row: PostgresRow) throws -> Report {
         var cells = Cells(row)
         let id: Int64 = try cells.next()
         let chat = ChatID(try cells.next(Int64.self))

@@ -16,9 +16,9 @@ extension PostgresChatStore {
             """)
     }
 
-    private static let signupColumns = "code, created_by, created_at, expires_at, uses_left, revoked"
+    static let signupColumns = "code, created_by, created_at, expires_at, uses_left, revoked"
 
-    private static func signupCode(_ row: PostgresRow) throws -> SignupCode {
+    static func signupCode(_ row: PostgresRow) throws -> SignupCode {
         var cells = Cells(row)
         return SignupCode(
             code: try cells.next(), createdBy: try cells.next(Int64?.self).map { UserID($0) }, createdAt: try cells.date(),

@@ -23,13 +23,13 @@ extension SQLiteChatStore {
         }
     }
 
-    private static let hookSelect = """
+    static let hookSelect = """
         SELECT h.id, h.chat_id, h.name, h.created_at, h.signing_secret, h.last_used_at, u.id, u.handle, u.display_name, u.is_bot,
             h.url, h.trigger, h.last_error, h.last_error_at
         FROM hook h JOIN user u ON u.id = h.created_by
         """
 
-    private static func hook(_ row: Row) -> Hook {
+    static func hook(_ row: Row) -> Hook {
         Hook(
             id: row[0], chatID: ChatID(row[1] as Int64), name: row[2],
             createdBy: UserRef(id: UserID(row[6] as Int64), handle: row[7], displayName: row[8], isBot: row[9]),

@@ -5,9 +5,9 @@ import ParleyStore
 
 /// Reminders users set, until they come due and are told.
 extension SQLiteChatStore {
-    private static let reminderColumns = "id, text, due_at, created_at, chat_id, place, fired_at"
+    static let reminderColumns = "id, text, due_at, created_at, chat_id, place, fired_at"
 
-    private static func reminder(_ row: Row) -> Reminder {
+    static func reminder(_ row: Row) -> Reminder {
         Reminder(
             id: row[0], text: row[1], dueAt: Rows.date(row[2] as Int64), createdAt: Rows.date(row[3] as Int64),
             chatID: (row[4] as Int64?).map { ChatID($0) }, place: row[5], firedAt: Rows.date(row[6] as Int64?))

@@ -5,13 +5,13 @@ public import ParleyStore
 
 /// Messages reported to the server's operators.
 extension SQLiteChatStore {
-    private static let reportSelect = """
+    static let reportSelect = """
         SELECT r.id, r.chat_id, r.place, r.seq, r.text, r.reason, r.created_at, r.resolved_at, r.resolved_by, r.note,
             s.id, s.handle, s.display_name, s.is_bot, p.id, p.handle, p.display_name, p.is_bot
         FROM report r JOIN user s ON s.id = r.sender_id JOIN user p ON p.id = r.reporter_id
         """
 
-    private static func report(_ row: Row) -> Report {
+    static func report(_ row: Row) -> Report {
         Report(
             id: row[0], chatID: ChatID(row[1] as Int64), place: row[2], seq: row[3],
             sender: UserRef(id: UserID(row[10] as Int64), handle: row[11], displayName: row[12], isBot: row[13]), text: row[4],

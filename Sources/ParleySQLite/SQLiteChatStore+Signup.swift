@@ -15,9 +15,9 @@ extension SQLiteChatStore {
         }
     }
 
-    private static let signupColumns = "code, created_by, created_at, expires_at, uses_left, revoked"
+    static let signupColumns = "code, created_by, created_at, expires_at, uses_left, revoked"
 
-    private static func signupCode(_ row: Row) -> SignupCode {
+    static func signupCode(_ row: Row) -> SignupCode {
         SignupCode(
             code: row[0], createdBy: (row[1] as Int64?).map { UserID($0) }, createdAt: Rows.date(row[2]),
             expiresAt: Rows.date(row[3] as Int64?), usesLeft: row[4], revoked: row[5])

@@ -287,6 +287,9 @@ public protocol ChatStore: PresenceWatchStore {
     func messagesSent(by user: UserID, after id: Int64, limit: Int) async throws -> [Message]
     func reactions(by user: UserID, limit: Int) async throws -> [AccountExport.Reaction]
     func uploads(by user: UserID, limit: Int) async throws -> [String]
+    /// The rest of what an export holds of `user` (reminders, reports filed, hooks made,
+    /// identities, watches, invites, sign-up codes), each list at most `limit` long.
+    func accountRecords(of user: UserID, limit: Int) async throws -> AccountExport.Records
     /// Whether an erased account's handle is held at `time`.
     func isHandleHeld(_ handle: String, at time: Date) async throws -> Bool
 

@@ -237,7 +237,9 @@ import Testing
         let file = world.folder.appendingPathComponent("alice-export.json")
         let done = try world["alice"].run("/export me \(file.path)")
         #expect(
-            done.lines.first?.hasPrefix("Wrote @alice's data to \(file.path): 2 messages, 1 chats, 0 reactions, 1 sessions and 1 files")
+            done.lines.first?.hasPrefix(
+                "Wrote @alice's data to \(file.path): 2 messages, 1 chats, 0 reactions, 1 sessions, 0 reminders, 0 bots, 0 hooks and 1 files"
+            )
                 == true,
             "\(done.lines) \(done.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])

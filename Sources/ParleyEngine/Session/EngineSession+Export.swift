@@ -17,12 +17,15 @@ extension EngineSession {
             if after == nil { try await engine.audit(.exportAccount, by: admin, target: "@\(user.handle)") }
         }
         let now = engine.now
-        let messages = try await store.messagesSent(by: user.id, after: max(after ?? 0, 0), limit: AccountExport.pageSize)
-        let next = messages.count == AccountExport.pageSize ? messages.last?.id.rawValue : nil
+        let page = try await store.messagesSent(by: user.id, after: max(after ?? 0, 0), limit: AccountExport.pageSize)
+        let next = page.count == AccountExport.pageSize ? page.last?.id.rawValue : nil
+        // What its hooks posted went out as the account, but it did not write them.
+        let messages = page.filter { $0.via?.kind != "hook" }
+        let hookPosts = page.filter { $0.via?.kind == "hook" }
         guard after == nil else {
             return AccountExport(
                 user: user, phone: nil, exportedAt: now, sessions: [], memberships: [], reactions: [], uploads: [], messages: messages,
-                next: next)
+                hookPosts: hookPosts, next: next)
         }
         let current = user.id == me.id ? state.withLock { $0.tokenHash } : nil
         let sessions = try await store.sessions(of: user.id, now: now).map { session in
@@ -42,9 +45,16 @@ extension EngineSession {
         for id in try await store.uploads(by: user.id, limit: AccountExport.maxListed) {
             if let media = try await store.media(id: id) { uploads.append(media) }
         }
+        var bots: [AccountExport.Bot] = []
+        for bot in try await store.bots(ownedBy: user.id) {
+            bots.append(
+                AccountExport.Bot(
+                    user: bot, tokens: try await store.botTokens(of: bot.id), commands: try await store.botCommands(of: bot.id)))
+        }
         return AccountExport(
             user: user, phone: try await store.phone(of: user.id), exportedAt: now, sessions: sessions, memberships: memberships,
             reactions: try await store.reactions(by: user.id, limit: AccountExport.maxListed), uploads: uploads, messages: messages,
-            next: next)
+            hookPosts: hookPosts, records: try await store.accountRecords(of: user.id, limit: AccountExport.maxListed),
+            ignores: try await store.ignored(by: user.id), bots: bots, suspension: try await store.suspension(of: user.id), next: next)
     }
 }

@@ -19,6 +19,7 @@ extension Shell {
         while let after = next {
             let page = try await service.exportAccount(handle: handle, after: after)
             export.messages += page.messages
+            export.hookPosts += page.hookPosts
             next = page.next
         }
         export.next = nil
@@ -46,10 +47,14 @@ extension Shell {
         output.result(
             "export",
             [
-                "Wrote @\(Sanitizer.line(export.user.handle))'s data to \(file.path): \(export.messages.count) messages, "
-                    + "\(export.memberships.count) chats, \(export.reactions.count) reactions, \(export.sessions.count) sessions\(files)"
+                "Wrote @\(Sanitizer.line(export.user.handle))'s data to \(file.path): \(export.messages.count) messages"
+                    + (export.hookPosts.isEmpty ? "" : " (and \(export.hookPosts.count) posts of its hooks)")
+                    + ", \(export.memberships.count) chats, \(export.reactions.count) reactions, \(export.sessions.count) sessions, "
+                    + "\(export.records.reminders.count) reminders, \(export.bots.count) bots, \(export.records.hooks.count) hooks\(files)"
             ],
-            json: ["file": file.path, "messages": "\(export.messages.count)", "files": "\(saved)"])
+            json: [
+                "file": file.path, "messages": "\(export.messages.count)", "hook_posts": "\(export.hookPosts.count)", "files": "\(saved)",
+            ])
     }
 
     /// A name from elsewhere as one safe path component: no separators, no leading dot.
