@@ -157,7 +157,10 @@ struct BotTranscript {
                 bot = Self.handle(Substring(rest[0]))
             case "clock":
                 guard steps.isEmpty else { throw fail("clock goes before the first step") }
-                guard rest.count == 1, let start = ISO8601DateFormatter().date(from: rest[0]) else {
+                // Seconds whole or with a fraction, as a tick's `due` reads.
+                let precise = ISO8601DateFormatter()
+                precise.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                guard rest.count == 1, let start = ISO8601DateFormatter().date(from: rest[0]) ?? precise.date(from: rest[0]) else {
                     throw fail("clock TIME, in ISO 8601 with a zone (2026-11-30T08:55:00Z)")
                 }
                 clockStart = start

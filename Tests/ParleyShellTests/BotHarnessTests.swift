@@ -161,3 +161,46 @@ import Testing
         #expect(lines[..<firstOnTime].filter { $0.contains("run=2") }.count == 2, "\(lines)")
     }
 }
+
+/// The harness's clock against the server's: the ticks `parley bot` sent on a server, on
+/// the wall clock, are the ticks `parley bot test` expects of the same plugin with its
+/// clock set where the server's run began.
+@Suite struct BotScheduleParityTests {
+    @Test func aTranscriptExpectsTheTicksTheServerSent() throws {
+        let parley = try ParleyBinary(mode: .server)
+        defer { parley.remove() }
+        #expect(try parley.run("/register alice@example.com --handle alice --password secret-alice").status == 0)
+        let (bot, _) = try BotScheduleTests.startTicker(parley, run: 1, once: nil)
+        var beats: [String] = []
+        do {
+            defer {
+                bot.terminate()
+                bot.waitUntilExit()
+            }
+            let deadline = Date().addingTimeInterval(300)
+            while Date() < deadline, beats.count < 3 {
+                beats = try parley.run("/history @ticker 50").lines.compactMap { line in
+                    line.range(of: "tick beat ").map { String(line[$0.lowerBound...]) }
+                }
+                if beats.count < 3 { Thread.sleep(forTimeInterval: 0.5) }
+            }
+        }
+        try #require(beats.count >= 3, "\(beats)")
+        let ticks = Array(beats.prefix(3))
+        #expect(ticks.allSatisfy { $0.contains("late=false run=1") }, "\(ticks)")
+        // The first beat was due one interval after the bot's hello: the harness starts there.
+        let first = try #require(ticks[0].components(separatedBy: "due=").last)
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let start = try #require(format.date(from: first)).addingTimeInterval(-2)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-parity-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transcript = folder.appendingPathComponent("ticker.transcript")
+        try (["people alice", "clock \(format.string(from: start))", "wait 6s"] + ticks.map { "< " + $0 }).joined(separator: "\n")
+            .write(to: transcript, atomically: true, encoding: .utf8)
+        let result = try parley.run(
+            arguments: ["bot", "test", BotScheduleTests.ticker, transcript.path], environment: ["TICKER_RUN": "1"], useData: false)
+        #expect(result.status == 0 && result.lines.first?.hasPrefix("PASS ") == true, "\(ticks)\n\(result.stdout) \(result.stderr)")
+    }
+}
