@@ -84,4 +84,29 @@ import Testing
             last.count == 4 && (try? JSONSerialization.jsonObject(with: last[3].body) as? [String: Any])?["trigger"] as? String == "mention"
         )
     }
+
+    /// A batch of sends (what a piped script's run of /send lines becomes) calls the
+    /// hooks its messages trigger, in order, as single sends do; retried, it calls none again.
+    @Test(arguments: StoreKind.all) func aBatchCallsTheHooksItsMessagesTrigger(_ kind: StoreKind) async throws {
+        let recorder = Recorder()
+        let world = try await TestWorld(on: kind) {
+            $0.outgoingHooks = recorder
+            $0.outgoingHookRefusal = { _ in nil }
+        }
+        let alice = try await world.signUp("alice")
+        let ops = try await alice.createGroup(handle: "ops", title: nil, isPublic: true)
+        _ = try await alice.createOutgoingHook(in: ops.id, name: "deploy", url: "https://hooks.example/d", trigger: "!deploy")
+        let batch = ["!deploy a", "plain", "!deploy b"].enumerated().map { OutgoingText(to: .chat(ops.id), text: $1, clientID: "c\($0)") }
+        let sent = await alice.sendMessages(batch)
+        #expect(sent.failure == nil && sent.sent.count == 3)
+        let again = await alice.sendMessages(batch)
+        #expect(again.sent.map(\.id) == sent.sent.map(\.id), "a retried batch lands once")
+        // A later single send's call comes after any the retry could have made.
+        _ = try await alice.sendMessage(to: .chat(ops.id), text: "!deploy c", clientID: nil)
+        let calls = await recorder.waitFor(3)
+        let texts = calls.map { call in
+            ((try? JSONSerialization.jsonObject(with: call.body) as? [String: Any])?["message"] as? [String: Any])?["text"] as? String
+        }
+        #expect(texts == ["!deploy a", "!deploy b", "!deploy c"])
+    }
 }

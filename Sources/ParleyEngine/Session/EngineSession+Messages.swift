@@ -68,10 +68,10 @@ extension EngineSession {
 
     /// Checks each text and its chat in order, then stores all that passed in one
     /// commit and tells each chat's members, in order. The first refusal ends the batch.
+    /// Each text is checked, stored and told of as `deliver` does one.
     public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
         guard !batch.isEmpty else { return SentBatch(sent: [], failure: nil) }
-        var prepared: [NewMessage] = []
-        var quotes: [ReplyQuote?] = []
+        var prepared: [PreparedSend] = []
         var failure: ParleyError?
         let user: User
         do {
@@ -80,42 +80,33 @@ extension EngineSession {
             return SentBatch(sent: [], failure: ParleyError(error))
         }
         do {
-            var chats: [Recipient: ChatID] = [:]
+            var chats: [Recipient: ChatDirectory.Entry] = [:]
             for item in batch {
-                let text = try Limits.messageText(item.text)
-                let clientID = try Limits.clientID(item.clientID)
-                let via = try Provenance.pluginName(item.via).map(Provenance.plugin)
-                let chat: ChatID
-                if let known = chats[item.recipient] {
-                    chat = known
-                } else {
-                    chat = try await chatID(for: item.recipient, as: user)
-                    chats[item.recipient] = chat
-                }
-                var message = NewMessage(
-                    chatID: chat, sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now)
-                message.replyTo = item.replyTo
-                message.origin = origin.tokenHash
-                quotes.append(try await annotate(&message, as: user))
-                prepared.append(message)
+                let message = NewMessage(
+                    chatID: ChatID(0), sender: user.ref, kind: .text, text: try Limits.messageText(item.text),
+                    clientID: try Limits.clientID(item.clientID), via: try Provenance.pluginName(item.via).map(Provenance.plugin),
+                    sentAt: engine.now)
+                let ready = try await prepare(message, replyTo: item.replyTo, to: item.recipient, as: user, known: chats[item.recipient])
+                chats[item.recipient] = ready.entry
+                prepared.append(ready)
             }
         } catch {
             failure = ParleyError(error)
         }
         let outcome: (stored: [(message: Message, created: Bool)], failure: ParleyError?)
         do {
-            outcome = try await store.append(prepared)
+            outcome = try await store.append(prepared.map(\.message))
         } catch {
             return SentBatch(sent: [], failure: ParleyError(error))
         }
-        var stored = outcome.stored
-        for index in stored.indices where stored[index].created {
-            stored[index].message.replyTo = quotes[index]
+        var sent: [Message] = []
+        for (index, (message, created)) in outcome.stored.enumerated() {
+            sent.append(await published(message, created: created, prepared[index]))
         }
-        let sent = stored.map(\.message)
-        // A retried send's event is the one its first attempt wrote with the message.
-        for (message, created) in stored where created { await announce(message) }
-        for chat in Set(sent.map(\.chatID)) { await afterSending(in: chat, as: user) }
+        var told: Set<ChatID> = []
+        for ready in prepared.prefix(sent.count) where told.insert(ready.entry.chat.id).inserted {
+            await afterSending(in: ready.entry, as: user)
+        }
         return SentBatch(sent: sent, failure: outcome.failure ?? failure)
     }
 
@@ -125,6 +116,14 @@ extension EngineSession {
         return "t" + String(repeating: "0", count: 16 - digits.count) + digits
     }
 
+    /// A text checked for its chat, ready to store: the chat's entry as the checks read
+    /// it, and the message it replies to.
+    struct PreparedSend: Sendable {
+        var message: NewMessage
+        var quote: ReplyQuote?
+        var entry: ChatDirectory.Entry
+    }
+
     /// Stores a checked message in the recipient's chat (opening a direct chat on first
     /// use) and tells the chat's members.
     func deliver(to recipient: Recipient, as user: User, _ message: NewMessage, clientTags: [String: String]? = nil) async throws
@@ -132,29 +131,50 @@ extension EngineSession {
     {
         let trace = StageTrace.current
         trace?.mark(.engine)
-        var message = message
-        message.chatID = try await chatID(for: recipient, as: user)
-        message.origin = origin.tokenHash
-        message.clientTags = clientTags
-        let quote = try await annotate(&message, as: user)
+        var ready = try await prepare(message, replyTo: message.replyTo, to: recipient, as: user, known: nil)
+        ready.message.clientTags = clientTags
         trace?.mark(.store)
-        var (stored, created) = try await store.append(message)
+        let (stored, created) = try await store.append(ready.message)
         trace?.mark(.committed)
-        if created { stored.replyTo = quote }
-        stored.clientTags = clientTags
-        if created {
-            await announce(stored)
-            trace?.mark(.published)
-            engine.triggerOutgoingHooks(stored)
-        }
-        await afterSending(in: message.chatID, as: user)
-        return stored
+        let sent = await published(stored, created: created, ready)
+        await afterSending(in: ready.entry, as: user)
+        return sent
+    }
+
+    /// The one way a text is checked for its chat, on every path: where it goes (a
+    /// member's group, not moderated against them, or a direct chat opened on first use),
+    /// whom it mentions, what it replies to. `known`: the chat's entry, when a batch
+    /// has read it for an earlier text to the same recipient.
+    private func prepare(
+        _ message: NewMessage, replyTo: Int64?, to recipient: Recipient, as user: User, known: ChatDirectory.Entry?
+    ) async throws -> PreparedSend {
+        let entry: ChatDirectory.Entry
+        if let known { entry = known } else { entry = try await chatEntry(for: recipient, as: user) }
+        var message = message
+        message.chatID = entry.chat.id
+        message.replyTo = replyTo
+        message.origin = origin.tokenHash
+        let quote = try await annotate(&message, as: user, in: entry)
+        return PreparedSend(message: message, quote: quote, entry: entry)
+    }
+
+    /// After a commit, on every path: the message as its sender sees it, and, when this
+    /// send made it (not a retry of one stored before), its members told and its
+    /// outgoing hooks called.
+    private func published(_ stored: Message, created: Bool, _ ready: PreparedSend) async -> Message {
+        var message = stored
+        message.clientTags = ready.message.clientTags
+        guard created else { return message }
+        message.replyTo = ready.quote
+        await announce(message)
+        StageTrace.current?.mark(.published)
+        engine.triggerOutgoingHooks(message)
+        return message
     }
 
     /// Finds the members the text mentions and the message it replies to. Mentioning
     /// everyone in a group takes its owner or an admin, unless the group lets anyone.
-    private func annotate(_ message: inout NewMessage, as user: User) async throws -> ReplyQuote? {
-        guard let entry = try await engine.directory.entry(message.chatID) else { return nil }
+    private func annotate(_ message: inout NewMessage, as user: User, in entry: ChatDirectory.Entry) async throws -> ReplyQuote? {
         let (handles, everyone) = Mentions.parse(message.text)
         var named = handles
         if entry.chat.kind == .group, everyone {
@@ -182,31 +202,35 @@ extension EngineSession {
 
     /// After a send: the sender is back if they were away, and learns once per away
     /// period that the other side of a direct chat is away.
-    private func afterSending(in chat: ChatID, as user: User) async {
+    private func afterSending(in entry: ChatDirectory.Entry, as user: User) async {
         if engine.activity.away(of: user.id) != nil {
             engine.activity.setAway(nil, of: user.id)
             if (try? await store.setAway(nil, of: user.id)) == true {
                 await engine.publishPresence(of: user.ref, online: true, viewing: nil)
             }
         }
-        guard let entry = try? await engine.directory.entry(chat), entry.chat.kind == .direct,
-            let peer = entry.chat.peer(of: user.id), peer.id != user.id,
+        guard entry.chat.kind == .direct, let peer = entry.chat.peer(of: user.id), peer.id != user.id,
             let away = try? await store.away(of: [peer.id])[peer.id], engine.activity.shouldTell(user.id, that: peer.id)
         else { return }
         await engine.bus.publish(.away(AwayNotice(user: peer, message: away)), to: [user.id], except: nil)
     }
 
     /// The chat a message to `recipient` goes to, after checking the user may send there.
-    private func chatID(for recipient: Recipient, as user: User) async throws -> ChatID {
+    private func chatEntry(for recipient: Recipient, as user: User) async throws -> ChatDirectory.Entry {
         switch recipient {
-        // The store checks membership as it stores the message.
+        // The store checks membership again as it stores the message.
         case .chat(let id):
             let (entry, role, _) = try await requireMember(id, confirmed: false)
             guard !entry.chat.moderated || role.canPostWhenModerated else {
                 throw ParleyError(.moderated, "\(Self.name(of: entry.chat)) is moderated: only its owner, admins and voiced members post")
             }
-            return entry.chat.id
-        case .user(let peer): return try await openDirectChat(with: peer, as: user)
+            return entry
+        case .user(let peer):
+            let chat = try await openDirectChat(with: peer, as: user)
+            guard let entry = try await engine.directory.entry(chat) else {
+                throw ParleyError(.unknownChat, "the direct chat with user \(peer) is gone")
+            }
+            return entry
         }
     }
 
