@@ -30,6 +30,7 @@ var dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
 ]
 
 var targets: [Target] = [
@@ -166,6 +167,7 @@ var targets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "Yams", package: "Yams"),
         ],
         swiftSettings: swiftSettings
     ),

@@ -139,8 +139,7 @@ public final class ChatEngine: Sendable {
         self.throttle = configuration.signInLimits.map { SignInThrottle(limits: $0) }
         self.unsigned = AddressSlots(limit: configuration.maxUnsignedPerAddress)
         self.passwordChecks = AddressSlots(limit: configuration.maxPasswordChecksPerAddress)
-        self.hookPace = KeyedPace(
-            perSecond: configuration.hookRate, burst: configuration.hookRate > Int.max / 4 ? Int.max : configuration.hookRate * 4)
+        self.hookPace = KeyedPace(perSecond: configuration.hookRate, burst: Self.hookBurst(configuration.hookRate))
         // Membership changed on another node: what this one cached about the chat is stale.
         bus.onMembershipChange { [directory] chat in directory.invalidate(chat) }
         presence?.bind(to: self)

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Crypto
-import Foundation
+public import Foundation
 import NIOCore
 import NIOHTTP1
 public import ParleyEngine
@@ -14,7 +14,7 @@ import Synchronization
 /// not. A failure reads the same whether nothing listens or something answered badly,
 /// so the list of hooks is no port scanner.
 public final class OutgoingHookSender: OutgoingHookCaller, Sendable {
-    private let rules: OutboundRules
+    private let rules: Mutex<OutboundRules>
     private let inFlight = Mutex((total: 0, perHook: [Int64: Int]()))
     static let maxInFlight = 32
     static let maxPerHook = 4
@@ -22,7 +22,19 @@ public final class OutgoingHookSender: OutgoingHookCaller, Sendable {
     static let maxAnswerBytes = 64 * 1024
 
     public init(rules: OutboundRules) {
-        self.rules = rules
+        self.rules = Mutex(rules)
+    }
+
+    /// The rules the next calls go by (a reload of the server's settings).
+    public func setRules(_ rules: OutboundRules) {
+        self.rules.withLock { $0 = rules }
+    }
+
+    /// Why `url` may not be called under the rules now, from its text alone.
+    public func refusal(of url: URL) -> String? {
+        let rules = rules.withLock { $0 }
+        guard !rules.hosts.isEmpty || rules.loopback else { return "the server's operator allows no outgoing hooks" }
+        return rules.refusal(of: url)
     }
 
     public func call(_ call: OutgoingHookCall) {
@@ -54,7 +66,7 @@ public final class OutgoingHookSender: OutgoingHookCaller, Sendable {
     private func deliver(_ call: OutgoingHookCall) async {
         let address: String
         do {
-            address = try await rules.resolve(call.url)
+            address = try await rules.withLock { $0 }.resolve(call.url)
         } catch {
             await call.failed("it was not called: \((error as? OutboundRefusal)?.reason ?? "its host could not be resolved")")
             return

@@ -32,6 +32,9 @@ public final class ParleyServer: Sendable {
     let socketsPerUser = Mutex([UserID: Int]())
     /// What each account's sockets share of `requestsPerAccount`.
     let accountPace: AccountPace
+    /// Requests a second each socket may make now: `setRates` changes it, and each
+    /// socket takes the new rate up at its next request.
+    let socketRate: Atomic<Int>
     let sockets = SocketRegistry()
     private let loops = Mutex([ObjectIdentifier: LoopServices]())
     /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
@@ -61,9 +64,21 @@ public final class ParleyServer: Sendable {
         }
         self.configuration = configuration
         let perSocket = configuration.requestsPerSecond
-        accountPace = AccountPace(
-            perSecond: perSocket == 0 ? 0 : configuration.requestsPerAccount ?? perSocket.multipliedReportingOverflow(by: 2).partialValue)
+        socketRate = Atomic(perSocket)
+        accountPace = AccountPace(perSecond: Self.accountRate(perSocket: perSocket, perAccount: configuration.requestsPerAccount))
         self.logger = logger
+    }
+
+    /// New request rates, from now, for every socket open and to come (a reload of the
+    /// server's settings); none is closed for it.
+    public func setRates(perSocket: Int, perAccount: Int?) {
+        socketRate.store(perSocket, ordering: .relaxed)
+        accountPace.setRate(perSecond: Self.accountRate(perSocket: perSocket, perAccount: perAccount))
+    }
+
+    /// An account's rate: `perAccount`, or twice a socket's; none when sockets have none.
+    static func accountRate(perSocket: Int, perAccount: Int?) -> Int {
+        perSocket == 0 ? 0 : perAccount ?? perSocket.multipliedReportingOverflow(by: 2).partialValue
     }
 
     /// How a server's store begins a commit: after the requests its event loop has

@@ -1,7 +1,9 @@
+import NIOCore
 import NIOWebSocket
 import ParleyCore
 import ParleyEngine
 import Prometheus
+import Synchronization
 
 /// Why Parley closes a socket of its own accord: the codes (4000–4999, which RFC 6455
 /// leaves to applications; docs/protocol.md lists them for clients) and the closings
@@ -37,6 +39,41 @@ extension SocketHandler {
     /// Closes the socket as IRC's Excess Flood closes a connection.
     func closeForFlooding() {
         server.metrics.count(.rateLimited)
-        sendClose(Self.excessFlood, reason: "excess flood: more than \(server.configuration.requestsPerSecond) requests a second")
+        sendClose(Self.excessFlood, reason: "excess flood: more than \(server.socketRate.load(ordering: .relaxed)) requests a second")
+    }
+
+    /// Sends a close frame; the socket closes when the client answers, or `within` after
+    /// the frame has gone out: a slow reader still has events ahead of it. One that
+    /// never reads them is closed after the configuration's `closeLimit` all the same.
+    func sendClose(_ code: WebSocketErrorCode, reason: String?, within: TimeAmount = .seconds(2)) {
+        guard let context, !closing else { return }
+        closing = true
+        endReason = "closed by the server (\(UInt16(webSocketErrorCode: code))\(reason.map { ": " + $0 } ?? ""))"
+        let frame = WebSocketFrame(
+            fin: true, opcode: .connectionClose, data: EventFrameBytes.closeData(code, reason: reason, allocator: context.channel.allocator)
+        )
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
+            channel.eventLoop.scheduleTask(in: within) { channel.close(promise: nil) }
+        }
+        timers.append(context.eventLoop.scheduleTask(in: TimeAmount(server.configuration.closeLimit)) { channel.close(promise: nil) })
+    }
+}
+
+/// A socket's own request rate, following the server's as a reload changes it
+/// (`ParleyServer.socketRate`): bursts of twice the rate.
+struct SocketRate {
+    private(set) var perSecond: Int
+    private var bucket: TokenBucket
+
+    init(_ perSecond: Int) {
+        self.perSecond = perSecond
+        bucket = TokenBucket(perSecond: perSecond, burst: perSecond.multipliedReportingOverflow(by: 2).partialValue)
+    }
+
+    /// Takes a request's token at the server's rate now; how long the request waits.
+    mutating func take(following rate: Int) -> Duration {
+        if rate != perSecond { self = SocketRate(rate) }
+        return bucket.take()
     }
 }

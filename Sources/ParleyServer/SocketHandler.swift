@@ -21,9 +21,9 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static let waitingLimit = 64
 
     let server: ParleyServer
-    private let limiter: TokenBucket
+    private var limiter: SocketRate
     private let user: SocketUser
-    private var context: ChannelHandlerContext?
+    var context: ChannelHandlerContext?
     /// The frame encoder's place in the pipeline: bytes written there skip it.
     private var frameWriter: ChannelHandlerContext?
     private var dispatcher: Dispatcher?
@@ -40,8 +40,8 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var overRate = false
     private var heardSincePing = true
     /// A close frame went out; the socket closes when the client answers or soon after.
-    private var closing = false
-    private var timers: [Scheduled<Void>] = []
+    var closing = false
+    var timers: [Scheduled<Void>] = []
     private var pings: (sweep: PingSweep, slice: Int)?
     /// Event frames held back while the channel is not writable (the client reads
     /// slower than events come), and their size.
@@ -57,7 +57,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Closes a socket that has not signed in in time; gone once it has.
     private var signInDeadline: Scheduled<Void>?
     /// Why the socket ended, for the log.
-    private var endReason = "connection dropped"
+    var endReason = "connection dropped"
     private var address = "unknown"
     /// How the client named itself, for its sessions list.
     private let client: String
@@ -72,8 +72,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.user = SocketUser(place: place)
         self.forwardedAddress = forwardedAddress
         self.refusal = refusal
-        let rate = server.configuration.requestsPerSecond
-        self.limiter = TokenBucket(perSecond: rate, burst: rate * 2)
+        self.limiter = SocketRate(server.socketRate.load(ordering: .relaxed))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -311,7 +310,7 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         // behind it wait too, and reading stops once `waitingLimit` do.
         // The socket's own rate, and its account's over all its sockets.
         let account = user.value.withLock { $0 }.map { server.accountPace.takeOwing(for: $0, at: .now) } ?? .zero
-        let wait = max(limiter.take(), account)
+        let wait = max(limiter.take(following: server.socketRate.load(ordering: .relaxed)), account)
         overRate = wait > .zero
         if overRate, waiting.count + 1 >= Self.waitingLimit {
             server.engine.arrivals.finish(ticket)
@@ -378,22 +377,5 @@ final class SocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         heardSincePing = false
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())), promise: nil)
-    }
-
-    /// Sends a close frame; the socket closes when the client answers, or `within` after
-    /// the frame has gone out: a slow reader still has events ahead of it. One that
-    /// never reads them is closed after the configuration's `closeLimit` all the same.
-    func sendClose(_ code: WebSocketErrorCode, reason: String?, within: TimeAmount = .seconds(2)) {
-        guard let context, !closing else { return }
-        closing = true
-        endReason = "closed by the server (\(UInt16(webSocketErrorCode: code))\(reason.map { ": " + $0 } ?? ""))"
-        let frame = WebSocketFrame(
-            fin: true, opcode: .connectionClose, data: EventFrameBytes.closeData(code, reason: reason, allocator: context.channel.allocator)
-        )
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
-            channel.eventLoop.scheduleTask(in: within) { channel.close(promise: nil) }
-        }
-        timers.append(context.eventLoop.scheduleTask(in: TimeAmount(server.configuration.closeLimit)) { channel.close(promise: nil) })
     }
 }

@@ -17,6 +17,19 @@ struct Parley: AsyncParsableCommand {
 
     /// Shell flags given before the subcommand (`parley --data D run FILE`).
     @OptionGroup var global: ShellOptions
+
+    /// `parley serve --config FILE` reads FILE into the arguments it stands for first.
+    static func main() async {
+        let arguments: [String]
+        do {
+            arguments = try ServeConfigFile.expand(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            // The file's fault, not the command line's: no usage after it.
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            Foundation.exit(64)
+        }
+        await main(arguments)
+    }
 }
 
 /// Flags shared by every way of starting the shell.

@@ -132,6 +132,13 @@ struct ServeCommand: AsyncParsableCommand {
             "A reverse proxy's address, whose X-Forwarded-For names the client of a WebSocket it passes on (repeat for several).",
             valueName: "ADDRESS"))
     var trustedProxies: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Read the settings from this YAML file: each flag's, named without its dashes (ping-timeout: 15); a flag given too wins.",
+            valueName: "FILE"))
+    var config: String?
+    @Flag(help: "Check the settings (flags and --config file), print them all as they stand, and exit without serving.")
+    var check = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
     @Option(help: "Log as text lines, or as one JSON object per line (json).") var logFormat = LogFormat.text
 
@@ -203,6 +210,9 @@ struct ServeCommand: AsyncParsableCommand {
         if registration == .invite && admins.isEmpty {
             throw ValidationError("--registration invite needs at least one --admin @HANDLE to make sign-up codes")
         }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level takes trace, debug, info, notice, warning or error")
+        }
         guard maxConnections >= 1, totalBacklog >= 1, cachedChats >= 2, (64...1 << 22).contains(maxUnreadKib) else {
             throw ValidationError("--max-connections and --total-backlog are at least 1, --cached-chats 2, --max-unread-kib 64 to 4194304")
         }
@@ -234,25 +244,20 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        if check { return try checkSettings() }
+        let level = LiveLogLevel(Logger.Level(rawValue: logLevel) ?? .info)
         let format = logFormat
         LoggingSystem.bootstrap { label in
             switch format {
-            case .text:
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
-            case .json:
-                return JSONLogHandler(label: label, logLevel: level)
+            case .text: LiveLevelHandler(StreamLogHandler.standardError(label: label), level: level)
+            case .json: LiveLevelHandler(JSONLogHandler(label: label, logLevel: .trace), level: level)
             }
         }
         let logger = Logger(label: "parley.server")
         ParleyServer.raiseOpenFileLimit()
         let folder = try ShellOptions.folder(data ?? parent.global.data)
-        let mediaRange = 1...(1 << 20)
-        guard [maxImageMb, maxVideoMb, maxFileMb].allSatisfy(mediaRange.contains) else {
-            throw ValidationError("media limits are 1 MiB to 1 TiB")
-        }
+        try checkMediaLimits()
+        let hookSender = OutgoingHookSender(rules: OutboundRules(hosts: hookAllow, loopback: hookAllowLoopback))
         let configure = { (configuration: inout ChatEngine.Configuration) throws in
             if let smsCommand {
                 configuration.codeSender = try CommandCodeSender(template: smsCommand, logger: logger)
@@ -279,11 +284,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxUnsignedPerAddress = maxUnsignedPerAddress
             configuration.maxPasswordChecksPerAddress = maxPasswordChecksPerAddress
             configuration.hookRate = hookRate
-            if !hookAllow.isEmpty || hookAllowLoopback {
-                let rules = OutboundRules(hosts: hookAllow, loopback: hookAllowLoopback)
-                configuration.outgoingHooks = OutgoingHookSender(rules: rules)
-                configuration.outgoingHookRefusal = { rules.refusal(of: $0) }
-            }
+            // One sender whatever the list: a reload may allow hosts where none were.
+            configuration.outgoingHooks = hookSender
+            configuration.outgoingHookRefusal = { hookSender.refusal(of: $0) }
         }
         let storage = try await openStorage(folder: folder, logger: logger, configure: configure)
         let engine = storage.engine
@@ -359,6 +362,10 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(
                 services: storage.services + gateways + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let reloads = Task {
+            await watchReloads(ServeReloadTargets(server: server, engine: engine, hookSender: hookSender, logLevel: level), logger: logger)
+        }
+        defer { reloads.cancel() }
         do {
             try await group.run()
         } catch {

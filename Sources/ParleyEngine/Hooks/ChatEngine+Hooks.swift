@@ -39,7 +39,7 @@ extension ChatEngine {
             }
         }
         guard hookPace.take(for: hook.id, at: .now) else {
-            throw ParleyError(.rateLimited, "this hook posts at most \(configuration.hookRate) messages a second")
+            throw ParleyError(.rateLimited, "this hook posts at most \(hookPace.perSecond) messages a second")
         }
         let post = try HookPayload.post(body: body, contentType: headers.contentType, githubEvent: headers.githubEvent)
         guard let maker = try await store.user(id: hook.createdBy.id) else { throw unknown }
@@ -82,5 +82,15 @@ extension ChatEngine {
         }
         let key = SymmetricKey(data: Data(secret.utf8))
         return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: body, using: key)
+    }
+}
+
+extension ChatEngine {
+    /// Posts a hook may make in a burst: four seconds' worth.
+    static func hookBurst(_ rate: Int) -> Int { rate > Int.max / 4 ? Int.max : rate * 4 }
+
+    /// A new rate for incoming hooks' posts, from now (a reload of the server's settings).
+    public func setHookRate(_ rate: Int) {
+        hookPace.setRate(perSecond: rate, burst: Self.hookBurst(rate))
     }
 }
