@@ -179,6 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard ircPort != nil || ircsPort != nil || !ircGuests else { throw ValidationError("--irc-guests needs --irc-port or --ircs-port") }
         for (name, rate) in [
             ("--irc-line-rate", ircLineRate), ("--irc-account-line-rate", ircAccountLineRate), ("--account-rate-limit", accountRateLimit),
+            ("--rate-limit", rateLimit),
         ] {
             if let rate, !(0...1_000_000).contains(rate) { throw ValidationError("\(name) takes 0 to 1000000") }
         }
