@@ -62,7 +62,7 @@ extension IRCConnection {
     func targets(_ message: IRCMessage, _ index: Int) throws(IRCRefusal) -> [String] {
         let targets = try parameter(message, index).split(separator: ",").map(String.init)
         guard targets.count <= Self.maxTargets else {
-            reply("407", [message.params[index], "Too many targets: at most \(Self.maxTargets)"])
+            reply(IRCNumeric.tooManyTargets, [message.params[index], "Too many targets: at most \(Self.maxTargets)"])
             throw IRCRefusal()
         }
         // A NUL or other control character names no channel or nick (and must not be

@@ -139,7 +139,7 @@ extension IRCConnection {
 
     func sendNames(_ chat: Chat, channel: String, ending: Bool = true) async throws {
         let members = try await session.members(chat: chat.id)
-        let full = view.capabilities.contains("userhost-in-names")
+        let full = view.capabilities.contains(.userhostInNames)
         let names = members.map { IRCView.prefixSymbol($0.role) + (full ? IRCView.prefix($0.user) : $0.user.handle) }
         let kind = chat.isPublic && !chat.unlisted ? "=" : "@"
         var line: [String] = []

@@ -136,7 +136,7 @@ extension IRCConnection {
         let id = "h\(nextBatch)"
         var lines = [IRCMessage(source: serverName, command: "BATCH", params: ["+" + id, "chathistory", target])]
         var capabilities = view.capabilities
-        capabilities.formUnion(["server-time", "message-tags"])
+        capabilities.formUnion([.serverTime, .messageTags])
         for message in messages {
             for var line in IRCView.messageLines(message, in: chat, me: me, capabilities: capabilities, link: view.mediaLink) {
                 line.tags["batch"] = id

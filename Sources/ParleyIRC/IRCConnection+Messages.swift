@@ -8,7 +8,7 @@ extension IRCConnection {
     func privmsg(_ message: IRCMessage, notice: Bool) async throws {
         let recipients = try targets(message, 0)
         guard message.params.count > 1, !message.params[1].isEmpty else {
-            if !notice { reply("412", ["No text to send"]) }
+            if !notice { reply(IRCNumeric.noTextToSend, ["No text to send"]) }
             return
         }
         var text = message.params[1]
@@ -57,7 +57,7 @@ extension IRCConnection {
                     ? try await session.sendNotice(to: recipient, text: text, replyTo: replyTo, clientTags: clientTags)
                     : try await session.sendMessage(
                         to: recipient, text: text, clientID: nil, via: nil, replyTo: replyTo, clientTags: clientTags)
-                if view.capabilities.contains("echo-message"), let me = view.me {
+                if view.capabilities.contains(.echoMessage), let me = view.me {
                     emit(
                         IRCView.messageLines(
                             sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities, link: view.mediaLink)
@@ -98,12 +98,12 @@ extension IRCConnection {
     /// labeled line; the echo (echo-message) is.
     func loopBack(_ message: IRCMessage, target: String, text: String?, clientTags: [String: String]?) {
         guard let me = view.me else { return }
-        var tags = view.capabilities.contains("message-tags") ? (clientTags ?? [:]) : [:]
-        if view.capabilities.contains("server-time") { tags["time"] = IRCView.timestamp(Date()) }
+        var tags = view.capabilities.contains(.messageTags) ? (clientTags ?? [:]) : [:]
+        if view.capabilities.contains(.serverTime) { tags["time"] = IRCView.timestamp(Date()) }
         let line = IRCMessage(
             tags: tags, source: IRCView.prefix(me), command: message.command, params: [target] + (text.map { [$0] } ?? []))
-        if message.command != "TAGMSG" || view.capabilities.contains("message-tags") { output.send(line) }
-        if view.capabilities.contains("echo-message") { emit(line) }
+        if message.command != "TAGMSG" || view.capabilities.contains(.messageTags) { output.send(line) }
+        if view.capabilities.contains(.echoMessage) { emit(line) }
     }
 
     /// REDACT target msgid [reason]: `delete_message` (IRCv3 draft/message-redaction);
@@ -123,7 +123,7 @@ extension IRCConnection {
         do {
             _ = try await session.deleteMessage(chat: chat.id, seq: position.seq, reason: reason)
             // The others hear of it from the engine; the one who asked, from here.
-            if view.capabilities.contains("draft/message-redaction"), let me = view.me {
+            if view.capabilities.contains(.messageRedaction), let me = view.me {
                 emit(IRCMessage(source: IRCView.prefix(me), command: "REDACT", params: [target, msgid] + (reason.map { [$0] } ?? [])))
             }
         } catch let error as ParleyError {

@@ -13,7 +13,7 @@ extension IRCConnection {
         var limits = gateway.configuration.playback
         // The user's own bound, under the server's (`/playback`, `NickServ SET PLAYBACK`).
         if let own = try? await session.ircPlayback() { limits.perChat = min(limits.perChat, own) }
-        guard limits.perChat > 0, limits.total > 0, !view.capabilities.contains("draft/chathistory"), let me = view.me,
+        guard limits.perChat > 0, limits.total > 0, !view.capabilities.contains(.chathistory), let me = view.me,
             let seen = session.lastSeenBeforeSignIn, let summaries = try? await session.chats()
         else { return }
         var missed: [(message: Message, chat: Chat)] = []
@@ -39,7 +39,7 @@ extension IRCConnection {
         let dropped = missed.count - limits.total
         if dropped > 0 { missed.removeFirst(dropped) }
         let capabilities = view.capabilities
-        let stamped = capabilities.contains("server-time")
+        let stamped = capabilities.contains(.serverTime)
         var lines: [IRCMessage] = [notice("Playing back \(missed.count) message\(missed.count == 1 ? "" : "s") you missed")]
         for chat in cut {
             let name = IRCView.channel(chat.chat) ?? chat.chat.peer(of: me.id)?.handle ?? "a direct chat"

@@ -44,7 +44,7 @@ extension IRCConnection {
 
     /// On JOIN, before the names: where the user has read up to.
     func announceReadMarker(of chat: Chat, channel: String) async {
-        guard view.capabilities.contains("draft/read-marker") else { return }
+        guard view.capabilities.contains(.readMarker) else { return }
         let marker = try? await session.readMarker(chat: chat.id)
         emit(IRCMessage(source: serverName, command: "MARKREAD", params: [channel, Self.position(marker)]))
     }

@@ -4,14 +4,6 @@ import ParleyCore
 import ParleyEngine
 
 extension IRCConnection {
-    /// The capabilities the gateway offers (CAP LS).
-    static let offered = [
-        "sasl=PLAIN", "server-time", "message-tags", "echo-message", "account-tag", "extended-join", "away-notify", "multi-prefix",
-        "batch", "draft/chathistory", "labeled-response", "userhost-in-names", "draft/read-marker",
-        "extended-monitor", "draft/message-redaction", "setname", "account-notify",
-    ]
-    static var offeredNames: Set<String> { Set(offered.map { String($0.prefix { $0 != "=" }) }) }
-
     func cap(_ message: IRCMessage) async throws {
         let sub = try parameter(message, 0).uppercased()
         switch sub {
@@ -19,27 +11,32 @@ extension IRCConnection {
             if !isRegistered { negotiating = true }
             // Values (sasl=PLAIN) only for clients that speak CAP 302.
             let version = message.params.count > 1 ? Int(message.params[1]) ?? 0 : 0
-            let offered = version >= 302 ? Self.offered : Self.offered.map { String($0.prefix { $0 != "=" }) }
+            let offered = IRCCapability.allCases.map { version >= 302 ? $0.offered : $0.rawValue }
             emit(IRCMessage(source: serverName, command: "CAP", params: [nick, "LS", offered.joined(separator: " ")]))
         case "LIST":
             emit(
-                IRCMessage(source: serverName, command: "CAP", params: [nick, "LIST", view.capabilities.sorted().joined(separator: " ")]))
+                IRCMessage(
+                    source: serverName, command: "CAP",
+                    params: [nick, "LIST", view.capabilities.sorted().map(\.rawValue).joined(separator: " ")]))
         case "REQ":
             if !isRegistered { negotiating = true }
             let asked = (message.params.count > 1 ? message.params[1] : "").split(separator: " ").map(String.init)
-            let names = asked.map { $0.hasPrefix("-") ? String($0.dropFirst()) : $0 }
-            guard !asked.isEmpty, names.allSatisfy(Self.offeredNames.contains) else {
+            // Each named one is offered, or none of them is granted.
+            let named = asked.map {
+                (off: $0.hasPrefix("-"), capability: IRCCapability(rawValue: $0.hasPrefix("-") ? String($0.dropFirst()) : $0))
+            }
+            guard !asked.isEmpty, named.allSatisfy({ $0.capability != nil }) else {
                 emit(IRCMessage(source: serverName, command: "CAP", params: [nick, "NAK", asked.joined(separator: " ")]))
                 return
             }
-            view.enable(asked.filter { !$0.hasPrefix("-") })
-            view.disable(asked.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()) })
+            view.enable(named.filter { !$0.off }.compactMap(\.capability))
+            view.disable(named.filter(\.off).compactMap(\.capability))
             emit(IRCMessage(source: serverName, command: "CAP", params: [nick, "ACK", asked.joined(separator: " ")]))
         case "END":
             negotiating = false
             try await completeRegistration()
         default:
-            reply("410", [sub, "Invalid CAP command"])
+            reply(IRCNumeric.invalidCapCommand, [sub, "Invalid CAP command"])
         }
     }
 

@@ -44,9 +44,9 @@ extension IRCConnection {
             }
             let notice = try await session.sendTags(checked, to: recipient)
             tags = checked
-            if view.capabilities.contains("message-tags") { tags["msgid"] = notice.id }
+            if view.capabilities.contains(.messageTags) { tags["msgid"] = notice.id }
         }
-        if view.capabilities.contains("echo-message"), let me = view.me {
+        if view.capabilities.contains(.echoMessage), let me = view.me {
             emit(IRCMessage(tags: tags, source: IRCView.prefix(me), command: "TAGMSG", params: [target]))
         }
     }

@@ -36,7 +36,7 @@ extension IRCConnection {
         let realname = IRCView.realname(updated.ref)
         gateway.people.renamed(updated.id, realname: realname)
         userLine?.realname = realname
-        if view.capabilities.contains("setname") {
+        if view.capabilities.contains(.setname) {
             emit(IRCMessage(source: IRCView.prefix(updated.ref), command: "SETNAME", params: [realname]))
         }
     }

@@ -93,7 +93,7 @@ actor IRCConnection {
             reply(IRCNumeric.unknownCommand, ["*", "Unreadable line"])
             return
         }
-        let label = view.capabilities.contains("labeled-response") ? message.tags["label"] : nil
+        let label = view.capabilities.contains(.labeledResponse) ? message.tags["label"] : nil
         if label != nil { collecting = [] }
         defer { if let label { sendLabeled(label) } }
         guard let command = Self.commands[message.command] else {

@@ -8,9 +8,9 @@ import Synchronization
 /// others share the same bytes, and finding them costs no hashing of capability names.
 final class IRCSharedLines: Sendable {
     /// What `IRCView.messageLines` reads of a client's capabilities, one bit each.
-    static let shaping = ["server-time", "message-tags", "account-tag"]
+    static let shaping: [IRCCapability] = [.serverTime, .messageTags, .accountTag]
 
-    static func shape(of capabilities: Set<String>, me: UserRef?) -> Int {
+    static func shape(of capabilities: Set<IRCCapability>, me: UserRef?) -> Int {
         let tags = shaping.indices.reduce(0) { shape, bit in capabilities.contains(shaping[bit]) ? shape | 1 << bit : shape }
         return me.map { IRCView.quotesReplies(capabilities, me: $0) } == true ? tags | 1 << shaping.count : tags
     }

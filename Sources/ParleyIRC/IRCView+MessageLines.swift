@@ -21,7 +21,7 @@ extension IRCView {
     /// `capabilities` it reads only those in `IRCSharedLines.shaping`: a group's text is
     /// serialized once for all the clients that agree on those.
     static func messageLines(
-        _ message: Message, in chat: Chat, me: UserRef, capabilities: Set<String>,
+        _ message: Message, in chat: Chat, me: UserRef, capabilities: Set<IRCCapability>,
         link: (String, UserID) -> String? = { _, _ in nil }
     ) -> [IRCMessage] {
         // A deleted message has no line (history leaves it out).
@@ -41,15 +41,15 @@ extension IRCView {
         case .notice: command = "NOTICE"
         }
         var tags: [String: String] = [:]
-        if capabilities.contains("server-time") { tags["time"] = timestamp(message.sentAt) }
-        if capabilities.contains("message-tags") { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }
-        if capabilities.contains("account-tag"), !isGuest(message.sender) { tags["account"] = message.sender.handle }
-        if capabilities.contains("message-tags") {
+        if capabilities.contains(.serverTime) { tags["time"] = timestamp(message.sentAt) }
+        if capabilities.contains(.messageTags) { tags["msgid"] = "\(chat.id.rawValue)-\(message.seq)" }
+        if capabilities.contains(.accountTag), !isGuest(message.sender) { tags["account"] = message.sender.handle }
+        if capabilities.contains(.messageTags) {
             if message.sender.isBot { tags["bot"] = "" }
             for (key, value) in message.clientTags ?? [:] where tags[key] == nil { tags[key] = value }
         }
         if let reply = message.replyTo, reply.seq > 0 {
-            if capabilities.contains("message-tags") { tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)" }
+            if capabilities.contains(.messageTags) { tags["+draft/reply"] = "\(chat.id.rawValue)-\(reply.seq)" }
             // A client that shows no replies sees what the line answers.
             if message.sender.id != me.id, quotesReplies(capabilities, me: me) { text = "[re " + quoted(reply) + "] " + text }
         }
@@ -60,9 +60,9 @@ extension IRCView {
     /// Whether a client shows reactions from their tags. Taking `message-tags` alone is
     /// not enough: WeeChat takes it and shows none. Clients that page history or take
     /// deletions (gamja, Goguma) are the ones that draw them.
-    static func showsReactions(_ capabilities: Set<String>) -> Bool {
-        capabilities.contains("message-tags")
-            && (capabilities.contains("draft/chathistory") || capabilities.contains("draft/message-redaction"))
+    static func showsReactions(_ capabilities: Set<IRCCapability>) -> Bool {
+        capabilities.contains(.messageTags)
+            && (capabilities.contains(.chathistory) || capabilities.contains(.messageRedaction))
     }
 
     /// Whether others' replies reach `me` with the head of what they answer in front:
@@ -71,8 +71,8 @@ extension IRCView {
     /// one that draws no replies (WeeChat). A bot's lines stay as they were sent, so a
     /// command in a reply still reads as one, and so do those of a client that took no
     /// capability at all (a script, a bare RFC bot); one's own replies read as written.
-    static func quotesReplies(_ capabilities: Set<String>, me: UserRef) -> Bool {
-        !capabilities.isEmpty && !capabilities.contains("message-tags") && !me.isBot
+    static func quotesReplies(_ capabilities: Set<IRCCapability>, me: UserRef) -> Bool {
+        !capabilities.isEmpty && !capabilities.contains(.messageTags) && !me.isBot
     }
 
     /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).

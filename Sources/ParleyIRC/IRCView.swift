@@ -16,7 +16,7 @@ final class IRCView: Sendable {
         }
         /// The connection has +w or +o: WALLOPS reach it.
         var wantsWallops = false
-        var capabilities: Set<String> = [] {
+        var capabilities: Set<IRCCapability> = [] {
             didSet { lineShape = IRCSharedLines.shape(of: capabilities, me: me) }
         }
         /// Which of the capabilities a message's line depends on are enabled.
@@ -46,7 +46,7 @@ final class IRCView: Sendable {
     }
 
     var me: UserRef? { state.withLock { $0.me } }
-    var capabilities: Set<String> { state.withLock { $0.capabilities } }
+    var capabilities: Set<IRCCapability> { state.withLock { $0.capabilities } }
 
     func signedIn(as user: UserRef) { state.withLock { $0.me = user } }
     func wantsWallops(_ wanted: Bool) { state.withLock { $0.wantsWallops = wanted } }
@@ -100,15 +100,15 @@ final class IRCView: Sendable {
             ? IRCMessage(source: serverName, command: IRCNumeric.monOnline, params: [me.handle, Self.prefix(change.user)])
             : IRCMessage(source: serverName, command: IRCNumeric.monOffline, params: [me.handle, change.user.handle])
     }
-    func enable(_ capabilities: some Sequence<String>) { state.withLock { $0.capabilities.formUnion(capabilities) } }
-    func disable(_ capabilities: some Sequence<String>) { state.withLock { $0.capabilities.subtract(capabilities) } }
+    func enable(_ capabilities: some Sequence<IRCCapability>) { state.withLock { $0.capabilities.formUnion(capabilities) } }
+    func disable(_ capabilities: some Sequence<IRCCapability>) { state.withLock { $0.capabilities.subtract(capabilities) } }
 
     /// `nick!user@host` for a Parley user: the handle is the nick and the user name.
     static func prefix(_ user: UserRef) -> String { "\(user.handle)!\(user.handle)@parley" }
 
     /// A JOIN line; with IRCv3 extended-join, the account (`*` for a guest) and real name.
-    static func join(_ user: UserRef, channel: String, capabilities: Set<String>, realname: String?) -> IRCMessage {
-        guard capabilities.contains("extended-join") else {
+    static func join(_ user: UserRef, channel: String, capabilities: Set<IRCCapability>, realname: String?) -> IRCMessage {
+        guard capabilities.contains(.extendedJoin) else {
             return IRCMessage(source: prefix(user), command: "JOIN", params: [channel])
         }
         let account = isGuest(user) ? "*" : user.handle
@@ -151,7 +151,7 @@ final class IRCView: Sendable {
         switch event {
         case .readMarkerMoved(let marker) where marker.user.id == me.id:
             // Moved by another of the user's clients (draft/read-marker).
-            guard capabilities.contains("draft/read-marker"), let channel = state.withLock({ $0.channels[marker.chatID] }) else {
+            guard capabilities.contains(.readMarker), let channel = state.withLock({ $0.channels[marker.chatID] }) else {
                 return []
             }
             return [IRCMessage(source: serverName, command: "MARKREAD", params: [channel, IRCConnection.position(marker)])]
@@ -162,7 +162,7 @@ final class IRCView: Sendable {
             let realname = people?.names(of: change.user.id)?.realname
             let join = Self.join(change.user, channel: channel, capabilities: capabilities, realname: realname)
             // Joined while away: said at once to clients with away-notify.
-            guard let away = change.away, capabilities.contains("away-notify"), change.user.id != me.id else { return [join] }
+            guard let away = change.away, capabilities.contains(.awayNotify), change.user.id != me.id else { return [join] }
             return [join, IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: [away])]
         case .memberLeft(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
@@ -190,7 +190,7 @@ final class IRCView: Sendable {
                 target = me.handle
             }
             var lines: [IRCMessage] = []
-            if capabilities.contains("message-tags") {
+            if capabilities.contains(.messageTags) {
                 lines.append(
                     IRCMessage(
                         tags: ["+draft/react": change.emoji, "+draft/reply": "\(change.chat.id.rawValue)-\(change.seq)"],
@@ -199,7 +199,7 @@ final class IRCView: Sendable {
             if !Self.showsReactions(capabilities) {
                 let about = change.to.map { " to " + Self.quoted($0) } ?? ""
                 var tags: [String: String] = [:]
-                if capabilities.contains("server-time") { tags["time"] = Self.timestamp(Date()) }
+                if capabilities.contains(.serverTime) { tags["time"] = Self.timestamp(Date()) }
                 lines.append(
                     IRCMessage(
                         tags: tags, source: Self.prefix(change.user), command: "PRIVMSG",
@@ -212,12 +212,12 @@ final class IRCView: Sendable {
             // Someone the user monitors but shares no channel with; their away and back
             // too, with extended-monitor and away-notify.
             if let line = monitorLine(change, me: me) { return [line] }
-            guard change.online, capabilities.isSuperset(of: ["extended-monitor", "away-notify"]) else { return [] }
+            guard change.online, capabilities.isSuperset(of: [.extendedMonitor, .awayNotify]) else { return [] }
             return [IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: change.away.map { [$0] } ?? [])]
         case .presenceChanged(let change) where change.online:
             var lines = monitorLine(change, me: me).map { [$0] } ?? []
             // Away and back, for clients that asked (IRCv3 away-notify).
-            if capabilities.contains("away-notify"), change.viewing == nil {
+            if capabilities.contains(.awayNotify), change.viewing == nil {
                 lines.append(IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: change.away.map { [$0] } ?? []))
             }
             return lines
@@ -231,13 +231,13 @@ final class IRCView: Sendable {
             // nick list (as Ergo's always-on clients do, and as NAMES lists it): clients
             // with away-notify see it away, with its QUIT message, until it is back.
             var lines = monitorLine(change, me: me).map { [$0] } ?? []
-            if capabilities.contains("away-notify") {
+            if capabilities.contains(.awayNotify) {
                 lines.append(IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: [change.reason ?? "Offline"]))
             }
             return lines
         case .renamed(let change) where change.previousHandle == change.user.handle:
             // A new display name: IRCv3 setname (and, for a watched nick, extended-monitor).
-            let needed: Set<String> = change.watched == true ? ["setname", "extended-monitor"] : ["setname"]
+            let needed: Set<IRCCapability> = change.watched == true ? [.setname, .extendedMonitor] : [.setname]
             guard change.user.id != me.id, capabilities.isSuperset(of: needed) else { return [] }
             return [IRCMessage(source: Self.prefix(change.user), command: "SETNAME", params: [Self.realname(change.user)])]
         case .renamed(let change):
@@ -252,8 +252,8 @@ final class IRCView: Sendable {
             message.text = "[edit of \(Self.clock(message.sentAt))] " + message.text
             message.sentAt = message.editedAt ?? Date()
             message.replyTo = nil
-            var lines = Self.messageLines(message, in: edited.chat, me: me, capabilities: capabilities.subtracting(["message-tags"]))
-            if capabilities.contains("message-tags") {
+            var lines = Self.messageLines(message, in: edited.chat, me: me, capabilities: capabilities.subtracting([.messageTags]))
+            if capabilities.contains(.messageTags) {
                 for index in lines.indices { lines[index].tags["+draft/reply"] = "\(edited.chat.id.rawValue)-\(edited.message.seq)" }
             }
             return lines
@@ -270,20 +270,20 @@ final class IRCView: Sendable {
             return text.split(separator: "\n").map { IRCMessage(source: serverName, command: "NOTICE", params: [me.handle, String($0)]) }
         case .typing(let typing):
             // IRCv3 +typing on a TAGMSG.
-            guard capabilities.contains("message-tags"), typing.user.id != me.id else { return [] }
+            guard capabilities.contains(.messageTags), typing.user.id != me.id else { return [] }
             let target = state.withLock { $0.channels[typing.chatID] } ?? me.handle
             return [IRCMessage(tags: ["+typing": "active"], source: Self.prefix(typing.user), command: "TAGMSG", params: [target])]
         case .tagged(let notice):
             // Client-only tags on a TAGMSG (IRCv3 message-tags).
-            guard capabilities.contains("message-tags"), notice.user.id != me.id else { return [] }
+            guard capabilities.contains(.messageTags), notice.user.id != me.id else { return [] }
             let target = notice.chatID.flatMap { chat in state.withLock { $0.channels[chat] } } ?? me.handle
             var tags = notice.tags
             tags["msgid"] = notice.id
-            if capabilities.contains("server-time") { tags["time"] = Self.timestamp(Date()) }
+            if capabilities.contains(.serverTime) { tags["time"] = Self.timestamp(Date()) }
             return [IRCMessage(tags: tags, source: Self.prefix(notice.user), command: "TAGMSG", params: [target])]
         case .reactionChanged(let change) where !change.added:
             // A reaction taken back, as +draft/unreact.
-            guard capabilities.contains("message-tags"), change.user.id != me.id else { return [] }
+            guard capabilities.contains(.messageTags), change.user.id != me.id else { return [] }
             let target = Self.channel(change.chat) ?? me.handle
             return [
                 IRCMessage(
@@ -296,7 +296,7 @@ final class IRCView: Sendable {
             guard let target = Self.target(of: deleted.message, in: deleted.chat, me: me) else { return [] }
             let msgid = "\(deleted.chat.id.rawValue)-\(deleted.message.seq)"
             let by = deleted.by ?? deleted.message.sender
-            guard capabilities.contains("draft/message-redaction") else {
+            guard capabilities.contains(.messageRedaction) else {
                 let whose = by.id == deleted.message.sender.id ? "their" : deleted.message.sender.handle + "'s"
                 let reason = deleted.reason.map { ": " + $0 } ?? ""
                 return [
@@ -308,7 +308,7 @@ final class IRCView: Sendable {
             return [IRCMessage(source: Self.prefix(by), command: "REDACT", params: [target, msgid] + (deleted.reason.map { [$0] } ?? []))]
         case .invited(let notice):
             guard let channel = Self.channel(notice.chat) else { return [] }
-            let tags = capabilities.contains("account-tag") && !Self.isGuest(notice.by) ? ["account": notice.by.handle] : [:]
+            let tags = capabilities.contains(.accountTag) && !Self.isGuest(notice.by) ? ["account": notice.by.handle] : [:]
             return [IRCMessage(tags: tags, source: Self.prefix(notice.by), command: "INVITE", params: [me.handle, channel])]
         case .chatUpdated(let update):
             guard let channel = Self.channel(update.chat) else { return [] }

@@ -19,7 +19,9 @@ import Testing
     func view(_ capabilities: [String]) -> IRCView {
         let view = IRCView(serverName: "parley")
         view.signedIn(as: bob)
-        view.enable(capabilities)
+        let offered = capabilities.compactMap(IRCCapability.init(rawValue:))
+        #expect(offered.count == capabilities.count, "capabilities the gateway offers: \(capabilities)")
+        view.enable(offered)
         return view
     }
 
@@ -77,11 +79,11 @@ import Testing
         #expect(serialized(view([]).lines(for: reply)) == [":alice!alice@parley PRIVMSG #swift agreed"])
         let bot = IRCView(serverName: "parley")
         bot.signedIn(as: UserRef(id: UserID(4), handle: "helper", displayName: "Helper", isBot: true))
-        bot.enable(["away-notify"])
+        bot.enable([.awayNotify])
         #expect(bot.lines(for: reply).first?.params.last == "agreed")
         let author = IRCView(serverName: "parley")
         author.signedIn(as: alice)
-        author.enable(["away-notify"])
+        author.enable([.awayNotify])
         #expect(author.lines(for: reply).first?.params.last == "agreed")
         // With message-tags the reply is its tag, the text as sent, WeeChat's too.
         for capabilities in [["message-tags"], ["message-tags", "draft/message-redaction"]] {
