@@ -187,13 +187,20 @@ var targets: [Target] = [
     // A Swift bot on the Bot protocol: examples/SwiftBot/main.swift.
     .executableTarget(
         name: "parley-example-bot",
+        dependencies: ["ParleyBot"],
+        path: "examples/SwiftBot",
+        swiftSettings: swiftSettings
+    ),
+    // What a Swift bot's author imports: the Bot protocol and BotRunner, which runs one
+    // bot against a server or on the embedded database.
+    .target(
+        name: "ParleyBot",
         dependencies: [
-            "ParleyCore", "ParleyBots", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyClient",
+            "ParleyCore", "ParleyBots", "ParleyShell", "ParleyEngine", "ParleySQLite", "ParleyClient",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ],
-        path: "examples/SwiftBot",
         swiftSettings: swiftSettings
     ),
     .target(
@@ -283,6 +290,7 @@ let package = Package(
     products: [
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyEngine", targets: ["ParleyEngine"]),
+        .library(name: "ParleyBot", targets: ["ParleyBot"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: dependencies,
