@@ -72,6 +72,15 @@ public struct ServeProcess: Sendable {
             process: process, url: listening.absoluteString, port: bound, ircPort: portAfter("irc"), ircsPort: portAfter("ircs"))
     }
 
+    /// A server on a port of its own below the kernel's ephemeral range, where no other
+    /// test's socket can take it while it is down: for a test that restarts it there.
+    public static func startRestartable(data: URL, arguments: [String] = []) throws -> ServeProcess {
+        for _ in 0..<50 {
+            if let started = try? start(data: data, port: Int.random(in: 20_000..<32_000), arguments: arguments) { return started }
+        }
+        return try start(data: data, port: Int.random(in: 20_000..<32_000), arguments: arguments)
+    }
+
     /// SIGKILL: no goodbye, no cleanup, as a crash would end it.
     public func kill() {
         process.terminate(SIGKILL)

@@ -9,12 +9,7 @@ import Testing
     @Test func aMessageCountsOnceAcrossRestartsOfTheShellAndTheServer() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-hotlist-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        // The server comes back on the same port: one below the kernel's ephemeral range.
-        var started: ServeProcess?
-        for _ in 0..<50 where started == nil {
-            started = try? ServeProcess.start(data: folder.appendingPathComponent("server"), port: Int.random(in: 20_000..<32_000))
-        }
-        var server = try #require(started)
+        var server = try ServeProcess.startRestartable(data: folder.appendingPathComponent("server"))
         defer { server.stop() }
         let ann = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)

@@ -110,13 +110,7 @@ struct PresenceTests {
     @Test func anInteractiveShellKeepsItsChatAcrossRestartsAndReadsWhatItShows() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-presence-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        // The server comes back on the same port, so it takes one below the kernel's
-        // ephemeral range, where no other test's socket can take it meanwhile.
-        var started: ServeProcess?
-        for _ in 0..<50 where started == nil {
-            started = try? ServeProcess.start(data: folder.appendingPathComponent("server"), port: Int.random(in: 20_000..<32_000))
-        }
-        var server = try #require(started)
+        var server = try ServeProcess.startRestartable(data: folder.appendingPathComponent("server"))
         defer { server.stop() }
         let alice = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)
