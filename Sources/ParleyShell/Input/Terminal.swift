@@ -14,19 +14,24 @@ public enum Terminal {
     public static func readLine(prompt: String, echo: Bool) -> String? {
         fflush(nil)
         var saved = termios()
-        let haveTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
-        // A clean line: what a long prompt before it left on the line is erased.
-        StandardOutput.write(haveTerminal && isatty(STDOUT_FILENO) == 1 ? "\r\u{1B}[K" + prompt : prompt)
-        guard haveTerminal else { return readPiped() }
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
+            StandardOutput.write(prompt)
+            return readPiped()
+        }
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
         withUnsafeMutableBytes(of: &raw.c_cc) { cc in
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
+        // The switch drops what was typed before the question (it was echoed); the
+        // prompt comes after it, so a key pressed once the prompt shows is read, not
+        // dropped, and the way back keeps what was typed after the answer.
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
+        // A clean line: what a long prompt before it left on the line is erased.
+        StandardOutput.write(isatty(STDOUT_FILENO) == 1 ? "\r\u{1B}[K" + prompt : prompt)
         defer {
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            tcsetattr(STDIN_FILENO, TCSANOW, &saved)
             StandardOutput.write("\n")
         }
         var bytes: [UInt8] = []
