@@ -75,7 +75,9 @@ public final class SilentSocket: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw POSIXError(.EPIPE) }
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            throw POSIXError(.EPIPE)
+        }
     }
 
     /// Reads frames until a close frame and returns its status code (nil if the
@@ -144,7 +146,7 @@ public func httpGet(port: Int, path: String) throws -> String {
     let fd = try connectToLocalhost(port: port)
     defer { close(fd) }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
