@@ -47,10 +47,14 @@ public final class PositionedEvent: Sendable {
         if let cached = first as? Encoding { return cached }
         if let cached = second as? Encoding { return cached }
         let made = encode(self)
-        encodings.withLock { encodings in
+        // Two subscribers' deliveries may encode at once (the bus hands off to each queue
+        // outside its lock): the first one kept is the one both use.
+        return encodings.withLock { encodings in
+            if let cached = encodings.first as? Encoding { return cached }
+            if let cached = encodings.second as? Encoding { return cached }
             if encodings.first == nil { encodings.first = made } else { encodings.second = made }
+            return made
         }
-        return made
     }
 }
 

@@ -3,7 +3,6 @@ public import Logging
 import NIOCore
 public import ParleyCore
 public import ParleyLive
-import ParleyProtocol
 import ParleyStore
 import PostgresNIO
 public import ServiceLifecycle
@@ -29,7 +28,8 @@ public final class PostgresEventBus: EventBus, Service {
     private struct Subscriber {
         var user: UserID
         var tokenHash: Data?
-        var deliver: @Sendable (PositionedEvent) -> Void
+        /// Where its events go, to be delivered off the lock.
+        var queue: SubscriberQueue
         /// Live events wait here while the subscriber's missed events are read.
         var buffer: [PositionedEvent]?
         /// Events at or below this the client already has.
@@ -135,7 +135,7 @@ public final class PostgresEventBus: EventBus, Service {
         guard !users.isEmpty else { return }
         // The message writer wrote it with its message (`InsertMessage`).
         if case .message = event { return }
-        guard let body = EventFrame(event: event, pos: 0).bytes.map({ String(decoding: $0, as: UTF8.self) }) else {
+        guard let body = EventEncoding.encode(event).map({ String(decoding: $0, as: UTF8.self) }) else {
             logger.error("an event could not be encoded", metadata: ["event": "\(event.type)"])
             return
         }
@@ -191,7 +191,7 @@ public final class PostgresEventBus: EventBus, Service {
             let id = SubscriptionID(rawValue: state.nextID)
             let seen = after.flatMap { $0.epoch == epoch ? $0.position : nil } ?? 0
             state.subscribers[id] = Subscriber(
-                user: user, tokenHash: tokenHash, deliver: deliver, buffer: after == nil ? nil : [], seenThrough: seen)
+                user: user, tokenHash: tokenHash, queue: SubscriberQueue(deliver), buffer: after == nil ? nil : [], seenThrough: seen)
             state.byUser[user, default: []].insert(id)
             return (id, state.delivered)
         }
@@ -218,22 +218,26 @@ public final class PostgresEventBus: EventBus, Service {
                 complete = false
             }
         }
-        // Live events that came meanwhile, then live: under the lock, so none slips between.
-        state.withLock { state in
-            guard var subscriber = state.subscribers[id] else { return }
-            for event in subscriber.buffer ?? [] where event.position > subscriber.seenThrough { subscriber.deliver(event) }
+        // Live events that came meanwhile, then live: queued under the lock, so none slips between.
+        let queue = state.withLock { state -> SubscriberQueue? in
+            guard var subscriber = state.subscribers[id] else { return nil }
+            for event in subscriber.buffer ?? [] where event.position > subscriber.seenThrough { subscriber.queue.put(event, trace: nil) }
             subscriber.buffer = nil
             state.subscribers[id] = subscriber
+            return subscriber.queue
         }
+        queue?.deliverWaiting()
         return (id, complete)
     }
 
     public func unsubscribe(_ subscription: SubscriptionID) {
-        state.withLock { state in
-            guard let subscriber = state.subscribers.removeValue(forKey: subscription) else { return }
+        let queue = state.withLock { state -> SubscriberQueue? in
+            guard let subscriber = state.subscribers.removeValue(forKey: subscription) else { return nil }
             state.byUser[subscriber.user]?.remove(subscription)
             if state.byUser[subscriber.user]?.isEmpty == true { state.byUser[subscriber.user] = nil }
+            return subscriber.queue
         }
+        queue?.close()
     }
 
     // Reading
@@ -266,7 +270,8 @@ public final class PostgresEventBus: EventBus, Service {
             let reads = rows.compactMap { decode($0) }
             let invalidate = membership.withLock { $0 }
             for read in reads { if let chat = read.membershipChat { invalidate?.call(ChatID(chat)) } }
-            state.withLock { state in
+            let touched = state.withLock { state in
+                var touched = TouchedQueues()
                 for read in reads where read.event.position > state.delivered {
                     state.delivered = read.event.position
                     for recipient in read.recipients {
@@ -277,7 +282,8 @@ public final class PostgresEventBus: EventBus, Service {
                                 subscriber.buffer?.append(read.event)
                                 state.subscribers[id] = subscriber
                             } else if read.event.position > subscriber.seenThrough {
-                                subscriber.deliver(read.event)
+                                subscriber.queue.put(read.event, trace: nil)
+                                touched.add(subscriber.queue)
                             }
                         }
                     }
@@ -286,7 +292,9 @@ public final class PostgresEventBus: EventBus, Service {
                 if let last = rows.last, let position = try? last.makeRandomAccess()[0].decode(Int64.self, context: .default) {
                     state.delivered = max(state.delivered, UInt64(max(0, position)))
                 }
+                return touched
             }
+            touched.deliver()
             if rows.count < 1000 { return }
         }
     }

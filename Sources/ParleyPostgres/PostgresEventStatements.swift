@@ -125,10 +125,12 @@ extension ReadEvents {
             }
             event = .message(MessageEvent(chat: summary, message: message))
         } else {
-            guard let frame = EventFrame.decoded(from: Array(body.utf8)) else {
-                throw ParleyError(.internalError, "the event's body is not an event frame")
+            // The bus's own encoding; a row an older build wrote holds the event's wire
+            // frame instead.
+            guard let decoded = EventEncoding.decode(Array(body.utf8)) ?? EventFrame.decoded(from: Array(body.utf8))?.event else {
+                throw ParleyError(.internalError, "the event's body is in no encoding this build reads")
             }
-            event = frame.event
+            event = decoded
         }
         return ReadEvent(
             event: PositionedEvent(event: event, position: UInt64(position), originToken: origin), recipients: recipients,

@@ -20,8 +20,8 @@ import Synchronization
 /// positions handed out, and a restart continues after it. A client that saw such a
 /// position then misses nothing published after the restart.
 public final class SQLiteEventJournal: EventJournal {
-    /// How events other than messages are kept: their wire frame (ParleyProtocol's),
-    /// which this module does not know.
+    /// How events other than messages are kept (`EventEncoding`, and the wire frames an
+    /// older build kept, which this module does not know).
     public struct Codec: Sendable {
         public var encode: @Sendable (ChatEvent) -> [UInt8]?
         public var decode: @Sendable ([UInt8]) -> ChatEvent?

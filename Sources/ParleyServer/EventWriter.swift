@@ -6,8 +6,8 @@ import Synchronization
 /// The events on their way to the sockets of one event loop. The first event queued
 /// since the last run schedules one task on the loop, which writes every socket's
 /// events, each socket's in one flush: a message to a group of 50 costs a task per
-/// event loop, not one per member, and the event bus (which delivers under its lock) is
-/// held no longer than it takes to queue. Under a steady stream of events runs average
+/// event loop, not one per member, and the subscriber that delivers is held no longer
+/// than it takes to queue. Under a steady stream of events runs average
 /// at most one an `interval`, so that each socket write carries several (at 2,000
 /// messages/s to a group of 50, the socket writes were most of the server's CPU); when
 /// the sockets get fewer than that would gather, events go at once (`DeliveryPace`).
@@ -17,8 +17,8 @@ final class EventWriter: Sendable {
         var sockets: [ObjectIdentifier: (socket: NIOLoopBound<SocketHandler>, frames: [ByteBuffer])] = [:]
         /// When each event of this run was first queued (its publication), by position.
         var published: [UInt64: ContinuousClock.Instant] = [:]
-        /// The position queued last: an event's recipients come one after another, so
-        /// only the first of them looks `published` up.
+        /// The position queued last: an event's recipients mostly come one after
+        /// another, so only the first of them looks `published` up.
         var lastPosition: UInt64?
         /// The sends traced for `PARLEY_STAGES` whose events this run writes.
         var traces: [StageTrace] = []
@@ -42,8 +42,10 @@ final class EventWriter: Sendable {
             pending.sockets[id, default: (socket, [])].frames.append(frame)
             if pending.lastPosition != position {
                 pending.lastPosition = position
-                if pending.published[position] == nil { pending.published[position] = .now }
-                if let trace = StageTrace.current { pending.traces.append(trace) }
+                if pending.published[position] == nil {
+                    pending.published[position] = .now
+                    if let trace = StageTrace.current { pending.traces.append(trace) }
+                }
             }
             guard !pending.scheduled else { return nil }
             pending.scheduled = true

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyEngine
+import ParleyLive
 import ParleyProtocol
 import ParleySQLite
 import ParleyStore
@@ -28,9 +29,10 @@ enum DataFolderEngine {
         return (engine, store)
     }
 
-    /// Events other than messages are kept as their wire frames.
+    /// Events other than messages are kept in the engine's own encoding; what an older
+    /// build kept, as their wire frames.
     static let eventCodec = SQLiteEventJournal.Codec(
-        encode: { EventFrame(event: $0, pos: 0).bytes }, decode: { EventFrame.decoded(from: $0)?.event })
+        encode: { EventEncoding.encode($0) }, decode: { EventEncoding.decode($0) ?? EventFrame.decoded(from: $0)?.event })
 
     /// The engine's configuration as `configure` makes it, with the bcrypt cost from
     /// `PARLEY_BCRYPT_COST`.

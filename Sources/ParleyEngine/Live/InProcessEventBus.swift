@@ -70,7 +70,7 @@ public final class InProcessEventBus: EventBus {
         var stalledSince: ContinuousClock.Instant?
         /// Each user's live sessions: a list, as most users have one (a dictionary each
         /// cost an idle session 120 bytes).
-        var subscribers: [UserID: [(id: SubscriptionID, deliver: @Sendable (PositionedEvent) -> Void)]] = [:]
+        var subscribers: [UserID: [(id: SubscriptionID, queue: SubscriberQueue)]] = [:]
         var owners: [SubscriptionID: UserID] = [:]
         var backlogs: [UserID: Backlog] = [:]
         /// Entries in all backlogs.
@@ -142,35 +142,41 @@ public final class InProcessEventBus: EventBus {
             }
             after = EventPosition(epoch: epoch, position: startedAfter)
         }
-        return state.withLock { state in
+        let queue = SubscriberQueue(deliver)
+        let (id, isComplete) = state.withLock { state in
             state.nextID += 1
             let id = SubscriptionID(rawValue: state.nextID)
             if let after {
-                // Replayed under the lock, so no live event can overtake the backlog.
+                // Queued under the lock, so no live event can overtake the backlog.
                 if after.epoch != epoch {
                     complete = false
                 } else if let backlog = state.backlogs[user] {
                     let maybeEvicted = after.position < backlog.since && state.evictedThrough > after.position
                     complete = complete && backlog.droppedThrough <= after.position && !maybeEvicted
                     for event in backlog.after(after.position) where tokenHash == nil || event.originToken != tokenHash {
-                        deliver(event)
+                        queue.put(event, trace: nil)
                     }
                 } else {
                     complete = complete && state.evictedThrough <= after.position
                 }
             }
-            state.subscribers[user, default: []].append((id, deliver))
+            state.subscribers[user, default: []].append((id, queue))
             state.owners[id] = user
             return (id, complete)
         }
+        queue.deliverWaiting()
+        return (id, isComplete)
     }
 
     public func unsubscribe(_ subscription: SubscriptionID) {
-        state.withLock { state in
-            guard let user = state.owners.removeValue(forKey: subscription) else { return }
+        let queue = state.withLock { state -> SubscriberQueue? in
+            guard let user = state.owners.removeValue(forKey: subscription) else { return nil }
+            let queue = state.subscribers[user]?.first { $0.id == subscription }?.queue
             state.subscribers[user]?.removeAll { $0.id == subscription }
             if state.subscribers[user]?.isEmpty == true { state.subscribers[user] = nil }
+            return queue
         }
+        queue?.close()
     }
 
     public func publish(_ event: ChatEvent, to users: [UserID], except origin: EventOrigin?) async {
@@ -178,18 +184,21 @@ public final class InProcessEventBus: EventBus {
         var taken: UInt64?
         if let journal, case .message(let message) = event { taken = journal.takenPosition(of: message.message.id) }
         let record = journal != nil && taken == nil && !event.isTransient
-        state.withLock { state in
+        let touched = state.withLock { state in
+            var touched = TouchedQueues()
             let position = taken ?? journal?.takePosition() ?? state.position + 1
             let published = PositionedEvent(event: event, position: position, originToken: origin?.tokenHash)
             if position <= state.position {
                 // Given up on: late, but still delivered.
-                deliver(published, to: users, except: origin?.subscription, record: record, &state)
+                queue(published, to: users, except: origin?.subscription, record: record, trace: StageTrace.current, &state, &touched)
             } else {
                 state.waiting[position] = .event(
                     published, to: users, except: origin?.subscription, record: record, trace: StageTrace.current)
-                deliverInOrder(&state)
+                queueInOrder(&state, &touched)
             }
+            return touched
         }
+        touched.deliver()
     }
 
     /// A message stored but not announced (its chat went meanwhile): its position names
@@ -199,28 +208,26 @@ public final class InProcessEventBus: EventBus {
     }
 
     private func abandon(_ positions: [UInt64]) {
-        state.withLock { state in
+        let touched = state.withLock { state in
+            var touched = TouchedQueues()
             for position in positions where position > state.position { state.waiting[position] = .nothing }
-            deliverInOrder(&state)
+            queueInOrder(&state, &touched)
+            return touched
         }
+        touched.deliver()
     }
 
-    /// Delivers the waiting events whose turn it is. Delivered under the lock: every
-    /// session of a user sees events in position order. A position that keeps later
-    /// ones waiting for five seconds is given up (its event, if it comes, is dropped).
-    private func deliverInOrder(_ state: inout State) {
+    /// Queues the waiting events whose turn it is for their subscribers, under the lock,
+    /// so every session of a user sees events in position order; they are delivered
+    /// after it (`TouchedQueues.deliver`). A position that keeps later ones waiting for
+    /// five seconds is given up (its event, if it comes, is delivered late).
+    private func queueInOrder(_ state: inout State, _ touched: inout TouchedQueues) {
         while true {
             guard let next = state.waiting.removeValue(forKey: state.position + 1) else { break }
             state.position += 1
             state.stalledSince = nil
             if case .event(let published, let users, let except, let record, let trace) = next {
-                // Delivered under the trace of its own send, whichever send's publication
-                // lets it out.
-                if trace !== StageTrace.current {
-                    StageTrace.$current.withValue(trace) { deliver(published, to: users, except: except, record: record, &state) }
-                } else {
-                    deliver(published, to: users, except: except, record: record, &state)
-                }
+                queue(published, to: users, except: except, record: record, trace: trace, &state, &touched)
             }
         }
         guard !state.waiting.isEmpty else { return }
@@ -232,11 +239,14 @@ public final class InProcessEventBus: EventBus {
         if now - since > .seconds(5), let first = state.waiting.keys.min() {
             state.position = first - 1
             state.stalledSince = nil
-            deliverInOrder(&state)
+            queueInOrder(&state, &touched)
         }
     }
 
-    private func deliver(_ published: PositionedEvent, to users: [UserID], except: SubscriptionID?, record: Bool, _ state: inout State) {
+    private func queue(
+        _ published: PositionedEvent, to users: [UserID], except: SubscriptionID?, record: Bool, trace: StageTrace?, _ state: inout State,
+        _ touched: inout TouchedQueues
+    ) {
         if record { journal?.record(published, recipients: users) }
         let kept = !published.event.isTransient
         for user in users {
@@ -245,7 +255,10 @@ public final class InProcessEventBus: EventBus {
                     published, capacity: backlogCapacity)
             }
             guard let subscribers = state.subscribers[user] else { continue }
-            for (id, deliver) in subscribers where id != except { deliver(published) }
+            for (id, queue) in subscribers where id != except {
+                queue.put(published, trace: trace)
+                touched.add(queue)
+            }
         }
         if state.kept > totalBacklog { state.evict(below: totalBacklog) }
     }
