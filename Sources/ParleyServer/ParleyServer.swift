@@ -102,6 +102,11 @@ public final class ParleyServer: Sendable {
         let router = Router(context: ParleyRequestContext.self)
         router.add(middleware: SecurityHeaders())
         router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/v1/openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(string: Self.openAPIDocument)))
+        }
         router.get("/metrics") { [metrics, engine, database = configuration.databasePath] _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
