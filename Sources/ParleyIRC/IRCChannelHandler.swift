@@ -31,7 +31,7 @@ final class IRCChannelHandler: ChannelInboundHandler {
 
     init(gateway: IRCGateway) {
         self.gateway = gateway
-        flood = FloodControl(limits: gateway.configuration.flood)
+        flood = FloodControl(limits: gateway.flood)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -105,6 +105,7 @@ final class IRCChannelHandler: ChannelInboundHandler {
         if flood.account == nil, gateway.accountPace.isLimited, let me = connection?.view.me {
             flood.account = (gateway.accountPace, me.id)
         }
+        flood.change(to: gateway.flood)
         switch flood.arrive(inbound, bytes: inbound.bytes, at: .now) {
         case .handle(let line):
             hand(line)

@@ -38,10 +38,6 @@ public final class IRCGateway: Service {
         public var accountLinesPerSecond: Int?
         public var floodLines = 100
         public var floodBytes = 64 << 10
-        /// The flood control each connection starts with.
-        var flood: FloodControl<IRCInbound>.Limits {
-            .init(perSecond: linesPerSecond, heldLines: floodLines, heldBytes: floodBytes)
-        }
         /// A connection without credentials under a nick no account holds becomes a
         /// guest for as long as it is connected (`EngineSession.signInAsGuest`).
         public var guests = false
@@ -82,6 +78,9 @@ public final class IRCGateway: Service {
     let people = IRCPeople()
     /// What each account's connections share of `accountLinesPerSecond`.
     let accountPace: AccountPace
+    /// Lines a second each connection may send now: `setLineRates` changes it, and each
+    /// connection takes the new rate up at its next line.
+    private let lineRate: Atomic<Int>
     private let open = Mutex([ObjectIdentifier: any Channel]())
     private struct Listener {
         let channel: any Channel
@@ -89,6 +88,8 @@ public final class IRCGateway: Service {
         let tls: Bool
     }
     private let listeners = Mutex<[Listener]>([])
+    /// The TLS context new `ircs://` connections get, which a reload may replace.
+    private let tlsContext = Mutex<NIOSSLContext?>(nil)
     private let mediaBase = Mutex<String?>(nil)
     /// Each event loop's line writer and the executor its connections' lines are
     /// handled on, made when its first connection opens.
@@ -114,13 +115,30 @@ public final class IRCGateway: Service {
         engine.arrivals.enable()
         self.engine = engine
         self.configuration = configuration
-        let perConnection = configuration.linesPerSecond
+        lineRate = Atomic(configuration.linesPerSecond)
         accountPace = AccountPace(
-            perSecond: perConnection == 0
-                ? 0 : configuration.accountLinesPerSecond ?? perConnection.multipliedReportingOverflow(by: 3).partialValue)
+            perSecond: Self.accountRate(perConnection: configuration.linesPerSecond, perAccount: configuration.accountLinesPerSecond))
         self.eventLoopGroup = eventLoopGroup
         self.taskExecutor = taskExecutor
         self.logger = logger
+    }
+
+    /// An account's rate: `perAccount`, or three connections' worth; none when
+    /// connections have none.
+    private static func accountRate(perConnection: Int, perAccount: Int?) -> Int {
+        perConnection == 0 ? 0 : perAccount ?? perConnection.multipliedReportingOverflow(by: 3).partialValue
+    }
+
+    /// New line rates, from now, for every connection open and to come (a reload of the
+    /// server's settings); none is closed for it.
+    public func setLineRates(perConnection: Int, perAccount: Int?) {
+        lineRate.store(perConnection, ordering: .relaxed)
+        accountPace.setRate(perSecond: Self.accountRate(perConnection: perConnection, perAccount: perAccount))
+    }
+
+    /// The flood control a connection is held to now.
+    var flood: FloodControl<IRCInbound>.Limits {
+        .init(perSecond: lineRate.load(ordering: .relaxed), heldLines: configuration.floodLines, heldBytes: configuration.floodBytes)
     }
 
     /// Starts listening and returns the plain port and the TLS port (the ones chosen,
@@ -132,15 +150,24 @@ public final class IRCGateway: Service {
         if !bound.isEmpty { return (bound.first { !$0.tls }?.port, bound.first { $0.tls }?.port) }
         var ports: (plain: Int?, tls: Int?) = (nil, nil)
         if let port = configuration.port {
-            ports.plain = try await listen(on: port, tls: nil)
+            ports.plain = try await listen(on: port, tls: false)
         }
         if let (port, settings) = configuration.tls {
-            ports.tls = try await listen(on: port, tls: try NIOSSLContext(configuration: settings))
+            let context = try NIOSSLContext(configuration: settings)
+            tlsContext.withLock { $0 = context }
+            ports.tls = try await listen(on: port, tls: true)
         }
         return ports
     }
 
-    private func listen(on port: Int, tls: NIOSSLContext?) async throws -> Int {
+    /// Serves new TLS connections with this configuration (a renewed certificate); those
+    /// open keep theirs. Throws, changing nothing, when it makes no context.
+    public func replaceTLS(_ configuration: TLSConfiguration) throws {
+        let context = try NIOSSLContext(configuration: configuration)
+        tlsContext.withLock { if $0 != nil { $0 = context } }
+    }
+
+    private func listen(on port: Int, tls: Bool) async throws -> Int {
         let bootstrap = ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -151,15 +178,18 @@ public final class IRCGateway: Service {
             )
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if tls {
+                        guard let context = tlsContext.withLock({ $0 }) else { throw ChannelError.inappropriateOperationForState }
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(IRCLineDecoder()))
                     try channel.pipeline.syncOperations.addHandler(IRCChannelHandler(gateway: self))
                 }
             }
         let channel = try await bootstrap.bind(host: configuration.host, port: port).get()
         let bound = channel.localAddress?.port ?? 0
-        listeners.withLock { $0.append(Listener(channel: channel, port: bound, tls: tls != nil)) }
-        logger.info("IRC gateway listening on \(configuration.host):\(bound)\(tls == nil ? "" : " (TLS)")")
+        listeners.withLock { $0.append(Listener(channel: channel, port: bound, tls: tls)) }
+        logger.info("IRC gateway listening on \(configuration.host):\(bound)\(tls ? " (TLS)" : "")")
         return bound
     }
 

@@ -50,7 +50,7 @@ public struct FloodControl<Line> {
         case excess
     }
 
-    public let limits: Limits
+    public private(set) var limits: Limits
     /// The account's pace, shared with its other connections, once this one has signed
     /// in: a line passes when both this connection and the account have a token.
     public var account: (pace: AccountPace, user: UserID)?
@@ -62,6 +62,14 @@ public struct FloodControl<Line> {
     private var warned = false
 
     public init(limits: Limits) {
+        self.limits = limits
+        allowance = TokenAllowance(perSecond: limits.perSecond, burst: limits.burst)
+    }
+
+    /// Takes new limits (a reload of the server's settings): the lines waiting stay, and
+    /// the allowance starts full at the new rate.
+    public mutating func change(to limits: Limits) {
+        guard limits != self.limits else { return }
         self.limits = limits
         allowance = TokenAllowance(perSecond: limits.perSecond, burst: limits.burst)
     }

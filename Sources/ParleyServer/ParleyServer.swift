@@ -1,10 +1,9 @@
 import Foundation
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 public import Logging
 import NIOCore
-import NIOSSL
+public import NIOSSL
 import NIOWebSocket
 import ParleyCore
 public import ParleyEngine
@@ -39,6 +38,9 @@ public final class ParleyServer: Sendable {
     private let loops = Mutex([ObjectIdentifier: LoopServices]())
     /// Connections open now, WebSocket and HTTP, for `Configuration.maxConnections`.
     let openConnections = Atomic<Int>(0)
+    /// The TLS context new connections get (`replaceTLS`); nil without TLS, or when the
+    /// configuration's makes none (the server then refuses to start).
+    let tlsContext: TLSContextHolder?
 
     /// Bytes the WebSockets' channels have buffered for writing now: each stops taking
     /// events at its high-water mark, however slowly its client reads, and the events
@@ -63,10 +65,18 @@ public final class ParleyServer: Sendable {
                 "at most \(configuration.maxConnections) connections: the open-file limit is \(descriptors) (raise it with ulimit -n)")
         }
         self.configuration = configuration
+        tlsContext = configuration.tls.flatMap { try? TLSContextHolder($0) }
         let perSocket = configuration.requestsPerSecond
         socketRate = Atomic(perSocket)
         accountPace = AccountPace(perSecond: Self.accountRate(perSocket: perSocket, perAccount: configuration.requestsPerAccount))
         self.logger = logger
+    }
+
+    /// Serves new connections with this TLS configuration (a renewed certificate); those
+    /// open keep theirs. Throws, changing nothing, when it makes no context.
+    public func replaceTLS(_ configuration: TLSConfiguration) throws {
+        guard let tlsContext else { throw ParleyError(.unavailable, "this server serves no TLS") }
+        try tlsContext.replace(with: configuration)
     }
 
     /// New request rates, from now, for every socket open and to come (a reload of the
@@ -121,10 +131,11 @@ public final class ParleyServer: Sendable {
         }
         return Application(
             router: router,
-            server: HTTPServerBuilder { [tls = configuration.tls] responder in
+            server: HTTPServerBuilder { [tls = configuration.tls, tlsContext] responder in
                 let channel = ServerChannel(responder: responder, server: self)
-                guard let tls else { return channel }
-                return try TLSChannel(channel, tlsConfiguration: tls)
+                guard tls != nil else { return channel }
+                guard let tlsContext else { throw ParleyError(.fileError, "the TLS certificate and key make no TLS context") }
+                return ReloadableTLSChannel(base: channel, holder: tlsContext)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
             services: [

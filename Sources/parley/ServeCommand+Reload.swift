@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ParleyEngine
+import ParleyIRC
 import ParleyServer
 import Synchronization
 import UnixSignals
@@ -12,6 +13,7 @@ struct ServeReloadTargets: Sendable {
     var engine: ChatEngine
     var hookSender: OutgoingHookSender
     var logLevel: LiveLogLevel
+    var gateways: [IRCGateway]
 }
 
 /// SIGHUP: `parley serve` reads its settings again (the `--config` file, under the same
@@ -19,22 +21,25 @@ struct ServeReloadTargets: Sendable {
 /// a change that takes a restart is logged as such and left as it was. No connection is
 /// closed for it.
 extension ServeCommand {
-    /// Settings a reload applies: the log level, the request rates, incoming hooks' rate
-    /// and the hosts outgoing hooks may call. (Bans and suspensions live in the database:
-    /// `/ban-server` takes effect at once, with no reload.)
+    /// Settings a reload applies: the log level, the request and IRC line rates, incoming
+    /// hooks' rate, the hosts outgoing hooks may call, the configuration's bans and the
+    /// TLS certificate (read again from its files at every reload, changed or not: a
+    /// renewed certificate). Operators' bans and suspensions live in the database:
+    /// `/ban-server` takes effect at once.
     static let reloadable: Set<String> = [
-        "log-level", "rate-limit", "account-rate-limit", "hook-rate", "hook-allow", "hook-allow-loopback",
+        "log-level", "rate-limit", "account-rate-limit", "irc-line-rate", "irc-account-line-rate", "hook-rate", "hook-allow",
+        "hook-allow-loopback", "ban", "tls-cert", "tls-key",
     ]
 
     func watchReloads(_ targets: ServeReloadTargets, logger: Logger) async {
         var current = self
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
-            current = reload(from: current, into: targets, logger: logger)
+            current = await reload(from: current, into: targets, logger: logger)
         }
     }
 
     /// Reads the settings again; returns the command the server now runs by.
-    private func reload(from current: ServeCommand, into targets: ServeReloadTargets, logger: Logger) -> ServeCommand {
+    private func reload(from current: ServeCommand, into targets: ServeReloadTargets, logger: Logger) async -> ServeCommand {
         let next: ServeCommand
         do {
             let arguments = try ServeConfigFile.expand(Array(CommandLine.arguments.dropFirst()))
@@ -47,20 +52,32 @@ extension ServeCommand {
         let before = Self.settingLines(current)
         let after = Self.settingLines(next)
         let changed = after.keys.filter { before[$0] != after[$0] }.sorted()
+        var applied = current
+        if current.tlsCert != nil, let certificate = next.tlsCert, let key = next.tlsKey {
+            Self.reloadTLS(certificate: certificate, key: key, into: targets, logger: logger)
+            (applied.tlsCert, applied.tlsKey) = (certificate, key)
+        }
         guard !changed.isEmpty else {
             logger.info("reload: no setting changed")
-            return current
+            return applied
         }
-        var applied = current
-        for key in changed where Self.reloadable.contains(key) {
+        // Serving TLS or not takes a restart; another certificate does not.
+        let servesTLS = current.tlsCert != nil && next.tlsCert != nil
+        let reloadable = servesTLS ? Self.reloadable : Self.reloadable.subtracting(["tls-cert", "tls-key"])
+        for key in changed where reloadable.contains(key) {
             logger.notice("reload: \(key) \(before[key] ?? "~") → \(after[key] ?? "~")")
         }
-        for key in changed where !Self.reloadable.contains(key) {
+        for key in changed where !reloadable.contains(key) {
             logger.warning("reload: \(key) changed to \(after[key] ?? "~") but takes a restart; still \(before[key] ?? "~")")
         }
         if changed.contains(where: { ["rate-limit", "account-rate-limit"].contains($0) }) {
             targets.server.setRates(perSocket: next.rateLimit, perAccount: next.accountRateLimit)
             (applied.rateLimit, applied.accountRateLimit) = (next.rateLimit, next.accountRateLimit)
+        }
+        if changed.contains(where: { ["irc-line-rate", "irc-account-line-rate", "rate-limit"].contains($0) }) {
+            let perConnection = next.ircLineRate ?? (next.rateLimit == 0 ? 0 : 10)
+            for gateway in targets.gateways { gateway.setLineRates(perConnection: perConnection, perAccount: next.ircAccountLineRate) }
+            (applied.ircLineRate, applied.ircAccountLineRate) = (next.ircLineRate, next.ircAccountLineRate)
         }
         if changed.contains("hook-rate") {
             targets.engine.setHookRate(next.hookRate)
@@ -70,11 +87,32 @@ extension ServeCommand {
             targets.hookSender.setRules(OutboundRules(hosts: next.hookAllow, loopback: next.hookAllowLoopback))
             (applied.hookAllow, applied.hookAllowLoopback) = (next.hookAllow, next.hookAllowLoopback)
         }
+        if changed.contains("ban") {
+            // Checked when parsed: the connections the new bans name end, none other.
+            _ = try? await targets.engine.setConfiguredBans(next.bans)
+            applied.bans = next.bans
+        }
         if changed.contains("log-level"), let level = Logger.Level(rawValue: next.logLevel) {
             targets.logLevel.set(level)
             applied.logLevel = next.logLevel
         }
         return applied
+    }
+
+    /// Reads the certificate and key again and serves new connections (WebSocket, HTTP,
+    /// IRC over TLS) with them; open ones keep theirs. Files that do not make a context
+    /// leave the old one, and say why.
+    private static func reloadTLS(certificate: String, key: String, into targets: ServeReloadTargets, logger: Logger) {
+        do {
+            var configuration = ParleyServer.Configuration()
+            try configuration.useTLS(certificateFile: certificate, keyFile: key)
+            guard let tls = configuration.tls else { return }
+            try targets.server.replaceTLS(tls)
+            for gateway in targets.gateways { try gateway.replaceTLS(tls) }
+            logger.notice("reload: TLS certificate read again from \(certificate)")
+        } catch {
+            logger.error("reload: the TLS certificate stays as it was: \(Parley.message(for: error))")
+        }
     }
 
     /// `key → value` of every setting, as `--check` prints them.

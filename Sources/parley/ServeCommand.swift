@@ -42,6 +42,12 @@ struct ServeCommand: AsyncParsableCommand {
     var hookAllow: [String] = []
     @Flag(help: "Let outgoing hooks call this machine (localhost, 127.0.0.1, ::1).") var hookAllowLoopback = false
     @Option(
+        name: .customLong("ban"),
+        help: ArgumentHelp(
+            "Refuse @handle, a handle pattern (spam*) or an address range (203.0.113.0/24) at every door, as /ban-server does (repeat for more).",
+            valueName: "TARGET"))
+    var bans: [String] = []
+    @Option(
         help: ArgumentHelp(
             "Send phone sign-in codes with this program, run without a shell: {phone} and {code} are replaced.",
             valueName: "PROGRAM ARGS")) var smsCommand: String?
@@ -208,6 +214,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--min-password-length takes 1 to \(Limits.maxPasswordBytes)")
         }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard bans.count <= ServerBan.maxBans else { throw ValidationError("--ban holds \(ServerBan.maxBans) bans at most") }
+        for ban in bans {
+            do { _ = try ServerBan.target(ban) } catch { throw ValidationError("--ban \(ban): \(error.message)") }
+        }
         if registration == .invite && admins.isEmpty {
             throw ValidationError("--registration invite needs at least one --admin @HANDLE to make sign-up codes")
         }
@@ -291,6 +301,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let storage = try await openStorage(folder: folder, logger: logger, configure: configure)
         let engine = storage.engine
+        try await engine.setConfiguredBans(bans)
         try await announceRegistration(engine: engine, logger: logger)
 
         var configuration = ParleyServer.Configuration(host: host, port: port)
@@ -364,7 +375,9 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(
                 services: storage.services + gateways + [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         let reloads = Task {
-            await watchReloads(ServeReloadTargets(server: server, engine: engine, hookSender: hookSender, logLevel: level), logger: logger)
+            await watchReloads(
+                ServeReloadTargets(server: server, engine: engine, hookSender: hookSender, logLevel: level, gateways: gateways),
+                logger: logger)
         }
         defer { reloads.cancel() }
         do {

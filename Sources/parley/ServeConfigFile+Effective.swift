@@ -6,7 +6,7 @@ import Foundation
 extension ServeConfigFile {
     /// Properties whose flag is not the property's name in dashes.
     private static let renamed = [
-        "admins": "admin", "trustedProxies": "trusted-proxy", "issuer": "oidc-issuer", "audience": "oidc-audience",
+        "admins": "admin", "trustedProxies": "trusted-proxy", "issuer": "oidc-issuer", "audience": "oidc-audience", "bans": "ban",
         "jwks": "oidc-jwks",
     ]
 

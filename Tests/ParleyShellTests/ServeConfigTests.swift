@@ -115,9 +115,9 @@ import Testing
         #expect(refused.status != 0 && refused.stderr.contains("code"), "the file's registration: invite holds: \(refused.stderr)")
     }
 
-    /// SIGHUP reads the file again: a changed hook rate and hook allowlist apply at once
-    /// and are logged, a setting that takes a restart is logged as such and left, and a
-    /// shell connected all along stays connected.
+    /// SIGHUP reads the file again: a changed hook rate, hook allowlist and ban apply at
+    /// once and are logged, a setting that takes a restart is logged as such and left, the
+    /// one connection the ban names ends, and a shell connected all along stays connected.
     @Test func aReloadAppliesWhatItCanAndDropsNoConnection() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-reload-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -139,6 +139,14 @@ import Testing
         defer { shell.finish() }
         try shell.send("/switch #ops")
         #expect(try shell.waitForLine(containing: "Now in #ops") != nil)
+        let mallory = ParleyBinary(serverURL: server.url)
+        defer { mallory.remove() }
+        let registered = try mallory.run("/register mallory@example.com --handle mallory --password secret-mallory")
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let mallorysShell = try mallory.converse(keepGoing: true)
+        defer { mallorysShell.finish() }
+        try mallorysShell.send("/whoami")
+        #expect(try mallorysShell.waitForLine(containing: "@mallory") != nil)
 
         /// Posts at once, more than a burst of the rate allows: the refusals' words.
         func flood() async throws -> [String] {
@@ -155,7 +163,8 @@ import Testing
         }
         #expect(try await flood().contains { $0.contains("this hook posts at most 1 messages a second") })
 
-        try "hook-rate: 3\nmax-file-mb: 50\nhook-allow: [ci.example.com]\n".write(to: file, atomically: true, encoding: .utf8)
+        try "hook-rate: 3\nmax-file-mb: 50\nhook-allow: [ci.example.com]\nban: [\"@mallory\"]\n".write(
+            to: file, atomically: true, encoding: .utf8)
         server.process.terminate(SIGHUP)
         let logged = try ParleyBinaryWait.until {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -164,6 +173,11 @@ import Testing
         #expect(logged?.contains("reload: hook-rate 1 → 3") == true, "\(logged ?? "")")
         #expect(logged?.contains(#"reload: hook-allow [] → ["ci.example.com"]"#) == true, "\(logged ?? "")")
         #expect(logged?.contains("max-file-mb changed to 50 but takes a restart; still 25") == true, "\(logged ?? "")")
+        #expect(logged?.contains(#"reload: ban [] → ["@mallory"]"#) == true, "\(logged ?? "")")
+        // The ban ends mallory's connection, and refuses her at the door from then on.
+        #expect(try mallorysShell.waitForLine(containing: "banned from this server") != nil)
+        let refused = try mallory.run("/login @mallory --password secret-mallory")
+        #expect(refused.status != 0 && refused.stderr.contains("banned from this server"), "\(refused.stderr)")
         #expect(try await flood().contains { $0.contains("this hook posts at most 3 messages a second") })
         let allowed = try alice.run("/hook out #ops --name deploy --url https://ci.example.com/x --trigger !deploy")
         #expect(allowed.status == 0, "the reloaded allowlist lets the hook be made: \(allowed.stderr)")

@@ -112,6 +112,78 @@ struct TLSScriptTests {
         #expect(history.stdout.contains("hello over TLS"), "\(history.stdout)")
     }
 
+    /// The SHA-256 of the certificate a local TLS port serves, or of a PEM file's first.
+    static func fingerprint(port: Int? = nil, file: String? = nil) throws -> String {
+        let script = """
+            import hashlib, ssl, sys
+            kind, where = sys.argv[1], sys.argv[2]
+            pem = ssl.get_server_certificate(("127.0.0.1", int(where))) if kind == "port" else open(where).read()
+            print(hashlib.sha256(ssl.PEM_cert_to_DER_cert(pem)).hexdigest())
+            """
+        let arguments = port.map { ["port", String($0)] } ?? ["file", file ?? ""]
+        let python = try ChildProcess("/usr/bin/env", ["python3", "-c", script] + arguments, stdout: .pipe)
+        let output = String(decoding: python.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        python.waitUntilExit()
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// SIGHUP reads the certificate again: once it is replaced in place (a renewal), new
+    /// connections over wss:// and ircs:// get the new one, and a shell connected under
+    /// the old one stays connected.
+    @Test func aReloadServesARenewedCertificateAndKeepsTheOpenConnections() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-renew-\(UUID().uuidString)")
+        let renewal = folder.appendingPathComponent("renewal")
+        try FileManager.default.createDirectory(at: renewal, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (certificate, key) = try Self.certificate(in: folder)
+        let (renewed, renewedKey) = try Self.certificate(in: renewal)
+        let (old, new) = (try Self.fingerprint(file: certificate), try Self.fingerprint(file: renewed))
+        #expect(old.count == 64 && new.count == 64 && old != new)
+        // The shell trusts both, as a client trusting the authority would.
+        let trust = folder.appendingPathComponent("trust.pem").path
+        try (try String(contentsOfFile: certificate, encoding: .utf8) + (try String(contentsOfFile: renewed, encoding: .utf8))).write(
+            toFile: trust, atomically: true, encoding: .utf8)
+        let log = folder.appendingPathComponent("server.log")
+        let server = try ServeProcess.start(
+            data: folder.appendingPathComponent("server"), arguments: ["--tls-cert", certificate, "--tls-key", key, "--ircs-port", "0"],
+            logLevel: "notice", log: log)
+        defer { server.stop() }
+        let ircs = try #require(server.ircsPort)
+        #expect(try Self.fingerprint(port: server.port) == old && (try Self.fingerprint(port: ircs)) == old)
+
+        let ann = ParleyBinary(serverURL: server.url.replacingOccurrences(of: "127.0.0.1", with: "localhost"))
+        defer { ann.remove() }
+        let made = try ann.run(
+            "/register ann@example.com --handle ann --password secret-ann\n/create #renewal", arguments: ["--ca-file", trust])
+        #expect(made.status == 0, "\(made.stderr)")
+        let shell = try ann.converse(keepGoing: true, arguments: ["--ca-file", trust])
+        defer { shell.finish() }
+        try shell.send("/switch #renewal")
+        #expect(try shell.waitForLine(containing: "Now in #renewal") != nil)
+
+        // The renewal writes the files in place; SIGHUP reads them again.
+        try FileManager.default.removeItem(atPath: certificate)
+        try FileManager.default.removeItem(atPath: key)
+        try FileManager.default.copyItem(atPath: renewed, toPath: certificate)
+        try FileManager.default.copyItem(atPath: renewedKey, toPath: key)
+        server.process.terminate(SIGHUP)
+        let logged = try ParleyBinaryWait.until {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            return text.contains("reload: TLS certificate read again") ? text : nil
+        }
+        #expect(logged?.contains("reload: TLS certificate read again from \(certificate)") == true, "\(logged ?? "")")
+        #expect(try Self.fingerprint(port: server.port) == new && (try Self.fingerprint(port: ircs)) == new)
+
+        // The shell connected under the old certificate is still, and lost nothing.
+        try shell.send("/send #renewal after the renewal")
+        var lines: [String] = []
+        while let line = try shell.waitForLine(containing: "") {
+            lines.append(line)
+            if line.contains("after the renewal") { break }
+        }
+        #expect(lines.last?.contains("after the renewal") == true && !lines.contains { $0.contains("[connection lost]") }, "\(lines)")
+    }
+
     @Test func aCertificateNeedsItsKey() throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }

@@ -3,12 +3,14 @@ import ParleyCore
 import ParleyStore
 import Synchronization
 
-/// The server-wide bans, as the gate asks them: loaded from the
-/// store and kept for `freshFor`. A change made on this node is seen at once; one made on
-/// another node within `freshFor`.
+/// The server-wide bans, as the gate asks them: those operators made, loaded from the
+/// store and kept for `freshFor`, and those the server's configuration holds (`--ban`). A
+/// change made on this node is seen at once; one made on another node within `freshFor`.
 final class BanBook: Sendable {
     private struct State {
         var bans: [ServerBan] = []
+        /// The configuration's, which a reload may change.
+        var configured: [ServerBan] = []
         var loaded: ContinuousClock.Instant?
         /// Moves on whenever a load finds other bans than the last.
         var generation = 0
@@ -20,16 +22,27 @@ final class BanBook: Sendable {
     func bans(store: any ChatStore) async throws -> [ServerBan] {
         let kept = state.withLock { state -> [ServerBan]? in
             guard let loaded = state.loaded, ContinuousClock.now - loaded < Self.freshFor else { return nil }
-            return state.bans
+            return state.bans + state.configured
         }
         if let kept { return kept }
         let loaded = try await store.serverBans()
-        state.withLock { state in
+        return state.withLock { state in
             if loaded != state.bans { state.generation += 1 }
             state.bans = loaded
             state.loaded = .now
+            return loaded + state.configured
         }
-        return loaded
+    }
+
+    /// Replaces the configuration's bans; false when they ban the same as before.
+    func setConfigured(_ bans: [ServerBan]) -> Bool {
+        state.withLock { state in
+            let targets = { (bans: [ServerBan]) in bans.map { "\($0.kind.rawValue) \($0.pattern)" } }
+            guard targets(bans) != targets(state.configured) else { return false }
+            state.configured = bans
+            state.generation += 1
+            return true
+        }
     }
 
     /// Changes whenever the bans loaded change: a node that sees it move sweeps its

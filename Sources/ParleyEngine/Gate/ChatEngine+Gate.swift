@@ -67,6 +67,26 @@ extension ChatEngine {
         return ended.count
     }
 
+    /// Sets the bans the server's configuration holds (`--ban`, each as `/ban-server` takes
+    /// it: `@handle`, a handle pattern or an address range), beside those operators make:
+    /// every door refuses them, and the connections they name end, the others stay.
+    /// Returns whether they changed; a target that is not a ban throws and changes nothing.
+    @discardableResult
+    public func setConfiguredBans(_ targets: [String]) async throws(ParleyError) -> Bool {
+        var bans: [ServerBan] = []
+        for (index, target) in targets.enumerated() {
+            let (kind, pattern) = try ServerBan.target(target)
+            bans.append(
+                ServerBan(
+                    id: -Int64(index + 1), kind: kind, pattern: pattern, reason: "banned by the server's configuration",
+                    by: "configuration",
+                    createdAt: now, expiresAt: nil))
+        }
+        guard banBook.setConfigured(bans) else { return false }
+        await sweepBanned()
+        return true
+    }
+
     /// Sweeps whenever the bans this node knows change (another node's within
     /// `BanBook.freshFor`), until cancelled: the server runs it beside its other chores.
     public func watchBans() async {
