@@ -96,7 +96,6 @@ var targets: [Target] = [
             "ParleyCore", "ParleyEngine", "ParleyLive", "ParleyProtocol", "ParleyStore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -142,7 +141,7 @@ var targets: [Target] = [
     .target(
         name: "ParleyBots",
         dependencies: [
-            "ParleyCore", "ParleyProtocol", "ParleySQLite",
+            "ParleyCore", "ParleyProtocol",
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -155,7 +154,7 @@ var targets: [Target] = [
     .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
     .target(
         name: "ParleyShell",
-        dependencies: ["ParleyCore", "ParleySQLite", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
+        dependencies: ["ParleyCore", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
         swiftSettings: swiftSettings
     ),
     .executableTarget(

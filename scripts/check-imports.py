@@ -37,6 +37,10 @@ FORBIDDEN = {
     "ParleyServer": DATABASES | {"ParleyIRC", "ParleyClient", "ParleyShell", "ParleyBots", "parley"},
     "ParleyIRC": DATABASES | {"ParleyServer", "ParleyClient", "ParleyShell", "ParleyBots", "parley"},
     "ParleyClient": DATABASES | {"ParleyServer", "ParleyShell", "ParleyBots", "ParleyEngine", "ParleyStore", "parley"},
+    # The bot host owns its state's protocol (`BotState`); whoever embeds it says where
+    # the state is kept, so neither the host nor the shell knows a database.
+    "ParleyBots": DATABASES | {"ParleyServer", "ParleyIRC", "ParleyShell", "ParleyEngine", "ParleyStore", "parley"},
+    "ParleyShell": DATABASES | {"ParleyServer", "ParleyIRC", "ParleyEngine", "ParleyStore", "parley"},
 }
 # Only the SQLite driver links GRDB among the product's modules.
 GRDB_ALLOWED = {"ParleySQLite"}

@@ -91,8 +91,9 @@ public enum BotRunner {
             connect = { _ in engine.connect() }
             services.append(ClosingService("database") { try store.close() })
         }
-        var runtime = try Shell.botRuntime(
-            folder: clientFolder, connect: connect, userToken: { nil }, log: { log("[\($0)] \($1)") }, notify: log)
+        var runtime = Shell.botRuntime(
+            folder: clientFolder, state: try BotStateStore(in: clientFolder), connect: connect, userToken: { nil },
+            log: { log("[\($0)] \($1)") }, notify: log)
         let owner = try await connect("owner")
         runtime.owner = Shell.savedUser(on: owner, folder: clientFolder)
         let host = BotHost(runtime: runtime)
@@ -112,3 +113,6 @@ public enum BotRunner {
         try await group.run()
     }
 }
+
+/// The bot host's state, kept in the data folder's `bots.sqlite`: the runner says where.
+extension BotStateStore: BotState {}

@@ -1,6 +1,5 @@
 public import Foundation
 public import ParleyCore
-public import ParleySQLite
 import Synchronization
 
 /// Runs slash commands as a bot's user (the shell provides one); the result is the
@@ -57,7 +56,8 @@ public struct BotRuntime: Sendable {
     public var botToken: String?
     /// Where bot accounts' credentials live.
     public var accountsFolder: URL
-    public var state: BotStateStore
+    /// Where plugins' state is kept: the embedder says.
+    public var state: any BotState
     /// Runs slash commands as a bot's user, marking what they send with the `via` given
     /// (the plugin's name, or nil for a bot account); nil when commands are not available.
     public var commander: (@Sendable (any ChatService, User, _ via: String?) -> any BotCommander)?
@@ -71,7 +71,7 @@ public struct BotRuntime: Sendable {
 
     public init(
         connect: @escaping @Sendable (String) async throws -> any ChatService, userToken: @escaping @Sendable () async -> String?,
-        accountsFolder: URL, state: BotStateStore, log: @escaping @Sendable (String, String) -> Void,
+        accountsFolder: URL, state: any BotState, log: @escaping @Sendable (String, String) -> Void,
         notify: @escaping @Sendable (String) -> Void
     ) {
         self.connect = connect
@@ -111,7 +111,7 @@ public actor BotHost {
     /// Commands declared by plugins, readable without waiting (tab completion).
     public nonisolated let declared = DeclaredCommands()
     /// Where the bots' state and cursors are kept (the host's owner closes it).
-    public nonisolated var state: BotStateStore { runtime.state }
+    public nonisolated var state: any BotState { runtime.state }
 
     public init(runtime: BotRuntime) {
         self.runtime = runtime

@@ -1,6 +1,5 @@
 import Foundation
 import ParleyCore
-import ParleySQLite
 
 /// What a plugin writes: each line read, checked, and run as the bot's user, in order
 /// and at the rate limit.
@@ -124,8 +123,8 @@ extension LoadedPlugin {
             return ActionOutcome(data: ["key": .string(key), "value": try stored.map(JSONValue.parse) ?? .null])
         case .stateSet(let key, let value, _):
             let data = value == .null ? nil : value.jsonData
-            if let data, data.count > BotStateStore.maxValueBytes {
-                throw ParleyError(.invalidArgument, "a state value is at most \(BotStateStore.maxValueBytes) bytes of JSON")
+            if let data, data.count > BotRuntime.maxStateValueBytes {
+                throw ParleyError(.invalidArgument, "a state value is at most \(BotRuntime.maxStateValueBytes) bytes of JSON")
             }
             try runtime.state.set(bot: name, key: key, value: data)
             return ActionOutcome(data: ["key": .string(key)])

@@ -1,6 +1,5 @@
 import Foundation
 import ParleyCore
-import ParleySQLite
 
 /// A bot's schedules: kept in the state store with their next time, and a timer for the
 /// earliest that hands the bot a `tick` when it comes.

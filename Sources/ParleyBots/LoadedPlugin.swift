@@ -1,6 +1,5 @@
 import Foundation
 import ParleyCore
-import ParleySQLite
 import Synchronization
 
 /// One bot in a host: its connection, its queue of events, its guards, and (for a

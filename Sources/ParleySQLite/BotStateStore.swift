@@ -24,6 +24,11 @@ public final class BotStateStore: Sendable {
         try Self.migrator.migrate(queue)
     }
 
+    /// The store of a data folder: its `bots.sqlite`.
+    public convenience init(in folder: URL) throws {
+        try self.init(path: folder.appendingPathComponent("bots.sqlite").path)
+    }
+
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

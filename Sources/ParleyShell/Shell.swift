@@ -1,7 +1,6 @@
 public import Foundation
 public import ParleyBots
 public import ParleyCore
-import ParleySQLite
 
 /// The slash-command shell over one `ChatService` connection. Line input (readline or a
 /// script) feeds `execute`; results and events go to `output`.
@@ -33,6 +32,9 @@ public actor Shell {
         /// Opens another connection to the same engine or server, for a bot plugin
         /// (named, for a client that keeps files per connection). Nil: no plugins.
         public var anotherConnection: (@Sendable (String) async throws -> any ChatService)?
+        /// Where plugins keep their state, for a data folder: the embedder says (the
+        /// launcher: the folder's `bots.sqlite`). Nil: no plugins.
+        public var botState: (@Sendable (URL) throws -> any BotState)?
         /// Shows a line above the prompt (a plugin crashed, a queued send went out).
         public var announce: (@Sendable (String) -> Void)?
         /// Where plugins' stderr lines go; by default `plugins.log` in the data folder.

@@ -71,8 +71,9 @@ struct BotRunCommand: AsyncParsableCommand {
         } else {
             (link, store) = try ShellLauncher.embedded(folder: folder)
         }
-        var runtime = try Shell.botRuntime(
-            folder: link.folder, connect: link.another, userToken: { nil }, log: { plugin, line in log("[\(plugin)] \(line)") },
+        var runtime = Shell.botRuntime(
+            folder: link.folder, state: try BotStateStore(in: link.folder), connect: link.another, userToken: { nil },
+            log: { plugin, line in log("[\(plugin)] \(line)") },
             notify: log)
         // A new bot account is made by the user signed in here (with `parley`), who owns it.
         runtime.owner = Shell.savedUser(on: link.service, folder: link.folder)

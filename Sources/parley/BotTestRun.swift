@@ -1,5 +1,5 @@
 import Foundation
-import ParleyBots
+public import ParleyBots
 import ParleyCore
 import ParleyEngine
 import ParleySQLite
@@ -55,8 +55,8 @@ struct BotTestRun {
 
         // The bot: made and owned by the first person, in every group.
         guard let first = transcript.people.first, let owner = people[first] else { throw ParleyError(.invalidArgument, "no people") }
-        var runtime = try Shell.botRuntime(
-            folder: folder, connect: connect, userToken: { nil },
+        var runtime = Shell.botRuntime(
+            folder: folder, state: try BotStateStore(in: folder), connect: connect, userToken: { nil },
             log: { _, line in stderr.withLock { $0.append(line) } }, notify: { line in stderr.withLock { $0.append(line) } })
         runtime.owner = { owner.service }
         runtime.clock = clock
@@ -182,3 +182,6 @@ actor BotAnswers {
 
     func leftover() -> [MessageEvent] { arrived }
 }
+
+/// The bot host's state, kept in the data folder's `bots.sqlite`: `parley` says where.
+extension BotStateStore: BotState {}

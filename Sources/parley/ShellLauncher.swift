@@ -70,6 +70,7 @@ struct ShellLauncher {
         var size = winsize()
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { settings.terminalColumns = Int(size.ws_col) }
         settings.anotherConnection = link.another
+        settings.botState = { try BotStateStore(in: $0) }
         settings.announce = announce
         if interactive, isatty(STDOUT_FILENO) == 1 { settings.status = { editorBox.editor?.setStatus($0) } }
         settings.readSecret = { prompt in

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyBots
+public import ParleyBots
 import ParleyCore
 import ParleyEngine
 import ParleySQLite
@@ -102,3 +102,6 @@ func processExists(_ pid: Int32) -> Bool {
     let state = stat[stat.index(close, offsetBy: 2)]
     return state != "Z" && state != "X"
 }
+
+/// The tests keep the host's state where the shell does: a `bots.sqlite`.
+extension BotStateStore: BotState {}

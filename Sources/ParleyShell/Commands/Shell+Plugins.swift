@@ -1,7 +1,6 @@
 public import Foundation
 public import ParleyBots
 public import ParleyCore
-import ParleySQLite
 import Synchronization
 
 extension Shell {
@@ -71,11 +70,13 @@ extension Shell {
     /// The plugin host, started on first use.
     func botHost() throws -> BotHost {
         if let bots { return bots }
-        guard let another = settings.anotherConnection else { throw ParleyError(.unavailable, "this shell cannot run plugins") }
+        guard let another = settings.anotherConnection, let botState = settings.botState else {
+            throw ParleyError(.unavailable, "this shell cannot run plugins")
+        }
         let folder = settings.dataFolder
         let output = output
-        var runtime = try Self.botRuntime(
-            folder: folder, connect: another, userToken: { SessionFile(folder: folder).load() },
+        var runtime = Self.botRuntime(
+            folder: folder, state: try botState(folder), connect: another, userToken: { SessionFile(folder: folder).load() },
             log: settings.pluginLog ?? PluginLogFile(url: folder.appendingPathComponent("plugins.log")).append,
             notify: settings.announce ?? { output.note($0) })
         runtime.limits = settings.botLimits
@@ -87,15 +88,14 @@ extension Shell {
         return host
     }
 
-    /// What a bot host needs, for plugins whose data lives in `folder`: state in
-    /// `bots.sqlite`, bot accounts in `bots/`, and slash commands run by a shell of
-    /// the bot's own.
+    /// What a bot host needs, for plugins whose data lives in `folder`: their state
+    /// where the caller keeps it, bot accounts in `bots/`, and slash commands run by a
+    /// shell of the bot's own.
     public static func botRuntime(
-        folder: URL, connect: @escaping @Sendable (String) async throws -> any ChatService,
+        folder: URL, state: any BotState, connect: @escaping @Sendable (String) async throws -> any ChatService,
         userToken: @escaping @Sendable () async -> String?, log: @escaping @Sendable (String, String) -> Void,
         notify: @escaping @Sendable (String) -> Void
-    ) throws -> BotRuntime {
-        let state = try BotStateStore(path: folder.appendingPathComponent("bots.sqlite").path)
+    ) -> BotRuntime {
         var runtime = BotRuntime(
             connect: connect, userToken: userToken, accountsFolder: folder.appendingPathComponent("bots"), state: state, log: log,
             notify: notify)
