@@ -38,20 +38,28 @@ final class OutgoingHookCache: Sendable {
         return hooks
     }
 
+    /// The chat has no outgoing hooks, as read less than 10 s ago: a message there needs
+    /// no task to find out.
+    func hasNone(_ chat: ChatID) -> Bool {
+        guard let entry = entries.withLock({ $0[chat] }) else { return false }
+        return entry.hooks.isEmpty && ContinuousClock.now - entry.read < .seconds(10)
+    }
+
     func invalidate(_ chat: ChatID) { _ = entries.withLock { $0.removeValue(forKey: chat) } }
 }
 
 extension ChatEngine {
     /// Hands a group message that triggers outgoing hooks to the caller. Cheap for the
-    /// rest: without a `!` command or an `@`, nothing is looked up; a hook's own posts
-    /// trigger nothing, so two hooks cannot loop.
+    /// rest: without a `!` command or an `@`, nothing is looked up, nor in a chat known
+    /// to have no hooks (a direct chat, most groups); a hook's own posts trigger nothing,
+    /// so two hooks cannot loop.
     func triggerOutgoingHooks(_ message: Message) {
         guard let caller = configuration.outgoingHooks, message.kind == .text, Self.mayTriggerHooks(message.via),
-            message.text.hasPrefix("!") || message.text.contains("@")
+            message.text.hasPrefix("!") || message.text.contains("@"), !outgoingHookCache.hasNone(message.chatID)
         else { return }
         Task { [self] in
-            guard let entry = try? await directory.entry(message.chatID), entry.chat.kind == .group,
-                let hooks = try? await outgoingHookCache.hooks(of: message.chatID, store: store)
+            guard let hooks = try? await outgoingHookCache.hooks(of: message.chatID, store: store), !hooks.isEmpty,
+                let entry = try? await directory.entry(message.chatID), entry.chat.kind == .group
             else { return }
             for (hook, secret) in hooks {
                 guard let trigger = hook.trigger, let address = hook.url, let url = URL(string: address),
