@@ -15,7 +15,7 @@ extension IRCConnection {
             }
             do {
                 let chat: Chat
-                if let known = channels[name.lowercased()] {
+                if let known = view.joined(name) {
                     chat = known
                 } else {
                     chat = try await memberOrJoin(name, key: index < keys.count ? keys[index] : nil)
@@ -60,12 +60,9 @@ extension IRCConnection {
     /// Tells the client it is in `chat`: JOIN, the topic, the names.
     func announceJoin(_ chat: Chat) async throws {
         guard let channel = IRCView.channel(chat), let me = view.me else { return }
-        let first = channels[channel.lowercased()] == nil
-        channels[channel.lowercased()] = chat
-        guard first else { return }
+        guard view.enter(chat, as: channel) else { return }
         emit(IRCView.join(me, channel: channel, capabilities: view.capabilities, realname: userLine?.realname))
         sendTopic(of: chat, channel: channel)
-        view.remember(chat.id, as: channel)
         await announceReadMarker(of: chat, channel: channel)
         try await sendNames(chat, channel: channel)
     }
@@ -77,7 +74,7 @@ extension IRCConnection {
                 // Others hear of it as the engine's event; the one who acted, from here.
                 let reason = try Limits.reason(message.params.count > 1 ? message.params[1] : nil)
                 try await session.leave(chat: chat.id, reason: reason)
-                channels[name.lowercased()] = nil
+                view.forget(chat.id)
                 if let me = view.me {
                     emit(IRCMessage(source: IRCView.prefix(me), command: "PART", params: [name] + (reason.map { [$0] } ?? [])))
                 }
@@ -98,7 +95,7 @@ extension IRCConnection {
     }
 
     func channelChat(_ name: String) async throws -> Chat {
-        if let known = channels[name.lowercased()] { return known }
+        if let known = view.joined(name) { return known }
         guard name.hasPrefix("#") else { throw ParleyError(.unknownGroup, "no channel \(name)") }
         return try await session.group(handle: name)
     }
@@ -117,7 +114,7 @@ extension IRCConnection {
         }
         // Others hear of it as the engine's event; the one who acted, from here.
         let updated = try await session.setTopic(message.params[1].isEmpty ? nil : message.params[1], in: chat.id)
-        channels[name.lowercased()] = updated
+        view.refresh(updated)
         if let me = view.me {
             emit(IRCMessage(source: IRCView.prefix(me), command: "TOPIC", params: [name, updated.topic ?? ""]))
         }

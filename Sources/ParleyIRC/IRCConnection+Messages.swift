@@ -144,7 +144,7 @@ extension IRCConnection {
     }
 
     private func chatOf(_ message: Message, target: String) async throws -> Chat {
-        if let known = channels[target.lowercased()] { return known }
+        if let known = view.joined(target) { return known }
         return try await session.chat(message.chatID)
     }
 }

@@ -5,15 +5,17 @@ import ParleyEngine
 import ParleyLive
 
 /// One IRC client's conversation with the gateway: its registration (CAP, SASL or
-/// PASS, NICK, USER), then its commands, each a `ChatService` verb on its own
-/// `EngineSession`. Lines are handled one after another, in the order they came.
+/// PASS, NICK, USER), then its commands, each a verb of its own session: `ChatService`'s,
+/// or one of the gateway's own (`GatewayService`), nothing else of the engine. Lines are
+/// handled one after another, in the order they came.
 actor IRCConnection {
     let gateway: IRCGateway
     let output: IRCOutput
     /// What the event sink reads too: who this is and what the client asked for.
     let view: IRCView
-    /// The connection's session, as any client of the engine sees it.
-    let session: EngineSession
+    /// The connection's session: what any client of the engine may ask, and the
+    /// gateway's own verbs.
+    let session: any GatewayService
 
     var requestedNick: String?
     var userLine: (username: String, realname: String)?
@@ -40,8 +42,6 @@ actor IRCConnection {
     var ticket: UInt64 = 0
     /// The user's modes: +i always, +o after OPER, +w when they asked for WALLOPS.
     var userModes: Set<Character> = ["i"]
-    /// Channels the client has been told it is in, by lowercased name.
-    var channels: [String: Chat] = [:]
 
     /// This connection's place among its address's unsigned ones, given up on registering.
     let place: AddressSlots.Slot?

@@ -21,8 +21,16 @@ final class IRCView: Sendable {
         }
         /// Which of the capabilities a message's line depends on are enabled.
         var lineShape = 0
-        /// Channels by chat, for events that name only the chat.
+        /// The channels the client has been told it is in, by lowercased name, and each
+        /// one's name by chat (for events that name only the chat). Kept here only: the
+        /// connection's commands and its deliveries read and change the same.
+        var joined: [String: Chat] = [:]
         var channels: [ChatID: String] = [:]
+
+        mutating func forget(_ chat: ChatID) {
+            guard let name = channels.removeValue(forKey: chat) else { return }
+            joined[name.lowercased()] = nil
+        }
         /// Monitored nicks (lowercased) and whether each was last said to be online.
         var monitored: [String: Bool] = [:]
         /// Nicks being added to the watch list, and what a presence event said of one
@@ -50,7 +58,32 @@ final class IRCView: Sendable {
 
     func signedIn(as user: UserRef) { state.withLock { $0.me = user } }
     func wantsWallops(_ wanted: Bool) { state.withLock { $0.wantsWallops = wanted } }
-    func remember(_ chat: ChatID, as channel: String) { state.withLock { $0.channels[chat] = channel } }
+
+    /// The chat of a channel the client is in.
+    func joined(_ channel: String) -> Chat? { state.withLock { $0.joined[channel.lowercased()] } }
+
+    /// Keeps `chat` as the channel `channel`, newer than what was kept; true if the
+    /// client was not in it yet.
+    @discardableResult
+    func enter(_ chat: Chat, as channel: String) -> Bool {
+        state.withLock { state in
+            let first = state.joined[channel.lowercased()] == nil
+            state.joined[channel.lowercased()] = chat
+            state.channels[chat.id] = channel
+            return first
+        }
+    }
+
+    /// Keeps the newer `chat` of a channel the client is in (nothing if it isn't).
+    func refresh(_ chat: Chat) {
+        state.withLock { state in
+            guard let channel = state.channels[chat.id] else { return }
+            state.joined[channel.lowercased()] = chat
+        }
+    }
+
+    /// The client is no longer in `chat`.
+    func forget(_ chat: ChatID) { state.withLock { $0.forget(chat) } }
 
     /// Nicks about to be watched: a presence event for one before `monitor` is kept
     /// for it rather than lost.
@@ -166,9 +199,11 @@ final class IRCView: Sendable {
             return [join, IRCMessage(source: Self.prefix(change.user), command: "AWAY", params: [away])]
         case .memberLeft(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
+            if change.user.id == me.id { forget(change.chat.id) }
             return [IRCMessage(source: Self.prefix(change.user), command: "PART", params: [channel] + (change.reason.map { [$0] } ?? []))]
         case .memberKicked(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
+            if change.user.id == me.id { forget(change.chat.id) }
             let by = change.by.map(Self.prefix) ?? serverName
             // Without a comment, the kicker's nick, as IRC servers say it.
             let comment = change.reason ?? change.by?.handle ?? "kicked"
@@ -306,12 +341,22 @@ final class IRCView: Sendable {
                 ]
             }
             return [IRCMessage(source: Self.prefix(by), command: "REDACT", params: [target, msgid] + (deleted.reason.map { [$0] } ?? []))]
+        case .chatDeleted(let deleted):
+            // Its members are out of it: a PART of their own, as a server that removes
+            // someone from a channel says it.
+            let channel = state.withLock { state in
+                defer { state.forget(deleted.chatID) }
+                return state.channels[deleted.chatID]
+            }
+            guard let channel else { return [] }
+            return [IRCMessage(source: Self.prefix(me), command: "PART", params: [channel, "This group was deleted"])]
         case .invited(let notice):
             guard let channel = Self.channel(notice.chat) else { return [] }
             let tags = capabilities.contains(.accountTag) && !Self.isGuest(notice.by) ? ["account": notice.by.handle] : [:]
             return [IRCMessage(tags: tags, source: Self.prefix(notice.by), command: "INVITE", params: [me.handle, channel])]
         case .chatUpdated(let update):
             guard let channel = Self.channel(update.chat) else { return [] }
+            refresh(update.chat)
             switch update.what {
             case .topic:
                 return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [channel, update.chat.topic ?? ""])]

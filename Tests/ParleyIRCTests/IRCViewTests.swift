@@ -92,6 +92,40 @@ import Testing
         }
     }
 
+    /// The channels a connection is in are kept once, in the view: what its commands
+    /// change (JOIN, PART) and what events change (another of the user's clients leaving,
+    /// a kick, the group's deletion) is what both read.
+    @Test func theChannelsAClientIsInFollowItsCommandsAndItsEvents() {
+        let bobs = view(["message-tags"])
+        let typing = ChatEvent.typing(Typing(chatID: swift.id, user: alice))
+        #expect(bobs.enter(swift, as: "#swift"))
+        #expect(!bobs.enter(swift, as: "#swift"), "entered once")
+        #expect(bobs.joined("#SWIFT")?.id == swift.id)
+        #expect(serialized(bobs.lines(for: typing)) == ["@+typing=active :alice!alice@parley TAGMSG #swift"])
+
+        // bob leaves from his shell: this client is out of the channel too.
+        let left = bobs.lines(for: .memberLeft(MemberChange(chat: swift, user: bob)))
+        #expect(serialized(left) == [":bob!bob@parley PART #swift"])
+        #expect(bobs.joined("#swift") == nil)
+        // …and joins again from it: this client is told, and is in the channel once its
+        // own JOIN has had the names (the gateway's join burst).
+        #expect(serialized(bobs.lines(for: .memberJoined(MemberChange(chat: swift, user: bob)))) == [":bob!bob@parley JOIN #swift"])
+        #expect(bobs.joined("#swift") == nil)
+        #expect(bobs.enter(swift, as: "#swift"))
+        #expect(bobs.lines(for: typing).first?.params == ["#swift"])
+
+        // Kicked: out.
+        _ = bobs.lines(for: .memberKicked(MemberChange(chat: swift, user: bob, by: alice)))
+        #expect(bobs.joined("#swift") == nil)
+
+        // A group deleted while the client is in it is a PART of its own, once.
+        bobs.enter(swift, as: "#swift")
+        let deleted = ChatEvent.chatDeleted(ChatDeleted(chatID: swift.id))
+        #expect(serialized(bobs.lines(for: deleted)) == [":bob!bob@parley PART #swift :This group was deleted"])
+        #expect(bobs.joined("#swift") == nil)
+        #expect(bobs.lines(for: deleted).isEmpty)
+    }
+
     @Test func anAccountGoneOfflineStaysInTheListAndAGuestQuits() {
         let gone = ChatEvent.presenceChanged(PresenceChange(user: alice, online: false, viewing: nil, reason: "lunch"))
         #expect(view([]).lines(for: gone).isEmpty, "no QUIT takes an account out of a nick list")

@@ -2,14 +2,7 @@ import Foundation
 public import ParleyCore
 import ParleyStore
 
-/// A handle a user watches (IRC's MONITOR), and whether someone under it is online.
-public struct WatchedPresence: Hashable, Sendable {
-    public var handle: String
-    /// Who holds the handle now, if anyone.
-    public var user: UserRef?
-    public var online: Bool
-}
-
+/// `WatchService`: presence watches (IRC's MONITOR).
 extension EngineSession {
     /// Watches handles, taken or not, at most `Limits.maxPresenceWatches` in all: the
     /// user is told (`presence_changed`, `watched`) when someone under one comes online

@@ -7,7 +7,7 @@ import Synchronization
 /// One client connection to the engine: signed out until `register`, `signIn` or
 /// `resume`, then acting as that user. Every verb checks the caller here, through the
 /// `require…` helpers, before it touches the store.
-public final class EngineSession: ChatService {
+public final class EngineSession: GatewayService {
     struct State {
         var user: User?
         var tokenHash: Data?
