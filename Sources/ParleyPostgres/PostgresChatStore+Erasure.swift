@@ -85,38 +85,4 @@ extension PostgresChatStore {
     public func isHandleHeld(_ handle: String, at time: Date) async throws -> Bool {
         !(try await rows("SELECT 1 FROM handle_hold WHERE handle = \(handle.lowercased()) AND until > \(time.storedMilliseconds)").isEmpty)
     }
-
-    public func phone(of user: UserID) async throws -> String? {
-        guard let row = try await rows("SELECT phone FROM users WHERE id = \(user.rawValue)").first else { return nil }
-        var cells = Cells(row)
-        return try cells.next(String?.self)
-    }
-
-    public func messagesSent(by user: UserID, after id: Int64, limit: Int) async throws -> [Message] {
-        try await rows(
-            """
-            SELECT \(unescaped: PostgresRows.messageColumns) FROM message m \(unescaped: PostgresRows.messageJoins)
-            WHERE m.sender_id = \(user.rawValue) AND m.id > \(id) AND m.deleted_at IS NULL AND m.kind <> 'system' ORDER BY m.id LIMIT \(limit)
-            """
-        ).map(PostgresRows.message)
-    }
-
-    public func reactions(by user: UserID, limit: Int) async throws -> [AccountExport.Reaction] {
-        try await rows(
-            "SELECT chat_id, seq, emoji, reacted_at FROM reaction WHERE user_id = \(user.rawValue) ORDER BY reacted_at LIMIT \(limit)"
-        )
-        .map { row in
-            var cells = Cells(row)
-            return AccountExport.Reaction(
-                chatID: ChatID(try cells.next(Int64.self)), seq: try cells.next(), emoji: try cells.next(), at: try cells.date())
-        }
-    }
-
-    public func uploads(by user: UserID, limit: Int) async throws -> [String] {
-        try await rows("SELECT media_id FROM media_upload WHERE user_id = \(user.rawValue) ORDER BY uploaded_at LIMIT \(limit)").map {
-            row in
-            var cells = Cells(row)
-            return try cells.next(String.self)
-        }
-    }
 }

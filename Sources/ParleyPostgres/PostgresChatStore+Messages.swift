@@ -3,6 +3,7 @@ public import ParleyCore
 public import ParleyStore
 import PostgresNIO
 
+/// `MessagesStore`: messages sent, read and searched: history, read markers, mentions.
 extension PostgresChatStore {
     public func append(_ messages: [NewMessage]) async throws -> (stored: [(message: Message, created: Bool)], failure: ParleyError?) {
         try await writer.append(messages)
@@ -133,5 +134,23 @@ extension PostgresChatStore {
             let upTo = try cells.next(Int64.self)
             return ReadMarker(chatID: chat, user: user, seq: seq, readAt: readAt, upTo: upTo > 0 ? Date(storedMilliseconds: upTo) : nil)
         }
+    }
+
+    public func mentions(of user: UserID, limit: Int) async throws -> [Message] {
+        let id = user.rawValue
+        return try await rows(
+            """
+            SELECT \(unescaped: PostgresRows.messageColumns)
+            FROM (SELECT message_id AS id FROM mention WHERE user_id = \(id)
+                  UNION
+                  SELECT a.id FROM member mb2 JOIN message a ON a.chat_id = mb2.chat_id AND a.mentions_all
+                  WHERE mb2.user_id = \(id) AND a.sender_id <> \(id)) x
+            JOIN message m ON m.id = x.id
+            JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = \(id)
+            \(unescaped: PostgresRows.messageJoins)
+            WHERE m.seq > mb.cleared_seq AND m.deleted_at IS NULL
+            ORDER BY m.id DESC LIMIT \(Int64(limit))
+            """
+        ).map(PostgresRows.message)
     }
 }

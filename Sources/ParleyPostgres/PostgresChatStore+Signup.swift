@@ -42,4 +42,11 @@ extension PostgresChatStore {
     public func revokeSignupCode(_ code: String) async throws {
         try await rows("UPDATE signup_code SET revoked = true WHERE code = \(code)")
     }
+
+    public func bots(ownedBy owner: UserID) async throws -> [User] {
+        try await rows(
+            "SELECT \(unescaped: PostgresRows.userColumns) FROM users u WHERE u.owner_id = \(owner.rawValue) ORDER BY lower(u.handle)"
+        )
+        .map(PostgresRows.user)
+    }
 }

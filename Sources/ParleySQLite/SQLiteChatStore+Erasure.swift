@@ -82,37 +82,4 @@ extension SQLiteChatStore {
                 db, sql: "SELECT 1 FROM handle_hold WHERE handle = ? AND until > ?", arguments: [handle, time.storedMilliseconds]) ?? false
         }
     }
-
-    public func phone(of user: UserID) async throws -> String? {
-        try await pool.read { db in try String.fetchOne(db, sql: "SELECT phone FROM user WHERE id = ?", arguments: [user.rawValue]) }
-    }
-
-    public func messagesSent(by user: UserID, after id: Int64, limit: Int) async throws -> [Message] {
-        try await pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins)
-                    WHERE m.sender_id = ? AND m.id > ? AND m.deleted_at IS NULL AND m.kind != 'system' ORDER BY m.id LIMIT ?
-                    """, arguments: [user.rawValue, id, limit]
-            ).map { Rows.message($0) }
-        }
-    }
-
-    public func reactions(by user: UserID, limit: Int) async throws -> [AccountExport.Reaction] {
-        try await pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT chat_id, seq, emoji, reacted_at FROM reaction WHERE user_id = ? ORDER BY reacted_at LIMIT ?",
-                arguments: [user.rawValue, limit]
-            ).map { AccountExport.Reaction(chatID: ChatID($0[0] as Int64), seq: $0[1], emoji: $0[2], at: Rows.date($0[3] as Int64)) }
-        }
-    }
-
-    public func uploads(by user: UserID, limit: Int) async throws -> [String] {
-        try await pool.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT media_id FROM media_upload WHERE user_id = ? ORDER BY uploaded_at LIMIT ?",
-                arguments: [user.rawValue, limit])
-        }
-    }
 }

@@ -3,6 +3,7 @@ import GRDB
 public import ParleyCore
 import ParleyStore
 
+/// `InvitesStore`: invite links and personal invitations to groups.
 extension SQLiteChatStore {
     public func createInvite(_ invite: Invite, at time: Date) async throws {
         try await pool.write { db in

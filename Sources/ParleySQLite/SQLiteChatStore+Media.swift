@@ -3,6 +3,7 @@ import GRDB
 public import ParleyCore
 import ParleyStore
 
+/// `MediaStore`: uploaded media, who may see it, and avatars.
 extension SQLiteChatStore {
     public func recordMedia(_ media: MediaInfo, uploader: UserID, at time: Date) async throws {
         try await pool.write { db in

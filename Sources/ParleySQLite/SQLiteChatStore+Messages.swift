@@ -3,6 +3,7 @@ import GRDB
 public import ParleyCore
 public import ParleyStore
 
+/// `MessagesStore`: messages sent, read and searched: history, read markers, mentions.
 extension SQLiteChatStore {
     public func append(_ messages: [NewMessage]) async throws -> (stored: [(message: Message, created: Bool)], failure: ParleyError?) {
         try await writer.append(messages)
@@ -17,16 +18,6 @@ extension SQLiteChatStore {
                     """)
             let rows = try Row.fetchAll(statement, arguments: [chat.rawValue, after, before ?? Int64.max, limit])
             return rows.reversed().map { Rows.message($0) }
-        }
-    }
-
-    public func message(chat: ChatID, seq: Int64) async throws -> Message? {
-        try await pool.read { db in
-            try Row.fetchOne(
-                db,
-                sql: "SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins) WHERE m.chat_id = ? AND m.seq = ?",
-                arguments: [chat.rawValue, seq]
-            ).map { Rows.message($0) }
         }
     }
 
@@ -148,6 +139,42 @@ extension SQLiteChatStore {
             return ReadMarker(
                 chatID: chat, user: UserRef(id: UserID($0[0]), handle: $0[1], displayName: $0[2], isBot: $0[3]),
                 seq: $0[4], readAt: Rows.date($0[5] as Int64), upTo: upTo > 0 ? Rows.date(upTo) : nil)
+        }
+    }
+
+    public func mentions(of user: UserID, limit: Int) async throws -> [Message] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Rows.messageColumns)
+                    FROM (SELECT message_id AS id FROM mention WHERE user_id = ?1
+                          UNION
+                          SELECT a.id FROM member mb2 JOIN message a ON a.chat_id = mb2.chat_id AND a.mentions_all = 1
+                          WHERE mb2.user_id = ?1 AND a.sender_id <> ?1) x
+                    JOIN message m ON m.id = x.id
+                    JOIN member mb ON mb.chat_id = m.chat_id AND mb.user_id = ?1
+                    \(Rows.messageJoins)
+                    WHERE m.seq > mb.cleared_seq AND m.deleted_at IS NULL
+                    ORDER BY m.id DESC LIMIT ?2
+                    """, arguments: [user.rawValue, limit]
+            ).map { Rows.message($0) }
+        }
+    }
+
+    /// Notes that a message's text changed, for the search index to take up at its
+    /// next batch (see `SearchIndexer`).
+    static func noteSearchChange(_ db: Database, id: Int64) throws {
+        try db.execute(sql: "INSERT INTO search_change (message_id) VALUES (?)", arguments: [id])
+    }
+
+    public func message(chat: ChatID, seq: Int64) async throws -> Message? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins) WHERE m.chat_id = ? AND m.seq = ?",
+                arguments: [chat.rawValue, seq]
+            ).map { Rows.message($0) }
         }
     }
 }

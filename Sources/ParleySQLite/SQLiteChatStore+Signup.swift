@@ -3,6 +3,7 @@ import GRDB
 public import ParleyCore
 import ParleyStore
 
+/// `SignupStore`: sign-up codes, for a server that registers by invitation, and the bots an owner made.
 extension SQLiteChatStore {
     public func createSignupCode(_ code: SignupCode) async throws {
         try await pool.write { db in

@@ -4,6 +4,7 @@ import ParleyLive
 import ParleyStore
 import Synchronization
 
+/// `AccountsService`: registration, sign-in, the profile, sessions, the directory of people.
 extension EngineSession {
     public func register(_ registration: Registration) async throws -> SignedIn {
         try requireSignedOut()
@@ -340,5 +341,32 @@ extension EngineSession {
         }
         if let away = try? await store.activity(of: user.id)?.away { engine.activity.setAway(away, of: user.id) }
         return complete
+    }
+
+    public func sessions() async throws -> [SessionInfo] {
+        let user = try requireUser()
+        let current = state.withLock { $0.tokenHash }
+        return try await store.sessions(of: user.id, now: engine.now).map { session in
+            SessionInfo(
+                id: Self.publicID(of: session.tokenHash), client: session.client, address: session.address, startedAt: session.createdAt,
+                lastActiveAt: Self.minute(session.lastActiveAt), current: session.tokenHash == current)
+        }
+    }
+
+    public func revokeSession(_ id: String) async throws {
+        let user = try requireUser()
+        let wanted = id.trimmingCharacters(in: .whitespaces).lowercased()
+        guard
+            let session = try await store.sessions(of: user.id, now: engine.now).first(where: { Self.publicID(of: $0.tokenHash) == wanted })
+        else { throw ParleyError(.unknownSession, "you have no session \(id) (see /sessions)") }
+        if session.tokenHash == state.withLock({ $0.tokenHash }) { return try await signOut() }
+        try await store.deleteSession(tokenHash: session.tokenHash)
+        await engine.endSessions(of: user.id, .signedOut(token: session.tokenHash), except: number)
+    }
+
+    /// A session's public name: the first 4 bytes of its token's hash, in hex. The
+    /// hash cannot be turned back into the token, and a user has few sessions.
+    static func publicID(of tokenHash: Data) -> String {
+        tokenHash.prefix(4).map { String(format: "%02x", $0) }.joined()
     }
 }

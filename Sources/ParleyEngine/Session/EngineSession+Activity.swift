@@ -4,7 +4,8 @@ import ParleyLive
 import ParleyStore
 import Synchronization
 
-/// Away, last seen, and the user's own sessions.
+/// `ActivityService`: away messages, when people were last around, what each connection
+/// is viewing and who is online in a chat.
 extension EngineSession {
     public func setAway(_ message: String?) async throws {
         let user = try requireUser()
@@ -68,30 +69,40 @@ extension EngineSession {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60)
     }
 
-    public func sessions() async throws -> [SessionInfo] {
+    public func setViewing(_ chat: ChatID?) async throws {
         let user = try requireUser()
-        let current = state.withLock { $0.tokenHash }
-        return try await store.sessions(of: user.id, now: engine.now).map { session in
-            SessionInfo(
-                id: Self.publicID(of: session.tokenHash), client: session.client, address: session.address, startedAt: session.createdAt,
-                lastActiveAt: Self.minute(session.lastActiveAt), current: session.tokenHash == current)
+        if let chat { _ = try await requireMember(chat) }
+        let previous = engine.registry.setViewing(chat, user: user.id, session: number)
+        guard previous != chat else { return }
+        // Members of the chat now viewed learn it; members of the chat left only learn
+        // that the user no longer views it, never where they went.
+        var viewers = try await memberIDs(of: chat)
+        var leftBehind = try await memberIDs(of: previous)
+        leftBehind.subtract(viewers)
+        viewers.remove(user.id)
+        leftBehind.remove(user.id)
+        if !viewers.isEmpty {
+            let event = ChatEvent.presenceChanged(PresenceChange(user: user.ref, online: true, viewing: chat))
+            await engine.bus.publish(event, to: Array(viewers), except: origin)
+        }
+        if !leftBehind.isEmpty {
+            let event = ChatEvent.presenceChanged(PresenceChange(user: user.ref, online: true, viewing: nil))
+            await engine.bus.publish(event, to: Array(leftBehind), except: origin)
         }
     }
 
-    public func revokeSession(_ id: String) async throws {
-        let user = try requireUser()
-        let wanted = id.trimmingCharacters(in: .whitespaces).lowercased()
-        guard
-            let session = try await store.sessions(of: user.id, now: engine.now).first(where: { Self.publicID(of: $0.tokenHash) == wanted })
-        else { throw ParleyError(.unknownSession, "you have no session \(id) (see /sessions)") }
-        if session.tokenHash == state.withLock({ $0.tokenHash }) { return try await signOut() }
-        try await store.deleteSession(tokenHash: session.tokenHash)
-        await engine.endSessions(of: user.id, .signedOut(token: session.tokenHash), except: number)
+    private func memberIDs(of chat: ChatID?) async throws -> Set<UserID> {
+        guard let chat, let entry = try await engine.directory.entry(chat) else { return [] }
+        return Set(entry.roles.keys)
     }
 
-    /// A session's public name: the first 4 bytes of its token's hash, in hex. The
-    /// hash cannot be turned back into the token, and a user has few sessions.
-    static func publicID(of tokenHash: Data) -> String {
-        tokenHash.prefix(4).map { String(format: "%02x", $0) }.joined()
+    public func online(in chat: ChatID) async throws -> [PresenceEntry] {
+        let entry = try await requireMember(chat).entry
+        // What a member views is known on the node of their session only.
+        let online = await engine.online(among: Array(entry.roles.keys)).sorted()
+        let away = try await store.away(of: online)
+        return try await store.users(ids: online).map {
+            PresenceEntry(user: $0.ref, viewing: engine.registry.isViewing($0.id, chat), away: away[$0.id])
+        }
     }
 }

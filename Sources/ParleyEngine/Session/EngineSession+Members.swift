@@ -3,6 +3,7 @@ public import ParleyCore
 import ParleyLive
 import ParleyStore
 
+/// `MembersService`: the chat list, direct chats, leaving, members, kicks and roles.
 extension EngineSession {
     /// Leaves a group. An owner leaving hands the group to the oldest admin, or else to
     /// the oldest member.
@@ -103,40 +104,25 @@ extension EngineSession {
         return try await store.groups(of: user.id)
     }
 
-    public func setViewing(_ chat: ChatID?) async throws {
+    public func chats() async throws -> [ChatSummary] {
         let user = try requireUser()
-        if let chat { _ = try await requireMember(chat) }
-        let previous = engine.registry.setViewing(chat, user: user.id, session: number)
-        guard previous != chat else { return }
-        // Members of the chat now viewed learn it; members of the chat left only learn
-        // that the user no longer views it, never where they went.
-        var viewers = try await memberIDs(of: chat)
-        var leftBehind = try await memberIDs(of: previous)
-        leftBehind.subtract(viewers)
-        viewers.remove(user.id)
-        leftBehind.remove(user.id)
-        if !viewers.isEmpty {
-            let event = ChatEvent.presenceChanged(PresenceChange(user: user.ref, online: true, viewing: chat))
-            await engine.bus.publish(event, to: Array(viewers), except: origin)
-        }
-        if !leftBehind.isEmpty {
-            let event = ChatEvent.presenceChanged(PresenceChange(user: user.ref, online: true, viewing: nil))
-            await engine.bus.publish(event, to: Array(leftBehind), except: origin)
-        }
+        return try await withoutIgnored(try await store.chatList(for: user.id), for: user.id)
     }
 
-    private func memberIDs(of chat: ChatID?) async throws -> Set<UserID> {
-        guard let chat, let entry = try await engine.directory.entry(chat) else { return [] }
-        return Set(entry.roles.keys)
+    public func chat(_ id: ChatID) async throws -> Chat {
+        var chat = try await requireMember(id).entry.chat
+        chat.serverRetentionDays = engine.configuration.retentionDays
+        return chat
     }
 
-    public func online(in chat: ChatID) async throws -> [PresenceEntry] {
-        let entry = try await requireMember(chat).entry
-        // What a member views is known on the node of their session only.
-        let online = await engine.online(among: Array(entry.roles.keys)).sorted()
-        let away = try await store.away(of: online)
-        return try await store.users(ids: online).map {
-            PresenceEntry(user: $0.ref, viewing: engine.registry.isViewing($0.id, chat), away: away[$0.id])
-        }
+    public func directChat(with peer: UserID) async throws -> Chat? {
+        let user = try requireUser()
+        return try await store.directChat(between: user.id, and: peer)
+    }
+
+    public func deleteChat(_ chat: ChatID) async throws {
+        let user = try await requireMember(chat).user
+        try await store.hideChat(chat, for: user.id, at: engine.now)
+        await engine.bus.publish(.chatDeleted(ChatDeleted(chatID: chat)), to: [user.id], except: origin)
     }
 }

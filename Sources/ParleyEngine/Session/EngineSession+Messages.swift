@@ -3,6 +3,8 @@ public import ParleyCore
 import ParleyLive
 import ParleyStore
 
+/// `MessagesService`: one send path for a message and a batch, history, search, read
+/// markers, mentions and typing.
 extension EngineSession {
     public func sendMessage(to recipient: Recipient, text: String, clientID: String?, via: String?, replyTo: Int64?) async throws
         -> Message
@@ -369,25 +371,21 @@ extension EngineSession {
         return try await store.readers(chat: chat, atLeast: seq).filter { $0.user.id != message.sender.id }
     }
 
-    public func chats() async throws -> [ChatSummary] {
+    public func mentions(limit: Int) async throws -> [Message] {
         let user = try requireUser()
-        return try await withoutIgnored(try await store.chatList(for: user.id), for: user.id)
+        return await withoutIgnored(try await store.mentions(of: user.id, limit: try Limits.pageSize(limit)), for: user.id)
     }
 
-    public func chat(_ id: ChatID) async throws -> Chat {
-        var chat = try await requireMember(id).entry.chat
-        chat.serverRetentionDays = engine.configuration.retentionDays
-        return chat
-    }
-
-    public func directChat(with peer: UserID) async throws -> Chat? {
-        let user = try requireUser()
-        return try await store.directChat(between: user.id, and: peer)
-    }
-
-    public func deleteChat(_ chat: ChatID) async throws {
-        let user = try await requireMember(chat).user
-        try await store.hideChat(chat, for: user.id, at: engine.now)
-        await engine.bus.publish(.chatDeleted(ChatDeleted(chatID: chat)), to: [user.id], except: origin)
+    public func typing(in chat: ChatID) async throws {
+        let (entry, _, user) = try await requireMember(chat, confirmed: false)
+        guard
+            engine.activity.mayAnnounceTyping(
+                user.id, in: chat, at: engine.now, interval: engine.configuration.typingInterval.seconds)
+        else { return }
+        // Nor is someone who ignores the typist told.
+        let ignorers = await engine.ignoreBook.ignorers(of: user.id, store: store)
+        let others = entry.roles.keys.filter { $0 != user.id && !ignorers.contains($0) }
+        guard !others.isEmpty else { return }
+        await engine.bus.publish(.typing(Typing(chatID: chat, user: user.ref)), to: others, except: origin)
     }
 }

@@ -1,10 +1,43 @@
-import Foundation
+public import Foundation
 import GRDB
 public import ParleyCore
 import ParleyStore
 
-/// What an account's export holds besides its chats and messages.
+/// `ExportStore`: what an account's export holds.
 extension SQLiteChatStore {
+    public func phone(of user: UserID) async throws -> String? {
+        try await pool.read { db in try String.fetchOne(db, sql: "SELECT phone FROM user WHERE id = ?", arguments: [user.rawValue]) }
+    }
+
+    public func messagesSent(by user: UserID, after id: Int64, limit: Int) async throws -> [Message] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins)
+                    WHERE m.sender_id = ? AND m.id > ? AND m.deleted_at IS NULL AND m.kind != 'system' ORDER BY m.id LIMIT ?
+                    """, arguments: [user.rawValue, id, limit]
+            ).map { Rows.message($0) }
+        }
+    }
+
+    public func reactions(by user: UserID, limit: Int) async throws -> [AccountExport.Reaction] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT chat_id, seq, emoji, reacted_at FROM reaction WHERE user_id = ? ORDER BY reacted_at LIMIT ?",
+                arguments: [user.rawValue, limit]
+            ).map { AccountExport.Reaction(chatID: ChatID($0[0] as Int64), seq: $0[1], emoji: $0[2], at: Rows.date($0[3] as Int64)) }
+        }
+    }
+
+    public func uploads(by user: UserID, limit: Int) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT media_id FROM media_upload WHERE user_id = ? ORDER BY uploaded_at LIMIT ?",
+                arguments: [user.rawValue, limit])
+        }
+    }
+
     public func accountRecords(of user: UserID, limit: Int) async throws -> AccountExport.Records {
         try await pool.read { db in
             let id = user.rawValue

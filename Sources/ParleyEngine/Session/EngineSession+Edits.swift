@@ -3,7 +3,8 @@ public import ParleyCore
 import ParleyLive
 import ParleyStore
 
-/// Edits, deletions, reactions, mentions, typing and group topics.
+/// `EditsService`: edits, deletions and reactions, each within the group's rules and the
+/// server's time window.
 extension EngineSession {
     public func editMessage(chat: ChatID, seq: Int64, text: String) async throws -> Message {
         let (entry, _, user) = try await requireMember(chat)
@@ -82,101 +83,6 @@ extension EngineSession {
             try await publish(.reactionChanged(change), toMembersOf: chat)
         }
         return counts
-    }
-
-    public func mentions(limit: Int) async throws -> [Message] {
-        let user = try requireUser()
-        return await withoutIgnored(try await store.mentions(of: user.id, limit: try Limits.pageSize(limit)), for: user.id)
-    }
-
-    public func typing(in chat: ChatID) async throws {
-        let (entry, _, user) = try await requireMember(chat, confirmed: false)
-        guard
-            engine.activity.mayAnnounceTyping(
-                user.id, in: chat, at: engine.now, interval: engine.configuration.typingInterval.seconds)
-        else { return }
-        // Nor is someone who ignores the typist told.
-        let ignorers = await engine.ignoreBook.ignorers(of: user.id, store: store)
-        let others = entry.roles.keys.filter { $0 != user.id && !ignorers.contains($0) }
-        guard !others.isEmpty else { return }
-        await engine.bus.publish(.typing(Typing(chatID: chat, user: user.ref)), to: others, except: origin)
-    }
-
-    public func setTopic(_ topic: String?, in chat: ChatID) async throws -> Chat {
-        let (entry, role, user) = try await requireGroupMember(chat)
-        guard role.canManage || entry.chat.anyoneSetsTopic else {
-            throw ParleyError(.forbidden, "only the owner and admins of \(Self.name(of: entry.chat)) can set its topic")
-        }
-        let topic = try topic.flatMap { try Limits.topic($0) }
-        return try await updated(chat, by: user, what: .topic) {
-            try await store.setTopic(topic, of: chat, by: user.handle, at: engine.now)
-        }
-    }
-
-    public func setGroupRules(in chat: ChatID, _ change: GroupRulesChange) async throws -> Chat {
-        let (entry, _, user) = try await requireManager(chat)
-        var change = change
-        if let limit = change.memberLimit, !(0...Limits.maxMemberLimit).contains(limit) {
-            throw ParleyError(.invalidArgument, "a member limit is 1 to \(Limits.maxMemberLimit), or 0 for none")
-        }
-        change.key = try change.key.map { key throws(ParleyError) in try Limits.groupKey(key) }
-        if let days = change.retentionDays {
-            let most = engine.configuration.retentionDays ?? Limits.maxRetentionDays
-            guard days == 0 || (1...most).contains(days) else {
-                throw ParleyError(
-                    .invalidArgument,
-                    engine.configuration.retentionDays == nil
-                        ? "a group keeps messages 1 to \(most) days, or 0 for as long as the server does"
-                        : "this server keeps messages \(most) days: a group keeps them 1 to \(most) days, or 0 for as long as the server does"
-                )
-            }
-        }
-        let changed = try await updated(chat, by: user, what: .rules, before: entry.chat) {
-            try await store.setGroupRules(of: chat, change)
-        }
-        let words = Self.rulesChanged(from: entry.chat, to: changed)
-        try await engine.audit(.setRules, by: user, target: Self.name(of: changed), in: changed, detail: words.isEmpty ? nil : words)
-        var answer = changed
-        answer.serverRetentionDays = engine.configuration.retentionDays
-        return answer
-    }
-
-    public func ban(handle: String, from chat: ChatID) async throws {
-        let (entry, role, user) = try await requireManager(chat)
-        let handle = try Limits.userHandle(handle)
-        guard handle.lowercased() != user.handle.lowercased() else { throw ParleyError(.invalidArgument, "you cannot ban yourself") }
-        let target = try await store.user(handle: handle)
-        if let target, let targetRole = entry.roles[target.id], targetRole >= role {
-            throw ParleyError(.forbidden, "you cannot ban a member whose role is \(targetRole.rawValue)")
-        }
-        _ = try await store.setBan(handle.lowercased(), in: chat, banned: true, at: engine.now)
-        if let target, entry.roles[target.id] != nil { try await kick(user: target.id, from: chat, reason: "banned") }
-        _ = try await updated(chat, by: user, what: .bans) { try await store.chat(id: chat) }
-        try await engine.audit(.ban, by: user, target: "@\(handle.lowercased())", in: entry.chat)
-    }
-
-    public func unban(handle: String, from chat: ChatID) async throws {
-        let user = try await requireManager(chat).user
-        guard try await store.setBan(try Limits.userHandle(handle).lowercased(), in: chat, banned: false, at: engine.now) else {
-            throw ParleyError(.invalidArgument, "@\(handle) is not banned")
-        }
-        let changed = try await updated(chat, by: user, what: .bans) { try await store.chat(id: chat) }
-        try await engine.audit(.unban, by: user, target: "@\(handle.lowercased())", in: changed)
-    }
-
-    public func bans(in chat: ChatID) async throws -> [String] {
-        _ = try await requireGroupMember(chat)
-        return try await store.bans(of: chat)
-    }
-
-    /// Applies a change to a group, forgets the cached copy and tells the members.
-    private func updated(
-        _ chat: ChatID, by user: User, what: ChatChange, before: Chat? = nil, change: () async throws -> Chat?
-    ) async throws -> Chat {
-        guard let changed = try await change() else { throw ParleyError(.unknownChat, "no chat with id \(chat)") }
-        engine.directory.invalidate(chat)
-        try await publish(.chatUpdated(ChatUpdated(chat: changed, by: user.ref, what: what, before: before)), toMembersOf: chat)
-        return changed
     }
 
     /// The message, or `unknown_message` / `message_deleted`.

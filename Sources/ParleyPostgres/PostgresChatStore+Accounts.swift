@@ -3,6 +3,7 @@ public import ParleyCore
 public import ParleyStore
 import PostgresNIO
 
+/// `AccountsStore`: accounts and their sessions: sign-up, credentials, profiles, the directory of people.
 extension PostgresChatStore {
     public func createUser(_ user: NewUser) async throws -> User {
         do {
@@ -95,29 +96,6 @@ extension PostgresChatStore {
         try await rows("UPDATE users SET last_login_at = \(at), last_seen_at = \(at) WHERE id = \(user.rawValue)")
     }
 
-    public func retireGuest(_ user: UserID) async throws -> Bool {
-        try await !rows(
-            """
-            UPDATE users SET handle = CASE WHEN position('~' in handle) = 0 THEN handle || '~' || id ELSE handle END
-            WHERE id = \(user.rawValue) AND is_guest RETURNING 1
-            """
-        ).isEmpty
-    }
-
-    public func renameGuest(_ user: UserID, to handle: String, displayName: String) async throws -> Bool {
-        do {
-            return try await !rows(
-                "UPDATE users SET handle = \(handle), display_name = \(displayName) WHERE id = \(user.rawValue) AND is_guest RETURNING 1"
-            ).isEmpty
-        } catch {
-            throw Self.uniqueViolation(error, ["users_handle": ParleyError(.handleTaken, "the handle @\(handle) is taken")])
-        }
-    }
-
-    public func markGuestAsBot(_ user: UserID) async throws -> Bool {
-        try await !rows("UPDATE users SET is_bot = true WHERE id = \(user.rawValue) AND is_guest RETURNING 1").isEmpty
-    }
-
     public func handleExists(_ handle: String) async throws -> Bool {
         try await !rows("SELECT 1 FROM users WHERE lower(handle) = lower(\(handle))").isEmpty
     }
@@ -168,54 +146,26 @@ extension PostgresChatStore {
         try await rows(
             "DELETE FROM session WHERE user_id = \(user.rawValue) AND token_hash IS DISTINCT FROM \(tokenHash)::bytea")
     }
-
-    public func bots(ownedBy owner: UserID) async throws -> [User] {
-        try await rows(
-            "SELECT \(unescaped: PostgresRows.userColumns) FROM users u WHERE u.owner_id = \(owner.rawValue) ORDER BY lower(u.handle)"
-        )
-        .map(PostgresRows.user)
-    }
 }
 
-/// Presence watches (IRC's MONITOR): handles, taken or not, whose comings and goings a
-/// user is told of.
+/// Sessions: one per signed-in connection or token, kept by the hash of its token.
 extension PostgresChatStore {
-    public func watchPresence(of handles: [String], by watcher: UserID, limit: Int) async throws -> [String] {
-        try await transaction { connection in
-            var kept: [String] = []
-            for handle in handles {
-                let count =
-                    try await connection.query(
-                        "SELECT count(*) FROM presence_watch WHERE watcher_id = \(watcher.rawValue)", logger: logger
-                    ).collect().first?.decode(Int64.self) ?? 0
-                let known = try await !connection.query(
-                    "SELECT 1 FROM presence_watch WHERE handle = \(handle) AND watcher_id = \(watcher.rawValue)", logger: logger
-                ).collect().isEmpty
-                guard known || count < Int64(limit) else { break }
-                try await connection.query(
-                    "INSERT INTO presence_watch (handle, watcher_id) VALUES (\(handle), \(watcher.rawValue)) ON CONFLICT DO NOTHING",
-                    logger: logger)
-                kept.append(handle)
-            }
-            return kept
+    public func sessions(of user: UserID, now: Date) async throws -> [StoredSession] {
+        try await rows(
+            """
+            SELECT token_hash, client, address, created_at, last_active_at FROM session
+            WHERE user_id = \(user.rawValue) AND expires_at > \(now.storedMilliseconds) ORDER BY created_at, token_hash
+            """
+        ).map { row in
+            var cells = Cells(row)
+            let hash: ByteBuffer = try cells.next()
+            return StoredSession(
+                tokenHash: Data(hash.readableBytesView), client: try cells.next(), address: try cells.next(), createdAt: try cells.date(),
+                lastActiveAt: try cells.date())
         }
     }
 
-    public func unwatchPresence(of handles: [String]?, by watcher: UserID) async throws {
-        guard let handles else {
-            try await rows("DELETE FROM presence_watch WHERE watcher_id = \(watcher.rawValue)")
-            return
-        }
-        try await rows("DELETE FROM presence_watch WHERE watcher_id = \(watcher.rawValue) AND handle = ANY(\(handles))")
-    }
-
-    public func watchedHandles(by watcher: UserID) async throws -> [String] {
-        try await rows("SELECT handle FROM presence_watch WHERE watcher_id = \(watcher.rawValue) ORDER BY handle").map {
-            try $0.decode(String.self)
-        }
-    }
-
-    public func presenceWatchers(of handle: String) async throws -> [UserID] {
-        try await rows("SELECT watcher_id FROM presence_watch WHERE handle = \(handle)").map { UserID(try $0.decode(Int64.self)) }
+    public func touchSession(tokenHash: Data, at time: Date) async throws {
+        try await rows("UPDATE session SET last_active_at = \(time.storedMilliseconds) WHERE token_hash = \(tokenHash)")
     }
 }

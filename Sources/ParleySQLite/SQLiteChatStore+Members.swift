@@ -3,6 +3,7 @@ import GRDB
 public import ParleyCore
 public import ParleyStore
 
+/// `MembersStore`: chats and who is in them: direct chats, groups made, members and roles, each user's chat list.
 extension SQLiteChatStore {
     public func chat(id: ChatID) async throws -> Chat? {
         try await pool.read { db in try Rows.chat(db, id: id) }

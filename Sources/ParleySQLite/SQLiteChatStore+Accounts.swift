@@ -3,6 +3,7 @@ import GRDB
 public import ParleyCore
 public import ParleyStore
 
+/// `AccountsStore`: accounts and their sessions: sign-up, credentials, profiles, the directory of people.
 extension SQLiteChatStore {
     public func createUser(_ user: NewUser) async throws -> User {
         do {
@@ -105,38 +106,6 @@ extension SQLiteChatStore {
         }
     }
 
-    public func retireGuest(_ user: UserID) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE user SET handle = CASE WHEN instr(handle, '~') = 0 THEN handle || '~' || id ELSE handle END
-                    WHERE id = ? AND is_guest
-                    """,
-                arguments: [user.rawValue])
-            return db.changesCount > 0
-        }
-    }
-
-    public func renameGuest(_ user: UserID, to handle: String, displayName: String) async throws -> Bool {
-        do {
-            return try await pool.write { db in
-                try db.execute(
-                    sql: "UPDATE user SET handle = ?, display_name = ? WHERE id = ? AND is_guest",
-                    arguments: [handle, displayName, user.rawValue])
-                return db.changesCount > 0
-            }
-        } catch let error as DatabaseError {
-            throw Self.uniqueViolation(error, ["user.handle": ParleyError(.handleTaken, "the handle @\(handle) is taken")])
-        }
-    }
-
-    public func markGuestAsBot(_ user: UserID) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE user SET is_bot = 1 WHERE id = ? AND is_guest", arguments: [user.rawValue])
-            return db.changesCount > 0
-        }
-    }
-
     public func handleExists(_ handle: String) async throws -> Bool {
         try await pool.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user WHERE handle = ?)", arguments: [handle]) ?? false
@@ -210,52 +179,28 @@ extension SQLiteChatStore {
     }
 }
 
-/// Presence watches (IRC's MONITOR): handles, taken or not, whose comings and goings a
-/// user is told of.
+/// Sessions: one per signed-in connection or token, kept by the hash of its token.
 extension SQLiteChatStore {
-    public func watchPresence(of handles: [String], by watcher: UserID, limit: Int) async throws -> [String] {
-        try await pool.write { db in
-            var kept: [String] = []
-            for handle in handles {
-                let count =
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM presence_watch WHERE watcher_id = ?", arguments: [watcher.rawValue])
-                    ?? 0
-                let known =
-                    try Bool.fetchOne(
-                        db, sql: "SELECT 1 FROM presence_watch WHERE handle = ? AND watcher_id = ?", arguments: [handle, watcher.rawValue])
-                    ?? false
-                guard known || count < limit else { break }
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO presence_watch (handle, watcher_id) VALUES (?, ?)", arguments: [handle, watcher.rawValue])
-                kept.append(handle)
-            }
-            return kept
-        }
-    }
-
-    public func unwatchPresence(of handles: [String]?, by watcher: UserID) async throws {
-        try await pool.write { db in
-            guard let handles else {
-                try db.execute(sql: "DELETE FROM presence_watch WHERE watcher_id = ?", arguments: [watcher.rawValue])
-                return
-            }
-            for handle in handles {
-                try db.execute(
-                    sql: "DELETE FROM presence_watch WHERE handle = ? AND watcher_id = ?", arguments: [handle, watcher.rawValue])
-            }
-        }
-    }
-
-    public func watchedHandles(by watcher: UserID) async throws -> [String] {
+    public func sessions(of user: UserID, now: Date) async throws -> [StoredSession] {
         try await pool.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT handle FROM presence_watch WHERE watcher_id = ? ORDER BY handle", arguments: [watcher.rawValue])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT token_hash, client, address, created_at, last_active_at FROM session
+                    WHERE user_id = ? AND expires_at > ? ORDER BY created_at, token_hash
+                    """, arguments: [user.rawValue, now.storedMilliseconds]
+            ).map {
+                StoredSession(
+                    tokenHash: $0[0], client: $0[1], address: $0[2], createdAt: Rows.date($0[3] as Int64),
+                    lastActiveAt: Rows.date($0[4] as Int64))
+            }
         }
     }
 
-    public func presenceWatchers(of handle: String) async throws -> [UserID] {
-        try await pool.read { db in
-            try Int64.fetchAll(db, sql: "SELECT watcher_id FROM presence_watch WHERE handle = ?", arguments: [handle]).map { UserID($0) }
+    public func touchSession(tokenHash: Data, at time: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE session SET last_active_at = ? WHERE token_hash = ?", arguments: [time.storedMilliseconds, tokenHash])
         }
     }
 }

@@ -3,6 +3,7 @@ import GRDB
 public import ParleyCore
 public import ParleyStore
 
+/// `PhoneStore`: sign-in by a code sent to a phone number.
 extension SQLiteChatStore {
     public func user(phone: String) async throws -> User? {
         try await pool.read { db in
@@ -62,25 +63,6 @@ extension SQLiteChatStore {
             }
             try db.execute(sql: "UPDATE phone_code SET attempts_left = attempts_left - 1 WHERE phone = ?", arguments: [phone])
             return .wrong(attemptsLeft: left - 1)
-        }
-    }
-}
-
-extension SQLiteChatStore {
-    public func user(issuer: String, subject: String) async throws -> User? {
-        try await pool.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT \(Rows.userColumns) FROM identity i JOIN user u ON u.id = i.user_id WHERE i.issuer = ? AND i.subject = ?",
-                arguments: [issuer, subject]
-            ).map { Rows.user($0) }
-        }
-    }
-
-    public func linkIdentity(issuer: String, subject: String, to user: UserID, at time: Date) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO identity (issuer, subject, user_id, linked_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                arguments: [issuer, subject, user.rawValue, time.storedMilliseconds])
         }
     }
 }

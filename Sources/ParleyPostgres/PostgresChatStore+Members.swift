@@ -3,6 +3,7 @@ public import ParleyCore
 public import ParleyStore
 import PostgresNIO
 
+/// `MembersStore`: chats and who is in them: direct chats, groups made, members and roles, each user's chat list.
 extension PostgresChatStore {
     /// Chats matching a condition on `c`, with their direct participants.
     func chats(where condition: PostgresQuery, orderBy order: String = "c.id") async throws -> [Chat] {
