@@ -105,7 +105,7 @@ final class IRCChannelHandler: ChannelInboundHandler {
         if flood.account == nil, gateway.accountPace.isLimited, let me = connection?.view.me {
             flood.account = (gateway.accountPace, me.id)
         }
-        flood.change(to: gateway.flood)
+        if flood.limits.perSecond != gateway.linesPerSecond { flood.change(to: gateway.flood) }
         switch flood.arrive(inbound, bytes: inbound.bytes, at: .now) {
         case .handle(let line):
             hand(line)

@@ -136,6 +136,9 @@ public final class IRCGateway: Service {
         accountPace.setRate(perSecond: Self.accountRate(perConnection: perConnection, perAccount: perAccount))
     }
 
+    /// Lines a second each connection may send now.
+    var linesPerSecond: Int { lineRate.load(ordering: .relaxed) }
+
     /// The flood control a connection is held to now.
     var flood: FloodControl<IRCInbound>.Limits {
         .init(perSecond: lineRate.load(ordering: .relaxed), heldLines: configuration.floodLines, heldBytes: configuration.floodBytes)

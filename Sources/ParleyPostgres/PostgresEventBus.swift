@@ -221,7 +221,7 @@ public final class PostgresEventBus: EventBus, Service {
         // Live events that came meanwhile, then live: queued under the lock, so none slips between.
         let queue = state.withLock { state -> SubscriberQueue? in
             guard var subscriber = state.subscribers[id] else { return nil }
-            for event in subscriber.buffer ?? [] where event.position > subscriber.seenThrough { subscriber.queue.put(event, trace: nil) }
+            for event in subscriber.buffer ?? [] where event.position > subscriber.seenThrough { _ = subscriber.queue.put(event, trace: nil) }
             subscriber.buffer = nil
             state.subscribers[id] = subscriber
             return subscriber.queue
@@ -282,8 +282,7 @@ public final class PostgresEventBus: EventBus, Service {
                                 subscriber.buffer?.append(read.event)
                                 state.subscribers[id] = subscriber
                             } else if read.event.position > subscriber.seenThrough {
-                                subscriber.queue.put(read.event, trace: nil)
-                                touched.add(subscriber.queue)
+                                touched.put(read.event, trace: nil, in: subscriber.queue)
                             }
                         }
                     }

@@ -154,7 +154,7 @@ public final class InProcessEventBus: EventBus {
                     let maybeEvicted = after.position < backlog.since && state.evictedThrough > after.position
                     complete = complete && backlog.droppedThrough <= after.position && !maybeEvicted
                     for event in backlog.after(after.position) where tokenHash == nil || event.originToken != tokenHash {
-                        queue.put(event, trace: nil)
+                        _ = queue.put(event, trace: nil)
                     }
                 } else {
                     complete = complete && state.evictedThrough <= after.position
@@ -185,7 +185,7 @@ public final class InProcessEventBus: EventBus {
         if let journal, case .message(let message) = event { taken = journal.takenPosition(of: message.message.id) }
         let record = journal != nil && taken == nil && !event.isTransient
         let touched = state.withLock { state in
-            var touched = TouchedQueues()
+            var touched = TouchedQueues(capacity: users.count)
             let position = taken ?? journal?.takePosition() ?? state.position + 1
             let published = PositionedEvent(event: event, position: position, originToken: origin?.tokenHash)
             if position <= state.position {
@@ -255,10 +255,7 @@ public final class InProcessEventBus: EventBus {
                     published, capacity: backlogCapacity)
             }
             guard let subscribers = state.subscribers[user] else { continue }
-            for (id, queue) in subscribers where id != except {
-                queue.put(published, trace: trace)
-                touched.add(queue)
-            }
+            for (id, queue) in subscribers where id != except { touched.put(published, trace: trace, in: queue) }
         }
         if state.kept > totalBacklog { state.evict(below: totalBacklog) }
     }
