@@ -221,7 +221,9 @@ public final class PostgresEventBus: EventBus, Service {
         // Live events that came meanwhile, then live: queued under the lock, so none slips between.
         let queue = state.withLock { state -> SubscriberQueue? in
             guard var subscriber = state.subscribers[id] else { return nil }
-            for event in subscriber.buffer ?? [] where event.position > subscriber.seenThrough { _ = subscriber.queue.put(event, trace: nil) }
+            for event in subscriber.buffer ?? [] where event.position > subscriber.seenThrough {
+                _ = subscriber.queue.put(event, trace: nil)
+            }
             subscriber.buffer = nil
             state.subscribers[id] = subscriber
             return subscriber.queue
