@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ParleyCore
 
 /// How an event is kept between nodes (`PostgresEventBus`) and across restarts

@@ -1,6 +1,6 @@
 public import Foundation
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 import PostgresNIO
 
 /// `EditsStore`: changes to sent messages: edits, deletions, reactions. Each change locks

@@ -1,6 +1,6 @@
 public import Foundation
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 import PostgresNIO
 
 /// `GroupsStore`: a group's own settings: topic, rules, key, bans, and the directory of public groups.

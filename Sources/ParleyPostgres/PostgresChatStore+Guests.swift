@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 import PostgresNIO
 
 /// `GuestsStore`: guests (IRC's unregistered nicks): their handles freed, renamed, marked as bots.

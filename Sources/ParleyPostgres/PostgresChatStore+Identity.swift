@@ -1,6 +1,6 @@
 public import Foundation
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 import PostgresNIO
 
 /// `IdentityStore`: sign-in by an external identity provider's token.

@@ -1,6 +1,6 @@
 public import Foundation
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 import PostgresNIO
 
 /// Messages reported to the server's operators.

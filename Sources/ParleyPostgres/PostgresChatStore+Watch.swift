@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 import PostgresNIO
 
 /// `WatchStore`: presence watches (IRC's MONITOR), handles, taken or not, whose comings

@@ -1,7 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 
 /// `EditsStore`: changes to sent messages: edits, deletions, reactions.
 extension SQLiteChatStore {

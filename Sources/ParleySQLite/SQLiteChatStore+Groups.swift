@@ -1,7 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 
 /// `GroupsStore`: a group's own settings: topic, rules, key, bans, and the directory of public groups.
 extension SQLiteChatStore {

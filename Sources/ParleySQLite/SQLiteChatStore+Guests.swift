@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 import GRDB
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 
 /// `GuestsStore`: guests (IRC's unregistered nicks): their handles freed, renamed, marked as bots.
 extension SQLiteChatStore {

@@ -1,7 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 
 /// `IdentityStore`: sign-in by an external identity provider's token.
 extension SQLiteChatStore {

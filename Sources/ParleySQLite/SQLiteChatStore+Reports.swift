@@ -1,7 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 
 /// Messages reported to the server's operators.
 extension SQLiteChatStore {

@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 import GRDB
 public import ParleyCore
-public import ParleyStore
+import ParleyStore
 
 /// `WatchStore`: presence watches (IRC's MONITOR), handles, taken or not, whose comings
 /// and goings a user is told of.

@@ -1,6 +1,3 @@
-public import Foundation
-public import ParleyCore
-
 /// Storage for everything the engine knows. It keeps data consistent (one direct chat
 /// per pair, gap-free sequence numbers, one message per client id) but decides nothing
 /// about who may do what: that is `ChatEngine`'s job.
