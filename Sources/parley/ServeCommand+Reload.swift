@@ -75,8 +75,9 @@ extension ServeCommand {
             (applied.rateLimit, applied.accountRateLimit) = (next.rateLimit, next.accountRateLimit)
         }
         if changed.contains(where: { ["irc-line-rate", "irc-account-line-rate", "rate-limit"].contains($0) }) {
-            let perConnection = next.ircLineRate ?? (next.rateLimit == 0 ? 0 : 10)
-            for gateway in targets.gateways { gateway.setLineRates(perConnection: perConnection, perAccount: next.ircAccountLineRate) }
+            for gateway in targets.gateways {
+                gateway.setLineRates(perConnection: next.ircLinesPerSecond, perAccount: next.ircAccountLineRate)
+            }
             (applied.ircLineRate, applied.ircAccountLineRate) = (next.ircLineRate, next.ircAccountLineRate)
         }
         if changed.contains("hook-rate") {
@@ -114,6 +115,10 @@ extension ServeCommand {
             logger.error("reload: the TLS certificate stays as it was: \(Parley.message(for: error))")
         }
     }
+
+    /// Lines a second each IRC connection may send: `--irc-line-rate`, or 10 unless
+    /// `--rate-limit 0` turned rates off.
+    var ircLinesPerSecond: Int { ircLineRate ?? (rateLimit == 0 ? 0 : 10) }
 
     /// `key → value` of every setting, as `--check` prints them.
     private static func settingLines(_ command: ServeCommand) -> [String: String] {

@@ -345,7 +345,7 @@ struct ServeCommand: AsyncParsableCommand {
             irc.serverName = ircServerName
             irc.serverInfo = ircServerInfo
             irc.network = ircNetwork
-            irc.linesPerSecond = ircLineRate ?? (rateLimit == 0 ? 0 : 10)
+            irc.linesPerSecond = ircLinesPerSecond
             irc.accountLinesPerSecond = ircAccountLineRate
             let gateway = IRCGateway(
                 engine: engine, configuration: irc, eventLoopGroup: ParleyServer.eventLoopGroup(threads: configuration.eventLoops),
