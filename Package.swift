@@ -157,8 +157,10 @@ var targets: [Target] = [
         dependencies: ["ParleyCore", "ParleyBots", "CReadline", "CPNG", "CJPEG"],
         swiftSettings: swiftSettings
     ),
-    .executableTarget(
-        name: "parley",
+    // The `parley` command line: the shell's launcher, `serve`, `bot`. A library, so the
+    // tests run the shell in process through the same code the binary runs.
+    .target(
+        name: "ParleyCommands",
         dependencies: [
             "ParleyCore", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleySQLite", "ParleyServer", "ParleyClient", "ParleyBots",
             "ParleyPostgres", "ParleyIRC", "ParleyProtocol", "ParleyLive",
@@ -168,6 +170,11 @@ var targets: [Target] = [
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Yams", package: "Yams"),
         ],
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "parley",
+        dependencies: ["ParleyCommands"],
         swiftSettings: swiftSettings
     ),
     // The load tool: parley-load --help in Benchmarks/LoadTool/main.swift, run by scripts/load.sh.
@@ -251,7 +258,7 @@ var targets: [Target] = [
     .testTarget(
         name: "ParleyShellTests",
         dependencies: [
-            "ParleyCore", "ParleyEngine", "ParleyShell", "ParleyTesting", "parley",
+            "ParleyCore", "ParleyEngine", "ParleyShell", "ParleyTesting", "ParleyCommands", "parley",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
         ],

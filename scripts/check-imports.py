@@ -25,7 +25,7 @@ BUILD_ONLY = {("ParleyShellTests", "parley")}
 
 # The module picture: what each layer may never depend on, directly.
 DATABASES = {"GRDB", "GRDBSQLite", "PostgresNIO", "ParleySQLite", "ParleyPostgres"}
-FRONT_ENDS = {"ParleyServer", "ParleyIRC", "ParleyClient", "ParleyShell", "ParleyBots", "parley"}
+FRONT_ENDS = {"ParleyServer", "ParleyIRC", "ParleyClient", "ParleyShell", "ParleyBots", "ParleyCommands", "parley"}
 FORBIDDEN = {
     "ParleyCore": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyLive", "ParleyEngine", "ParleyProtocol"},
     "ParleyLive": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyEngine"},
@@ -34,13 +34,13 @@ FORBIDDEN = {
     "ParleyPostgres": FRONT_ENDS | {"ParleyEngine", "ParleySQLite", "GRDB", "GRDBSQLite"},
     "ParleyEngine": DATABASES | FRONT_ENDS | {"ParleyProtocol"},
     "ParleyProtocol": DATABASES | FRONT_ENDS | {"ParleyStore", "ParleyLive", "ParleyEngine"},
-    "ParleyServer": DATABASES | {"ParleyIRC", "ParleyClient", "ParleyShell", "ParleyBots", "parley"},
-    "ParleyIRC": DATABASES | {"ParleyServer", "ParleyClient", "ParleyShell", "ParleyBots", "parley"},
-    "ParleyClient": DATABASES | {"ParleyServer", "ParleyShell", "ParleyBots", "ParleyEngine", "ParleyStore", "parley"},
+    "ParleyServer": DATABASES | {"ParleyIRC", "ParleyClient", "ParleyShell", "ParleyBots", "ParleyCommands", "parley"},
+    "ParleyIRC": DATABASES | {"ParleyServer", "ParleyClient", "ParleyShell", "ParleyBots", "ParleyCommands", "parley"},
+    "ParleyClient": DATABASES | {"ParleyServer", "ParleyShell", "ParleyBots", "ParleyEngine", "ParleyStore", "ParleyCommands", "parley"},
     # The bot host owns its state's protocol (`BotState`); whoever embeds it says where
     # the state is kept, so neither the host nor the shell knows a database.
-    "ParleyBots": DATABASES | {"ParleyServer", "ParleyIRC", "ParleyShell", "ParleyEngine", "ParleyStore", "parley"},
-    "ParleyShell": DATABASES | {"ParleyServer", "ParleyIRC", "ParleyEngine", "ParleyStore", "parley"},
+    "ParleyBots": DATABASES | {"ParleyServer", "ParleyIRC", "ParleyShell", "ParleyEngine", "ParleyStore", "ParleyCommands", "parley"},
+    "ParleyShell": DATABASES | {"ParleyServer", "ParleyIRC", "ParleyEngine", "ParleyStore", "ParleyCommands", "parley"},
 }
 # Only the SQLite driver links GRDB among the product's modules.
 GRDB_ALLOWED = {"ParleySQLite"}

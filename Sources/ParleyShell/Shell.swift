@@ -17,6 +17,9 @@ public actor Shell {
         public var interactive: Bool
         /// Expands `$VAR` in arguments (scripts).
         public var environment: [String: String]?
+        /// Where `--password-env`, `--id-token-env` and `--signing-secret-env` look: the
+        /// process's environment, or the one a shell run in process was given.
+        public var variables = ProcessInfo.processInfo.environment
         /// Reads a line without echo, for password prompts on a terminal.
         public var readSecret: (@Sendable (String) async -> String?)?
         /// Asks a yes/no question on a terminal.

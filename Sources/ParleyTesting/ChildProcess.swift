@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -48,6 +49,7 @@ public final class ChildProcess: Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         directory: String? = nil, stdin: Stream = .null, stdout: Stream = .null, stderr: Stream = .null
     ) throws {
+        Self.tally(executable)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -162,5 +164,21 @@ public final class ChildProcess: Sendable {
     public var endedBySignal: Bool {
         waitUntilExit()
         return (status.withLock { $0 } ?? 0) & 0x7F != 0
+    }
+}
+
+extension ChildProcess {
+    /// With `PARLEY_TEST_TALLY=FILE`, each start of a Parley binary is noted in FILE, a
+    /// line naming the test that started it: `scripts/test-tally.py` counts the tests
+    /// that run in process and those that go through the binary.
+    static func tally(_ executable: String) {
+        guard let file = ProcessInfo.processInfo.environment["PARLEY_TEST_TALLY"], !file.isEmpty,
+            URL(fileURLWithPath: executable).lastPathComponent.hasPrefix("parley")
+        else { return }
+        let line = "\(Test.current.map { String(describing: $0.id) } ?? "(no test)")\n"
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        _ = line.withCString { write(descriptor, $0, strlen($0)) }
     }
 }

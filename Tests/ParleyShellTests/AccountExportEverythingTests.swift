@@ -9,13 +9,13 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct AccountExportEverythingTests {
     @Test(arguments: StoreKind.all) func anExportHoldsOneOfEverythingAndNoSecret(_ store: StoreKind) async throws {
         let serve = try store.serveArguments()
-        let world = try IRCGatewayTests.world(arguments: ["--admin", "@alice"] + serve)
+        let world = try await IRCGatewayTests.world(arguments: ["--admin", "@alice"] + serve)
         defer { world.remove() }
         let (alice, bob, port) = (world.alice, world.bob, world.server.port)
         let upload = world.folder.appendingPathComponent("notes.txt")
         try Data("the quarterly notes".utf8).write(to: upload)
-        #expect(try bob.run("/join #swift\n/send #swift a message from bob").status == 0)
-        let made = try alice.run(
+        #expect(try await bob.run("/join #swift\n/send #swift a message from bob").status == 0)
+        let made = try await alice.run(
             """
             /send #swift hello from alice
             /react #swift 2 👍
@@ -41,7 +41,7 @@ import Testing
         #expect(irc.wait { $0.contains(" 730 alice ") || $0.contains(" 731 alice ") } != nil, "MONITOR answered")
 
         let file = world.folder.appendingPathComponent("me.json")
-        let exported = try alice.run("/export me \(file.path)")
+        let exported = try await alice.run("/export me \(file.path)")
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect(exported.stdout.contains("3 messages (and 1 posts of its hooks)"), "\(exported.stdout)")
         let data = try Data(contentsOf: file)

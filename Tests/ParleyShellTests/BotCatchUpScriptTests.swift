@@ -24,11 +24,11 @@ import Testing
         bot.run()
         """#
 
-    @Test func aRestartedBotDoesNotRunTheCommandsItMissedUnlessAHandlerAsks() throws {
+    @Test func aRestartedBotDoesNotRunTheCommandsItMissedUnlessAHandlerAsks() async throws {
         let world = try ServedShells(["alice"])
         defer { world.remove() }
         let alice = world["alice"]
-        let made = try alice.run(
+        let made = try await alice.run(
             """
             /register alice@example.com --handle alice --password wonderland-1
             /create #team
@@ -54,19 +54,19 @@ import Testing
                 ],
                 environment: environment, stderr: .null)
         }
-        func history() throws -> String { try alice.run("/history #team 50").stdout }
-        func waitFor(_ text: String) throws -> String {
-            try OutgoingHookScriptTests.poll({ try history() }) { $0.contains(text) }
+        func history() async throws -> String { try await alice.run("/history #team 50").stdout }
+        func waitFor(_ text: String) async throws -> String {
+            try await OutgoingHookScriptTests.poll({ try await history() }) { $0.contains(text) }
         }
 
         let first = try startBot()
-        #expect(try alice.run("/send #team !ping one").status == 0)
-        #expect(try waitFor("pong one").contains("pong one"))
+        #expect(try await alice.run("/send #team !ping one").status == 0)
+        #expect(try await waitFor("pong one").contains("pong one"))
         first.terminate(SIGKILL)
         first.waitUntilExit()
 
         // Sent while the bot is down.
-        #expect(try alice.run("/send #team !ping while away\n/send #team !tally while away").status == 0)
+        #expect(try await alice.run("/send #team !ping while away\n/send #team !tally while away").status == 0)
         let second = try startBot()
         defer {
             second.terminate(SIGKILL)
@@ -74,9 +74,9 @@ import Testing
         }
         // The opted-in handler answers the later of the two missed commands: the one
         // before it has been handed over and passed by then.
-        #expect(try waitFor("tally while away (caught up)").contains("tally while away (caught up)"))
-        #expect(try alice.run("/send #team !ping two").status == 0)
-        let after = try waitFor("pong two")
+        #expect(try await waitFor("tally while away (caught up)").contains("tally while away (caught up)"))
+        #expect(try await alice.run("/send #team !ping two").status == 0)
+        let after = try await waitFor("pong two")
         #expect(after.contains("pong two"))
         #expect(!after.contains("pong while away"), "\(after)")
     }

@@ -16,7 +16,7 @@ import Testing
         return plugins.appendingPathComponent(file)
     }
 
-    @Test func everyBundledPluginPassesItsTranscript() throws {
+    @Test func everyBundledPluginPassesItsTranscript() async throws {
         let transcripts = try FileManager.default.contentsOfDirectory(atPath: Self.plugins.appendingPathComponent("tests").path)
             .filter { $0.hasSuffix(".transcript") }.sorted()
         // Every bot in plugins/ has one (the helper module is not a bot).
@@ -28,7 +28,7 @@ import Testing
         let parley = ParleyBinary(serverURL: nil)
         for name in transcripts {
             let transcript = Self.plugins.appendingPathComponent("tests").appendingPathComponent(name)
-            let result = try parley.run(
+            let result = try await parley.run(
                 arguments: ["--json", "bot", "test", try Self.plugin(for: transcript).path, transcript.path], useData: false)
             #expect(result.status == 0, "\(name): \(result.stdout) \(result.stderr)")
             let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
@@ -51,7 +51,7 @@ import Testing
         }
     }
 
-    @Test func aWrongExpectationFailsWithADiff() throws {
+    @Test func aWrongExpectationFailsWithADiff() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-harness-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -66,12 +66,12 @@ import Testing
         """.write(to: transcript, atomically: true, encoding: .utf8)
         let echo = Self.plugins.appendingPathComponent("echo.py").path
         let parley = ParleyBinary(serverURL: nil)
-        let text = try parley.run(arguments: ["bot", "test", echo, transcript.path], useData: false)
+        let text = try await parley.run(arguments: ["bot", "test", echo, transcript.path], useData: false)
         #expect(text.status == 1, "\(text.stdout) \(text.stderr)")
         #expect(text.lines.first?.hasPrefix("FAIL \(transcript.path): 1 of 2 answers differ") == true, "\(text.lines)")
         let hunk = try #require(text.lines.firstIndex(of: "@@ line 4 @@"), "\(text.lines)")
         #expect(Array(text.lines[hunk...].prefix(4)) == ["@@ line 4 @@", "  alice> hello", "- echo: goodbye", "+ echo: hello    [#room]"])
-        let json = try parley.run(arguments: ["bot", "test", "--json", echo, transcript.path], useData: false)
+        let json = try await parley.run(arguments: ["bot", "test", "--json", echo, transcript.path], useData: false)
         #expect(json.status == 1)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(report["ok"] as? Bool == false)
@@ -82,20 +82,20 @@ import Testing
         #expect(failures.first?["got"] as? String == "echo: hello")
         // A transcript that cannot be read is told by its line, with status 2.
         try "people alice\nalice says hi\n".write(to: transcript, atomically: true, encoding: .utf8)
-        let broken = try parley.run(arguments: ["bot", "test", echo, transcript.path], useData: false)
+        let broken = try await parley.run(arguments: ["bot", "test", echo, transcript.path], useData: false)
         #expect(broken.status == 2)
         #expect(broken.stdout.contains("line 2: not a step: alice says hi"), "\(broken.stdout)")
     }
 
     /// ticker.sh keeps "beat" every 2 s and "midnight" at 00:00 in Paris: on the
     /// controlled clock the cron fires once at 23:00 UTC and moves to the next day.
-    @Test func aCronScheduleCrossesMidnightOnTheControlledClock() throws {
+    @Test func aCronScheduleCrossesMidnightOnTheControlledClock() async throws {
         let fixtures = ParleyBinary.repository.appendingPathComponent("Tests/ParleyShellTests/Plugins")
         let parley = ParleyBinary(serverURL: nil)
         // And the Python helper's every, cron and chat_command, in New York time.
         for name in ["ticker.sh", "pyticker.py"] {
             let base = URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent
-            let result = try parley.run(
+            let result = try await parley.run(
                 arguments: [
                     "bot", "test", fixtures.appendingPathComponent(name).path, fixtures.appendingPathComponent(base + ".transcript").path,
                 ],
@@ -127,10 +127,10 @@ import Testing
     /// A schedule fires on time; one made before `parley bot` stopped fires after it
     /// restarts; and one due while it was down — an interval missed several times, a
     /// time that passed — fires once, marked late.
-    @Test func schedulesOutliveParleyBotAndFireOnceForTheTimeItWasDown() throws {
+    @Test func schedulesOutliveParleyBotAndFireOnceForTheTimeItWasDown() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
-        let signUp = try parley.run("/register alice@example.com --handle alice --password secret-alice")
+        let signUp = try await parley.run("/register alice@example.com --handle alice --password secret-alice")
         #expect(signUp.status == 0, "\(signUp.stderr)")
         let once = Date().addingTimeInterval(10)
         let (first, _) = try Self.startTicker(parley, run: 1, once: once)
@@ -138,7 +138,7 @@ import Testing
         first.waitUntilExit()
         #expect(first.terminationStatus == 0)
         // Time passes while no bot runs: "once" comes due, and "beat" (every 2 s) several times.
-        while Date() < once.addingTimeInterval(4) { Thread.sleep(forTimeInterval: 0.2) }
+        while Date() < once.addingTimeInterval(4) { try? await Task.sleep(for: .seconds(0.2)) }
         let (second, _) = try Self.startTicker(parley, run: 2, once: nil)
         defer {
             second.terminate()
@@ -147,10 +147,10 @@ import Testing
         var lines: [String] = []
         let deadline = Date().addingTimeInterval(300)
         while Date() < deadline {
-            let history = try parley.run("/history @ticker 50")
+            let history = try await parley.run("/history @ticker 50")
             lines = history.lines.filter { $0.contains("tick ") }
             if lines.contains(where: { $0.contains("tick beat late=false run=2") }) { break }
-            Thread.sleep(forTimeInterval: 0.2)
+            try? await Task.sleep(for: .seconds(0.2))
         }
         #expect(lines.contains { $0.contains("tick beat late=false run=2") }, "beats go on, on time: \(lines)")
         #expect(lines.filter { $0.contains("tick once ") }.count == 1, "\(lines)")
@@ -166,10 +166,10 @@ import Testing
 /// the wall clock, are the ticks `parley bot test` expects of the same plugin with its
 /// clock set where the server's run began.
 @Suite struct BotScheduleParityTests {
-    @Test func aTranscriptExpectsTheTicksTheServerSent() throws {
+    @Test func aTranscriptExpectsTheTicksTheServerSent() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
-        #expect(try parley.run("/register alice@example.com --handle alice --password secret-alice").status == 0)
+        #expect(try await parley.run("/register alice@example.com --handle alice --password secret-alice").status == 0)
         let (bot, _) = try BotScheduleTests.startTicker(parley, run: 1, once: nil)
         var beats: [String] = []
         do {
@@ -179,10 +179,10 @@ import Testing
             }
             let deadline = Date().addingTimeInterval(300)
             while Date() < deadline, beats.count < 3 {
-                beats = try parley.run("/history @ticker 50").lines.compactMap { line in
+                beats = try await parley.run("/history @ticker 50").lines.compactMap { line in
                     line.range(of: "tick beat ").map { String(line[$0.lowerBound...]) }
                 }
-                if beats.count < 3 { Thread.sleep(forTimeInterval: 0.5) }
+                if beats.count < 3 { try? await Task.sleep(for: .seconds(0.5)) }
             }
         }
         try #require(beats.count >= 3, "\(beats)")
@@ -199,7 +199,7 @@ import Testing
         let transcript = folder.appendingPathComponent("ticker.transcript")
         try (["people alice", "clock \(format.string(from: start))", "wait 6s"] + ticks.map { "< " + $0 }).joined(separator: "\n")
             .write(to: transcript, atomically: true, encoding: .utf8)
-        let result = try parley.run(
+        let result = try await parley.run(
             arguments: ["bot", "test", BotScheduleTests.ticker, transcript.path], environment: ["TICKER_RUN": "1"], useData: false)
         #expect(result.status == 0 && result.lines.first?.hasPrefix("PASS ") == true, "\(ticks)\n\(result.stdout) \(result.stderr)")
     }

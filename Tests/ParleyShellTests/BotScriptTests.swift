@@ -10,8 +10,8 @@ struct BotScriptTests {
 
     /// `parley --data DIR run examples/bot-demo.parley`: loads the dice bot, asks it to
     /// roll, waits for its answer, runs a poll.
-    @Test(arguments: ParleyBinary.Mode.allCases) func theBotDemoRuns(mode: ParleyBinary.Mode) throws {
-        let result = try Self.runExample("bot-demo.parley", mode: mode)
+    @Test(arguments: ParleyBinary.Mode.allCases) func theBotDemoRuns(mode: ParleyBinary.Mode) async throws {
+        let result = try await Self.runExample("bot-demo.parley", mode: mode)
         #expect(result.lines.contains { $0.contains("<dicebot*> @demo rolled 2d6: ") })
         #expect(result.lines.contains { $0.contains("<dicebot*> @demo votes sushi.") })
         #expect(result.lines.contains { $0.hasPrefix("dice  pid ") && $0.contains("running") })
@@ -19,13 +19,13 @@ struct BotScriptTests {
     }
 
     /// The README's examples run clean, embedded and against a server.
-    @Test(arguments: ParleyBinary.Mode.allCases) func theQuickstartAndDirectExamplesRun(mode: ParleyBinary.Mode) throws {
-        let quickstart = try Self.runExample("quickstart.parley", mode: mode)
+    @Test(arguments: ParleyBinary.Mode.allCases) func theQuickstartAndDirectExamplesRun(mode: ParleyBinary.Mode) async throws {
+        let quickstart = try await Self.runExample("quickstart.parley", mode: mode)
         #expect(quickstart.lines.contains { $0.hasPrefix("Invite to #tea: parley://join/") })
         #expect(quickstart.lines.contains("Joined #tea"))
         #expect(quickstart.lines.contains { $0.hasPrefix("#tea (1 unread)") && $0.hasSuffix("<bob> Lemon, please.") })
         #expect(quickstart.lines.contains("Message 2 seen by @bob"))
-        let direct = try Self.runExample("direct.parley", mode: mode)
+        let direct = try await Self.runExample("direct.parley", mode: mode)
         #expect(direct.lines.contains { $0.hasPrefix("@dave (1 unread)") && $0.hasSuffix("<dave> Hi Carol, lunch today?") })
         #expect(direct.lines.contains { $0.hasPrefix("2. ") && $0.hasSuffix("<carol> Sure, 12:30 at the usual place?") })
     }
@@ -34,18 +34,18 @@ struct BotScriptTests {
     /// folder, and a fresh server in server mode); expects a clean exit.
     static func runExample(
         _ name: String, mode: ParleyBinary.Mode, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> ParleyBinary.Result {
+    ) async throws -> ParleyBinary.Result {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let result = try parley.run(arguments: ["run", "examples/\(name)"])
+        let result = try await parley.run(arguments: ["run", "examples/\(name)"])
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
         return result
     }
 
-    @Test func declaredCommandsJoinHelpAndRunInTheCurrentChat() throws {
+    @Test func declaredCommandsJoinHelpAndRunInTheCurrentChat() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let result = try parley.run(
+        let result = try await parley.run(
             """
             /register alice@example.com --handle alice --password secret-alice
             /create #room
@@ -73,10 +73,10 @@ struct BotScriptTests {
     /// answer with a slash-command line (`/send #loop …`) instead of a JSON action: the
     /// message carries the plugin's `via` either way.
     @Test(arguments: [("answer", false), ("answer", true), ("answer-slash", true)])
-    func twoPluginsActingAsTheirUsersDoNotLoop(mode: String, askForPluginMessages: Bool) throws {
+    func twoPluginsActingAsTheirUsersDoNotLoop(mode: String, askForPluginMessages: Bool) async throws {
         let server = try ParleyBinary(mode: .server)
         defer { server.remove() }
-        let setup = try server.run(
+        let setup = try await server.run(
             """
             /register alice@example.com --handle alice --password secret-alice
             /create #loop
@@ -94,9 +94,9 @@ struct BotScriptTests {
             let binary = ParleyBinary(clientOf: server)
             let shell = try binary.converse()
             shells.append((binary, shell))
-            try shell.send("/register \(name)@example.com --handle \(name) --password secret-\(name)")
-            try shell.send("/join #loop")
-            try shell.send(
+            try await shell.send("/register \(name)@example.com --handle \(name) --password secret-\(name)")
+            try await shell.send("/join #loop")
+            try await shell.send(
                 "/plugin load \(Self.testBot) --name pong-\(name) \(mode) /dev/null \(askForPluginMessages ? "bots" : "people")")
             #expect(try shell.waitForLine(containing: "Loaded plugin pong-\(name)") != nil)
         }
@@ -107,7 +107,7 @@ struct BotScriptTests {
             askForPluginMessages
             ? "/wait --timeout 600 ^tripped\n/wait --timeout 600 ^tripped"
             : "/send @bob sync\n/send @carol sync\n/wait --timeout 600 ^pong.*: sync\n/wait --timeout 600 ^pong.*: sync"
-        let alice = try server.run(
+        let alice = try await server.run(
             """
             /login alice@example.com --password secret-alice
             /send #loop ping
@@ -129,7 +129,7 @@ struct BotScriptTests {
 
     /// A plugin that never reads its events costs the shell nothing: 600 sends go
     /// through and the plugin's oldest events are dropped, with a count.
-    @Test func aPluginThatNeverReadsDoesNotDelayTheShell() throws {
+    @Test func aPluginThatNeverReadsDoesNotDelayTheShell() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         var script = """
@@ -145,7 +145,7 @@ struct BotScriptTests {
         try FileManager.default.createDirectory(at: parley.data, withIntermediateDirectories: true)
         let file = parley.data.appendingPathComponent("many.parley")
         try script.write(to: file, atomically: true, encoding: .utf8)
-        let result = try parley.run(arguments: ["run", file.path])
+        let result = try await parley.run(arguments: ["run", file.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.lines.contains { $0.contains("<alice> message 600 ") })
         let list = try #require(result.lines.first { $0.hasPrefix("sleepy  pid ") })
@@ -157,7 +157,7 @@ struct BotScriptTests {
     /// plugin, exit status 0.
     /// `parley bot` started before its server waits for it, saying so; it logs when
     /// the server goes away and when it is back; SIGTERM still ends it cleanly.
-    @Test func parleyBotWaitsForItsServerAndLogsItComingAndGoing() throws {
+    @Test func parleyBotWaitsForItsServerAndLogsItComingAndGoing() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bot-wait-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         // A port below the kernel's ephemeral range, free now, for a server started later.
@@ -175,7 +175,7 @@ struct BotScriptTests {
         var server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
         let owner = ParleyBinary(serverURL: url)
         defer { owner.remove() }
-        let signUp = try owner.run("/register alice@example.com --handle alice --password secret-alice")
+        let signUp = try await owner.run("/register alice@example.com --handle alice --password secret-alice")
         #expect(signUp.status == 0, "\(signUp.stderr)")
         server.stop()
         let (bot, errors) = try Self.echoBot(server: url, data: owner.data)
@@ -206,10 +206,10 @@ struct BotScriptTests {
         return (bot, errors)
     }
 
-    @Test func parleyBotServesAGroupAndStopsOnSigterm() throws {
+    @Test func parleyBotServesAGroupAndStopsOnSigterm() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
-        let signUp = try parley.run("/register alice@example.com --handle alice --password secret-alice")
+        let signUp = try await parley.run("/register alice@example.com --handle alice --password secret-alice")
         #expect(signUp.status == 0, "\(signUp.stderr)")
         let (bot, errors) = try Self.echoBot(server: parley.serverURL!, data: parley.data)
         var log = ""
@@ -219,7 +219,7 @@ struct BotScriptTests {
             log += String(decoding: chunk, as: UTF8.self)
         }
         let pid = try #require(log.firstMatch(of: /loaded echo \(pid (\d+)\)/).flatMap { Int32($0.1) }, "\(log)")
-        let result = try parley.run(
+        let result = try await parley.run(
             """
             /whois @echo
             /create #room
@@ -239,10 +239,10 @@ struct BotScriptTests {
     /// `parley bot` on the embedded database is one group of services: SIGTERM stops
     /// the plugin first and closes the database last, exits 0, and leaves the folder
     /// free for a server.
-    @Test func parleyBotOnTheEmbeddedDatabaseStopsInOrder() throws {
+    @Test func parleyBotOnTheEmbeddedDatabaseStopsInOrder() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let signUp = try parley.run("/register alice@example.com --handle alice --password secret-alice")
+        let signUp = try await parley.run("/register alice@example.com --handle alice --password secret-alice")
         #expect(signUp.status == 0, "\(signUp.stderr)")
         let (bot, errors) = try Self.echoBot(server: nil, data: parley.data)
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors)

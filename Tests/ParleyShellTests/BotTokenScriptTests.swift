@@ -7,10 +7,10 @@ import Testing
 /// stores, through the binary.
 @Suite(.timeLimit(.minutes(10))) struct BotTokenScriptTests {
     @Test(arguments: StoreKind.all) func aTokenSignsABotInEverywhereUntilRevoked(_ store: StoreKind) async throws {
-        let world = try IRCGatewayTests.world(arguments: try store.serveArguments())
+        let world = try await IRCGatewayTests.world(arguments: try store.serveArguments())
         defer { world.remove() }
         let (alice, server) = (world.alice, world.server)
-        let made = try alice.run("/bots new @dice --password dice-pass-123\n/invite @dice #swift\n/bots token @dice --name ci")
+        let made = try await alice.run("/bots new @dice --password dice-pass-123\n/invite @dice #swift\n/bots token @dice --name ci")
         #expect(made.status == 0, "\(made.stderr)")
         let secret = try #require(made.stdout.firstMatch(of: /pbt_[A-Za-z0-9_-]+/).map { String($0.0) }, "\(made.stdout)")
         #expect(made.stdout.contains("Made token ") && made.stdout.contains(" \"ci\" for @dice; shown this once"))
@@ -48,14 +48,14 @@ import Testing
         }
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: try #require(bot.errors))
         #expect(try log.waitForLine(containing: "loaded dice") != nil)
-        let rolled = try alice.run("/send #swift !roll 1d6\n/wait --timeout 600 #swift rolled 1d6\n/bots tokens @dice")
+        let rolled = try await alice.run("/send #swift !roll 1d6\n/wait --timeout 600 #swift rolled 1d6\n/bots tokens @dice")
         #expect(rolled.status == 0, "\(rolled.stderr)")
         #expect(rolled.stdout.contains("ci  made ") && rolled.stdout.contains("last used "), "\(rolled.stdout)")
 
         // Revoked: the IRC connection and the bot's socket end at once, and the token
         // opens nothing any more.
         let id = try #require(rolled.lines.last?.split(separator: " ").first.map(String.init))
-        #expect(try alice.run("/bots revoke @dice \(id)").status == 0)
+        #expect(try await alice.run("/bots revoke @dice \(id)").status == 0)
         #expect(irc.wait(containing: "ERROR :Closing link") != nil)
         #expect(try log.waitForLine(containing: "[dice] [signed out]") != nil)
         let after = try IRCTestClient(port: try #require(server.ircPort))
@@ -65,7 +65,7 @@ import Testing
             body: Array("x".utf8))
         #expect(refused.status == 401)
         // Only the bot's owner manages its tokens.
-        let bob = try world.bob.run("/bots tokens @dice")
+        let bob = try await world.bob.run("/bots tokens @dice")
         #expect(bob.status != 0 && bob.stderr.contains("forbidden"), "\(bob.stderr)")
     }
 }

@@ -4,33 +4,33 @@ import Testing
 /// `--log-dir` keeps each chat in a plain-text file of its own as messages come, and
 /// `/export` writes a chat's whole history, as text or JSON lines.
 @Suite(.timeLimit(.minutes(10))) struct ChatLogTests {
-    @Test func logsAndExportsKeepEachChatInPlainText() throws {
+    @Test func logsAndExportsKeepEachChatInPlainText() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let bob = ParleyBinary(clientOf: parley)
         defer { bob.remove() }
-        #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob1\n/create #aa").status == 0)
-        #expect(try parley.run("/register ann@example.com --handle ann --password secret-ann1\n/join #aa").status == 0)
+        #expect(try await bob.run("/register bob@example.com --handle bob --password secret-bob1\n/create #aa").status == 0)
+        #expect(try await parley.run("/register ann@example.com --handle ann --password secret-ann1\n/join #aa").status == 0)
         let logs = parley.data.appendingPathComponent("logs")
         let ann = try parley.converse(arguments: ["--log-dir", logs.path])
-        try ann.send("/send #aa hello from ann")
+        try await ann.send("/send #aa hello from ann")
         #expect(try ann.waitForLine(containing: "<ann> hello from ann") != nil)
-        try ann.send("/edit #aa 1 hello again")
+        try await ann.send("/edit #aa 1 hello again")
         #expect(try ann.waitForLine(containing: "hello again (edited)") != nil)
-        try ann.send("/send #aa second")
+        try await ann.send("/send #aa second")
         #expect(try ann.waitForLine(containing: "<ann> second") != nil)
-        try ann.send("/delete #aa 2")
+        try await ann.send("/delete #aa 2")
         #expect(try ann.waitForLine(containing: "Deleted message 2") != nil)
-        try ann.send("/msg @bob psst")
+        try await ann.send("/msg @bob psst")
         #expect(try ann.waitForLine(containing: "psst") != nil)
-        #expect(try bob.run("/send #aa from bob").status == 0)
-        try ann.send("/wait #aa from bob")
+        #expect(try await bob.run("/send #aa from bob").status == 0)
+        try await ann.send("/wait #aa from bob")
         #expect(try ann.waitForLine(containing: "<bob> from bob") != nil)
         let text = parley.data.appendingPathComponent("aa.txt")
         let json = parley.data.appendingPathComponent("aa.json")
-        try ann.send("/export #aa \(text.path)")
+        try await ann.send("/export #aa \(text.path)")
         #expect(try ann.waitForLine(containing: "Wrote 3 messages of #aa") != nil)
-        try ann.send("/export #aa \(json.path) --json")
+        try await ann.send("/export #aa \(json.path) --json")
         #expect(try ann.waitForLine(containing: "Wrote 3 messages of #aa") != nil)
         ann.finish()
 
@@ -61,11 +61,11 @@ import Testing
 
     /// `/autolog on DIR` is kept with the data folder: the next shell logs without a
     /// flag, until `/autolog off`.
-    @Test func autologIsASettingKeptForTheDataFolder() throws {
+    @Test func autologIsASettingKeptForTheDataFolder() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         let logs = parley.data.appendingPathComponent("kept-logs")
-        let first = try parley.run(
+        let first = try await parley.run(
             """
             /register ann@example.com --handle ann --password secret-ann1
             /create #aa
@@ -76,15 +76,15 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("Not logging: /autolog on [DIR]"))
         #expect(first.stdout.contains("Logging each chat to \(logs.path), from now on in this data folder"))
-        let second = try parley.run("/autolog\n/send #aa two\n/autolog off\n/send #aa three\n/autolog")
+        let second = try await parley.run("/autolog\n/send #aa two\n/autolog off\n/send #aa three\n/autolog")
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.lines.first == "Logging each chat to \(logs.path)", "\(second.lines)")
         #expect(second.lines.last == "Not logging: /autolog on [DIR] keeps each chat in a file of its own")
-        #expect(try parley.run("/send #aa four").status == 0)
+        #expect(try await parley.run("/send #aa four").status == 0)
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: logs.path).first)
         let lines = try String(contentsOf: logs.appendingPathComponent(file), encoding: .utf8).split(separator: "\n")
         #expect(lines.map { String($0.dropFirst(20)) } == ["<ann> one", "<ann> two"], "\(lines)")
-        let bad = try parley.run("/autolog maybe")
+        let bad = try await parley.run("/autolog maybe")
         #expect(bad.status != 0 && bad.stderr.contains("'maybe' is not on or off"))
     }
 }

@@ -20,10 +20,11 @@ import Testing
         objects.filter { $0["type"] as? String == "error" }.compactMap { $0["code"] as? String }
     }
 
-    @Test(arguments: ParleyBinary.Mode.allCases) func mentionsRepliesEditsReactionsTopicsAndAwayAsJSON(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func mentionsRepliesEditsReactionsTopicsAndAwayAsJSON(mode: ParleyBinary.Mode) async throws
+    {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let result = try parley.run(
+        let result = try await parley.run(
             """
             /register alice@example.com --handle alice --password secret-alice
             /create #club
@@ -86,10 +87,10 @@ import Testing
         #expect(rules["anyone_sets_topic"] as? Bool == true && rules["anyone_mentions_all"] == nil)
     }
 
-    @Test func theSameCommandsReadWellWithoutJSON() throws {
+    @Test func theSameCommandsReadWellWithoutJSON() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let result = try parley.run(
+        let result = try await parley.run(
             aliceAndBob + """
 
                 /join #swift

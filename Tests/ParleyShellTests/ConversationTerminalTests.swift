@@ -5,11 +5,11 @@ import Testing
 /// in tmux against one server, the second reading the first's raw output for the bell
 /// and the highlight.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ConversationTerminalTests {
-    @Test func mentionsRingRepliesQuoteAndEditsReachTheOtherUser() throws {
+    @Test func mentionsRingRepliesQuoteAndEditsReachTheOtherUser() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
-        let setup = try parley.run(
+        let setup = try await parley.run(
             """
             /register alice@example.com --handle alice --password secret-alice
             /create #club
@@ -20,34 +20,35 @@ import Testing
         #expect(setup.status == 0, "\(setup.stderr)")
         let alice = ParleyBinary(clientOf: parley)
         defer { alice.remove() }
-        #expect(try alice.run("/login @alice --password secret-alice\n").status == 0)
+        #expect(try await alice.run("/login @alice --password secret-alice\n").status == 0)
 
         let bob = TmuxSession()
         defer { bob.stop() }
         let raw = parley.data.appendingPathComponent("bob-terminal.raw")
         // In colour, whatever the environment the tests run in says.
-        try bob.start("env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        try await bob.start(
+            "env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
         _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
         _ = try bob.waitFor("bob>")
-        _ = try bob.firstCommand("/switch #club", until: "bob #club>")
+        _ = try await bob.firstCommand("/switch #club", until: "bob #club>")
 
         // Typing in alice's shell shows before bob's prompt.
         let aliceTerminal = TmuxSession()
         defer { aliceTerminal.stop() }
-        try aliceTerminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(alice.data.path) --server \(server)")
+        try await aliceTerminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(alice.data.path) --server \(server)")
         _ = try aliceTerminal.waitFor("alice>")
-        _ = try aliceTerminal.firstCommand("/switch #club", until: "alice #club>")
-        try aliceTerminal.type("@bob standup no")
+        _ = try await aliceTerminal.firstCommand("/switch #club", until: "alice #club>")
+        try await aliceTerminal.type("@bob standup no")
         _ = try bob.waitFor("(@alice typing…) bob #club>")
-        try aliceTerminal.type("w", "Enter")
+        try await aliceTerminal.type("w", "Enter")
         var screen = try bob.waitFor("<alice> @bob standup now")
         #expect(try bob.waitFor("the typing status goes with the message") { !$0.contains("typing…") }.contains("bob #club>"))
 
         // The mention is highlighted and rings; a plain line does not; a direct message
         // from outside the current chat rings again.
-        try aliceTerminal.type("no mention here", "Enter")
+        try await aliceTerminal.type("no mention here", "Enter")
         _ = try bob.waitFor("<alice> no mention here")
-        #expect(try alice.run("/msg @bob psst\n").status == 0)
+        #expect(try await alice.run("/msg @bob psst\n").status == 0)
         _ = try bob.waitFor("<alice> psst")
         let bytes = try Data(contentsOf: raw)
         let text = String(decoding: bytes, as: UTF8.self)
@@ -56,29 +57,29 @@ import Testing
         #expect(!text.contains("\u{1B}[1;33mno mention here"))
 
         // A reply shows the head of what it answers.
-        try aliceTerminal.type("/reply 1 and bring coffee", "Enter")
+        try await aliceTerminal.type("/reply 1 and bring coffee", "Enter")
         screen = try bob.waitFor("<alice> and bring coffee")
         #expect(screen.contains("↳ @alice: @bob standup now"))
 
         // An edit and a delete reach bob as they happen, and in his history.
-        try aliceTerminal.type("/edit 2 no mention here, promise", "Enter")
+        try await aliceTerminal.type("/edit 2 no mention here, promise", "Enter")
         _ = try bob.waitFor("* @alice edited message 2 in #club: no mention here, promise")
-        try aliceTerminal.type("/delete 1", "Enter")
+        try await aliceTerminal.type("/delete 1", "Enter")
         _ = try bob.waitFor("* message 1 of @alice in #club was deleted")
-        try bob.type("/history", "Enter")
+        try await bob.type("/history", "Enter")
         screen = try bob.waitFor("↳ @alice: (deleted)")
         #expect(screen.contains("<alice> (deleted)"))
         #expect(screen.contains("<alice> no mention here, promise (edited)"))
-        try bob.type("/chats", "Enter")
+        try await bob.type("/chats", "Enter")
         screen = try bob.waitFor("@alice (1 unread)")
         #expect(screen.contains("#club ["), "bob has read #club, which he is looking at")
     }
 
-    @Test func aNotifyCommandRunsInsteadOfTheBell() throws {
+    @Test func aNotifyCommandRunsInsteadOfTheBell() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
-        let setup = try parley.run(
+        let setup = try await parley.run(
             """
             /register alice@example.com --handle alice --password secret-alice
             /logout
@@ -89,7 +90,7 @@ import Testing
         let raw = parley.data.appendingPathComponent("bob-terminal.raw")
         let bob = TmuxSession()
         defer { bob.stop() }
-        try bob.start(
+        try await bob.start(
             "NO_COLOR=1 PARLEY_NOTIFY='echo >> \(notes.path)' \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)"
         )
         _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
@@ -97,7 +98,7 @@ import Testing
         let alice = ParleyBinary(clientOf: parley)
         defer { alice.remove() }
         let script = #"/msg @bob $(touch /tmp/pwned) "; touch /tmp/pwned2 #"#
-        #expect(try alice.run("/login @alice --password secret-alice\n" + script + "\n").status == 0)
+        #expect(try await alice.run("/login @alice --password secret-alice\n" + script + "\n").status == 0)
         _ = try bob.waitFor("<alice> $(touch /tmp/pwned)")
         let noted = try ParleyBinaryWait.until {
             (try? String(contentsOf: notes, encoding: .utf8))?.contains("<alice>") == true ? true : nil
@@ -113,37 +114,39 @@ import Testing
     /// The hotlist: messages in two other chats show before the prompt, a mention with
     /// `!`, without touching the half-typed line; a chat leaves it once it is current. A
     /// muted chat stays out of it, and a mentions-only chat counts its mentions alone.
-    @Test func theHotlistShowsOtherChatsWithNews() throws {
+    @Test func theHotlistShowsOtherChatsWithNews() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let bob = ParleyBinary(clientOf: parley)
         defer { bob.remove() }
         #expect(
-            try bob.run("/register bob@example.com --handle bob --password secret-bob1\n/create #aa\n/create #bb\n/create #cc\n/create #dd")
-                .status == 0)
+            try await bob.run(
+                "/register bob@example.com --handle bob --password secret-bob1\n/create #aa\n/create #bb\n/create #cc\n/create #dd"
+            )
+            .status == 0)
         #expect(
-            try parley.run(
+            try await parley.run(
                 "/register ann@example.com --handle ann --password secret-ann1\n/join #aa\n/join #bb\n/join #cc\n/join #dd\n/mute #cc\n/notify #dd mentions"
             ).status == 0)
         let ann = TmuxSession()
         defer { ann.stop() }
-        try ann.start("\(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        try await ann.start("\(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
         _ = try ann.waitFor("ann>")
-        try ann.type("/switch #aa", "Enter")
+        try await ann.type("/switch #aa", "Enter")
         _ = try ann.waitFor("ann #aa>")
-        try ann.type("half typed")
+        try await ann.type("half typed")
         _ = try ann.waitFor("half typed")
         #expect(
-            try bob.run(
+            try await bob.run(
                 "/send #bb one\n/send #bb two @ann\n/send #cc muted @ann\n/send #dd plain\n/send #dd hey @ann\n/send #dd plain again\n/msg @ann hi ann\n/send #aa here"
             ).status == 0)
         _ = try ann.waitFor("(#bb 2! #dd 1! @bob 1) ann #aa> half typed")
-        try ann.type("C-u", "/switch #bb", "Enter")
+        try await ann.type("C-u", "/switch #bb", "Enter")
         _ = try ann.waitFor("(#dd 1! @bob 1) ann #bb>")
-        try ann.type("/switch #dd", "Enter")
+        try await ann.type("/switch #dd", "Enter")
         _ = try ann.waitFor("(@bob 1) ann #dd>")
-        try ann.type("/query @bob", "Enter")
+        try await ann.type("/query @bob", "Enter")
         let screen = try ann.waitFor("ann @bob>")
         #expect(!screen.split(separator: "\n").last { $0.contains("ann @bob>") }!.contains("("), "\(screen)")
     }
@@ -154,14 +157,14 @@ extension TmuxSession {
     /// `text`. Under load, keys sent in the moment the line editor takes over the
     /// terminal were seen to vanish without an echo: when the command never shows on
     /// the screen at all, it is typed again (it cannot have run).
-    func firstCommand(_ command: String, until text: String) throws -> String {
+    func firstCommand(_ command: String, until text: String) async throws -> String {
         for _ in 0..<5 {
-            try type(command, "Enter")
+            try await type(command, "Enter")
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {
                 let shown = try screen()
                 if shown.contains(text) { return shown }
-                Thread.sleep(forTimeInterval: 0.05)
+                try? await Task.sleep(for: .seconds(0.05))
             }
             if try screen().contains(command) { break }
         }

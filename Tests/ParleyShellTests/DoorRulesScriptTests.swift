@@ -35,8 +35,8 @@ import Testing
         let world = try ServedShells(["oscar", "alice", "bob"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         let (port, irc) = (world.server.port, try #require(world.server.ircPort))
-        #expect(try world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
-        let made = try world["alice"].run(
+        #expect(try await world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
+        let made = try await world["alice"].run(
             """
             /register alice@example.com --handle alice --name "Alice Liddell" --password wonderland-1
             /create #team
@@ -46,7 +46,7 @@ import Testing
             """)
         try #require(made.status == 0, "\(made.stderr)")
         let botToken = try #require(made.stdout.firstMatch(of: /pbt_[A-Za-z0-9_-]+/).map { String($0.0) })
-        #expect(try world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
+        #expect(try await world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
         let (_, chats) = try await Self.call(port, "chats", "{}", token: botToken)
         let listed = try JSONSerialization.jsonObject(with: Data(chats.utf8)) as? [String: Any]
         let first = (listed?["result"] as? [[String: Any]])?.first?["chat"] as? [String: Any]
@@ -70,7 +70,7 @@ import Testing
         #expect(try bobIRC.signIn("bob", password: "builder-123", capabilities: ["message-tags", "echo-message"]))
         try bobIRC.send("@+draft/via=hook:CI;via=hook:CI PRIVMSG #team :from irc")
         #expect(bobIRC.wait(containing: "PRIVMSG #team :from irc") != nil)
-        let history = try world["alice"].run("/history #team 20")
+        let history = try await world["alice"].run("/history #team 20")
         #expect(!history.stdout.contains("hook)") && !history.stdout.contains("v9.9.9"), "\(history.stdout)")
         #expect(history.stdout.contains("<ci* via dice> rolled 4") && history.stdout.contains("<bob> from irc"), "\(history.stdout)")
 
@@ -89,7 +89,7 @@ import Testing
             bot.terminate(SIGKILL)
             bot.waitUntilExit()
         }
-        let loaded = try OutgoingHookScriptTests.poll({ (try? String(contentsOf: botLog, encoding: .utf8)) ?? "" }) {
+        let loaded = try await OutgoingHookScriptTests.poll({ (try? String(contentsOf: botLog, encoding: .utf8)) ?? "" }) {
             $0.contains("loaded ") || $0.lowercased().contains("error")
         }
         try #require(loaded.contains("as @ci"), "\(loaded)")
@@ -105,7 +105,9 @@ import Testing
         // Each open connection ends at once, told why.
         #expect(bobIRC.wait(containing: "ERROR :Closing link:")?.contains("banned") == true, "\(bobIRC.lines.suffix(3))")
         #expect(socket.readCloseCode() == 4003)
-        let ended = try OutgoingHookScriptTests.poll({ (try? String(contentsOf: botLog, encoding: .utf8)) ?? "" }) { $0.contains("banned") }
+        let ended = try await OutgoingHookScriptTests.poll({ (try? String(contentsOf: botLog, encoding: .utf8)) ?? "" }) {
+            $0.contains("banned")
+        }
         #expect(ended.contains("banned"), "\(ended)")
         // Tokens over HTTP from the range: the session's and the bot's, the API and media.
         for token in [sessionToken, botToken] {
@@ -120,15 +122,16 @@ import Testing
         #expect(oscar.wait(containing: "UBAN: lifted the ban on addresses in 127.0.0.1") != nil)
         let (after, _) = try await Self.call(port, "send", #"{"chat":\#(chat),"text":"back"}"#, token: botToken)
         #expect(after == 200)
-        #expect(!(try world["alice"].run("/history #team 20").stdout.contains("still here?")), "nothing was posted while banned")
+        #expect(!(try await world["alice"].run("/history #team 20").stdout.contains("still here?")), "nothing was posted while banned")
     }
 
     /// A WebSocket client that writes far more sends than its rate at once is cut off
     /// (4029), and every send that landed was answered before the close: it knows which.
-    @Test(arguments: StoreKind.all) func aWebSocketFlooderCutOffHadAReplyForEverySendThatLanded(_ store: StoreKind) throws {
+    @Test(arguments: StoreKind.all) func aWebSocketFlooderCutOffHadAReplyForEverySendThatLanded(_ store: StoreKind) async throws {
         let world = try ServedShells(["alice"], store: store, arguments: ["--rate-limit", "20", "--account-rate-limit", "20"])
         defer { world.remove() }
-        #expect(try world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
+        #expect(
+            try await world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         let socket = try SilentSocket(port: world.server.port)
         _ = try Self.signIn(socket, "@alice", "wonderland-1")
         try socket.sendText(##"{"id":2,"op":"group","args":{"handle":"#team"}}"##)
@@ -144,7 +147,7 @@ import Testing
             let reply = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
             if reply?["ok"] as? Bool == true, let id = reply?["id"] as? Int, id >= 100 { answered.insert(id) }
         }
-        let history = try world["alice"].run("/history #team 500")
+        let history = try await world["alice"].run("/history #team 500")
         let landed = Set(history.lines.compactMap { $0.firstMatch(of: /flood (\d+)$/).flatMap { Int($0.1) } })
         #expect(landed.count >= 30 && landed.count < 600, "the burst lands, then the flood is cut off: \(landed.count) landed")
         #expect(landed == answered, "landed without a reply: \(landed.subtracting(answered).sorted())")

@@ -7,11 +7,11 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct ExampleBotTests {
     static let executable = ParleyBinary.executable.deletingLastPathComponent().appendingPathComponent("parley-example-bot")
 
-    @Test func theExampleBotCountsAndAnswersInAGroup() throws {
+    @Test func theExampleBotCountsAndAnswersInAGroup() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
-        #expect(try parley.run("/register alice@example.com --handle alice --password secret-alice\n/create #team").status == 0)
+        #expect(try await parley.run("/register alice@example.com --handle alice --password secret-alice\n/create #team").status == 0)
         var environment = ProcessInfo.processInfo.environment
         environment["PARLEY_BCRYPT_COST"] = "4"
         let bot = try ChildProcess(
@@ -23,16 +23,18 @@ import Testing
         }
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: try #require(bot.errors))
         #expect(try log.waitForLine(containing: "tally runs as @tally") != nil)
-        #expect(try parley.run("/invite @tally #team\n/send #team one\n/send #team !tally").status == 0)
-        let answered = try OutgoingHookScriptTests.poll({ try parley.run("/history #team 10").stdout }) {
+        #expect(try await parley.run("/invite @tally #team\n/send #team one\n/send #team !tally").status == 0)
+        let answered = try await OutgoingHookScriptTests.poll({ try await parley.run("/history #team 10").stdout }) {
             $0.contains("messages here since I joined")
         }
         #expect(answered.contains("<tally*> 2 messages here since I joined"), "\(answered)")
         // A newcomer is greeted.
         let bob = ParleyBinary(clientOf: parley)
         defer { bob.remove() }
-        #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob1\n/join #team").status == 0)
-        let greeted = try OutgoingHookScriptTests.poll({ try parley.run("/history #team 10").stdout }) { $0.contains("Hello bob!") }
+        #expect(try await bob.run("/register bob@example.com --handle bob --password secret-bob1\n/join #team").status == 0)
+        let greeted = try await OutgoingHookScriptTests.poll({ try await parley.run("/history #team 10").stdout }) {
+            $0.contains("Hello bob!")
+        }
         #expect(greeted.contains("<tally*> Hello bob! Say !tally to see how chatty we are."), "\(greeted)")
     }
 

@@ -6,7 +6,7 @@ import Testing
 /// PDF and a text file go out with their names, are listed, and come back byte for
 /// byte; a file over the limit is refused and nothing of it is kept.
 @Suite(.timeLimit(.minutes(10))) struct FileScriptTests {
-    @Test func filesAreSentListedAndSavedByteForByte() throws {
+    @Test func filesAreSentListedAndSavedByteForByte() async throws {
         let parley = try ParleyBinary(mode: .server, serverArguments: ["--max-file-mb", "1"])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-files-\(UUID().uuidString)")
         defer {
@@ -22,7 +22,7 @@ import Testing
         try notes.write(to: folder.appendingPathComponent("my notes.txt"))
         try Data(repeating: 0x42, count: (1 << 20) + 1).write(to: folder.appendingPathComponent("big.bin"))
         let f = folder.path
-        let alice = try parley.run(
+        let alice = try await parley.run(
             aliceAndBob + """
 
                 /join #swift
@@ -47,7 +47,7 @@ import Testing
         #expect(try Data(contentsOf: folder.appendingPathComponent("out/my notes.txt")) == notes)
 
         // Bob sees both, and saves one under its own name where he runs the shell.
-        let bob = try parley.run(
+        let bob = try await parley.run(
             "/login @bob --password secret-bob\n/history #swift\n/save #swift 2 \(f)/bob/\n/save #swift 2 \(f)/bob/")
         #expect(bob.stdout.contains("[file q3.pdf PDF") && bob.stdout.contains("[file my notes.txt TXT"))
         #expect(try Data(contentsOf: folder.appendingPathComponent("bob/my notes.txt")) == notes)

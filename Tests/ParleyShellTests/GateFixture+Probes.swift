@@ -15,8 +15,8 @@ extension GateFixture {
         case .httpAPI: try await api(rule)
         case .media: try await media(rule)
         case .incomingHook: try await incomingHook(rule)
-        case .outgoingHookAnswer: try outgoingHookAnswer(rule)
-        case .embedded: try embeddedShell(rule)
+        case .outgoingHookAnswer: try await outgoingHookAnswer(rule)
+        case .embedded: try await embeddedShell(rule)
         }
     }
 
@@ -196,19 +196,19 @@ extension GateFixture {
     }
 
     /// bob calls hank's hook; its answer is refused as hank, and `/hooks` says why.
-    private func outgoingHookAnswer(_ rule: GateRule) throws -> String {
+    private func outgoingHookAnswer(_ rule: GateRule) async throws -> String {
         let code =
             switch rule {
             case .suspended: "account_suspended"
             case .bannedAccount: "server_banned"
             default: "not_member"
             }
-        try run("bob", "/send #team !probe \(rule.rawValue)")
-        return try OutgoingHookScriptTests.poll({ try self.run("alice", "/hooks #team").stdout }) { $0.contains("(\(code))") }
+        try await run("bob", "/send #team !probe \(rule.rawValue)")
+        return try await OutgoingHookScriptTests.poll({ try await self.run("alice", "/hooks #team").stdout }) { $0.contains("(\(code))") }
     }
 
     /// ben, in the embedded shell.
-    private func embeddedShell(_ rule: GateRule) throws -> String {
+    private func embeddedShell(_ rule: GateRule) async throws -> String {
         let script: String? =
             switch rule {
             case .signedOut: nil
@@ -220,8 +220,8 @@ extension GateFixture {
         guard let script else {
             let fresh = ParleyBinary(serverURL: nil)
             defer { fresh.remove() }
-            return try fresh.run("/send #ea \(Self.refusedMark)").stderr
+            return try await fresh.run("/send #ea \(Self.refusedMark)").stderr
         }
-        return try embedded.run(script).stderr
+        return try await embedded.run(script).stderr
     }
 }

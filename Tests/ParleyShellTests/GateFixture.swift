@@ -42,21 +42,21 @@ final class GateFixture {
     }
 
     /// Runs `script` in `person`'s shell; it must succeed.
-    @discardableResult func run(_ person: String, _ script: String) throws -> ParleyBinary.Result {
-        let result = try world[person].run(script)
+    @discardableResult func run(_ person: String, _ script: String) async throws -> ParleyBinary.Result {
+        let result = try await world[person].run(script)
         try #require(result.status == 0, "\(person): \(script.prefix(80)): \(result.stderr)")
         return result
     }
 
     func setUp() async throws {
         for person in Self.people {
-            try run(person, "/register \(person)@example.com --handle \(person) --password \(person)-pass-1")
+            try await run(person, "/register \(person)@example.com --handle \(person) --password \(person)-pass-1")
         }
-        try run("alice", "/create #team\n/create #open\n/create #secret --private")
-        try run("bob", "/join #team\n/send #team hello from bob")
-        try run("hank", "/join #team")
-        try run("alice", "/op @hank #team")
-        let mallory = try run(
+        try await run("alice", "/create #team\n/create #open\n/create #secret --private")
+        try await run("bob", "/join #team\n/send #team hello from bob")
+        try await run("hank", "/join #team")
+        try await run("alice", "/op @hank #team")
+        let mallory = try await run(
             "mallory",
             "/join #team\n/bots new @mbot --password mbot-pass-1\n/invite @mbot #team\n/bots token @mbot --name kept\n/bots token @mbot --name gone\n/bots tokens @mbot"
         )
@@ -64,16 +64,16 @@ final class GateFixture {
         try #require(secrets.count == 2, "\(mallory.lines)")
         (botToken, revokedBotToken) = (secrets[0], secrets[1])
         let gone = try #require(mallory.lines.last { $0.contains("  gone  ") }?.split(separator: " ").first.map(String.init))
-        try run("mallory", "/bots revoke @mbot \(gone)")
+        try await run("mallory", "/bots revoke @mbot \(gone)")
 
         // hank's hooks: one to post through, one revoked, one that #team's !probe calls.
-        let hooks = try run("hank", "/hook new #team --name CI\n/hook new #team --name Old")
+        let hooks = try await run("hank", "/hook new #team --name CI\n/hook new #team --name Old")
         let urls = hooks.lines.filter { $0.contains("/v1/hooks/") }.map { String($0[$0.range(of: "/v1/hooks/")!.lowerBound...]) }
         try #require(urls.count == 2, "\(hooks.lines)")
         (hookPath, removedHookPath) = (urls[0], urls[1])
         let old = try #require(hooks.stdout.firstMatch(of: /Made hook (\d+) "Old"/).map { String($0.1) })
-        try run("hank", "/hook revoke \(old) #team")
-        try startEndpoint()
+        try await run("hank", "/hook revoke \(old) #team")
+        try await startEndpoint()
 
         // Ids, a message of bob's and a file in #secret, through the API and a socket.
         let alice = try SilentSocket(port: port)
@@ -109,7 +109,7 @@ final class GateFixture {
         _ = try request(signedOut, id: 3, op: "revoke_session", args: #"{"id":"\#(current)"}"#)
 
         // The embedded shell: ann's #ea (ben a member) and #eb (ben not).
-        let made = try embedded.run(
+        let made = try await embedded.run(
             """
             /register ann@example.com --handle ann --password ann-pass-12
             /create #ea
@@ -130,7 +130,7 @@ final class GateFixture {
 
     /// hank's outgoing hook: every call is answered with a text that must not land while
     /// hank may not post.
-    private func startEndpoint() throws {
+    private func startEndpoint() async throws {
         let script = world.folder.appendingPathComponent("answer.py")
         try """
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -149,35 +149,36 @@ final class GateFixture {
         endpoint = process
         let pipe = try #require(process.output)
         let port = try #require(String(decoding: pipe.availableData, as: UTF8.self).split(separator: "\n").first)
-        try run("hank", "/hook out #team --name probe --url http://127.0.0.1:\(port)/hook --trigger !probe")
+        try await run("hank", "/hook out #team --name probe --url http://127.0.0.1:\(port)/hook --trigger !probe")
     }
 
     /// Changes standing for `rule` before its probes, and back after.
     func enter(_ rule: GateRule) async throws {
         switch rule {
-        case .suspended: try run("oscar", ["mallory", "mbot", "hank"].map { "/suspend @\($0) probing the gate" }.joined(separator: "\n"))
+        case .suspended:
+            try await run("oscar", ["mallory", "mbot", "hank"].map { "/suspend @\($0) probing the gate" }.joined(separator: "\n"))
         case .bannedAccount:
-            try run("oscar", ["mallory", "mbot", "hank"].map { "/ban-server @\($0) probing the gate" }.joined(separator: "\n"))
-        case .bannedRange: try run("oscar", "/ban-server 127.0.0.2 probing the gate")
-        case .notMember: try run("hank", "/login @hank --password hank-pass-1\n/leave #team")
+            try await run("oscar", ["mallory", "mbot", "hank"].map { "/ban-server @\($0) probing the gate" }.joined(separator: "\n"))
+        case .bannedRange: try await run("oscar", "/ban-server 127.0.0.2 probing the gate")
+        case .notMember: try await run("hank", "/login @hank --password hank-pass-1\n/leave #team")
         default: break
         }
     }
 
     func leave(_ rule: GateRule) async throws {
         switch rule {
-        case .suspended: try run("oscar", ["mallory", "mbot", "hank"].map { "/reinstate @\($0)" }.joined(separator: "\n"))
-        case .bannedAccount: try run("oscar", ["mallory", "mbot", "hank"].map { "/unban-server @\($0)" }.joined(separator: "\n"))
-        case .bannedRange: try run("oscar", "/unban-server 127.0.0.2")
-        case .notMember: try run("hank", "/join #team")
+        case .suspended: try await run("oscar", ["mallory", "mbot", "hank"].map { "/reinstate @\($0)" }.joined(separator: "\n"))
+        case .bannedAccount: try await run("oscar", ["mallory", "mbot", "hank"].map { "/unban-server @\($0)" }.joined(separator: "\n"))
+        case .bannedRange: try await run("oscar", "/unban-server 127.0.0.2")
+        case .notMember: try await run("hank", "/join #team")
         default: break
         }
     }
 
     /// What the rooms hold at the end, as alice and ben read them.
-    func everyHistory() throws -> String {
-        let served = try run("alice", "/history #team 200\n/history #open 200\n/history #secret 200").stdout
-        let local = try embedded.run("/history #ea 200").stdout
+    func everyHistory() async throws -> String {
+        let served = try await run("alice", "/history #team 200\n/history #open 200\n/history #secret 200").stdout
+        let local = try await embedded.run("/history #ea 200").stdout
         return served + local
     }
 }

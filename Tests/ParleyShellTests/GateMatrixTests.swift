@@ -131,7 +131,7 @@ import Testing
             try await world.leave(rule)
         }
         // Nothing a refused request carried landed anywhere.
-        let history = try world.everyHistory()
+        let history = try await world.everyHistory()
         #expect(!history.contains(GateFixture.refusedMark), "\(history)")
     }
 }

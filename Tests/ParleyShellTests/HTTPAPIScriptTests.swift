@@ -15,10 +15,10 @@ import Testing
     static func code(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["code"] as? String }
 
     @Test(arguments: StoreKind.all) func aScriptSendsReadsAndUploadsOverHTTP(_ store: StoreKind) async throws {
-        let world = try IRCGatewayTests.world(arguments: try store.serveArguments())
+        let world = try await IRCGatewayTests.world(arguments: try store.serveArguments())
         defer { world.remove() }
         let (alice, port) = (world.alice, world.server.port)
-        let made = try alice.run("/bots new @ci --password ci-pass-1234\n/invite @ci #swift\n/bots token @ci --name script\n/whoami")
+        let made = try await alice.run("/bots new @ci --password ci-pass-1234\n/invite @ci #swift\n/bots token @ci --name script\n/whoami")
         #expect(made.status == 0, "\(made.stderr)")
         let token = try #require(made.stdout.firstMatch(of: /pbt_[A-Za-z0-9_-]+/).map { String($0.0) })
 
@@ -89,10 +89,10 @@ import Testing
             body: Array(#"{"chat": 1, "text": ""#.utf8) + Array(repeating: 0x61, count: 70_000) + Array(#""}"#.utf8))
         #expect(big.status == 413)
 
-        let seen = try alice.run("/history #swift 3")
+        let seen = try await alice.run("/history #swift 3")
         #expect(seen.stdout.contains("<ci*> build 123 passed") && seen.stdout.contains("<ci*> [file report.pdf PDF"), "\(seen.stdout)")
         #expect(seen.stdout.components(separatedBy: "build 123 passed").count == 2, "once")
-        let query = try alice.run("/history @ci 1")
+        let query = try await alice.run("/history @ci 1")
         #expect(query.stdout.contains("your report is ready"), "\(query.stdout)")
     }
 }

@@ -11,13 +11,13 @@ import Testing
     }
 
     @Test(arguments: StoreKind.all) func hooksPostSlackAlertmanagerGitHubAndText(_ store: StoreKind) async throws {
-        let world = try IRCGatewayTests.world(
+        let world = try await IRCGatewayTests.world(
             arguments: ["--hook-rate", "2", "--max-hook-kib", "8"]
                 + (try store.serveArguments()))
         defer { world.remove() }
         let (alice, bob, port) = (world.alice, world.bob, world.server.port)
-        #expect(try bob.run("/join #swift").status == 0)
-        let made = try alice.run(
+        #expect(try await bob.run("/join #swift").status == 0)
+        let made = try await alice.run(
             "/hook new #swift --name CI\n/hook new #swift --name GitHub --signing-secret-env GH_SECRET\n/hooks #swift",
             environment: ["GH_SECRET": "octo-secret"])
         #expect(made.status == 0, "\(made.stderr)")
@@ -67,7 +67,7 @@ import Testing
         #expect(try await Self.post(port, ci, #"{"text": "   "}"#).status == 400)
         #expect(try await Self.post(port, ci, #"{"text": [1, {"deep": "#).status == 400)
 
-        let history = try bob.run("/history #swift 20")
+        let history = try await bob.run("/history #swift 20")
         let lines = history.lines.map { $0.replacingOccurrences(of: #"\[\d\d:\d\d\] "#, with: "", options: .regularExpression) }
         #expect(lines.contains("2. #swift <CI (hook)> build 123 passed"), "\(lines)")
         #expect(lines.contains("3. #swift <deploybot (CI hook)> deploy #7 (https://ci.example/7) done & dusted"), "\(lines)")
@@ -75,7 +75,7 @@ import Testing
         #expect(history.stdout.contains("<CI (hook)> [FIRING:1] HighLatency\n"), "\(history.stdout)")
         #expect(history.stdout.contains("• HighLatency [instance=api-1]: p99 above 500 ms"))
         #expect(lines.last == "5. #swift <GitHub (hook)> octocat pushed 1 commit to acme/widget:main: Fix the build", "\(lines)")
-        let json = try bob.run("/history #swift 1", arguments: ["--json"])
+        let json = try await bob.run("/history #swift 1", arguments: ["--json"])
         #expect(json.stdout.contains(#""via":{"kind":"hook","name":"GitHub"}"#), "\(json.stdout)")
         #expect(json.stdout.contains(#""handle":"alice""#), "the hook's maker is named in the JSON: \(json.stdout)")
 
@@ -90,12 +90,12 @@ import Testing
         #expect(limited?.status == 429 && limited?.headers["retry-after"] == "1" && limited?.text.contains("rate_limited") == true)
 
         // Revoked: the same 404 as a token never made; bob, not an admin, cannot see or make hooks.
-        let listed = try alice.run("/hooks #swift")
+        let listed = try await alice.run("/hooks #swift")
         let id = try #require(listed.lines.dropFirst().first?.split(separator: " ").first.map(String.init))
-        #expect(try alice.run("/hook revoke \(id) #swift").status == 0)
+        #expect(try await alice.run("/hook revoke \(id) #swift").status == 0)
         let revoked = try await Self.post(port, ci, "after")
         #expect(revoked.status == 404 && revoked.text == unknown.text, "\(revoked.text) / \(unknown.text)")
-        let refused = try bob.run("/hooks #swift")
+        let refused = try await bob.run("/hooks #swift")
         #expect(refused.status != 0 && refused.stderr.contains("forbidden"), "\(refused.stderr)")
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// list's unread count when it starts again, and in what a resume replays after its own
 /// restart or the server's.
 @Suite(.timeLimit(.minutes(10))) struct HotlistRestartTests {
-    @Test func aMessageCountsOnceAcrossRestartsOfTheShellAndTheServer() throws {
+    @Test func aMessageCountsOnceAcrossRestartsOfTheShellAndTheServer() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-hotlist-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var server = try ServeProcess.startRestartable(data: folder.appendingPathComponent("server"))
@@ -17,20 +17,20 @@ import Testing
             ann.remove()
             bob.remove()
         }
-        #expect(try ann.run("/register ann@example.com --handle ann --password secret-ann1\n/create #aa").status == 0)
-        #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob1\n/join #aa").status == 0)
+        #expect(try await ann.run("/register ann@example.com --handle ann --password secret-ann1\n/create #aa").status == 0)
+        #expect(try await bob.run("/register bob@example.com --handle bob --password secret-bob1\n/join #aa").status == 0)
         let command = "PARLEY_BCRYPT_COST=4 NO_COLOR=1 \(ParleyBinary.executable.path) --data \(ann.data.path) --server \(server.url)"
         var terminal = TmuxSession()
         defer { terminal.stop() }
-        try terminal.start(command)
+        try await terminal.start(command)
         _ = try terminal.waitFor("ann>")
-        try terminal.type("/switch #aa", "Enter")
+        try await terminal.type("/switch #aa", "Enter")
         _ = try terminal.waitFor("ann #aa>")
 
         // Each step ends with a message in #aa, the chat ann looks at: it comes after
         // anything the shell was told before it, so the prompt shows the count by then.
-        func expectHotlist(_ hot: String, after marker: String) throws {
-            #expect(try bob.run("/send #aa \(marker)").status == 0)
+        func expectHotlist(_ hot: String, after marker: String) async throws {
+            #expect(try await bob.run("/send #aa \(marker)").status == 0)
             // The prompt is drawn again just after the line: waited for, as a person reads it.
             func prompt(_ screen: String) -> String {
                 screen.split(separator: "\n").last { $0.contains("ann #aa>") }.map(String.init) ?? ""
@@ -40,28 +40,28 @@ import Testing
             }
             #expect(prompt(screen).hasPrefix("(\(hot)) ann #aa>"), "\(screen)")
         }
-        #expect(try bob.run("/msg @ann first").status == 0)
-        try expectHotlist("@bob 1", after: "marker one")
+        #expect(try await bob.run("/msg @ann first").status == 0)
+        try await expectHotlist("@bob 1", after: "marker one")
 
         // ann's shell quits and starts again: the chat list says 1 unread, and the resume
         // from where it stopped may bring the message again.
-        try terminal.type("C-d")
+        try await terminal.type("C-d")
         _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
         terminal.stop()
         terminal = TmuxSession()
-        try terminal.start(command)
+        try await terminal.start(command)
         _ = try terminal.waitFor("ann #aa>")
-        try expectHotlist("@bob 1", after: "marker two")
-        #expect(try bob.run("/msg @ann second").status == 0)
-        try expectHotlist("@bob 2", after: "marker three")
+        try await expectHotlist("@bob 1", after: "marker two")
+        #expect(try await bob.run("/msg @ann second").status == 0)
+        try await expectHotlist("@bob 2", after: "marker three")
 
         // The server is killed and comes back; the shell resumes.
         server.kill()
         _ = try terminal.waitFor("[connection lost]")
         server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
         _ = try terminal.waitFor("[connection back]")
-        try expectHotlist("@bob 2", after: "marker four")
-        #expect(try bob.run("/msg @ann third").status == 0)
-        try expectHotlist("@bob 3", after: "marker five")
+        try await expectHotlist("@bob 2", after: "marker four")
+        #expect(try await bob.run("/msg @ann third").status == 0)
+        try await expectHotlist("@bob 3", after: "marker five")
     }
 }

@@ -6,8 +6,8 @@ import Testing
 /// their turn and are all answered, in order; a connection that goes on past the hard
 /// bound is told once and closed with `Excess Flood`, while others are answered.
 @Suite(.timeLimit(.minutes(10))) struct IRCFloodTests {
-    @Test func linesOverTheRateWaitTheirTurnAndNoneIsDropped() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func linesOverTheRateWaitTheirTurnAndNoneIsDropped() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123"))
@@ -19,8 +19,8 @@ import Testing
         #expect(!irc.lines.contains { $0.contains("rate_limited") || $0.contains("flood") })
     }
 
-    @Test func floodersAreToldOnceThenClosedWhileOthersAreAnswered() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func floodersAreToldOnceThenClosedWhileOthersAreAnswered() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         let bob = try IRCTestClient(port: port)
@@ -53,8 +53,8 @@ import Testing
 
     /// A flooder cut off is answered for every line that was stored before its ERROR:
     /// the messages in the group are exactly those it saw echoed.
-    @Test func aFlooderCutOffSeesTheEchoOfEveryLineThatLanded() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func aFlooderCutOffSeesTheEchoOfEveryLineThatLanded() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let flooder = try IRCTestClient(port: try #require(world.server.ircPort))
         #expect(try flooder.signIn("alice", password: "wonderland-1", capabilities: ["echo-message"]))
@@ -64,14 +64,14 @@ import Testing
         let beforeError = flooder.lines.prefix { $0 != error }
         let echoed = Set(beforeError.compactMap { $0.firstMatch(of: /\ PRIVMSG #swift :(flood \d+)$/).map { String($0.1) } })
         #expect(!flooder.lines.drop { $0 != error }.contains { $0.contains(" PRIVMSG ") }, "nothing after the ERROR")
-        let history = try world.bob.run("/join #swift\n/history #swift 500")
+        let history = try await world.bob.run("/join #swift\n/history #swift 500")
         let stored = Set(history.lines.compactMap { $0.firstMatch(of: /<alice> (flood \d+)$/).map { String($0.1) } })
         #expect(!stored.isEmpty && stored == echoed, "stored \(stored.count), echoed \(echoed.count)")
     }
 
-    @Test func anAccountsConnectionsShareOneLineRate() throws {
+    @Test func anAccountsConnectionsShareOneLineRate() async throws {
         // Each connection may send 1,000 lines a second; the account, 1 over all of them.
-        let world = try IRCGatewayTests.world(arguments: ["--irc-line-rate", "1000", "--irc-account-line-rate", "1"])
+        let world = try await IRCGatewayTests.world(arguments: ["--irc-line-rate", "1000", "--irc-account-line-rate", "1"])
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         let first = try IRCTestClient(port: port)
@@ -97,8 +97,8 @@ import Testing
         #expect(!bob.lines.contains { $0.contains("flood") })
     }
 
-    @Test func aClientThatDoesNotReadIsClosedPastItsSendQueue() throws {
-        let world = try IRCGatewayTests.world(arguments: ["--irc-sendq-kib", "16"])
+    @Test func aClientThatDoesNotReadIsClosedPastItsSendQueue() async throws {
+        let world = try await IRCGatewayTests.world(arguments: ["--irc-sendq-kib", "16"])
         defer { world.remove() }
         let stalled = try IRCTestClient(port: try #require(world.server.ircPort), receiveBuffer: 4096)
         #expect(try stalled.signIn("bob", password: "builder-123"))
@@ -112,7 +112,7 @@ import Testing
         let script = world.folder.appendingPathComponent("posts.parley")
         try ((0..<1_500).map { "/send #swift \($0) \(long)" } + ["/send #swift the end"]).joined(separator: "\n").write(
             to: script, atomically: true, encoding: .utf8)
-        let posted = try world.alice.run(arguments: ["run", script.path])
+        let posted = try await world.alice.run(arguments: ["run", script.path])
         #expect(posted.status == 0, "\(posted.stderr.prefix(500))")
         // What he reads now stops short: the server closed his connection.
         #expect(stalled.wait(containing: "the end") == nil)

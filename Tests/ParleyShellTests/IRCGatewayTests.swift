@@ -24,14 +24,14 @@ import Testing
     /// The IRC test client reads only while it waits for a line, so it misses the
     /// server's PINGs while a shell runs: a ping timeout long enough that no load trips
     /// it, except for the test of the ping timeout itself.
-    static func world(pingTimeout: Int = 600, arguments: [String] = []) throws -> World {
+    static func world(pingTimeout: Int = 600, arguments: [String] = []) async throws -> World {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let server = try ServeProcess.start(
             data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", String(pingTimeout)] + arguments)
         let alice = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)
-        let made = try alice.run(
+        let made = try await alice.run(
             """
             /register alice@example.com --handle alice --password wonderland-1
             /create #swift Swift on Linux
@@ -39,12 +39,12 @@ import Testing
             /send #swift before bob came
             """)
         #expect(made.status == 0, "\(made.stderr)")
-        #expect(try bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
+        #expect(try await bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
         return World(server: server, alice: alice, bob: bob, folder: folder)
     }
 
-    @Test func aShellUserAndAnIRCClientSeeEachOthersMessagesInAGroup() throws {
-        let world = try Self.world()
+    @Test func aShellUserAndAnIRCClientSeeEachOthersMessagesInAGroup() async throws {
+        let world = try await Self.world()
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
@@ -57,41 +57,41 @@ import Testing
         #expect(irc.wait(containing: " 366 bob #swift ") != nil)
 
         // The shell speaks; the IRC client hears it as a PRIVMSG with its time and id.
-        #expect(try alice.run("/send #swift hello irc").status == 0)
+        #expect(try await alice.run("/send #swift hello irc").status == 0)
         let heard = try #require(irc.wait(containing: "PRIVMSG #swift :hello irc"))
         #expect(heard.hasPrefix("@msgid=") && heard.contains(";time=") && heard.contains(" :alice!alice@parley PRIVMSG"))
 
         // The IRC client speaks: echoed once stored, and in the shell's history.
         try irc.send("PRIVMSG #swift :hello shell")
         #expect(irc.wait(containing: ":bob!bob@parley PRIVMSG #swift :hello shell") != nil)
-        let history = try alice.run("/history #swift 5")
+        let history = try await alice.run("/history #swift 5")
         #expect(history.lines.contains { $0.hasSuffix("<bob> hello shell") }, "\(history.lines)")
 
         // A topic set in the shell, and a kick, reach the IRC client as lines.
-        #expect(try alice.run("/topic #swift Swift 6.2").status == 0)
+        #expect(try await alice.run("/topic #swift Swift 6.2").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley TOPIC #swift :Swift 6.2") != nil)
-        #expect(try alice.run("/kick @bob #swift").status == 0)
+        #expect(try await alice.run("/kick @bob #swift").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley KICK #swift bob") != nil)
         try irc.send("PRIVMSG #swift :still here?")
         #expect(irc.wait(containing: " 404 bob #swift ") != nil, "a kicked user can no longer send to the channel")
     }
 
-    @Test func aDirectMessageCrossesBothWays() throws {
-        let world = try Self.world()
+    @Test func aDirectMessageCrossesBothWays() async throws {
+        let world = try await Self.world()
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["echo-message"]))
         try irc.send("PRIVMSG alice :psst, from irc")
         #expect(irc.wait(containing: "PRIVMSG alice :psst, from irc") != nil)
-        let history = try alice.run("/history @bob 5")
+        let history = try await alice.run("/history @bob 5")
         #expect(history.lines.contains { $0.hasSuffix("<bob> psst, from irc") }, "\(history.lines)")
-        #expect(try alice.run("/msg @bob and back from the shell").status == 0)
+        #expect(try await alice.run("/msg @bob and back from the shell").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from the shell") != nil)
     }
 
-    @Test func wrongCredentialsGetTheirNumericsAndNoSession() throws {
-        let world = try Self.world()
+    @Test func wrongCredentialsGetTheirNumericsAndNoSession() async throws {
+        let world = try await Self.world()
         defer { world.remove() }
         let server = world.server
         let port = try #require(server.ircPort)
@@ -126,23 +126,23 @@ import Testing
         #expect(right.wait(containing: " 407 bob ") != nil)
         try right.send("PING :still-there")
         #expect(right.wait(containing: "PONG parley still-there") != nil)
-        let history = try world.alice.run("/history #swift 5")
+        let history = try await world.alice.run("/history #swift 5")
         #expect(!history.stdout.contains("xxxx") && !history.stdout.contains("yyyy"))
     }
 
     /// An IRC client that goes silent (no line, no PONG) is closed within the ping
     /// timeout, and its user goes offline, as a WebSocket's does.
-    @Test func aSilentIRCConnectionGoesOfflineWithinThePingTimeout() throws {
-        let world = try Self.world(pingTimeout: 15)
+    @Test func aSilentIRCConnectionGoesOfflineWithinThePingTimeout() async throws {
+        let world = try await Self.world(pingTimeout: 15)
         defer { world.remove() }
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123"))
         try irc.send("JOIN #swift")
         #expect(irc.wait(containing: " 366 bob #swift ") != nil)
-        let bobOnline = { try world.alice.run("/online #swift").lines.contains { $0.hasPrefix("@bob") } }
-        #expect(try Self.eventually { try bobOnline() })
+        let bobOnline = { try await world.alice.run("/online #swift").lines.contains { $0.hasPrefix("@bob") } }
+        #expect(try await Self.eventually { try await bobOnline() })
         // Silent from now on: the server's PINGs go unanswered.
-        #expect(try Self.eventually { try !bobOnline() })
+        #expect(try await Self.eventually { try await !bobOnline() })
         #expect(irc.wait(containing: "ERROR :Closing link: ping timeout") != nil)
     }
 
@@ -162,19 +162,19 @@ import Testing
         }
     }
 
-    static func guestWorld() throws -> GuestWorld {
+    static func guestWorld() async throws -> GuestWorld {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
         let server = try ServeProcess.start(
             data: folder.appendingPathComponent("data"),
             arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6", "--ping-timeout", "600"])
         let world = GuestWorld(server: server, alice: ParleyBinary(serverURL: server.url), folder: folder)
         // --min-password-length: six bytes are enough on this server.
-        #expect(try world.alice.run("/register alice@example.com --handle alice --password secret").status == 0)
+        #expect(try await world.alice.run("/register alice@example.com --handle alice --password secret").status == 0)
         return world
     }
 
-    @Test func guestsTalkUnderAFreeNickAndLeaveTheirWordsBehind() throws {
-        let world = try Self.guestWorld()
+    @Test func guestsTalkUnderAFreeNickAndLeaveTheirWordsBehind() async throws {
+        let world = try await Self.guestWorld()
         defer { world.remove() }
         let alice = world.alice
         let port = try #require(world.server.ircPort)
@@ -188,11 +188,11 @@ import Testing
         #expect(try guest.joinAsGuest("visitor", realname: "V", capabilities: ["echo-message"]))
         try guest.send("JOIN #lobby")
         #expect(guest.wait(containing: " 353 visitor = #lobby @visitor") != nil, "joining a channel nobody made makes it")
-        #expect(try alice.run("/join #lobby").status == 0)
+        #expect(try await alice.run("/join #lobby").status == 0)
         #expect(guest.wait(containing: ":alice!alice@parley JOIN #lobby") != nil)
         try guest.send("PRIVMSG #lobby :hello from a guest")
         #expect(guest.wait(containing: ":visitor!visitor@parley PRIVMSG #lobby :hello from a guest") != nil)
-        let members = try alice.run("/members #lobby")
+        let members = try await alice.run("/members #lobby")
         #expect(members.stdout.contains("visitor (guest)"), "\(members.stdout)")
 
         let second = try IRCTestClient(port: port)
@@ -206,21 +206,21 @@ import Testing
         #expect(guest.wait(containing: "ERROR ") != nil)
         // Its nick is free again once it is gone.
         #expect(
-            try Self.eventually {
+            try await Self.eventually {
                 let next = try IRCTestClient(port: port)
                 try next.send("NICK visitor")
                 try next.send("USER v 0 * :V")
                 return next.wait(for: { $0.contains(" 001 ") || $0.contains(" 433 ") })?.contains(" 001 visitor ") == true
             })
-        let history = try alice.run("/history #lobby 5")
+        let history = try await alice.run("/history #lobby 5")
         #expect(history.lines.contains { $0.contains("hello from a guest") }, "\(history.lines)")
     }
 
     /// A group's text is serialized once for each combination of the capabilities its
     /// line depends on: each client gets the tags it asked for and no other's, and
     /// clients that differ only in other capabilities get the same line.
-    @Test func eachClientHearsAGroupsTextWithTheTagsItAskedFor() throws {
-        let world = try Self.guestWorld()
+    @Test func eachClientHearsAGroupsTextWithTheTagsItAskedFor() async throws {
+        let world = try await Self.guestWorld()
         defer { world.remove() }
         let alice = world.alice
         let port = try #require(world.server.ircPort)
@@ -238,8 +238,8 @@ import Testing
             #expect(client.wait(containing: " 366 \(nick) #lobby ") != nil)
             clients[nick] = client
         }
-        #expect(try alice.run("/join #lobby").status == 0)
-        #expect(try alice.run("/send #lobby shaped alike").status == 0)
+        #expect(try await alice.run("/join #lobby").status == 0)
+        #expect(try await alice.run("/send #lobby shaped alike").status == 0)
         var heard: [String: String] = [:]
         for (nick, client) in clients { heard[nick] = client.wait(containing: "PRIVMSG #lobby :shaped alike") }
 
@@ -257,12 +257,12 @@ import Testing
     /// INVITE is an invitation the invitee uses by joining (a private group too), listed
     /// by a bare INVITE; the topic comes with who set it; OPER takes a server admin's
     /// credentials; KICK takes several nicks; a guest's nick change reaches the others.
-    @Test func invitationsTopicSettersOperatorsKicksAndNickChanges() throws {
-        let world = try Self.world(arguments: ["--irc-guests", "--admin", "@alice"])
+    @Test func invitationsTopicSettersOperatorsKicksAndNickChanges() async throws {
+        let world = try await Self.world(arguments: ["--irc-guests", "--admin", "@alice"])
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let port = try #require(server.ircPort)
-        #expect(try alice.run("/rules #swift visibility=private").status == 0)
+        #expect(try await alice.run("/rules #swift visibility=private").status == 0)
         let bob = try IRCTestClient(port: port)
         #expect(try bob.signIn("bob", password: "builder-123"))
         try bob.send("JOIN #swift")
@@ -318,13 +318,13 @@ import Testing
 
     /// draft/read-marker: MARKREAD moves the same read marker as the shell's, so the
     /// unread count the shell shows agrees with what the IRC client has read.
-    @Test func readMarkersAreTheShellsReadMarkers() throws {
-        let world = try Self.world()
+    @Test func readMarkersAreTheShellsReadMarkers() async throws {
+        let world = try await Self.world()
         defer { world.remove() }
         let (server, alice, bob) = (world.server, world.alice, world.bob)
-        #expect(try bob.run("/join #swift").status == 0)
-        for text in ["one", "two"] { #expect(try alice.run("/send #swift \(text)").status == 0) }
-        #expect(try bob.run("/chats").stdout.contains("#swift (2 unread)"))
+        #expect(try await bob.run("/join #swift").status == 0)
+        for text in ["one", "two"] { #expect(try await alice.run("/send #swift \(text)").status == 0) }
+        #expect(try await bob.run("/chats").stdout.contains("#swift (2 unread)"))
 
         let irc = try IRCTestClient(port: try #require(server.ircPort))
         #expect(
@@ -337,7 +337,7 @@ import Testing
         let time = try #require(tags.first { $0.hasPrefix("time=") }).dropFirst("time=".count)
         try irc.send("MARKREAD #swift timestamp=\(time)")
         #expect(irc.wait(containing: "MARKREAD #swift timestamp=\(time)") != nil)
-        #expect(try bob.run("/chats").stdout.contains("#swift (1 unread)"), "read up to \"one\"")
+        #expect(try await bob.run("/chats").stdout.contains("#swift (1 unread)"), "read up to \"one\"")
         try irc.send("MARKREAD #swift timestamp=2001-01-01T00:00:00.000Z")
         #expect(irc.wait(containing: "MARKREAD #swift timestamp=\(time)") != nil, "never backwards")
         try irc.send("MARKREAD #swift timestamp=yesterday")
@@ -347,29 +347,29 @@ import Testing
     /// An edit reaches IRC clients as a marked new line tied to the original, a deletion
     /// as REDACT (draft/message-redaction) both ways, a reaction taken back as
     /// +draft/unreact.
-    @Test func editsDeletionsAndReactionsTakenBackReachIRC() throws {
-        let world = try Self.world()
+    @Test func editsDeletionsAndReactionsTakenBackReachIRC() async throws {
+        let world = try await Self.world()
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["message-tags", "echo-message", "draft/message-redaction"]))
         try irc.send("JOIN #swift")
         #expect(irc.wait(containing: " 366 bob #swift ") != nil)
-        #expect(try alice.run("/send #swift teh plan").status == 0)
+        #expect(try await alice.run("/send #swift teh plan").status == 0)
         let sent = try #require(irc.wait(containing: "PRIVMSG #swift :teh plan"))
         let msgid = try #require(sent.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix("msgid=") })
             .dropFirst("msgid=".count)
         let seq = try #require(msgid.split(separator: "-").last)
-        #expect(try alice.run("/edit #swift \(seq) the plan").status == 0)
+        #expect(try await alice.run("/edit #swift \(seq) the plan").status == 0)
         let edit = try #require(irc.wait(containing: "PRIVMSG #swift :[edit of "))
         #expect(edit.hasSuffix(" UTC] the plan"), "\(edit)")
         #expect(edit.contains("+draft/reply=\(msgid)"), "\(edit)")
-        #expect(try alice.run("/react #swift \(seq) 👍\n/unreact #swift \(seq) 👍").status == 0)
+        #expect(try await alice.run("/react #swift \(seq) 👍\n/unreact #swift \(seq) 👍").status == 0)
         let unreact = try #require(irc.wait(containing: "+draft/unreact="))
         #expect(unreact.contains("+draft/unreact=👍") && unreact.contains("TAGMSG #swift"), "\(unreact)")
         try irc.send("REDACT #swift \(msgid)")
         #expect(irc.wait(containing: "FAIL REDACT REDACT_FORBIDDEN #swift \(msgid) ") != nil, "only alice, or an owner or admin")
-        #expect(try alice.run("/delete #swift \(seq)").status == 0)
+        #expect(try await alice.run("/delete #swift \(seq)").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley REDACT #swift \(msgid)") != nil)
 
         try irc.send("PRIVMSG #swift :oops, wrong window")
@@ -378,7 +378,7 @@ import Testing
             .dropFirst("msgid=".count)
         try irc.send("REDACT #swift \(mineID) :wrong window")
         #expect(irc.wait(containing: "REDACT #swift \(mineID) :wrong window") != nil)
-        let history = try alice.run("/history #swift 5")
+        let history = try await alice.run("/history #swift 5")
         #expect(!history.stdout.contains("oops, wrong window"), "\(history.stdout)")
         try irc.send("REDACT #swift 999999-1")
         #expect(irc.wait(containing: "FAIL REDACT UNKNOWN_MSGID #swift 999999-1 ") != nil, "a msgid from another chat")
@@ -387,7 +387,7 @@ import Testing
     /// An image reaches an IRC user as its caption and a link that opens in a browser
     /// for them: signed and expiring, refused once tampered with.
     @Test func anImageReachesIRCAsASignedLink() async throws {
-        let world = try Self.world()
+        let world = try await Self.world()
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
@@ -398,7 +398,7 @@ import Testing
         let picture = alice.data.appendingPathComponent("dot.png")
         let png = SampleMedia.png(width: 4, height: 3) { x, y in [UInt8(x * 60), UInt8(y * 80), 200, 255] }
         try png.write(to: picture)
-        #expect(try alice.run("/image #swift \(picture.path) a dot").status == 0)
+        #expect(try await alice.run("/image #swift \(picture.path) a dot").status == 0)
         let line = try #require(irc.wait(containing: "PRIVMSG #swift :[image] a dot http://127.0.0.1:\(server.port)/v1/media/"))
         let link = try #require(line.split(separator: " ").last.map(String.init))
         let path = String(link.dropFirst("http://127.0.0.1:\(server.port)".count))
@@ -410,7 +410,7 @@ import Testing
         // A file reads with its name, and its link downloads it rather than showing it.
         let notes = alice.data.appendingPathComponent("my notes.txt")
         try Data("<b>not html</b>\n".utf8).write(to: notes)
-        #expect(try alice.run("/file #swift \"\(notes.path)\" read me").status == 0)
+        #expect(try await alice.run("/file #swift \"\(notes.path)\" read me").status == 0)
         let fileLine = try #require(irc.wait(containing: "PRIVMSG #swift :[file my notes.txt] read me http://127.0.0.1:"))
         let fileLink = try #require(fileLine.split(separator: " ").last.map(String.init))
         let file = try await RawHTTP.request(
@@ -421,8 +421,8 @@ import Testing
 
     /// MONITOR watches nicks, taken or not, sharing a channel or not: someone coming
     /// online under one and going shows as 730 and 731; the list is kept with the account.
-    @Test func monitorFollowsWhoComesOnlineAnywhere() throws {
-        let world = try Self.world(arguments: ["--irc-guests"])
+    @Test func monitorFollowsWhoComesOnlineAnywhere() async throws {
+        let world = try await Self.world(arguments: ["--irc-guests"])
         defer { world.remove() }
         let server = world.server
         let port = try #require(server.ircPort)
@@ -455,7 +455,7 @@ import Testing
 
     /// Two nodes on one PostgreSQL, each with the gateway: an IRC user on node A and a
     /// shell user on node B share a group and a direct chat.
-    @Test func anIRCUserOnOneNodeTalksWithAShellUserOnAnother() throws {
+    @Test func anIRCUserOnOneNodeTalksWithAShellUserOnAnother() async throws {
         let database = try TestPostgres.newDatabase()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-nodes-\(UUID().uuidString)")
         let media = folder.appendingPathComponent("media")
@@ -473,29 +473,29 @@ import Testing
             alice.remove()
             bob.remove()
         }
-        let made = try alice.run(
+        let made = try await alice.run(
             """
             /register alice@example.com --handle alice --password wonderland-1
             /create #swift Swift on Linux
             """)
         #expect(made.status == 0, "\(made.stderr)")
-        #expect(try bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
+        #expect(try await bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
 
         let irc = try IRCTestClient(port: try #require(nodes[0].ircPort))
         #expect(try irc.signIn("bob", password: "builder-123"))
         try irc.send("JOIN #swift")
         #expect(irc.wait(containing: " 353 bob = #swift :@alice bob") != nil, "the names come from the shared database")
-        #expect(try alice.run("/send #swift hello from node B").status == 0)
+        #expect(try await alice.run("/send #swift hello from node B").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :hello from node B") != nil)
         try irc.send("PRIVMSG #swift :hello from node A")
         try irc.send("PRIVMSG alice :a direct word from A")
         try irc.send("PING :sent")
         #expect(irc.wait(containing: "PONG parley sent") != nil)
-        let group = try alice.run("/history #swift 5")
+        let group = try await alice.run("/history #swift 5")
         #expect(group.stdout.contains("hello from node A"), "\(group.stdout)")
-        let direct = try alice.run("/history @bob 5")
+        let direct = try await alice.run("/history @bob 5")
         #expect(direct.stdout.contains("a direct word from A"), "\(direct.stdout)")
-        #expect(try alice.run("/send @bob and back from B").status == 0)
+        #expect(try await alice.run("/send @bob and back from B").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from B") != nil)
 
         // Across nodes a message's client-only tags go with it (they are not stored, so
@@ -527,11 +527,11 @@ import Testing
 
     /// Channel modes are group settings: set in the shell, they bind an IRC client; set
     /// by MODE, the shell sees them.
-    @Test func channelModesAreGroupSettingsEveryClientShares() throws {
-        let world = try Self.world()
+    @Test func channelModesAreGroupSettingsEveryClientShares() async throws {
+        let world = try await Self.world()
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
-        #expect(try alice.run("/rules #swift posting=voiced").status == 0)
+        #expect(try await alice.run("/rules #swift posting=voiced").status == 0)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["echo-message"]))
         try irc.send("JOIN #swift")
@@ -540,33 +540,33 @@ import Testing
         #expect(irc.wait(containing: " 324 bob #swift +ntm") != nil)
         try irc.send("PRIVMSG #swift :may I speak?")
         #expect(irc.wait(containing: " 404 bob #swift ") != nil, "a moderated group")
-        #expect(try alice.run("/voice @bob #swift").status == 0)
+        #expect(try await alice.run("/voice @bob #swift").status == 0)
         #expect(irc.wait(containing: ":alice!alice@parley MODE #swift +v bob") != nil)
         try irc.send("PRIVMSG #swift :thanks a lot")
         #expect(irc.wait(containing: ":bob!bob@parley PRIVMSG #swift :thanks a lot") != nil)
 
         // An op bans a nick nobody holds yet, and sets a key and a limit, over IRC.
-        #expect(try alice.run("/op @bob #swift").status == 0)
+        #expect(try await alice.run("/op @bob #swift").status == 0)
         #expect(irc.wait(containing: "MODE #swift +o bob") != nil)
         try irc.send("MODE #swift +bkl mallory!*@* sesame 10")
         #expect(irc.wait(containing: ":bob!bob@parley MODE #swift +bkl mallory!*@* sesame 10") != nil)
-        let bans = try alice.run("/bans #swift")
+        let bans = try await alice.run("/bans #swift")
         #expect(bans.lines.contains("@mallory"), "\(bans.lines)")
-        let rules = try alice.run("/rules #swift")
+        let rules = try await alice.run("/rules #swift")
         #expect(rules.stdout.contains("limit: 10, key: set"), "\(rules.stdout)")
         let carol = ParleyBinary(serverURL: server.url)
         defer { carol.remove() }
-        #expect(try carol.run("/register carol@example.com --handle carol --password carol-pass-1").status == 0)
-        let refused = try carol.run("/join #swift")
+        #expect(try await carol.run("/register carol@example.com --handle carol --password carol-pass-1").status == 0)
+        let refused = try await carol.run("/join #swift")
         #expect(refused.status != 0 && refused.stderr.contains("bad_key"), "\(refused.stderr)")
-        #expect(try carol.run("/join #swift sesame").status == 0)
+        #expect(try await carol.run("/join #swift sesame").status == 0)
     }
 
     /// `CHATHISTORY` fills an IRC client's buffer from Parley's history, in a batch with
     /// each message's time and id; a reply and a reaction made in the shell arrive as
     /// tags, and ones made over IRC show in the shell.
-    @Test func chathistoryAndRepliesCrossBetweenTheShellAndIRC() throws {
-        let world = try Self.world()
+    @Test func chathistoryAndRepliesCrossBetweenTheShellAndIRC() async throws {
+        let world = try await Self.world()
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
@@ -585,26 +585,26 @@ import Testing
         let seq = try #require(msgid?.split(separator: "-").last.map(String.init))
 
         // A reply from the shell carries the message it answers.
-        #expect(try alice.run("/reply #swift \(seq) still here").status == 0)
+        #expect(try await alice.run("/reply #swift \(seq) still here").status == 0)
         let reply = try #require(irc.wait(containing: "PRIVMSG #swift :still here"))
         #expect(reply.contains("+draft/reply=\(try #require(msgid))"), "\(reply)")
         // A reply over IRC shows in the shell as one.
         try irc.send("@+draft/reply=\(try #require(msgid)) PRIVMSG #swift :answering you")
         try irc.send("PING :after-reply")
         #expect(irc.wait(containing: "PONG parley after-reply") != nil)
-        let history = try alice.run("/history #swift 1")
+        let history = try await alice.run("/history #swift 1")
         #expect(history.stdout.contains("answering you") && history.stdout.contains("↳ @alice: before bob came"), "\(history.stdout)")
 
         // A reaction from the shell arrives as +draft/react on a TAGMSG; one over IRC
         // shows in the shell.
         let original = try #require(msgid)
-        #expect(try alice.run("/react #swift \(seq) 👍").status == 0)
+        #expect(try await alice.run("/react #swift \(seq) 👍").status == 0)
         let reacted = try #require(irc.wait(containing: " TAGMSG #swift"))
         #expect(reacted.contains("+draft/react=👍") && reacted.contains("+draft/reply=\(original)"), "\(reacted)")
         try irc.send("@+draft/react=🎉;+draft/reply=\(original) TAGMSG #swift")
         try irc.send("PING :after-react")
         #expect(irc.wait(containing: "PONG parley after-react") != nil)
-        let reactions = try alice.run("/history #swift 3")
+        let reactions = try await alice.run("/history #swift 3")
         #expect(reactions.stdout.contains("🎉 1") && reactions.stdout.contains("👍 1"), "\(reactions.stdout)")
     }
 
@@ -612,8 +612,8 @@ import Testing
     /// WHOX); SETNAME is the display name the shell shows; client-only tags travel with a
     /// message and on their own (TAGMSG); one labeled line to several nicks reaches each,
     /// and a label used again is a new message; a message to oneself comes back.
-    @Test func botsWhoxSetnameClientTagsAndLabels() throws {
-        let world = try Self.world(arguments: ["--irc-guests"])
+    @Test func botsWhoxSetnameClientTagsAndLabels() async throws {
+        let world = try await Self.world(arguments: ["--irc-guests"])
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let port = try #require(server.ircPort)
@@ -645,7 +645,7 @@ import Testing
         // SETNAME is the display name every client shows.
         try bob.send("SETNAME :Bob the Builder")
         #expect(bob.wait(containing: ":bob!bob@parley SETNAME :Bob the Builder") != nil)
-        let members = try alice.run("/members #swift")
+        let members = try await alice.run("/members #swift")
         #expect(members.stdout.contains("Bob the Builder"), "\(members.stdout)")
 
         // Client-only tags, with a message and without one.
@@ -662,7 +662,7 @@ import Testing
         try bob.send("@label=1 PRIVMSG alice :and again")
         try bob.send("PRIVMSG bob :a note to myself")
         #expect(bob.wait(containing: ":bob!bob@parley PRIVMSG bob :a note to myself") != nil)
-        let history = try alice.run("/history @bob 5")
+        let history = try await alice.run("/history @bob 5")
         #expect(history.lines.contains { $0.hasSuffix("> to both") }, "\(history.lines)")
         #expect(history.lines.contains { $0.hasSuffix("> and again") }, "\(history.lines)")
 
@@ -675,11 +675,11 @@ import Testing
     }
 
     /// Polls `condition` until it holds; false after 120 s (a guard against a hang).
-    static func eventually(_ condition: () throws -> Bool) throws -> Bool {
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.5)
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(500))
         }
         return false
     }

@@ -6,12 +6,12 @@ import Testing
 /// back, when it connects, what was said in its groups and direct chats while its user
 /// was away, in order and with each message's time.
 @Suite(.timeLimit(.minutes(10))) struct IRCPlaybackTests {
-    static func world(_ store: StoreKind) throws -> IRCGatewayTests.World {
-        try IRCGatewayTests.world(arguments: try store.serveArguments())
+    static func world(_ store: StoreKind) async throws -> IRCGatewayTests.World {
+        try await IRCGatewayTests.world(arguments: try store.serveArguments())
     }
 
     /// bob signs in on IRC, joins #swift and quits: from now on he is away.
-    static func joinThenLeave(port: Int) throws {
+    static func joinThenLeave(port: Int) async throws {
         let first = try IRCTestClient(port: port)
         #expect(try first.signIn("bob", password: "builder-123"))
         try first.send("JOIN #swift")
@@ -20,14 +20,14 @@ import Testing
         #expect(first.wait(containing: "ERROR :Closing link") != nil)
     }
 
-    @Test(arguments: StoreKind.all) func aClientWithoutChathistoryGetsWhatItMissed(_ store: StoreKind) throws {
-        let world = try Self.world(store)
+    @Test(arguments: StoreKind.all) func aClientWithoutChathistoryGetsWhatItMissed(_ store: StoreKind) async throws {
+        let world = try await Self.world(store)
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
-        try Self.joinThenLeave(port: port)
+        try await Self.joinThenLeave(port: port)
 
         // While bob is away, alice talks in #swift and writes to him.
-        let said = try world.alice.run(
+        let said = try await world.alice.run(
             """
             /send #swift while bob was away
             /msg @bob psst, bob
@@ -49,7 +49,7 @@ import Testing
 
         // Without server-time, the time is in the line; with chathistory, the client pages
         // history itself and nothing is played back.
-        #expect(try world.alice.run("/send #swift after lunch").status == 0)
+        #expect(try await world.alice.run("/send #swift after lunch").status == 0)
         let plain = try IRCTestClient(port: port)
         #expect(try plain.signIn("bob", password: "builder-123"))
         let stamped = try #require(plain.wait(containing: "after lunch"))
@@ -59,7 +59,7 @@ import Testing
         try plain.send("QUIT")
         #expect(plain.wait(containing: "ERROR :Closing link") != nil)
 
-        #expect(try world.alice.run("/send #swift for the pager").status == 0)
+        #expect(try await world.alice.run("/send #swift for the pager").status == 0)
         let pager = try IRCTestClient(port: port)
         #expect(
             try pager.signIn("bob", password: "builder-123", capabilities: ["draft/chathistory", "batch", "server-time", "message-tags"]))
@@ -68,13 +68,13 @@ import Testing
         #expect(!pager.lines.contains { $0.contains("for the pager") || $0.contains("Playing back") }, "\(pager.lines)")
     }
 
-    @Test func playbackIsBoundedPerChatAndSaysWhereTheRestIs() throws {
-        let world = try IRCGatewayTests.world(arguments: ["--irc-playback", "3", "--irc-playback-total", "4"])
+    @Test func playbackIsBoundedPerChatAndSaysWhereTheRestIs() async throws {
+        let world = try await IRCGatewayTests.world(arguments: ["--irc-playback", "3", "--irc-playback-total", "4"])
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
-        try Self.joinThenLeave(port: port)
+        try await Self.joinThenLeave(port: port)
         let script = (1...6).map { "/send #swift group \($0)" } + (1...2).map { "/msg @bob direct \($0)" }
-        #expect(try world.alice.run(script.joined(separator: "\n")).status == 0)
+        #expect(try await world.alice.run(script.joined(separator: "\n")).status == 0)
 
         let back = try IRCTestClient(port: port)
         #expect(try back.signIn("bob", password: "builder-123"))
@@ -87,16 +87,16 @@ import Testing
         #expect(texts == ["group 5", "group 6", "direct 1", "direct 2"])
     }
 
-    @Test(arguments: StoreKind.all) func aUserBoundsOrTurnsOffTheirOwnPlayback(_ store: StoreKind) throws {
-        let world = try Self.world(store)
+    @Test(arguments: StoreKind.all) func aUserBoundsOrTurnsOffTheirOwnPlayback(_ store: StoreKind) async throws {
+        let world = try await Self.world(store)
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         // In the shell: one message of each chat, kept with the account.
-        let set = try world.bob.run("/playback 1\n/playback")
+        let set = try await world.bob.run("/playback 1\n/playback")
         #expect(set.status == 0, "\(set.stderr)")
         #expect(set.lines.filter { $0.contains("at most 1 missed messages of each chat") }.count == 2, "\(set.lines)")
-        try Self.joinThenLeave(port: port)
-        #expect(try world.alice.run("/send #swift first\n/send #swift second").status == 0)
+        try await Self.joinThenLeave(port: port)
+        #expect(try await world.alice.run("/send #swift first\n/send #swift second").status == 0)
         let back = try IRCTestClient(port: port)
         #expect(try back.signIn("bob", password: "builder-123"))
         #expect(back.wait(containing: "NOTICE bob :#swift: only the last 1 messages are played back") != nil)
@@ -114,17 +114,17 @@ import Testing
         #expect(back.wait(containing: "NOTICE bob :Parley's NickServ only keeps settings") != nil)
         try back.send("QUIT")
         #expect(back.wait(containing: "ERROR :Closing link") != nil)
-        #expect(try world.alice.run("/send #swift third").status == 0)
+        #expect(try await world.alice.run("/send #swift third").status == 0)
         let off = try IRCTestClient(port: port)
         #expect(try off.signIn("bob", password: "builder-123"))
         try off.send("PING done")
         #expect(off.wait(containing: "PONG parley done") != nil)
         #expect(!off.lines.contains { $0.contains("third") || $0.contains("Playing back") }, "\(off.lines)")
-        let shown = try world.bob.run("/playback")
+        let shown = try await world.bob.run("/playback")
         #expect(shown.lines.contains { $0.contains("played back nothing") }, "\(shown.lines)")
 
         // Back to the server's bound; a bound past the largest is refused and changes nothing.
-        let reset = try world.bob.run("/playback default\n/playback 100000")
+        let reset = try await world.bob.run("/playback default\n/playback 100000")
         #expect(reset.lines.contains { $0.contains("as far as the server's bound goes") }, "\(reset.lines)")
         #expect(reset.status != 0 && reset.stderr.contains("playback takes 0 (none) to 499"), "\(reset.stderr)")
         try off.send("NS INFO")

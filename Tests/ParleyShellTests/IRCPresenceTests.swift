@@ -5,8 +5,8 @@ import Testing
 /// Who IRC clients see in a channel and online: an account that goes offline stays in
 /// the nick list (away, for clients with away-notify), and presence follows privacy.
 @Suite(.timeLimit(.minutes(10))) struct IRCPresenceTests {
-    @Test func aMemberWhoLeavesAndReturnsNeverLeavesTheNickList() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func aMemberWhoLeavesAndReturnsNeverLeavesTheNickList() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         let notifying = try IRCTestClient(port: port)
@@ -18,9 +18,9 @@ import Testing
             #expect(client.wait(containing: " 366 bob #swift ") != nil)
         }
         // alice comes, talks and goes (the shell signs in for the line and out after it).
-        #expect(try world.alice.run("/send #swift back in a minute").status == 0)
+        #expect(try await world.alice.run("/send #swift back in a minute").status == 0)
         #expect(notifying.wait(containing: ":alice!alice@parley AWAY Offline") != nil)
-        #expect(try world.alice.run("/send #swift I am back").status == 0)
+        #expect(try await world.alice.run("/send #swift I am back").status == 0)
         #expect(notifying.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
         #expect(plain.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
         for client in [notifying, plain] {
@@ -31,13 +31,13 @@ import Testing
         }
     }
 
-    @Test func monitorAndIsonDoNotShowAStrangerWhoHidesTheirActivity() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func monitorAndIsonDoNotShowAStrangerWhoHidesTheirActivity() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         let carol = ParleyBinary(serverURL: world.server.url)
         defer { carol.remove() }
-        let made = try carol.run(
+        let made = try await carol.run(
             """
             /register carol@example.com --handle carol --password carolina-1
             /privacy last-seen hide
@@ -71,8 +71,8 @@ import Testing
         #expect(aliceOnIRC.wait(containing: " 303 alice carol") != nil)
     }
 
-    @Test func anIRCConnectionsSessionEndsWithIt() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func anIRCConnectionsSessionEndsWithIt() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         // Ten that QUIT, ten that just drop.
@@ -88,8 +88,8 @@ import Testing
         #expect(try live.signIn("bob", password: "builder-123"))
         // Dropped connections end as the server notices; the live one stays listed.
         #expect(
-            try IRCGatewayTests.eventually {
-                let listed = try world.bob.run("/sessions").lines.filter { $0.contains("  irc  ") }
+            try await IRCGatewayTests.eventually {
+                let listed = try await world.bob.run("/sessions").lines.filter { $0.contains("  irc  ") }
                 return listed.count == 1
             })
     }

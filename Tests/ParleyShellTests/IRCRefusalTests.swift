@@ -5,8 +5,8 @@ import Testing
 /// Refusals on the IRC gateway say what was wrong with the right numeric, never with an
 /// internal type's name, and change nothing.
 @Suite(.timeLimit(.minutes(10))) struct IRCRefusalTests {
-    @Test func refusalsNameNoInternalTypeAndAControlCharacterNamesNoChannel() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func refusalsNameNoInternalTypeAndAControlCharacterNamesNoChannel() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123"))
@@ -32,13 +32,13 @@ import Testing
         #expect(irc.wait(containing: "PONG parley done") != nil)
         #expect(!irc.lines.contains { $0.contains("internal") || $0.contains("IRCRefusal") }, "\(irc.lines)")
 
-        let history = try world.alice.run("/history #swift 10")
+        let history = try await world.alice.run("/history #swift 10")
         #expect(!history.stdout.contains("smuggled") && !history.stdout.contains("taken over"), "\(history.stdout)")
         #expect(history.stdout.contains("before bob came"))
     }
 
-    @Test func tenWrongPasswordsFromOneAddressDoNotLockTheOwnerOutFromAnother() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func tenWrongPasswordsFromOneAddressDoNotLockTheOwnerOutFromAnother() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         for _ in 0..<10 {
@@ -52,11 +52,11 @@ import Testing
         // …while bob, from his own address, signs in through IRC and the shell.
         let owner = try IRCTestClient(port: port, from: "127.0.0.4")
         #expect(try owner.signIn("bob", password: "builder-123"))
-        #expect(try world.bob.run("/login bob@example.com --password builder-123").status == 0)
+        #expect(try await world.bob.run("/login bob@example.com --password builder-123").status == 0)
     }
 
-    @Test func namesThatPassForAnotherAreRefused() throws {
-        let world = try IRCGatewayTests.world()
+    @Test func namesThatPassForAnotherAreRefused() async throws {
+        let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["setname"]))
@@ -67,15 +67,15 @@ import Testing
         }
         try irc.send("SETNAME :Bob the Builder")
         #expect(irc.wait(containing: "SETNAME :Bob the Builder") != nil)
-        let whois = try world.alice.run("/whois @bob")
+        let whois = try await world.alice.run("/whois @bob")
         #expect(whois.stdout.contains("Bob the Builder"), "\(whois.stdout)")
         // The shell refuses them too, with their code.
-        let shell = try world.bob.run("/profile --name \"@alice\"")
+        let shell = try await world.bob.run("/profile --name \"@alice\"")
         #expect(shell.status != 0 && shell.stderr.contains("invalid_name"), "\(shell.stderr)")
     }
 
-    @Test func theServersNameAndServicesAreNoGuestsNick() throws {
-        let world = try IRCGatewayTests.guestWorld()
+    @Test func theServersNameAndServicesAreNoGuestsNick() async throws {
+        let world = try await IRCGatewayTests.guestWorld()
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         for nick in ["parley", "NickServ", "chanserv"] {

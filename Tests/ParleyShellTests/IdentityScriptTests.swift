@@ -18,7 +18,7 @@ import Testing
         let claims = TestIdentityProvider.claims(subject: "sub-7", now: Date(), email: "sam@example.com", name: "Sam Token")
         var stale = claims
         stale.exp.value = Date().addingTimeInterval(-10)
-        let result = try parley.run(
+        let result = try await parley.run(
             """
             /login --id-token-env STALE
             /login --id-token-env TOKEN

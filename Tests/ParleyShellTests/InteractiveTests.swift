@@ -19,11 +19,11 @@ struct TmuxSession {
         return String(decoding: output, as: UTF8.self)
     }
 
-    func start(_ command: String) throws {
+    func start(_ command: String) async throws {
         try tmux(["new-session", "-d", "-s", name, "-x", "100", "-y", "30", command], captureOutput: false)
     }
 
-    func type(_ keys: String...) throws {
+    func type(_ keys: String...) async throws {
         try tmux(["send-keys", "-t", name] + keys)
     }
 
@@ -58,53 +58,53 @@ struct TmuxSession {
 }
 
 @Suite(.serialized, .timeLimit(.minutes(10))) struct InteractiveTests {
-    @Test func promptCompletionPasswordsAndCtrlC() throws {
+    @Test func promptCompletionPasswordsAndCtrlC() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         let terminal = TmuxSession()
         defer { terminal.stop() }
-        try terminal.start("PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path)")
+        try await terminal.start("PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path)")
         _ = try terminal.waitFor("parley>")
 
         // Tab completes a command name (capture-pane trims trailing spaces, hence no space after prompts).
-        try terminal.type("/regis", "Tab")
+        try await terminal.type("/regis", "Tab")
         _ = try terminal.waitFor("parley> /register")
-        try terminal.type("ann@example.com --handle ann", "Enter")
+        try await terminal.type("ann@example.com --handle ann", "Enter")
 
         // The password is asked twice without echo.
         _ = try terminal.waitFor("Password:")
-        try terminal.type("hunter22-secret", "Enter")
+        try await terminal.type("hunter22-secret", "Enter")
         _ = try terminal.waitFor("Again:")
-        try terminal.type("hunter22-secret", "Enter")
+        try await terminal.type("hunter22-secret", "Enter")
         var screen = try terminal.waitFor("Welcome, @ann")
         #expect(!screen.contains("hunter22"))
         _ = try terminal.waitFor("ann>")
 
         // The prompt shows where we are; tab completes a #group.
-        try terminal.type("/create #swift Swift on Linux", "Enter")
+        try await terminal.type("/create #swift Swift on Linux", "Enter")
         _ = try terminal.waitFor("ann #swift>")
-        try terminal.type("/members #sw", "Tab")
+        try await terminal.type("/members #sw", "Tab")
         _ = try terminal.waitFor("/members #swift")
-        try terminal.type("Enter")
+        try await terminal.type("Enter")
         _ = try terminal.waitFor("#swift: 1 members")
 
         // Ctrl-C drops the half-typed line and gives a fresh prompt.
-        try terminal.type("half typed line")
+        try await terminal.type("half typed line")
         _ = try terminal.waitFor("half typed line")
-        try terminal.type("C-c")
-        try terminal.type("/whoami", "Enter")
+        try await terminal.type("C-c")
+        try await terminal.type("/whoami", "Enter")
         screen = try terminal.waitFor("@ann ann <ann@example.com>")
         #expect(screen.contains("half typed line^C"))
         #expect(!screen.contains("half typed line/whoami"))
 
         // A password on the command line works but never reaches the history file.
-        try terminal.type("/logout", "Enter")
+        try await terminal.type("/logout", "Enter")
         _ = try terminal.waitFor("parley>")
-        try terminal.type("/login @ann --password hunter22-secret", "Enter")
+        try await terminal.type("/login @ann --password hunter22-secret", "Enter")
         _ = try terminal.waitFor("Signed in as @ann")
 
         // Ctrl-D quits.
-        try terminal.type("C-d")
+        try await terminal.type("C-d")
         // When the shell exits its tmux session ends and the screen can no longer be read.
         _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
         let history = try String(contentsOf: parley.data.appendingPathComponent("history"), encoding: .utf8)
@@ -117,54 +117,54 @@ struct TmuxSession {
     /// Ctrl-C at a password prompt, at the first question or the last, cancels the
     /// command: it says so, changes nothing, and the shell goes on; the prompt is drawn
     /// on a clean line.
-    @Test func ctrlCAtAPromptCancelsTheCommand() throws {
+    @Test func ctrlCAtAPromptCancelsTheCommand() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
-        let setup = try parley.run("/register ann@example.com --handle ann --password secret-ann1\n/create #a-rather-long-group-name")
+        let setup = try await parley.run("/register ann@example.com --handle ann --password secret-ann1\n/create #a-rather-long-group-name")
         #expect(setup.status == 0, "\(setup.stderr)")
         let terminal = TmuxSession()
         defer { terminal.stop() }
-        try terminal.start(
+        try await terminal.start(
             "PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(try #require(parley.serverURL))")
         _ = try terminal.waitFor("ann>")
-        try terminal.type("/switch #a-rather-long-group-name", "Enter")
+        try await terminal.type("/switch #a-rather-long-group-name", "Enter")
         _ = try terminal.waitFor("ann #a-rather-long-group-name>")
-        try terminal.type("/passwd", "Enter")
+        try await terminal.type("/passwd", "Enter")
         var screen = try terminal.waitFor("Current password:")
         #expect(screen.split(separator: "\n").contains { $0.hasPrefix("Current password:") }, "on a line of its own:\n\(screen)")
-        try terminal.type("C-c")
+        try await terminal.type("C-c")
         _ = try terminal.waitFor("cancelled; nothing was changed")
-        try terminal.type("/passwd", "Enter")
+        try await terminal.type("/passwd", "Enter")
         _ = try terminal.waitFor("Current password:")
-        try terminal.type("secret-ann1", "Enter")
+        try await terminal.type("secret-ann1", "Enter")
         _ = try terminal.waitFor("New password:")
-        try terminal.type("secret-ann2", "Enter")
+        try await terminal.type("secret-ann2", "Enter")
         _ = try terminal.waitFor("Again:")
-        try terminal.type("C-c")
+        try await terminal.type("C-c")
         screen = try terminal.waitFor("the second cancel") { $0.components(separatedBy: "cancelled; nothing was changed").count == 3 }
         #expect(!screen.contains("internal") && !screen.contains("unavailable") && !screen.contains("CancellationError"), "\(screen)")
         // The shell goes on, still connected, and the password is the old one. What a
         // command prints starts a clean line, with no tail of the prompt after it.
-        try terminal.type("/whoami", "Enter")
+        try await terminal.type("/whoami", "Enter")
         _ = try terminal.waitFor("/whoami's line, alone") { $0.split(separator: "\n").contains("@ann ann <ann@example.com>") }
-        try terminal.type("C-d")
+        try await terminal.type("C-d")
         _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
-        let again = try parley.run("/logout\n/login @ann --password secret-ann1")
+        let again = try await parley.run("/logout\n/login @ann --password secret-ann1")
         #expect(again.status == 0 && again.stdout.contains("Signed in as @ann"), "\(again.stderr)")
     }
 
     /// A shell stopped long enough for the server to let its connection go says so when
     /// it is continued, not that the server cannot be reached, and comes back.
-    @Test func aStoppedShellSaysWhyItsConnectionWentWhenContinued() throws {
+    @Test func aStoppedShellSaysWhyItsConnectionWentWhenContinued() async throws {
         // Long enough that a busy machine does not drop the shell before it is stopped.
         let parley = try ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", "10"])
         defer { parley.remove() }
-        #expect(try parley.run("/register ann@example.com --handle ann --password secret-ann1").status == 0)
+        #expect(try await parley.run("/register ann@example.com --handle ann --password secret-ann1").status == 0)
         let pidFile = parley.data.appendingPathComponent("sh.pid").path
         let terminal = TmuxSession()
         defer { terminal.stop() }
         // Under sh, so that tmux does not continue it: the shell is sh's child.
-        try terminal.start(
+        try await terminal.start(
             "sh -c 'echo $$ > \(pidFile); PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path) "
                 + "--server \(try #require(parley.serverURL)); true'")
         _ = try terminal.waitFor("ann>")
@@ -175,24 +175,26 @@ struct TmuxSession {
         let shell = try #require(Int32(child.trimmingCharacters(in: .whitespacesAndNewlines)))
         let bob = ParleyBinary(clientOf: parley)
         defer { bob.remove() }
-        #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob1").status == 0)
+        #expect(try await bob.run("/register bob@example.com --handle bob --password secret-bob1").status == 0)
         // Online (a busy machine may have had the timeout drop her once already: she
         // reconnects), then stopped until the server has let her connection go. A stop in
         // the middle of such a reconnection is a loss the shell has told of already, so
         // the shell must be back from any loss first.
         var deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, try !bob.run("/whois @ann").stdout.contains("online now") { Thread.sleep(forTimeInterval: 0.2) }
+        while Date() < deadline, try await !bob.run("/whois @ann").stdout.contains("online now") {
+            try? await Task.sleep(for: .seconds(0.2))
+        }
         func count(_ text: String, _ screen: String) -> Int { screen.components(separatedBy: text).count - 1 }
         _ = try terminal.waitFor("the shell to be connected") { count("[connection lost]", $0) == count("[connection back]", $0) }
         kill(shell, SIGSTOP)
         // Offline is read from a whois that answered: a run that failed under load says
         // nothing of ann, and continuing her while still connected would lose nothing.
-        func seenOffline() throws -> Bool {
-            let whois = try bob.run("/whois @ann")
+        func seenOffline() async throws -> Bool {
+            let whois = try await bob.run("/whois @ann")
             return whois.status == 0 && whois.stdout.contains("last seen")
         }
         deadline = Date().addingTimeInterval(600)
-        while Date() < deadline, try !seenOffline() { Thread.sleep(forTimeInterval: 0.2) }
+        while Date() < deadline, try await !seenOffline() { try? await Task.sleep(for: .seconds(0.2)) }
         kill(shell, SIGCONT)
         let screen = try terminal.waitFor("the loss after the stop") { $0.contains("[connection lost] the shell was stopped") }
         _ = try terminal.waitFor("[connection back]")
@@ -201,10 +203,10 @@ struct TmuxSession {
 
     /// Tab completes a path anywhere on the line (absolute, `~`-less relative alike) and a
     /// handle this shell has never seen, from the server's directory as it is typed.
-    @Test func completionOfPathsMidLineAndOfHandlesNeverSeen() throws {
+    @Test func completionOfPathsMidLineAndOfHandlesNeverSeen() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let setup = try parley.run(
+        let setup = try await parley.run(
             """
             /register zed@example.com --handle zedediah --password secret-zed1
             /logout
@@ -219,44 +221,44 @@ struct TmuxSession {
 
         let terminal = TmuxSession()
         defer { terminal.stop() }
-        try terminal.start("PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path)")
+        try await terminal.start("PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path)")
         _ = try terminal.waitFor("ann>")
         // An absolute path after the command: a file name, not a command.
-        try terminal.type("/image #swift \(folder.path)/quart", "Tab")
+        try await terminal.type("/image #swift \(folder.path)/quart", "Tab")
         _ = try terminal.waitFor("\(folder.path)/quarterly-report.txt")
-        try terminal.type("C-c")
+        try await terminal.type("C-c")
         // zedediah shares no chat with ann, and this shell has never printed his handle.
         // A Tab waits 0.7 s for the directory; on a machine too busy for that, the answer
         // lands in the cache and the next Tab completes, as a person would press again.
-        func tabUntil(_ text: String) throws {
+        func tabUntil(_ text: String) async throws {
             let deadline = Date().addingTimeInterval(120)
             while Date() < deadline {
-                try terminal.type("Tab")
+                try await terminal.type("Tab")
                 // The Tab's answer, for up to 2 s before the next one.
                 let answered = Date().addingTimeInterval(2)
                 while Date() < answered {
                     if try terminal.screen().contains(text) { return }
-                    Thread.sleep(forTimeInterval: 0.05)
+                    try? await Task.sleep(for: .seconds(0.05))
                 }
             }
             Issue.record("Tab never completed to \(text)")
         }
-        try terminal.type("hello @zed")
-        try tabUntil("hello @zedediah")
-        try terminal.type("C-c")
-        try terminal.type("/whois @zede")
-        try tabUntil("/whois @zedediah")
-        try terminal.type("Enter")
+        try await terminal.type("hello @zed")
+        try await tabUntil("hello @zedediah")
+        try await terminal.type("C-c")
+        try await terminal.type("/whois @zede")
+        try await tabUntil("/whois @zedediah")
+        try await terminal.type("Enter")
         _ = try terminal.waitFor("@zedediah zedediah")
     }
 
     /// Bob types half a line; a message from alice arrives through the server and is
     /// printed above the prompt, and bob's half-typed line is still there to finish.
-    @Test func anIncomingMessageLeavesTheHalfTypedLineIntact() throws {
+    @Test func anIncomingMessageLeavesTheHalfTypedLineIntact() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
-        let setup = try parley.run(
+        let setup = try await parley.run(
             """
             /register alice@example.com --handle alice --password secret-alice
             /create #tea Tea time
@@ -268,16 +270,17 @@ struct TmuxSession {
 
         let terminal = TmuxSession()
         defer { terminal.stop() }
-        try terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        try await terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
         _ = try terminal.waitFor("bob>")
-        try terminal.type("/switch #tea", "Enter")
+        try await terminal.type("/switch #tea", "Enter")
         _ = try terminal.waitFor("bob #tea>")
-        try terminal.type("a reply I am still wri")
+        try await terminal.type("a reply I am still wri")
         _ = try terminal.waitFor("bob #tea> a reply I am still wri")
 
         let alice = try ParleyBinary()
         defer { alice.remove() }
-        let sent = try alice.run("/login @alice --password secret-alice\n/send #tea the kettle is on\n", arguments: ["--server", server])
+        let sent = try await alice.run(
+            "/login @alice --password secret-alice\n/send #tea the kettle is on\n", arguments: ["--server", server])
         #expect(sent.status == 0, "\(sent.stderr)")
 
         let screen = try terminal.waitFor("<alice> the kettle is on")
@@ -285,29 +288,29 @@ struct TmuxSession {
         let message = try #require(lines.lastIndex { $0.contains("<alice> the kettle is on") })
         // The message sits above the prompt, which still holds the half-typed line.
         #expect(lines[(message + 1)...].contains { $0.hasSuffix("bob #tea> a reply I am still wri") })
-        try terminal.type("ting", "Enter")
+        try await terminal.type("ting", "Enter")
         _ = try terminal.waitFor("<bob> a reply I am still writing")
     }
 
     /// Suspended while at the prompt: the shell says so, and the prompt that follows
     /// names no one (it read `carol #ops>` before).
-    @Test func aShellSignedOutByTheServerSaysSoInItsPrompt() throws {
+    @Test func aShellSignedOutByTheServerSaysSoInItsPrompt() async throws {
         let parley = try ParleyBinary(mode: .server, serverArguments: ["--admin", "oscar"])
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let oscar = ParleyBinary(clientOf: parley)
         defer { oscar.remove() }
-        #expect(try oscar.run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
-        let setup = try parley.run("/register carol@example.com --handle carol --password secret-carol\n/create #ops")
+        #expect(try await oscar.run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
+        let setup = try await parley.run("/register carol@example.com --handle carol --password secret-carol\n/create #ops")
         #expect(setup.status == 0, "\(setup.stderr)")
 
         let terminal = TmuxSession()
         defer { terminal.stop() }
-        try terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
+        try await terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
         _ = try terminal.waitFor("carol>")
-        try terminal.type("/switch #ops", "Enter")
+        try await terminal.type("/switch #ops", "Enter")
         _ = try terminal.waitFor("carol #ops>")
-        #expect(try oscar.run("/suspend @carol testing the prompt").status == 0)
+        #expect(try await oscar.run("/suspend @carol testing the prompt").status == 0)
         let screen = try terminal.waitFor("[signed out]")
         let lines = screen.split(separator: "\n").map(String.init)
         let notice = try #require(lines.lastIndex { $0.contains("[signed out]") })

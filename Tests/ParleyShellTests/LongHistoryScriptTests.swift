@@ -8,28 +8,28 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct LongHistoryScriptTests {
     static let filler = String(repeating: "lorem ipsum ", count: 84)
 
-    @Test(arguments: StoreKind.all) func twoThousandMessagesOfAKilobyteReadAndExportWhole(_ store: StoreKind) throws {
+    @Test(arguments: StoreKind.all) func twoThousandMessagesOfAKilobyteReadAndExportWhole(_ store: StoreKind) async throws {
         let world = try ServedShells(["alice"], store: store)
         defer { world.remove() }
         let alice = world["alice"]
         let sends = (1...2000).map { "/send #big \(String(format: "%04d", $0)) \(Self.filler)" }.joined(separator: "\n")
-        let made = try alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #big\n" + sends)
+        let made = try await alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #big\n" + sends)
         try #require(made.status == 0, "\(made.stderr.suffix(500))")
 
-        let history = try alice.run("/history #big 500")
+        let history = try await alice.run("/history #big 500")
         #expect(history.status == 0, "\(history.stderr)")
         let numbers = history.lines.compactMap { $0.firstMatch(of: /> (\d{4}) lorem/).flatMap { Int($0.1) } }
         #expect(numbers == Array(1501...2000), "\(numbers.prefix(3))…\(numbers.suffix(3)) of \(numbers.count)")
-        let longer = try alice.run("/history #big 1200")
+        let longer = try await alice.run("/history #big 1200")
         let older = longer.lines.compactMap { $0.firstMatch(of: /> (\d{4}) lorem/).flatMap { Int($0.1) } }
         #expect(older == Array(801...2000), "more than a page: \(older.count)")
-        let json = try alice.run("/history #big 500", arguments: ["--json"])
+        let json = try await alice.run("/history #big 500", arguments: ["--json"])
         #expect(json.status == 0 && json.stdout.utf8.count > 500_000, "\(json.stderr)")
         #expect(json.stdout.components(separatedBy: "\"text\":\"").count - 1 >= 500)
 
         for flag in ["", " --json"] {
             let file = world.folder.appendingPathComponent("big\(flag.isEmpty ? ".log" : ".jsonl")")
-            let exported = try alice.run("/export #big \(file.path)\(flag)")
+            let exported = try await alice.run("/export #big \(file.path)\(flag)")
             #expect(exported.lines == ["Wrote 2000 messages of #big to \(file.path)"], "\(exported.stderr)")
             let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
             #expect(lines.count == 2000 && lines.first?.contains("0001 lorem") == true && lines.last?.contains("2000 lorem") == true)
@@ -43,7 +43,7 @@ import Testing
         var cut: String?
         for attempt in 0..<5 where cut == nil {
             let name = folder.appendingPathComponent("attempt-\(attempt).log")
-            try shell.send("/export #big \(name.path)")
+            try await shell.send("/export #big \(name.path)")
             // Caught part way when its temporary file shows before the finished one.
             while true {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

@@ -19,7 +19,7 @@ import Testing
         return folder
     }
 
-    @Test(arguments: ParleyBinary.Mode.allCases) func imagesVideosAvatarsAndSaving(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func imagesVideosAvatarsAndSaving(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         let files = try Self.samples()
         defer {
@@ -27,7 +27,7 @@ import Testing
             try? FileManager.default.removeItem(at: files)
         }
         let f = files.path
-        let result = try parley.run(
+        let result = try await parley.run(
             aliceAndBob + """
 
                 /join #swift
@@ -83,14 +83,14 @@ import Testing
         #expect(!histories[2].contains("3. ["))
     }
 
-    @Test func jsonOutputCarriesTheMediaAndNoPreview() throws {
+    @Test func jsonOutputCarriesTheMediaAndNoPreview() async throws {
         let parley = try ParleyBinary()
         let files = try Self.samples()
         defer {
             parley.remove()
             try? FileManager.default.removeItem(at: files)
         }
-        let result = try parley.run(
+        let result = try await parley.run(
             aliceAndBob + "\n/join #swift\n/image #swift \(files.path)/sunset.png hi\n", arguments: ["--json"],
             environment: ["COLORTERM": "truecolor"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -103,10 +103,10 @@ import Testing
 
     /// `parley serve` killed with SIGKILL in the middle of an upload: the temporary file
     /// it leaves is gone once the server starts again, and no blob was stored.
-    @Test(.timeLimit(.minutes(10))) func aServerKilledMidUploadKeepsNoHalfFile() throws {
+    @Test(.timeLimit(.minutes(10))) func aServerKilledMidUploadKeepsNoHalfFile() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
-        let registered = try parley.run("/register alice@example.com --handle alice --password secret-alice\n")
+        let registered = try await parley.run("/register alice@example.com --handle alice --password secret-alice\n")
         #expect(registered.status == 0, "\(registered.stderr)")
         let token = try String(contentsOf: parley.sessionFolder.appendingPathComponent("session"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -118,7 +118,7 @@ import Testing
         let temporaries = media.appendingPathComponent("tmp")
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: temporaries.path)) ?? []).isEmpty {
-            Thread.sleep(forTimeInterval: 0.02)
+            try? await Task.sleep(for: .seconds(0.02))
         }
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: temporaries.path)) ?? []).count == 1)
         #expect(parley.stopServer(signal: SIGKILL) != nil)

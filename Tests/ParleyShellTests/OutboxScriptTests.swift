@@ -6,14 +6,14 @@ import Testing
 /// script says what is still queued and exits 3, and the next run on that folder sends
 /// it, once.
 @Suite(.timeLimit(.minutes(10))) struct OutboxScriptTests {
-    @Test func aScriptsQueuedSendsSurviveItsServerAndLandOnce() throws {
+    @Test func aScriptsQueuedSendsSurviveItsServerAndLandOnce() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-outbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let serverData = folder.appendingPathComponent("server")
         let server = try ServeProcess.start(data: serverData)
         let alice = ParleyBinary(serverURL: server.url)
         defer { alice.remove() }
-        let made = try alice.run(
+        let made = try await alice.run(
             """
             /register alice@example.com --handle alice --password wonderland-1
             /create #swift Swift on Linux
@@ -50,14 +50,14 @@ import Testing
         // The server is back on its address; the next run on the folder sends them.
         let again = try ServeProcess.start(data: serverData, port: server.port)
         defer { again.stop() }
-        func counts() throws -> [String: Int] {
-            let lines = try alice.run("/history #swift 20").lines
+        func counts() async throws -> [String: Int] {
+            let lines = try await alice.run("/history #swift 20").lines
             var counts: [String: Int] = [:]
             for text in ["before the crash", "queued one", "queued two"] { counts[text] = lines.filter { $0.hasSuffix("> " + text) }.count }
             return counts
         }
-        #expect(try IRCGatewayTests.eventually { try counts()["queued two"] == 1 })
-        #expect(try counts() == ["before the crash": 1, "queued one": 1, "queued two": 1])
+        #expect(try await IRCGatewayTests.eventually { try await counts()["queued two"] == 1 })
+        #expect(try await counts() == ["before the crash": 1, "queued one": 1, "queued two": 1])
         let outbox = alice.sessionFolder.appendingPathComponent("outbox.json")
         #expect(!FileManager.default.fileExists(atPath: outbox.path), "the outbox is empty once they landed")
     }
@@ -65,14 +65,14 @@ import Testing
     /// 200 sends of a script across a `kill -9` of its server and a restart, some made
     /// while it is down and some while the shell reconnects: each lands once, in the
     /// order the script sent them, and the script exits 0.
-    @Test func queuedSendsCrossAKillInOrderAndOnce() throws {
+    @Test func queuedSendsCrossAKillInOrderAndOnce() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-outbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let serverData = folder.appendingPathComponent("server")
         let server = try ServeProcess.start(data: serverData)
         let alice = ParleyBinary(serverURL: server.url)
         defer { alice.remove() }
-        #expect(try alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #queue").status == 0)
+        #expect(try await alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #queue").status == 0)
 
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
@@ -91,29 +91,29 @@ import Testing
         }
         // One at a time, each written once the shell has answered the one before (sent,
         // or pending), as a script that sends now and then does.
-        func send(_ numbers: ClosedRange<Int>) throws {
+        func send(_ numbers: ClosedRange<Int>) async throws {
             for number in numbers {
                 let text = "outbox \(String(format: "%03d", number))"
                 try input.write(contentsOf: Data("/send #queue \(text)\n".utf8))
                 #expect(waitFor(text), "\(seen.suffix(300))")
             }
         }
-        try send(1...80)
+        try await send(1...80)
         #expect(waitFor("outbox 080"), "\(seen.suffix(300))")
         server.kill()
-        try send(81...140)
+        try await send(81...140)
         #expect(waitFor("[pending] #queue outbox 140"), "\(seen.suffix(300))")
         let again = try ServeProcess.start(data: serverData, port: server.port)
         defer { again.stop() }
         // Straight on, while the shell is still finding the server again.
-        try send(141...200)
+        try await send(141...200)
         try input.close()
         let rest = output.readDataToEndOfFile()
         script.waitUntilExit()
         let complaint = String(decoding: errors.readDataToEndOfFile(), as: UTF8.self)
         #expect(script.terminationStatus == 0, "\(complaint) \(String(decoding: rest, as: UTF8.self).suffix(300))")
 
-        let history = try alice.run("/history #queue 300")
+        let history = try await alice.run("/history #queue 300")
         let numbers = history.lines.compactMap { $0.firstMatch(of: /> outbox (\d{3})$/).flatMap { Int($0.1) } }
         #expect(
             numbers == Array(1...200),

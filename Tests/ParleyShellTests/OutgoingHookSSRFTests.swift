@@ -47,7 +47,7 @@ import Testing
         sys.stdin.read()
         """#
 
-    @Test func everySpellingOfThisMachineIsRefusedAndADripIsCut() throws {
+    @Test func everySpellingOfThisMachineIsRefusedAndADripIsCut() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-ssrf-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -77,7 +77,7 @@ import Testing
         defer { server.stop() }
         let alice = ParleyBinary(serverURL: server.url)
         defer { alice.remove() }
-        #expect(try alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #ops").status == 0)
+        #expect(try await alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #ops").status == 0)
 
         let hostsForms = [
             "127.0.0.1", "127.1", "localhost", "[::1]", "0x7f000001", "2130706433", "0177.0.0.1", "0", "0x7f.1",
@@ -86,7 +86,7 @@ import Testing
         ]
         var accepted: [String] = []
         for (index, host) in hostsForms.enumerated() {
-            let made = try alice.run("/hook out #ops --name h\(index) --url http://\(host):\(port)/x --trigger !go")
+            let made = try await alice.run("/hook out #ops --name h\(index) --url http://\(host):\(port)/x --trigger !go")
             if made.status == 0 {
                 accepted.append("h\(index)")
             } else {
@@ -95,20 +95,20 @@ import Testing
         }
         // Malformed destinations are refused when made.
         for url in ["http://example.com:0/x", "http://example.com:99999/x", "http://.example.com/x", "http://a..b/x"] {
-            let made = try alice.run("/hook out #ops --name bad --url \(url) --trigger !go")
+            let made = try await alice.run("/hook out #ops --name bad --url \(url) --trigger !go")
             #expect(made.status != 0, "\(url) was accepted")
         }
         // Those accepted by their text are refused when called, before any connection:
         // each one's failure is the event the test waits for.
-        #expect(try alice.run("/send #ops !go now").status == 0)
-        let listed = try OutgoingHookScriptTests.poll {
-            try alice.run("/hooks #ops").stdout
+        #expect(try await alice.run("/send #ops !go now").status == 0)
+        let listed = try await OutgoingHookScriptTests.poll {
+            try await alice.run("/hooks #ops").stdout
         } until: { text in
             text.components(separatedBy: "last failed").count - 1 >= accepted.count
         }
         #expect(!accepted.isEmpty && listed.components(separatedBy: "it was not called").count - 1 == accepted.count, "\(listed)")
         #expect(!listed.contains("could not be reached") && !listed.contains("HTTP "), "nothing tells what listens: \(listed)")
-        let history = try alice.run("/history #ops 5").stdout
+        let history = try await alice.run("/history #ops 5").stdout
         #expect(!history.contains("i was hit"), "no answer came back: \(history)")
         // The listener's first request is the test's own, made after every refusal.
         let control = try rawExchange(port: Int(port)!, Array("GET / HTTP/1.0\r\n\r\n".utf8))
@@ -126,11 +126,11 @@ import Testing
         defer { dripServer.stop() }
         let bob = ParleyBinary(serverURL: dripServer.url)
         defer { bob.remove() }
-        #expect(try bob.run("/register bob@example.com --handle bob --password builder-123\n/create #drip").status == 0)
-        try #require(try bob.run("/hook out #drip --name drip --url http://127.0.0.1:\(dripPort)/x --trigger !go").status == 0)
-        #expect(try bob.run("/send #drip !go").status == 0)
-        let failed = try OutgoingHookScriptTests.poll {
-            try bob.run("/hooks #drip").stdout
+        #expect(try await bob.run("/register bob@example.com --handle bob --password builder-123\n/create #drip").status == 0)
+        try #require(try await bob.run("/hook out #drip --name drip --url http://127.0.0.1:\(dripPort)/x --trigger !go").status == 0)
+        #expect(try await bob.run("/send #drip !go").status == 0)
+        let failed = try await OutgoingHookScriptTests.poll {
+            try await bob.run("/hooks #drip").stdout
         } until: {
             $0.contains("last failed")
         }

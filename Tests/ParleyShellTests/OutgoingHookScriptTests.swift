@@ -38,21 +38,21 @@ import Testing
         """#
 
     /// Runs `read` until what it reads passes `done` (at most 5 minutes), and returns it.
-    static func poll(_ read: () throws -> String, until done: (String) -> Bool) throws -> String {
-        var text = try read()
+    static func poll(_ read: () async throws -> String, until done: (String) -> Bool) async throws -> String {
+        var text = try await read()
         let deadline = Date().addingTimeInterval(300)
         while !done(text), Date() < deadline {
-            usleep(200_000)
-            text = try read()
+            try await Task.sleep(for: .milliseconds(200))
+            text = try await read()
         }
         return text
     }
 
-    @Test func anEndpointAnswersDeployAndASlowOrFailingOneStopsNobody() throws {
-        let world = try IRCGatewayTests.world(arguments: ["--hook-allow-loopback"])
+    @Test func anEndpointAnswersDeployAndASlowOrFailingOneStopsNobody() async throws {
+        let world = try await IRCGatewayTests.world(arguments: ["--hook-allow-loopback"])
         defer { world.remove() }
         let (alice, bob) = (world.alice, world.bob)
-        #expect(try bob.run("/join #swift").status == 0)
+        #expect(try await bob.run("/join #swift").status == 0)
         let script = world.folder.appendingPathComponent("endpoint.py")
         let secretFile = world.folder.appendingPathComponent("secret")
         try Self.endpoint.write(to: script, atomically: true, encoding: .utf8)
@@ -65,17 +65,17 @@ import Testing
         }
         let pipe = try #require(endpoint.output)
         let port = try #require(String(decoding: pipe.availableData, as: UTF8.self).split(separator: "\n").first)
-        let made = try alice.run("/hook out #swift --name deploy --url http://127.0.0.1:\(port)/hook --trigger !deploy")
+        let made = try await alice.run("/hook out #swift --name deploy --url http://127.0.0.1:\(port)/hook --trigger !deploy")
         #expect(made.status == 0, "\(made.stderr)")
         #expect(made.stdout.contains("messages in #swift that start with !deploy are posted to http://127.0.0.1:\(port)/hook"))
         let secret = try #require(made.lines.last?.trimmingCharacters(in: .whitespaces))
         try secret.write(to: secretFile, atomically: true, encoding: .utf8)
 
         // bob asks; the hook's answer comes back as its reply, and the call was signed.
-        #expect(try bob.run("/send #swift !deploy v1").status == 0)
+        #expect(try await bob.run("/send #swift !deploy v1").status == 0)
         // The answer may come before a /wait would start: the history is read until it does.
-        let answered = try Self.poll {
-            try alice.run("/history #swift 2").stdout
+        let answered = try await Self.poll {
+            try await alice.run("/history #swift 2").stdout
         } until: {
             $0.contains("deploying v1")
         }
@@ -83,21 +83,21 @@ import Testing
         #expect(answered.contains("↳ @bob: !deploy v1"))
 
         // Slow (7 s, past the 5 s timeout) and failing (500): the group talks meanwhile.
-        #expect(try bob.run("/send #swift !deploy slow\n/send #swift !deploy fail\n/send #swift meanwhile").status == 0)
-        let talked = try Self.poll {
-            try alice.run("/history #swift 3").stdout
+        #expect(try await bob.run("/send #swift !deploy slow\n/send #swift !deploy fail\n/send #swift meanwhile").status == 0)
+        let talked = try await Self.poll {
+            try await alice.run("/history #swift 3").stdout
         } until: {
             $0.contains("<bob> meanwhile")
         }
         #expect(talked.contains("<bob> meanwhile"), "the group talks while the hook is slow or failing")
-        let hooks = try Self.poll {
-            try alice.run("/hooks #swift").stdout
+        let hooks = try await Self.poll {
+            try await alice.run("/hooks #swift").stdout
         } until: {
             $0.contains("last failed")
         }
         #expect(hooks.contains("out: !deploy → http://127.0.0.1:\(port)/hook"), "\(hooks)")
         #expect(hooks.contains("the endpoint did not take the call (no 2xx answer within 5 s)"), "\(hooks)")
-        let refused = try alice.run("/hook out #swift --name evil --url http://10.1.2.3/x --trigger !x")
+        let refused = try await alice.run("/hook out #swift --name evil --url http://10.1.2.3/x --trigger !x")
         #expect(refused.status != 0 && refused.stderr.contains("forbidden"), "a host the operator did not allow")
     }
 }

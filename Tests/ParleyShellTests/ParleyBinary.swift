@@ -76,18 +76,51 @@ struct ParleyBinary {
     static var executable: URL { ServeProcess.executable }
 
     /// Feeds `script` on stdin (or runs `arguments` alone) and waits for the exit; it runs
-    /// in `directory` (the repository, unless named).
+    /// in `directory` (the repository, unless named). The shell and `parley run` on the
+    /// embedded database run in this process, through the code the binary runs, on files
+    /// of their own; other commands, a client of a server, a directory of the test's, or
+    /// `PARLEY_TEST_SHELL=binary` (every test), through the binary.
     func run(
         _ script: String = "", arguments: [String] = [], environment: [String: String] = [:], useData: Bool = true,
         directory: URL? = nil
-    ) throws -> Result {
+    ) async throws -> Result {
+        let (arguments, env) = commandLine(arguments, environment: environment, useData: useData)
+        if directory == nil, InProcessShell.available(arguments),
+            let result = try await InProcessShell.run(script, arguments: arguments, environment: env)
+        {
+            return checked(result)
+        }
+        return try checked(runBinary(script, arguments: arguments, environment: env, directory: directory))
+    }
+
+    /// `run` through the binary, waiting on the calling thread: for a thread of the
+    /// test's own, which must not wait for the threads tasks share.
+    func runBlocking(_ script: String, arguments: [String] = []) throws -> Result {
+        let (arguments, env) = commandLine(arguments, environment: [:], useData: true)
+        return try checked(runBinary(script, arguments: arguments, environment: env, directory: nil))
+    }
+
+    /// The arguments and environment a run of the shell gets.
+    private func commandLine(_ arguments: [String], environment: [String: String], useData: Bool) -> ([String], [String: String]) {
         var env = ProcessInfo.processInfo.environment
         env["PARLEY_BCRYPT_COST"] = "4"
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
+        return ((useData ? ["--data", data.path] : []) + (serverURL.map { ["--server", $0] } ?? []) + arguments, env)
+    }
+
+    /// Any line with "error" in it names no internal type.
+    private func checked(_ result: Result) -> Result {
+        for line in (result.stderr + "\n" + result.stdout).split(separator: "\n") where line.contains("error") {
+            expectNoLeak(String(line))
+        }
+        return result
+    }
+
+    private func runBinary(_ script: String, arguments: [String], environment env: [String: String], directory: URL?) throws -> Result {
         let process = try ChildProcess(
-            Self.executable.path, (useData ? ["--data", data.path] : []) + (serverURL.map { ["--server", $0] } ?? []) + arguments,
-            environment: env, directory: (directory ?? Self.repository).path, stdin: .pipe, stdout: .pipe, stderr: .pipe)
+            Self.executable.path, arguments, environment: env, directory: (directory ?? Self.repository).path, stdin: .pipe,
+            stdout: .pipe, stderr: .pipe)
         guard let input = process.input, let output = process.output, let errors = process.errors else { fatalError("pipes asked for") }
         // The script is written, and the errors read, on threads of their own while the
         // output is read here: a long script's output fills its pipe long before the
@@ -111,13 +144,9 @@ struct ParleyBinary {
         errorsRead.wait()
         let errData = errText.withLock { $0 }
         process.waitUntilExit()
-        let result = Result(
+        return Result(
             stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
             status: process.terminationStatus)
-        for line in (result.stderr + "\n" + result.stdout).split(separator: "\n") where line.contains("error") {
-            expectNoLeak(String(line))
-        }
-        return result
     }
 
     /// Sends `signal` to the server and returns its exit status.
@@ -170,7 +199,7 @@ extension ParleyBinary {
         }
 
         /// Writes `line` to the shell; throws if the shell has ended (a closed pipe).
-        func send(_ line: String) throws {
+        func send(_ line: String) async throws {
             try input.write(contentsOf: Data((line + "\n").utf8))
         }
 

@@ -5,22 +5,22 @@ import Testing
 extension ParleyBinary.Conversation {
     /// `/online #G`'s count, asked until it is `count` (each answer is awaited before
     /// asking again, so this waits on the server, not on a clock).
-    func waitUntilOnline(_ group: String, count: Int) throws -> Bool {
+    func waitUntilOnline(_ group: String, count: Int) async throws -> Bool {
         for _ in 0..<3000 {
-            try send("/online \(group)")
+            try await send("/online \(group)")
             guard let line = try waitForLine(containing: "\(group): ") else { return false }
             if line.contains("\(group): \(count) online") { return true }
-            Thread.sleep(forTimeInterval: 0.1)
+            try? await Task.sleep(for: .seconds(0.1))
         }
         return false
     }
 
     /// Asks `command` until an answer line contains `text`; each answer's last line
     /// contains `end`.
-    func waitUntil(_ command: String, answers text: String, end: String) throws -> Bool {
+    func waitUntil(_ command: String, answers text: String, end: String) async throws -> Bool {
         for _ in 0..<3000 {
-            try send(command)
-            try send("/whoami")
+            try await send(command)
+            try await send("/whoami")
             var seen = false
             while let line = try waitForLine(containing: "") {
                 if line.contains(text) { seen = true }
@@ -28,7 +28,7 @@ extension ParleyBinary.Conversation {
                 if line.contains(end) || line.contains("error: ") { break }
             }
             if seen { return true }
-            Thread.sleep(forTimeInterval: 0.1)
+            try? await Task.sleep(for: .seconds(0.1))
         }
         return false
     }
@@ -42,12 +42,12 @@ struct PresenceTests {
 
     /// A server with alice and bob in #room, bob's shell folder beside it, and alice's
     /// script shell signed in.
-    static func room() throws -> (server: ParleyBinary, bob: ParleyBinary, alice: ParleyBinary.Conversation) {
+    static func room() async throws -> (server: ParleyBinary, bob: ParleyBinary, alice: ParleyBinary.Conversation) {
         let server = try ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", String(pingTimeout)])
-        let setup = try server.run("/register alice@example.com --handle alice --password secret-alice\n/create #room\n")
+        let setup = try await server.run("/register alice@example.com --handle alice --password secret-alice\n/create #room\n")
         #expect(setup.status == 0, "\(setup.stderr)")
         let bob = ParleyBinary(clientOf: server)
-        let joined = try bob.run("/register bob@example.com --handle bob --password secret-bob\n/join #room\n")
+        let joined = try await bob.run("/register bob@example.com --handle bob --password secret-bob\n/join #room\n")
         #expect(joined.status == 0, "\(joined.stderr)")
         let alice = try server.converse()
         return (server, bob, alice)
@@ -56,8 +56,8 @@ struct PresenceTests {
     /// bob's shell stops answering (SIGSTOP) while alice watches #room: he is shown
     /// offline, through the server's pings, whether his shell was interactive on a
     /// terminal or reading a script from a pipe.
-    @Test(arguments: [true, false]) func aStoppedShellIsShownOfflineWithinThePingTimeout(onATerminal: Bool) throws {
-        let (server, bob, alice) = try Self.room()
+    @Test(arguments: [true, false]) func aStoppedShellIsShownOfflineWithinThePingTimeout(onATerminal: Bool) async throws {
+        let (server, bob, alice) = try await Self.room()
         defer {
             alice.finish()
             bob.remove()
@@ -71,11 +71,11 @@ struct PresenceTests {
             // process as soon as it stops, sh does not.
             let session = TmuxSession()
             terminal = session
-            try session.start(
+            try await session.start(
                 "sh -c 'PARLEY_BCRYPT_COST=4 NO_COLOR=1 \(ParleyBinary.executable.path) --data \(bob.data.path) --server \(server.serverURL!); true'"
             )
             _ = try session.waitFor("bob>")
-            try session.type("/switch #room", "Enter")
+            try await session.type("/switch #room", "Enter")
             _ = try session.waitFor("bob #room>")
             let shell = try #require(
                 Int32(try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
@@ -84,7 +84,7 @@ struct PresenceTests {
         } else {
             let shell = try bob.converse()
             piped = shell
-            try shell.send("/switch #room")
+            try await shell.send("/switch #room")
             #expect(try shell.waitForLine(containing: "Now in #room") != nil)
             pid = shell.process.processIdentifier
         }
@@ -93,10 +93,10 @@ struct PresenceTests {
             terminal?.stop()
             piped?.finish()
         }
-        #expect(try alice.waitUntilOnline("#room", count: 2))
+        #expect(try await alice.waitUntilOnline("#room", count: 2))
         kill(pid, SIGSTOP)
         let stopped = Date()
-        #expect(try alice.waitUntilOnline("#room", count: 1), "bob went offline")
+        #expect(try await alice.waitUntilOnline("#room", count: 1), "bob went offline")
         let took = Date().timeIntervalSince(stopped)
         // Reported, not asserted: a figure for the notes, not a speed check.
         print(
@@ -107,7 +107,7 @@ struct PresenceTests {
     /// bob's interactive shell: what it shows in the chat he looks at is read; it says
     /// when the server goes and comes back, and he is still "(here)" after; quit and
     /// started again, it opens in the same chat.
-    @Test func anInteractiveShellKeepsItsChatAcrossRestartsAndReadsWhatItShows() throws {
+    @Test func anInteractiveShellKeepsItsChatAcrossRestartsAndReadsWhatItShows() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-presence-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var server = try ServeProcess.startRestartable(data: folder.appendingPathComponent("server"))
@@ -118,36 +118,36 @@ struct PresenceTests {
             alice.remove()
             bob.remove()
         }
-        #expect(try alice.run("/register alice@example.com --handle alice --password secret-alice\n/create #room\n").status == 0)
-        #expect(try bob.run("/register bob@example.com --handle bob --password secret-bob\n/join #room\n").status == 0)
+        #expect(try await alice.run("/register alice@example.com --handle alice --password secret-alice\n/create #room\n").status == 0)
+        #expect(try await bob.run("/register bob@example.com --handle bob --password secret-bob\n/join #room\n").status == 0)
         let command = "PARLEY_BCRYPT_COST=4 NO_COLOR=1 \(ParleyBinary.executable.path) --data \(bob.data.path) --server \(server.url)"
         var terminal = TmuxSession()
         defer { terminal.stop() }
-        try terminal.start(command)
+        try await terminal.start(command)
         _ = try terminal.waitFor("bob>")
-        try terminal.type("/switch #room", "Enter")
+        try await terminal.type("/switch #room", "Enter")
         _ = try terminal.waitFor("bob #room>")
 
         // It asks again while the server restarts: an answer refused meanwhile must not end it.
         let watcher = try alice.converse(keepGoing: true)
         defer { watcher.finish() }
-        try watcher.send("/send #room are you there?")
+        try await watcher.send("/send #room are you there?")
         _ = try terminal.waitFor("are you there?")
-        #expect(try watcher.waitUntil("/seen #room", answers: "seen by @bob", end: "@alice"), "shown to bob, so read")
+        #expect(try await watcher.waitUntil("/seen #room", answers: "seen by @bob", end: "@alice"), "shown to bob, so read")
 
         // The server restarts: bob's shell says so, and he is viewing #room again after.
         server.stop()
         _ = try terminal.waitFor("[connection lost]")
         server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
         _ = try terminal.waitFor("[connection back]")
-        #expect(try watcher.waitUntil("/online #room", answers: "@bob (here)", end: "@alice alice"))
+        #expect(try await watcher.waitUntil("/online #room", answers: "@bob (here)", end: "@alice alice"))
 
         // Quit and start again: the shell opens in #room.
-        try terminal.type("C-d")
+        try await terminal.type("C-d")
         _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
         terminal.stop()
         terminal = TmuxSession()
-        try terminal.start(command)
+        try await terminal.start(command)
         _ = try terminal.waitFor("bob #room>")
     }
 }

@@ -6,11 +6,11 @@ import Testing
 /// the user comes back, in the shell (in tmux) or on IRC; one due while the shell is
 /// open rings there at once.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ReminderScriptTests {
-    @Test func aReminderReachesAUserWhoseShellWasClosed() throws {
+    @Test func aReminderReachesAUserWhoseShellWasClosed() async throws {
         let world = try ServedShells(["alice", "bob"])
         defer { world.remove() }
         let (server, alice, bob) = (world.server, world["alice"], world["bob"])
-        let set = try alice.run(
+        let set = try await alice.run(
             """
             /register alice@example.com --handle alice --password wonderland-1
             /create #team
@@ -21,21 +21,21 @@ import Testing
         #expect(set.status == 0, "\(set.stderr)")
         #expect(set.lines.contains { $0.hasPrefix("Reminder 1 at ") && $0.hasSuffix(" (set in #team): stand-up") }, "\(set.lines)")
         #expect(set.lines.filter { $0.hasSuffix("#team  lunch") || $0.hasSuffix("#team  stand-up") }.count == 2, "\(set.lines)")
-        let bobSet = try bob.run("/register bob@example.com --handle bob --password builder-123\n/remind 2s check irc")
+        let bobSet = try await bob.run("/register bob@example.com --handle bob --password builder-123\n/remind 2s check irc")
         #expect(bobSet.status == 0, "\(bobSet.stderr)")
         // Both shells are closed; the time passes.
-        Thread.sleep(forTimeInterval: 3)
+        try? await Task.sleep(for: .seconds(3))
 
         let terminal = TmuxSession()
         defer { terminal.stop() }
-        try terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(alice.data.path) --server \(server.url)")
+        try await terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(alice.data.path) --server \(server.url)")
         let screen = try terminal.waitFor("⏰ reminder in #team, set ")
         #expect(screen.contains(": stand-up"), "\(screen)")
         _ = try terminal.waitFor("alice>")
-        try terminal.type("/remind 1s tea", "Enter")
+        try await terminal.type("/remind 1s tea", "Enter")
         let later = try terminal.waitFor("⏰ reminder, set ")
         #expect(later.contains(": tea"), "\(later)")
-        try terminal.type("/reminders", "Enter")
+        try await terminal.type("/reminders", "Enter")
         let list = try terminal.waitFor("#team  lunch")
         #expect(!list.contains("  stand-up\n"), "\(list)")
 

@@ -7,27 +7,28 @@ import Testing
 /// database) and nothing else, while people go on sending; a group's shorter policy set
 /// with /rules is told to its IRC members.
 @Suite(.timeLimit(.minutes(10))) struct RetentionScriptTests {
-    @Test(arguments: StoreKind.all) func oldMessagesGoWhileSendsGoOn(_ store: StoreKind) throws {
+    @Test(arguments: StoreKind.all) func oldMessagesGoWhileSendsGoOn(_ store: StoreKind) async throws {
         let database = store == .postgres ? try TestPostgres.newDatabase() : nil
         let world = try ServedShells(
             ["alice", "bob"],
             arguments: ["--retention-days", "30", "--retention-interval", "1"] + (database.map { ["--postgres", $0] } ?? []))
         defer { world.remove() }
         let (alice, bob) = (world["alice"], world["bob"])
-        #expect(try alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
-        #expect(try bob.run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
+        #expect(try await alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
+        #expect(try await bob.run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
         #expect(try irc.signIn("bob", password: "builder-123"))
         #expect(irc.wait(containing: " 366 bob #team ") != nil)
-        let tooLong = try alice.run("/rules #team keep=40")
+        let tooLong = try await alice.run("/rules #team keep=40")
         #expect(tooLong.status != 0 && tooLong.stderr.contains("invalid_argument: this server keeps messages 30 days"), "\(tooLong.stderr)")
-        let rules = try alice.run("/rules #team keep=7")
+        let rules = try await alice.run("/rules #team keep=7")
         #expect(rules.lines.last?.hasSuffix("messages kept 7 days (the server keeps them 30 days)") == true, "\(rules.lines)")
         #expect(irc.wait(containing: "NOTICE #team :[#team now keeps messages 7 days]") != nil)
-        #expect(try alice.run("/rules #team keep=server").lines.last?.hasSuffix("messages kept: the server keeps them 30 days") == true)
+        #expect(
+            try await alice.run("/rules #team keep=server").lines.last?.hasSuffix("messages kept: the server keeps them 30 days") == true)
 
         let script = (1...5).map { "/send #team old \($0) @bob" }.joined(separator: "\n")
-        #expect(try alice.run(script).status == 0)
+        #expect(try await alice.run(script).status == 0)
         // Forty days back, in the database itself.
         let aged = "UPDATE message SET sent_at = sent_at - 3456000000 WHERE text LIKE 'old %'"
         if let database {
@@ -45,14 +46,14 @@ import Testing
         var history = ""
         while sent < 2000 {
             sent += 1
-            #expect(try bob.run("/send #team fresh \(sent)").status == 0)
-            history = try bob.run("/history #team 100").stdout
+            #expect(try await bob.run("/send #team fresh \(sent)").status == 0)
+            history = try await bob.run("/history #team 100").stdout
             if !history.contains("old ") { break }
         }
         #expect(!history.contains("old "), "the sweep ran within \(sent) sends")
         for index in 1...sent { #expect(history.contains("fresh \(index)"), "fresh \(index) kept") }
-        let search = try bob.run("/search old")
+        let search = try await bob.run("/search old")
         #expect(!search.stdout.contains("old 1"), "\(search.lines)")
-        #expect(try bob.run("/mentions").stdout.contains("old") == false)
+        #expect(try await bob.run("/mentions").stdout.contains("old") == false)
     }
 }

@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct SaveNameTests {
     static let hostile = ["~", "~root", ".bashrc", "\u{202E}txt.exe", "CON", "a\u{200B}b.txt"]
 
-    @Test func savedFilesLandInTheFolderUnderCleanedNames() throws {
+    @Test func savedFilesLandInTheFolderUnderCleanedNames() async throws {
         let parley = try ParleyBinary()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("parley-save-\(UUID().uuidString)")
         let (sources, here, home) = (
@@ -27,18 +27,18 @@ import Testing
             try Data("file \(index)\n".utf8).write(to: file)
             script += "/file #files \"\(file.path)\"\n"
         }
-        let sent = try parley.run(script, arguments: ["--keep-going"], environment: ["HOME": home.path], directory: here)
+        let sent = try await parley.run(script, arguments: ["--keep-going"], environment: ["HOME": home.path], directory: here)
         #expect(sent.stderr.contains("invalid_argument"), "a name that is all ~ is refused: \(sent.stderr)")
-        let history = try parley.run("/history #files", environment: ["HOME": home.path], directory: here)
+        let history = try await parley.run("/history #files", environment: ["HOME": home.path], directory: here)
         for shown in ["[file root ", "[file bashrc ", "[file txt.exe ", "[file _CON ", "[file ab.txt "] {
             #expect(history.stdout.contains(shown), "\(shown): \(history.stdout)")
         }
         #expect(!history.stdout.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{200B}" })
 
         // An older server kept names as they came: saved here, each is cleaned again.
-        try Self.setRawNames(Array(Self.hostile.prefix(5)), in: parley.data.appendingPathComponent("parley.sqlite"))
+        try await Self.setRawNames(Array(Self.hostile.prefix(5)), in: parley.data.appendingPathComponent("parley.sqlite"))
         let saves = (1...5).map { "/save #files \($0)" }.joined(separator: "\n")
-        let saved = try parley.run(saves, environment: ["HOME": home.path], directory: here)
+        let saved = try await parley.run(saves, environment: ["HOME": home.path], directory: here)
         #expect(saved.status == 0, "\(saved.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: here.path).sorted()
         #expect(names == ["_CON", "bashrc", "files-1.txt", "root", "txt.exe"], "\(names)")
@@ -47,7 +47,7 @@ import Testing
     }
 
     /// Sets the names of messages 1… in the database as an older server kept them.
-    static func setRawNames(_ names: [String], in database: URL) throws {
+    static func setRawNames(_ names: [String], in database: URL) async throws {
         let program = """
             import sqlite3, sys, json
             names = json.loads(sys.argv[2])

@@ -6,29 +6,29 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct ScriptBatchTests {
     /// 300 sends with a bad one at line `bad`: the sends before it are stored and
     /// printed, the error names its line, and the ones after it never run.
-    @Test(arguments: ParleyBinary.Mode.allCases) func anErrorInARunOfSendsStopsAtItsLine(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func anErrorInARunOfSendsStopsAtItsLine(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let setup = try parley.run(aliceAndBob + "\n/join #swift\n")
+        let setup = try await parley.run(aliceAndBob + "\n/join #swift\n")
         #expect(setup.status == 0, "\(setup.stderr)")
         for (badLine, code) in [("/send #swift ring $BELL", "invalid_text"), ("/send #nowhere lost", "unknown_group")] {
             let lines = (1...300).map { $0 == 150 ? badLine : "/send #swift batch \($0)" }
-            let result = try parley.run(lines.joined(separator: "\n") + "\n", environment: ["BELL": "\u{7}"])
+            let result = try await parley.run(lines.joined(separator: "\n") + "\n", environment: ["BELL": "\u{7}"])
             #expect(result.status == 1)
             #expect(result.stderr == "-:150: error: \(code): " + result.stderr.split(separator: ": ", maxSplits: 3)[3], "\(result.stderr)")
             #expect(result.lines.count == 149)
             #expect(result.lines.last?.hasSuffix("<bob> batch 149") == true)
-            let history = try parley.run("/history #swift 1\n")
+            let history = try await parley.run("/history #swift 1\n")
             #expect(history.lines.last?.hasSuffix("<bob> batch 149") == true, "\(history.stdout)")
-            _ = try parley.run("/delete-chat #swift\n")
+            _ = try await parley.run("/delete-chat #swift\n")
         }
     }
 
     /// With --keep-going every other line runs, and each bad line is reported once.
-    @Test(arguments: ParleyBinary.Mode.allCases) func keepGoingRunsTheRestOfTheBatch(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func keepGoingRunsTheRestOfTheBatch(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        _ = try parley.run(aliceAndBob + "\n/join #swift\n")
+        _ = try await parley.run(aliceAndBob + "\n/join #swift\n")
         let script = """
             /send #swift one
             /send #swift ring $BELL
@@ -44,7 +44,7 @@ import Testing
             END
             /send #swift five
             """
-        let result = try parley.run(script + "\n", arguments: ["--keep-going"], environment: ["BELL": "\u{7}"])
+        let result = try await parley.run(script + "\n", arguments: ["--keep-going"], environment: ["BELL": "\u{7}"])
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").map { String($0.prefix(while: { $0 != " " })) } == ["-:2:", "-:6:", "-:7:"])
         #expect(result.stderr.contains("-:2: error: invalid_text: "))
@@ -54,23 +54,23 @@ import Testing
             ($0.split(separator: "> ", maxSplits: 1).last.map(String.init) ?? $0).trimmingCharacters(in: .whitespaces)
         }
         #expect(texts == ["one", "two", "three", "four", "and more", "five"], "\(result.stdout)")
-        let history = try parley.run("/history #swift\n")
+        let history = try await parley.run("/history #swift\n")
         #expect(history.lines.count == 5)  // one, three, the two-line four, five
     }
 
     /// A program that feeds the shell one line at a time and waits for each answer gets
     /// it: the shell never waits for more lines to fill a batch before answering.
-    @Test(arguments: ParleyBinary.Mode.allCases) func aFeederThatWaitsForEachAnswerGetsIt(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func aFeederThatWaitsForEachAnswerGetsIt(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        _ = try parley.run(aliceAndBob + "\n/join #swift\n")
+        _ = try await parley.run(aliceAndBob + "\n/join #swift\n")
         let conversation = try parley.converse()
         defer { conversation.finish() }
         for index in 1...3 {
-            try conversation.send("/send #swift turn \(index)")
+            try await conversation.send("/send #swift turn \(index)")
             #expect(try conversation.waitForLine(containing: "<bob> turn \(index)") != nil)
         }
-        try conversation.send("/whoami")
+        try await conversation.send("/whoami")
         #expect(try conversation.waitForLine(containing: "@bob") != nil)
     }
 }

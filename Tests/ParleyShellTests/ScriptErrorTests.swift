@@ -13,20 +13,20 @@ import Testing
         ("/login @alice --password wrong-password", "bad_credentials"),
         ("/wait --timeout 0.1 never", "not_signed_in"),
     ])
-    func signedOutErrors(line: String, code: String) throws {
+    func signedOutErrors(line: String, code: String) async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let result = try parley.run("# comment\n\n\(line)\n/help\n")
+        let result = try await parley.run("# comment\n\n\(line)\n/help\n")
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("-:3: error: \(code): "), "\(result.stderr)")
         #expect(result.stdout.isEmpty)  // the line after the error did not run
     }
 
     /// A taken handle and a taken email are told apart, embedded and through a server.
-    @Test(arguments: ParleyBinary.Mode.allCases) func aTakenHandleIsNotReportedAsATakenEmail(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func aTakenHandleIsNotReportedAsATakenEmail(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let result = try parley.run(
+        let result = try await parley.run(
             """
             /register alice@example.com --handle alice --password secret-alice
             /logout
@@ -37,10 +37,10 @@ import Testing
         #expect(result.stderr.contains("-:4: error: email_taken: "), "\(result.stderr)")
     }
 
-    @Test(arguments: ParleyBinary.Mode.allCases) func membershipAndUserErrors(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func membershipAndUserErrors(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        _ = try parley.run(
+        _ = try await parley.run(
             aliceAndBob
                 + "\n/logout\n/login @alice --password secret-alice\n/create #secret Hidden --private\n/logout\n/login @bob --password secret-bob\n"
         )
@@ -62,37 +62,37 @@ import Testing
             ("/send #swift $MISSING_VARIABLE", "unknown_variable"),
         ]
         for (line, code) in cases {
-            let result = try parley.run("/whoami\n\(line)\n")
+            let result = try await parley.run("/whoami\n\(line)\n")
             #expect(result.status == 1, "\(line)")
             #expect(result.stderr == result.stderr.split(separator: "\n").first.map { "\($0)\n" }, "\(line)")
             #expect(result.stderr.hasPrefix("-:2: error: \(code): "), "\(line) → \(result.stderr)")
         }
     }
 
-    @Test(arguments: ParleyBinary.Mode.allCases) func keepGoingRunsEveryLineAndStillFails(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func keepGoingRunsEveryLineAndStillFails(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let result = try parley.run("/bogus\n/whoami\n/help quit\n", arguments: ["--keep-going"])
+        let result = try await parley.run("/bogus\n/whoami\n/help quit\n", arguments: ["--keep-going"])
         #expect(result.status == 1)
         #expect(result.stderr.components(separatedBy: "\n").filter { $0.contains("error:") }.count == 2)
         #expect(result.stdout.contains("usage: /quit"))
     }
 
-    @Test func runCommandNamesTheFileInErrors() throws {
+    @Test func runCommandNamesTheFileInErrors() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         let script = parley.data.deletingLastPathComponent().appendingPathComponent("script-\(UUID().uuidString).parley")
         try "/help quit\n/whoami\n".write(to: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: script) }
-        let result = try parley.run(arguments: ["run", script.path, "--data", parley.data.path], useData: false)
+        let result = try await parley.run(arguments: ["run", script.path, "--data", parley.data.path], useData: false)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("\(script.path):2: error: not_signed_in: "))
     }
 
-    @Test(arguments: ParleyBinary.Mode.allCases) func variablesExpandFromTheEnvironment(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func variablesExpandFromTheEnvironment(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let result = try parley.run(
+        let result = try await parley.run(
             """
             /register $WHO@example.com --handle ${WHO} --password "$PASS"
             /create #gg
@@ -100,13 +100,13 @@ import Testing
             """, environment: ["WHO": "erin", "PASS": "pass word 1"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("<erin> costs $5, says erin, not $WHO"))
-        #expect(try parley.run("/logout\n/login @erin --password 'pass word 1'\n").status == 0)
+        #expect(try await parley.run("/logout\n/login @erin --password 'pass word 1'\n").status == 0)
     }
 
-    @Test(arguments: ParleyBinary.Mode.allCases) func jsonOutputIsOneObjectPerLine(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func jsonOutputIsOneObjectPerLine(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let result = try parley.run(aliceAndBob + "\n/join #swift\n/send #swift hi\n/chats\n/bogus\n", arguments: ["--json"])
+        let result = try await parley.run(aliceAndBob + "\n/join #swift\n/send #swift hi\n/chats\n/bogus\n", arguments: ["--json"])
         #expect(result.status == 1)
         let objects = try result.lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         #expect(objects.count == 8)
@@ -120,21 +120,21 @@ import Testing
         #expect(objects[7]["location"] as? String == "-:8")
     }
 
-    @Test func commandLineBehavesAsUsual() throws {
+    @Test func commandLineBehavesAsUsual() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let help = try parley.run(arguments: ["--help"], useData: false)
+        let help = try await parley.run(arguments: ["--help"], useData: false)
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: parley"))
-        let version = try parley.run(arguments: ["--version"], useData: false)
+        let version = try await parley.run(arguments: ["--version"], useData: false)
         #expect(version.stdout == "0.1.0\n")
-        let completion = try parley.run(arguments: ["--generate-completion-script", "bash"], useData: false)
+        let completion = try await parley.run(arguments: ["--generate-completion-script", "bash"], useData: false)
         #expect(completion.status == 0)
         #expect(completion.stdout.contains("complete"))
         let folder = parley.data.appendingPathComponent("nested/folder")
-        #expect(try parley.run("/status\n", arguments: ["--data", folder.path], useData: false).status == 0)
+        #expect(try await parley.run("/status\n", arguments: ["--data", folder.path], useData: false).status == 0)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("parley.sqlite").path))
-        let xdg = try parley.run("/status\n", environment: ["XDG_DATA_HOME": parley.data.path], useData: false)
+        let xdg = try await parley.run("/status\n", environment: ["XDG_DATA_HOME": parley.data.path], useData: false)
         #expect(xdg.stdout.contains("Data: \(parley.data.path)/parley"))
     }
 }

@@ -4,10 +4,10 @@ import ParleyTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(10))) struct ScriptTests {
-    @Test(arguments: ParleyBinary.Mode.allCases) func accountCommands(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func accountCommands(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let result = try parley.run(
+        let result = try await parley.run(
             """
             /register alice@example.com --handle alice --name "Alice Liddell" --password-env PW
             /whoami
@@ -39,16 +39,16 @@ import Testing
             ])
         #expect(result.stdout.contains("@alice Alice L. — joined "))
         // The session is saved in the data folder: the next run is still signed in.
-        let again = try parley.run("/whoami\n")
+        let again = try await parley.run("/whoami\n")
         #expect(again.lines == ["@bob bob <bob@example.com>"])
         let attributes = try FileManager.default.attributesOfItem(atPath: parley.sessionFolder.appendingPathComponent("session").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
-    @Test(arguments: ParleyBinary.Mode.allCases) func directAndGroupMessaging(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func directAndGroupMessaging(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let result = try parley.run(
+        let result = try await parley.run(
             aliceAndBob + """
 
                 /msg @alice hi alice
@@ -116,16 +116,16 @@ import Testing
             ])
     }
 
-    @Test(arguments: ParleyBinary.Mode.allCases) func groupManagementAndInvites(mode: ParleyBinary.Mode) throws {
+    @Test(arguments: ParleyBinary.Mode.allCases) func groupManagementAndInvites(mode: ParleyBinary.Mode) async throws {
         let parley = try ParleyBinary(mode: mode)
         defer { parley.remove() }
-        let setup = try parley.run(
+        let setup = try await parley.run(
             """
             /register carol@example.com --handle carol --password secret-carol
             /register dave@example.com --handle dave --password secret-dave
             """, arguments: ["--keep-going"])
         #expect(setup.stderr.contains("already_signed_in"))
-        let result = try parley.run(
+        let result = try await parley.run(
             """
             /logout
             /register dave@example.com --handle dave --password secret-dave
@@ -148,7 +148,7 @@ import Testing
         #expect(result.lines.contains("Removed @dave from #club"))
         let link = try #require(result.stdout.firstMatch(of: /parley:\/\/join\/([a-z2-7]{26})/))
         #expect(result.stdout.contains("(2 uses, expires "))
-        let joined = try parley.run(
+        let joined = try await parley.run(
             """
             /logout
             /login @dave --password secret-dave
@@ -173,10 +173,10 @@ import Testing
         #expect(joined.lines.last == "#club (no messages)")
     }
 
-    @Test func helpSleepAndQuit() throws {
+    @Test func helpSleepAndQuit() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let result = try parley.run("/help\n/help invite\n/sleep 10ms\n/quit\n/whoami\n")
+        let result = try await parley.run("/help\n/help invite\n/sleep 10ms\n/quit\n/whoami\n")
         #expect(result.status == 0)
         #expect(result.lines.first?.hasPrefix("Commands by what they are for") == true)
         #expect(result.stdout.contains("usage: /invite @H [#G]"))
@@ -184,16 +184,16 @@ import Testing
         #expect(!result.stderr.contains("not_signed_in"))  // /quit stopped the script
     }
 
-    @Test func helpFitsAScreenAndListsEveryCommandOnceByGroup() throws {
+    @Test func helpFitsAScreenAndListsEveryCommandOnceByGroup() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let overview = try parley.run("/help").lines
+        let overview = try await parley.run("/help").lines
         #expect(overview.count <= 24, "\(overview.count) lines: \(overview)")
         #expect(overview.allSatisfy { $0.count <= 100 }, "\(overview)")
         let listed = overview.filter { $0.hasPrefix("  ") }.flatMap { $0.split(separator: " ") }.filter {
             $0.hasPrefix("/") && $0.count > 1
         }
-        let everyCommand = try parley.run(
+        let everyCommand = try await parley.run(
             "/help chatting\n/help groups\n/help people\n/help media\n/help bots\n/help account\n/help server\n/help shell")
         #expect(everyCommand.status == 0, "\(everyCommand.stderr)")
         let described = everyCommand.lines.filter { $0.hasPrefix("  /") }.compactMap { $0.split(separator: " ").first }
@@ -201,11 +201,11 @@ import Testing
         #expect(Set(described.map { String($0.dropFirst()) }) == Set(CommandTable.all.map(\.name)), "every command is in a group")
         #expect(everyCommand.lines.contains { $0.hasPrefix("  /image") && $0.contains("send a PNG") }, "\(everyCommand.lines)")
         // A group and a command of one name: the group, and the command with its slash.
-        let both = try parley.run("/help groups\n/help /groups").lines
+        let both = try await parley.run("/help groups\n/help /groups").lines
         #expect(both.first?.hasPrefix("groups: ") == true && both.contains("usage: /groups"), "\(both)")
     }
 
-    @Test func everyCommandHasHelpWithUsageAndExample() throws {
+    @Test func everyCommandHasHelpWithUsageAndExample() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         let names = [
@@ -213,7 +213,7 @@ import Testing
             "join", "invite", "revoke", "leave", "members", "kick", "op", "online", "send", "history", "read", "seen",
             "delete-chat", "search", "chats", "switch", "status", "help", "wait", "sleep", "quit",
         ]
-        let result = try parley.run(names.map { "/help \($0)" }.joined(separator: "\n"))
+        let result = try await parley.run(names.map { "/help \($0)" }.joined(separator: "\n"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.lines.filter { $0.hasPrefix("usage: /") }.count == names.count)
         #expect(result.lines.filter { $0.hasPrefix("  example: /") }.count == names.count)
@@ -221,11 +221,11 @@ import Testing
 
     /// A script waits for another user's message, which arrives through the server
     /// while `/wait` blocks.
-    @Test(.timeLimit(.minutes(10))) func waitReturnsWhenAMatchingMessageArrives() throws {
+    @Test(.timeLimit(.minutes(10))) func waitReturnsWhenAMatchingMessageArrives() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
-        let setup = try parley.run("\(aliceAndBob)\n/join #swift\n")
+        let setup = try await parley.run("\(aliceAndBob)\n/join #swift\n")
         #expect(setup.status == 0, "\(setup.stderr)")
 
         let alice = try ParleyBinary()
@@ -235,11 +235,12 @@ import Testing
         let heard = Shared(false)
         let sender = Thread {
             while !heard.withLock({ $0 }) {
-                _ = try? alice.run("/login @alice --password secret-alice\n/send #swift build is green\n", arguments: ["--server", server])
+                _ = try? alice.runBlocking(
+                    "/login @alice --password secret-alice\n/send #swift build is green\n", arguments: ["--server", server])
             }
         }
         sender.start()
-        let waited = try parley.run("/wait --timeout 20 #swift green\n/history #swift 1\n")
+        let waited = try await parley.run("/wait --timeout 20 #swift green\n/history #swift 1\n")
         heard.withLock { $0 = true }
         #expect(waited.status == 0, "\(waited.stderr)")
         #expect(waited.lines.first?.contains("<alice> build is green") == true)

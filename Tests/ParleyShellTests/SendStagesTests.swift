@@ -6,7 +6,7 @@ import Testing
 /// for each send, when it reached each stage after its frame arrived; the stages come in
 /// their order, and requests that were not sends are left out.
 @Suite(.timeLimit(.minutes(10))) struct SendStagesTests {
-    @Test func aServerWritesEachSendsStages() throws {
+    @Test func aServerWritesEachSendsStages() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-stages-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -18,8 +18,8 @@ import Testing
             alice.remove()
             bob.remove()
         }
-        #expect(try bob.run("/register bob@example.com --handle bob --password builder-123\n/create #team").status == 0)
-        let sent = try alice.run(
+        #expect(try await bob.run("/register bob@example.com --handle bob --password builder-123\n/create #team").status == 0)
+        let sent = try await alice.run(
             "/register alice@example.com --handle alice --password wonderland-1\n/join #team\n/send #team one\n/send #team two\n/send #team three"
         )
         #expect(sent.status == 0, "\(sent.stderr)")

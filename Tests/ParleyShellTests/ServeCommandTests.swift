@@ -57,7 +57,7 @@ import Testing
     }
 
     /// the held connections goes, the address gets in again.
-    @Test(.timeLimit(.minutes(10))) func oneAddressCannotFillTheServer() throws {
+    @Test(.timeLimit(.minutes(10))) func oneAddressCannotFillTheServer() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-crowd-\(UUID().uuidString)")
         let server = try ServeProcess.start(
             data: folder.appendingPathComponent("data"), arguments: ["--max-unsigned-per-address", "3", "--irc-port", "0"])
@@ -87,7 +87,7 @@ import Testing
         #expect(try httpGet(port: server.port, path: "/healthz") == "ok\n")
         let shell = ParleyBinary(serverURL: server.url)
         defer { shell.remove() }
-        let sent = try shell.run(
+        let sent = try await shell.run(
             """
             /register dana@example.com --handle dana --password dana-secret-1
             /create #open
@@ -99,7 +99,7 @@ import Testing
         // One held connection goes: its place is free again.
         crowd.removeLast()
         #expect(
-            try IRCGatewayTests.eventually {
+            try await IRCGatewayTests.eventually {
                 let again = try HeldConnection(port: server.port, from: "127.0.0.2")
                 try again.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 return again.readToEnd().hasPrefix("HTTP/1.1 200")
@@ -108,7 +108,7 @@ import Testing
     }
 
     /// stop, then the database closes, and the process exits 0 with the folder free.
-    @Test(.timeLimit(.minutes(10))) func sigtermStopsTheServicesInOrder() throws {
+    @Test(.timeLimit(.minutes(10))) func sigtermStopsTheServicesInOrder() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-stop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -116,11 +116,12 @@ import Testing
         let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), logLevel: "info", log: log)
         let shell = ParleyBinary(serverURL: server.url)
         defer { shell.remove() }
-        #expect(try shell.run("/register ann@example.com --handle ann --password pass-ann-1").status == 0)
+        #expect(try await shell.run("/register ann@example.com --handle ann --password pass-ann-1").status == 0)
         server.stop()
         #expect(server.process.terminationStatus == 0)
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
-        let order = ["upkeep stopped", "database closed", "[parley] stopped"].map { step in lines.firstIndex { $0.hasSuffix(step) } }
+        let order = ["upkeep stopped", "database closed", "[ParleyCommands] stopped"].map { step in lines.firstIndex { $0.hasSuffix(step) }
+        }
         #expect(order.allSatisfy { $0 != nil } && order == order.sorted { ($0 ?? 0) < ($1 ?? 0) }, "\(lines.suffix(6))")
         let again = try ServeProcess.start(data: folder.appendingPathComponent("data"))
         again.stop()
@@ -128,7 +129,7 @@ import Testing
 
     /// `--log-format json`: every line of the log is one JSON object, and a request's
     /// line names its op, its user and, when refused, the error code.
-    @Test(.timeLimit(.minutes(10))) func jsonLogsNameTheOpTheUserAndTheCode() throws {
+    @Test(.timeLimit(.minutes(10))) func jsonLogsNameTheOpTheUserAndTheCode() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-json-log-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -137,7 +138,7 @@ import Testing
             data: folder.appendingPathComponent("data"), arguments: ["--log-format", "json"], logLevel: "debug", log: log)
         let shell = ParleyBinary(serverURL: server.url)
         defer { shell.remove() }
-        let result = try shell.run("/register ann@example.com --handle ann --password pass-ann-1\n/send #nowhere hello")
+        let result = try await shell.run("/register ann@example.com --handle ann --password pass-ann-1\n/send #nowhere hello")
         #expect(result.stderr.contains("unknown_group"))
         server.stop()
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
@@ -153,7 +154,7 @@ import Testing
     /// it, would write the same database with live sessions of its own. Both are refused
     /// and leave the folder as it was; and a server, or a second shell, is kept out while
     /// a shell has it open.
-    @Test(.timeLimit(.minutes(10))) func aFolderIsServedByOneServerAndNoShellBesideIt() throws {
+    @Test(.timeLimit(.minutes(10))) func aFolderIsServedByOneServerAndNoShellBesideIt() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let folder = parley.data.appendingPathComponent("server-data")
@@ -161,12 +162,12 @@ import Testing
         let other = try ParleyBinary()
         defer { other.remove() }
 
-        let second = try other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
+        let second = try await other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
         #expect(second.status != 0)
         #expect(
             second.stderr.contains("unavailable: the data folder \(folder.path) is already served by parley serve (pid \(pid))"),
             "\(second.stderr)")
-        let shell = try other.run(
+        let shell = try await other.run(
             "/register ann@example.com --handle ann --name Ann --password pass-ann-1\n", arguments: ["--data", folder.path], useData: false)
         #expect(shell.status != 0)
         #expect(
@@ -175,19 +176,19 @@ import Testing
         // The first server still answers, and nobody was registered behind its back.
         let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
         #expect(try httpGet(port: port, path: "/healthz") == "ok\n")
-        let registered = try parley.run("/register ann@example.com --handle ann --name Ann --password pass-ann-1\n")
+        let registered = try await parley.run("/register ann@example.com --handle ann --name Ann --password pass-ann-1\n")
         #expect(registered.status == 0, "\(registered.stderr)")
 
         // Once it has stopped, a shell may open the folder; while the shell is open, no server.
         #expect(parley.stopServer(signal: SIGTERM) == 0)
         let embedded = try ParleyBinary(folder: folder).converse()
-        try embedded.send("/login @ann --password pass-ann-1")
+        try await embedded.send("/login @ann --password pass-ann-1")
         #expect(try embedded.waitForLine(containing: "@ann") != nil)
-        let refused = try other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
+        let refused = try await other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("is open in another parley shell or bot (pid "), "\(refused.stderr)")
         // Nor a second shell: it would write the same chats and hear none of the first's.
-        let beside = try other.run("/whoami\n", arguments: ["--data", folder.path], useData: false)
+        let beside = try await other.run("/whoami\n", arguments: ["--data", folder.path], useData: false)
         #expect(beside.status != 0)
         #expect(
             beside.stderr.contains("is open in another parley shell or bot (pid ")
@@ -195,7 +196,7 @@ import Testing
                 && beside.stderr.contains("parley serve --data \(folder.path)"), "\(beside.stderr)")
         embedded.finish()
         // Once it is closed, the next shell opens the folder.
-        let after = try other.run("/login @ann --password pass-ann-1\n", arguments: ["--data", folder.path], useData: false)
+        let after = try await other.run("/login @ann --password pass-ann-1\n", arguments: ["--data", folder.path], useData: false)
         #expect(after.status == 0, "\(after.stderr)")
         let (again, _) = try ParleyBinary.startServer(data: folder)
         again.terminate()
@@ -206,7 +207,7 @@ import Testing
     /// `--threads` sets how many event loops serve the sockets: two shells on a server
     /// with three chat through it, and a count out of range is refused before anything
     /// starts.
-    @Test(.timeLimit(.minutes(10))) func threadsSetsTheEventLoops() throws {
+    @Test(.timeLimit(.minutes(10))) func threadsSetsTheEventLoops() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-threads-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--threads", "3"])
@@ -217,25 +218,25 @@ import Testing
             ann.remove()
             ben.remove()
         }
-        #expect(try ann.run("/register ann@example.com --handle ann --password pass-ann-1").status == 0)
-        #expect(try ben.run("/register ben@example.com --handle ben --password pass-ben-1").status == 0)
-        #expect(try ann.run("/send @ben hello over three loops").status == 0)
-        let read = try ben.run("/history @ann")
+        #expect(try await ann.run("/register ann@example.com --handle ann --password pass-ann-1").status == 0)
+        #expect(try await ben.run("/register ben@example.com --handle ben --password pass-ben-1").status == 0)
+        #expect(try await ann.run("/send @ben hello over three loops").status == 0)
+        let read = try await ben.run("/history @ann")
         #expect(read.stdout.contains("hello over three loops"), "\(read.stdout)")
         for wrong in ["0", "257", "many"] {
-            let refused = try ann.run(arguments: ["serve", "--port", "0", "--threads", wrong])
+            let refused = try await ann.run(arguments: ["serve", "--port", "0", "--threads", wrong])
             #expect(refused.status != 0, "--threads \(wrong)")
             #expect(refused.stderr.contains("--threads"), "\(refused.stderr)")
         }
     }
 
-    @Test(.timeLimit(.minutes(10))) func aBusyPortIsNamedWithWhatToDo() throws {
+    @Test(.timeLimit(.minutes(10))) func aBusyPortIsNamedWithWhatToDo() async throws {
         let parley = try ParleyBinary(mode: .server)
         defer { parley.remove() }
         let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
         let other = try ParleyBinary()
         defer { other.remove() }
-        let refused = try other.run(
+        let refused = try await other.run(
             arguments: ["serve", "--port", String(port), "--data", other.data.appendingPathComponent("elsewhere").path], useData: false)
         #expect(refused.status == 1)
         #expect(
@@ -247,7 +248,7 @@ import Testing
     /// A PostgreSQL that cannot be reached, a database that does not exist and a URL that
     /// is not one each stop `parley serve` at once with `unavailable`, saying which, and
     /// never echo a password.
-    @Test(.timeLimit(.minutes(10))) func aDatabaseOutOfReachStopsTheServerWithUnavailable() throws {
+    @Test(.timeLimit(.minutes(10))) func aDatabaseOutOfReachStopsTheServerWithUnavailable() async throws {
         let postgres = try TestPostgres.shared()
         let parley = try ParleyBinary()
         defer { parley.remove() }
@@ -268,7 +269,7 @@ import Testing
             ("postgres://parley@127.0.0.1:5432/", "no database name"),
         ]
         for (url, said) in cases {
-            let refused = try parley.run(arguments: ["serve", "--port", "0", "--postgres", url])
+            let refused = try await parley.run(arguments: ["serve", "--port", "0", "--postgres", url])
             #expect(refused.status == 1, "\(url)")
             #expect(refused.stderr.contains(said), "\(url): \(refused.stderr)")
             #expect(!refused.stderr.contains("hunter22"))
@@ -280,19 +281,19 @@ import Testing
     /// not take its own notice back and end the connection, which has signed in again
     /// meanwhile: a script of ten `/login`s on one connection, each signing the last
     /// session out, keeps it (before this held, 2 of 5 such logins lost it).
-    @Test(.timeLimit(.minutes(10))) func signingInAgainOnOneConnectionKeepsItOnPostgreSQL() throws {
+    @Test(.timeLimit(.minutes(10))) func signingInAgainOnOneConnectionKeepsItOnPostgreSQL() async throws {
         let database = try TestPostgres.newDatabase()
         let parley = try ParleyBinary(mode: .server, serverArguments: ["--postgres", database])
         defer { parley.remove() }
         let logins = (1...10).map { "/login @ann --password secret-ann-1\n/send #lobby round \($0)\n" }.joined()
-        let result = try parley.run("/register ann@example.com --handle ann --password secret-ann-1\n/create #lobby\n" + logins)
+        let result = try await parley.run("/register ann@example.com --handle ann --password secret-ann-1\n/create #lobby\n" + logins)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.lines.filter { $0.contains("#lobby <ann> round ") }.count == 10, "\(result.stdout)")
     }
 
     /// An operator sees sign-ups, sign-ins, refusals and connections in the log, with
     /// addresses and reasons, and never a password.
-    @Test(.timeLimit(.minutes(10))) func theLogShowsAccountsAndConnectionsWithoutSecrets() throws {
+    @Test(.timeLimit(.minutes(10))) func theLogShowsAccountsAndConnectionsWithoutSecrets() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         let log = parley.data.appendingPathComponent("serve.log")
@@ -303,7 +304,7 @@ import Testing
             /logout
             /login @ann --password wrong-password-9
             """
-        let result = try parley.run(script + "\n", arguments: ["--server", server.url, "--keep-going"])
+        let result = try await parley.run(script + "\n", arguments: ["--server", server.url, "--keep-going"])
         #expect(result.status == 1, "the wrong password fails")
         server.stop()
         let text = try String(contentsOf: log, encoding: .utf8)

@@ -16,12 +16,12 @@ import Testing
 
     /// deploy/parley.yaml holds every setting at its default: read back, it changes
     /// nothing, and no setting `--check` prints is missing from it.
-    @Test func theExampleHoldsEverySettingAtItsDefault() throws {
+    @Test func theExampleHoldsEverySettingAtItsDefault() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let defaults = try parley.run(arguments: ["serve", "--check"], useData: false)
+        let defaults = try await parley.run(arguments: ["serve", "--check"], useData: false)
         #expect(defaults.status == 0, "\(defaults.stderr)")
-        let fromExample = try parley.run(arguments: ["serve", "--config", Self.example, "--check"], useData: false)
+        let fromExample = try await parley.run(arguments: ["serve", "--config", Self.example, "--check"], useData: false)
         #expect(fromExample.status == 0 && fromExample.stdout == defaults.stdout, "\(fromExample.stderr)")
         let example = try String(contentsOfFile: Self.example, encoding: .utf8).split(separator: "\n").map(String.init)
         let keys = defaults.lines.map { String($0.prefix { $0 != ":" }) }
@@ -30,21 +30,21 @@ import Testing
     }
 
     /// docs/server.md's settings file passes `--check` as it is written there.
-    @Test func theDocsFilePassesTheCheck() throws {
+    @Test func theDocsFilePassesTheCheck() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         let docs = try String(contentsOf: ParleyBinary.repository.appendingPathComponent("docs/server.md"), encoding: .utf8)
         let block = try #require(docs.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```").first)
         let file = try write(block)
         defer { try? FileManager.default.removeItem(at: file) }
-        let checked = try parley.run(arguments: ["serve", "--config", file.path, "--check"], useData: false)
+        let checked = try await parley.run(arguments: ["serve", "--config", file.path, "--check"], useData: false)
         #expect(checked.status == 0, "\(checked.stderr)")
         #expect(checked.lines.contains(#"hook-allow: ["ci.example.com", "*.internal.example.com"]"#), "\(checked.stdout)")
     }
 
     /// The file's settings stand unless a flag gives the same one; a list given as flags
     /// replaces the file's; what `--check` prints reads back to the same.
-    @Test func flagsWinOverTheFileAndTheCheckReadsBack() throws {
+    @Test func flagsWinOverTheFileAndTheCheckReadsBack() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         let file = try write(
@@ -59,7 +59,7 @@ import Testing
             registration: invite
             """)
         defer { try? FileManager.default.removeItem(at: file) }
-        let checked = try parley.run(
+        let checked = try await parley.run(
             arguments: ["serve", "--config", file.path, "--port", "9000", "--hook-allow", "hooks.example.net", "--check"], useData: false)
         #expect(checked.status == 0, "\(checked.stderr)")
         for line in [
@@ -70,12 +70,12 @@ import Testing
         }
         let again = try write(checked.stdout)
         defer { try? FileManager.default.removeItem(at: again) }
-        let reread = try parley.run(arguments: ["serve", "--config", again.path, "--check"], useData: false)
+        let reread = try await parley.run(arguments: ["serve", "--config", again.path, "--check"], useData: false)
         #expect(reread.status == 0 && reread.stdout == checked.stdout, "\(reread.stderr)")
     }
 
     /// A mistake in the file is told by its key (or the flag's own rule) and nothing runs.
-    @Test func aFilesMistakesAreToldByKey() throws {
+    @Test func aFilesMistakesAreToldByKey() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
         for (text, error) in [
@@ -90,17 +90,17 @@ import Testing
         ] {
             let file = try write(text)
             defer { try? FileManager.default.removeItem(at: file) }
-            let result = try parley.run(arguments: ["serve", "--config", file.path, "--check"], useData: false)
+            let result = try await parley.run(arguments: ["serve", "--config", file.path, "--check"], useData: false)
             #expect(result.status == 64 && result.stderr.contains(error), "\(text): \(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
-        let missing = try parley.run(arguments: ["serve", "--config", "/nonexistent/parley.yaml", "--check"], useData: false)
+        let missing = try await parley.run(arguments: ["serve", "--config", "/nonexistent/parley.yaml", "--check"], useData: false)
         #expect(missing.status == 64 && missing.stderr.contains("cannot read /nonexistent/parley.yaml"))
     }
 
     /// A server started from a file serves as the file says: here the IRC gateway the
     /// file turns on, and the operator it names.
-    @Test func aServerRunsFromItsFile() throws {
+    @Test func aServerRunsFromItsFile() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -111,7 +111,7 @@ import Testing
         #expect(server.ircPort != nil, "the file's irc-port started the gateway")
         let oscar = ParleyBinary(serverURL: server.url)
         defer { oscar.remove() }
-        let refused = try oscar.run("/register oscar@example.com --handle oscar --password secret-oscar")
+        let refused = try await oscar.run("/register oscar@example.com --handle oscar --password secret-oscar")
         #expect(refused.status != 0 && refused.stderr.contains("code"), "the file's registration: invite holds: \(refused.stderr)")
     }
 
@@ -130,22 +130,22 @@ import Testing
         defer { server.stop() }
         let alice = ParleyBinary(serverURL: server.url)
         defer { alice.remove() }
-        let made = try alice.run(
+        let made = try await alice.run(
             "/register alice@example.com --handle alice --password secret-alice\n/create #ops\n/hook new #ops --name CI")
         #expect(made.status == 0, "\(made.stderr)")
         let hook = try #require(
             made.lines.first { $0.contains("/v1/hooks/") }.map { String($0[$0.range(of: "/v1/hooks/")!.lowerBound...]) })
         let shell = try alice.converse(keepGoing: true)
         defer { shell.finish() }
-        try shell.send("/switch #ops")
+        try await shell.send("/switch #ops")
         #expect(try shell.waitForLine(containing: "Now in #ops") != nil)
         let mallory = ParleyBinary(serverURL: server.url)
         defer { mallory.remove() }
-        let registered = try mallory.run("/register mallory@example.com --handle mallory --password secret-mallory")
+        let registered = try await mallory.run("/register mallory@example.com --handle mallory --password secret-mallory")
         #expect(registered.status == 0, "\(registered.stderr)")
         let mallorysShell = try mallory.converse(keepGoing: true)
         defer { mallorysShell.finish() }
-        try mallorysShell.send("/whoami")
+        try await mallorysShell.send("/whoami")
         #expect(try mallorysShell.waitForLine(containing: "@mallory") != nil)
 
         /// Posts at once, more than a burst of the rate allows: the refusals' words.
@@ -176,14 +176,14 @@ import Testing
         #expect(logged?.contains(#"reload: ban [] → ["@mallory"]"#) == true, "\(logged ?? "")")
         // The ban ends mallory's connection, and refuses her at the door from then on.
         #expect(try mallorysShell.waitForLine(containing: "banned from this server") != nil)
-        let refused = try mallory.run("/login @mallory --password secret-mallory")
+        let refused = try await mallory.run("/login @mallory --password secret-mallory")
         #expect(refused.status != 0 && refused.stderr.contains("banned from this server"), "\(refused.stderr)")
         #expect(try await flood().contains { $0.contains("this hook posts at most 3 messages a second") })
-        let allowed = try alice.run("/hook out #ops --name deploy --url https://ci.example.com/x --trigger !deploy")
+        let allowed = try await alice.run("/hook out #ops --name deploy --url https://ci.example.com/x --trigger !deploy")
         #expect(allowed.status == 0, "the reloaded allowlist lets the hook be made: \(allowed.stderr)")
 
         // The shell connected before the reload is still: it sends, and lost nothing.
-        try shell.send("/send #ops after the reload")
+        try await shell.send("/send #ops after the reload")
         var lines: [String] = []
         while let line = try shell.waitForLine(containing: "") {
             lines.append(line)

@@ -21,7 +21,7 @@ struct TLSScriptTests {
         return (certificate, key)
     }
 
-    @Test func aShellTrustingTheCertificateChatsAndSendsMediaOverTLSAndOneThatDoesNotIsRefused() throws {
+    @Test func aShellTrustingTheCertificateChatsAndSendsMediaOverTLSAndOneThatDoesNotIsRefused() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -40,7 +40,7 @@ struct TLSScriptTests {
         let picture = ann.data.appendingPathComponent("picture.png")
         try png.write(to: picture)
         let saved = ann.data.appendingPathComponent("saved.png")
-        let trusted = try ann.run(
+        let trusted = try await ann.run(
             """
             /register ann@example.com --handle ann --password secret-ann
             /create #secure
@@ -53,22 +53,22 @@ struct TLSScriptTests {
 
         let bob = ParleyBinary(serverURL: url)
         defer { bob.remove() }
-        let untrusted = try bob.run("/register bob@example.com --handle bob --password secret-bob")
+        let untrusted = try await bob.run("/register bob@example.com --handle bob --password secret-bob")
         #expect(untrusted.status == 1)
         #expect(
             untrusted.stderr.contains("error: unavailable: cannot reach \(url): the server's certificate is not trusted")
                 && untrusted.stderr.contains("--ca-file"), "\(untrusted.stderr)")
         let plainShell = ParleyBinary(serverURL: url.replacingOccurrences(of: "wss://", with: "ws://"))
         defer { plainShell.remove() }
-        let plain = try plainShell.run("/register bob@example.com --password secret-bob")
+        let plain = try await plainShell.run("/register bob@example.com --password secret-bob")
         #expect(plain.status == 1 && plain.stderr.contains("wss://"), "\(plain.stderr)")
-        let missing = try bob.run("/whoami", arguments: ["--ca-file", folder.appendingPathComponent("none.pem").path])
+        let missing = try await bob.run("/whoami", arguments: ["--ca-file", folder.appendingPathComponent("none.pem").path])
         #expect(missing.status != 0 && missing.stderr.contains("--ca-file"), "\(missing.stderr)")
     }
 
     /// `--ircs-port`: an IRC client that checks the certificate signs in over TLS and
     /// talks with a shell user; plain IRC stays off unless asked for.
-    @Test func anIRCClientTalksOverTLS() throws {
+    @Test func anIRCClientTalksOverTLS() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-ircs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -81,7 +81,7 @@ struct TLSScriptTests {
         let port = try #require(server.ircsPort)
         let ann = ParleyBinary(serverURL: server.url.replacingOccurrences(of: "127.0.0.1", with: "localhost"))
         defer { ann.remove() }
-        let made = try ann.run(
+        let made = try await ann.run(
             """
             /register ann@example.com --handle ann --password secret-ann
             /create #secure
@@ -108,7 +108,7 @@ struct TLSScriptTests {
         let output = String(decoding: python.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
         python.waitUntilExit()
         #expect(python.terminationStatus == 0 && output.contains(" 001 ann "), "\(output)")
-        let history = try ann.run("/history #secure 5", arguments: ["--ca-file", certificate])
+        let history = try await ann.run("/history #secure 5", arguments: ["--ca-file", certificate])
         #expect(history.stdout.contains("hello over TLS"), "\(history.stdout)")
     }
 
@@ -130,7 +130,7 @@ struct TLSScriptTests {
     /// SIGHUP reads the certificate again: once it is replaced in place (a renewal), new
     /// connections over wss:// and ircs:// get the new one, and a shell connected under
     /// the old one stays connected.
-    @Test func aReloadServesARenewedCertificateAndKeepsTheOpenConnections() throws {
+    @Test func aReloadServesARenewedCertificateAndKeepsTheOpenConnections() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-renew-\(UUID().uuidString)")
         let renewal = folder.appendingPathComponent("renewal")
         try FileManager.default.createDirectory(at: renewal, withIntermediateDirectories: true)
@@ -153,12 +153,12 @@ struct TLSScriptTests {
 
         let ann = ParleyBinary(serverURL: server.url.replacingOccurrences(of: "127.0.0.1", with: "localhost"))
         defer { ann.remove() }
-        let made = try ann.run(
+        let made = try await ann.run(
             "/register ann@example.com --handle ann --password secret-ann\n/create #renewal", arguments: ["--ca-file", trust])
         #expect(made.status == 0, "\(made.stderr)")
         let shell = try ann.converse(keepGoing: true, arguments: ["--ca-file", trust])
         defer { shell.finish() }
-        try shell.send("/switch #renewal")
+        try await shell.send("/switch #renewal")
         #expect(try shell.waitForLine(containing: "Now in #renewal") != nil)
 
         // The renewal writes the files in place; SIGHUP reads them again.
@@ -175,7 +175,7 @@ struct TLSScriptTests {
         #expect(try Self.fingerprint(port: server.port) == new && (try Self.fingerprint(port: ircs)) == new)
 
         // The shell connected under the old certificate is still, and lost nothing.
-        try shell.send("/send #renewal after the renewal")
+        try await shell.send("/send #renewal after the renewal")
         var lines: [String] = []
         while let line = try shell.waitForLine(containing: "") {
             lines.append(line)
@@ -184,10 +184,10 @@ struct TLSScriptTests {
         #expect(lines.last?.contains("after the renewal") == true && !lines.contains { $0.contains("[connection lost]") }, "\(lines)")
     }
 
-    @Test func aCertificateNeedsItsKey() throws {
+    @Test func aCertificateNeedsItsKey() async throws {
         let parley = try ParleyBinary()
         defer { parley.remove() }
-        let result = try parley.run(arguments: ["serve", "--port", "0", "--tls-cert", "/nonexistent/cert.pem"])
+        let result = try await parley.run(arguments: ["serve", "--port", "0", "--tls-cert", "/nonexistent/cert.pem"])
         #expect(result.status != 0 && result.stderr.contains("--tls-cert and --tls-key go together"), "\(result.stderr)")
     }
 }

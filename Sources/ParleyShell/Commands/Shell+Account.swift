@@ -84,7 +84,7 @@ extension Shell {
     private func idToken(_ options: CommandInput.Options) throws -> String? {
         if let token = options.values["id-token"] { return token }
         guard let variable = options.values["id-token-env"] else { return nil }
-        guard let value = ProcessInfo.processInfo.environment[variable] else {
+        guard let value = settings.variables[variable] else {
             throw ParleyError(.unknownVariable, "the environment variable \(variable) is not set")
         }
         return value
@@ -94,7 +94,7 @@ extension Shell {
     func password(_ options: CommandInput.Options, confirmTwice: Bool) async throws -> String {
         if let password = options.values["password"] { return password }
         if let variable = options.values["password-env"] {
-            guard let value = ProcessInfo.processInfo.environment[variable] else {
+            guard let value = settings.variables[variable] else {
                 throw ParleyError(.unknownVariable, "the environment variable \(variable) is not set")
             }
             return value
@@ -146,7 +146,7 @@ extension Shell {
     private func secret(_ options: CommandInput.Options, _ name: String, prompt: String, confirm: String?) async throws -> String {
         if let value = options.values[name] { return value }
         if let variable = options.values[name + "-env"] {
-            guard let value = ProcessInfo.processInfo.environment[variable] else {
+            guard let value = settings.variables[variable] else {
                 throw ParleyError(.unknownVariable, "the environment variable \(variable) is not set")
             }
             return value

@@ -15,7 +15,7 @@ extension Shell {
             guard options.positional.isEmpty, let name = options.values["name"] else { throw ParleyError(.usage, usage) }
             var secret: String?
             if let variable = options.values["signing-secret-env"] {
-                guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+                guard let value = settings.variables[variable], !value.isEmpty else {
                     throw ParleyError(.usage, "$\(variable) is not set: it holds the signing secret")
                 }
                 secret = value

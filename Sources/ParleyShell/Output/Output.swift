@@ -21,6 +21,9 @@ public final class Output: Sendable {
     /// the person is shown a reference to it, never the detail.
     private let errorLog: PluginLogFile?
     private let errorLogPath: String?
+    /// The descriptors written: standard output and error, or a shell's own when it
+    /// runs in process (a test's files).
+    private let streams: (output: Int32, errors: Int32)
     let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -29,12 +32,15 @@ public final class Output: Sendable {
         return encoder
     }()
 
-    public init(style: Style, flushEachWrite: Bool, errorLog: URL? = nil) {
+    public init(
+        style: Style, flushEachWrite: Bool, errorLog: URL? = nil, output: Int32 = STDOUT_FILENO, errors: Int32 = STDERR_FILENO
+    ) {
         self.style = style
         self.flushEachWrite = flushEachWrite
         self.capture = nil
         self.errorLog = errorLog.map(PluginLogFile.init(url:))
         self.errorLogPath = errorLog?.path
+        self.streams = (output, errors)
     }
 
     /// Output that hands every line to `capture` and writes nothing.
@@ -44,6 +50,7 @@ public final class Output: Sendable {
         self.capture = capture
         self.errorLog = errorLog.map(PluginLogFile.init(url:))
         self.errorLogPath = errorLog?.path
+        self.streams = (STDOUT_FILENO, STDERR_FILENO)
     }
 
     public var isJSON: Bool { style == .json }
@@ -107,7 +114,7 @@ public final class Output: Sendable {
             buffer.append(contentsOf: line.utf8)
             buffer.append(10)
             if flushEachWrite || buffer.count >= 1 << 16 {
-                StandardOutput.write(buffer)
+                StandardOutput.write(buffer, to: streams.output)
                 buffer.removeAll(keepingCapacity: true)
             }
         }
@@ -117,12 +124,12 @@ public final class Output: Sendable {
     public func writeError(_ line: String) {
         if let capture { return capture(line) }
         flush()
-        StandardOutput.write(Array((line + "\n").utf8), to: STDERR_FILENO)
+        StandardOutput.write(Array((line + "\n").utf8), to: streams.errors)
     }
 
     public func flush() {
         buffer.withLock { buffer in
-            StandardOutput.write(buffer)
+            StandardOutput.write(buffer, to: streams.output)
             buffer.removeAll(keepingCapacity: true)
         }
     }

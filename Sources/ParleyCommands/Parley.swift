@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 
-@main
 struct Parley: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
@@ -103,7 +102,7 @@ struct ShellOptions: ParsableArguments {
 
     /// The data folder named by `--data`, or the default one; created on first use.
     static func folder(_ data: String?) throws -> URL {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = Console.current.environment
         let folder: URL
         if let data {
             folder = URL(fileURLWithPath: data)
@@ -130,8 +129,10 @@ struct ShellCommand: AsyncParsableCommand {
     var options: ShellOptions { local.merged(with: parent.global) }
 
     func run() async throws {
-        let interactive = isatty(STDIN_FILENO) == 1
-        let status = try await ShellLauncher(options: options).run(scriptName: interactive ? nil : "-", file: fdopen(STDIN_FILENO, "r"))
+        let console = Console.current
+        let interactive = console.isTerminal(console.input)
+        let status = try await ShellLauncher(options: options, console: console).run(
+            scriptName: interactive ? nil : "-", descriptor: console.input)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -147,16 +148,14 @@ struct RunCommand: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
-        let handle: UnsafeMutablePointer<FILE>
-        if file == "-" {
-            handle = fdopen(STDIN_FILENO, "r")
-        } else {
-            guard let opened = fopen(file, "r") else {
-                throw ValidationError("cannot read \(file): \(String(cString: strerror(errno)))")
-            }
-            handle = opened
+        let console = Console.current
+        var descriptor = console.input
+        if file != "-" {
+            descriptor = open(file, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw ValidationError("cannot read \(file): \(String(cString: strerror(errno)))") }
         }
-        let status = try await ShellLauncher(options: options).run(scriptName: file, file: handle)
+        defer { if descriptor != console.input { close(descriptor) } }
+        let status = try await ShellLauncher(options: options, console: console).run(scriptName: file, descriptor: descriptor)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -11,18 +11,24 @@ import Synchronization
 /// Wires the shell to its service and its input: readline at a terminal, or a script.
 struct ShellLauncher {
     let options: ShellOptions
+    /// Its input, output and environment: the process's, or a test's in process.
+    var console = Console()
 
-    /// Runs the shell; returns the exit status.
-    func run(scriptName: String?, file: UnsafeMutablePointer<FILE>) async throws -> Int32 {
+    /// Runs the shell on the script read from `descriptor` (or at the terminal when
+    /// `scriptName` is nil); returns the exit status.
+    func run(scriptName: String?, descriptor: Int32) async throws -> Int32 {
         // The shell trades a little memory for not faulting it back in per batch; the
         // server, which counts its memory per session, keeps glibc's default.
-        Allocator.keepFreedMemory()
+        if console.ownsProcess { Allocator.keepFreedMemory() }
         let folder = try options.dataFolder()
-        let environment = ProcessInfo.processInfo.environment
+        let environment = console.environment
         let interactive = scriptName == nil
+        let onTerminal = console.isTerminal(console.output)
         let style: Output.Style =
-            options.json ? .json : (interactive && isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil ? .colour : .plain)
-        let output = Output(style: style, flushEachWrite: interactive, errorLog: folder.appendingPathComponent("errors.log"))
+            options.json ? .json : (interactive && onTerminal && environment["NO_COLOR"] == nil ? .colour : .plain)
+        let output = Output(
+            style: style, flushEachWrite: interactive, errorLog: folder.appendingPathComponent("errors.log"), output: console.output,
+            errors: console.errors)
 
         let editorBox = EditorBox()
         // Lines that arrive on their own (a queued message acknowledged) go above the
@@ -46,66 +52,97 @@ struct ShellLauncher {
 
         let link: ServiceLink
         var store: SQLiteChatStore?
+        var upkeep: [Task<Void, Never>] = []
         if let server = options.server {
             link = try Self.remote(url: server, dataFolder: folder, trust: trust, announce: announce, sessionEnded: ended)
         } else {
             let opened = try Self.embedded(folder: folder, showCode: announce, identity: try options.identity.provider())
             store = opened.store
             link = opened.link
+            upkeep = opened.upkeep
         }
-
-        var settings = Shell.Settings(
-            dataFolder: link.folder, output: output, interactive: interactive,
-            environment: interactive ? nil : environment, modeDescription: link.description)
-        settings.connect = connect
-        settings.httpURL = link.httpURL
-        if let logDir = options.logDir ?? environment["PARLEY_LOG_DIR"], !logDir.isEmpty {
-            settings.logs = try ChatLogs(folder: URL(fileURLWithPath: (logDir as NSString).expandingTildeInPath))
-        } else if let saved = ChatLogs.saved(in: link.folder) {
-            settings.logs = try ChatLogs(folder: saved)
+        // The shell, then its background work, then the database: in process as in its own
+        // process, where the database must be closed before another opens the folder.
+        let status: Int32
+        do {
+            status = try await session()
+        } catch {
+            await Self.finish(store: store, upkeep: upkeep)
+            throw error
         }
-        let truecolor = ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
-        settings.preview = style == .colour && truecolor && !options.noPreview
-        settings.showProgress = style != .json && isatty(STDERR_FILENO) == 1
-        var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { settings.terminalColumns = Int(size.ws_col) }
-        settings.anotherConnection = link.another
-        settings.botState = { try BotStateStore(in: $0) }
-        settings.announce = announce
-        if interactive, isatty(STDOUT_FILENO) == 1 { settings.status = { editorBox.editor?.setStatus($0) } }
-        settings.readSecret = { prompt in
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: Terminal.readLine(prompt: prompt, echo: false)) }
-            }
-        }
-        let shell = Shell(service: link.service, settings: settings)
-        shellBox.shell = shell
-        defer { try? store?.close() }
-
-        guard let scriptName else {
-            let notifier = Notifier(command: environment["PARLEY_NOTIFY"], bell: isatty(STDOUT_FILENO) == 1)
-            return await interact(shell, output: output, folder: folder, editorBox: editorBox, notifier: notifier)
-        }
-        await shell.start(eventSink: nil)
-        var lines = LineReader(descriptor: fileno(file))
-        var status = await ScriptRunner(name: scriptName, keepGoing: options.keepGoing).run(&lines, shell: shell, output: output)
-        if let remote = await shell.connection as? RemoteChatService {
-            let waiting = Duration.seconds(options.queueWait ?? 30)
-            let left = await remote.drainQueue(offline: waiting)
-            if !left.isEmpty {
-                let listed = left.map { "\"" + Sanitizer.line(String($0.text.prefix(40))) + "\"" }.joined(separator: ", ")
-                output.error(
-                    ParleyError(
-                        .pending,
-                        "\(left.count) message\(left.count == 1 ? " is" : "s are") still queued after \(Int(waiting.components.seconds)) s without a connection: \(listed); "
-                            + "they stay in the data folder and go the next time parley runs on it"),
-                    location: scriptName)
-                output.flush()
-                status = 3
-            }
-        }
-        await shell.stop()
+        await Self.finish(store: store, upkeep: upkeep)
         return status
+
+        func session() async throws -> Int32 {
+
+            var settings = Shell.Settings(
+                dataFolder: link.folder, output: output, interactive: interactive,
+                environment: interactive ? nil : environment, modeDescription: link.description)
+            settings.connect = connect
+            settings.httpURL = link.httpURL
+            if let logDir = options.logDir ?? environment["PARLEY_LOG_DIR"], !logDir.isEmpty {
+                settings.logs = try ChatLogs(folder: URL(fileURLWithPath: (logDir as NSString).expandingTildeInPath))
+            } else if let saved = ChatLogs.saved(in: link.folder) {
+                settings.logs = try ChatLogs(folder: saved)
+            }
+            let truecolor = ["truecolor", "24bit"].contains(environment["COLORTERM"]?.lowercased() ?? "")
+            settings.preview = style == .colour && truecolor && !options.noPreview
+            settings.showProgress = style != .json && console.isTerminal(console.errors)
+            settings.variables = environment
+            var size = winsize()
+            if ioctl(console.output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { settings.terminalColumns = Int(size.ws_col) }
+            settings.anotherConnection = link.another
+            settings.botState = { try BotStateStore(in: $0) }
+            settings.announce = announce
+            if interactive, onTerminal { settings.status = { editorBox.editor?.setStatus($0) } }
+            settings.readSecret = { prompt in
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async { continuation.resume(returning: Terminal.readLine(prompt: prompt, echo: false)) }
+                }
+            }
+            let shell = Shell(service: link.service, settings: settings)
+            shellBox.shell = shell
+
+            guard let scriptName else {
+                let notifier = Notifier(command: environment["PARLEY_NOTIFY"], bell: onTerminal)
+                return await interact(shell, output: output, folder: folder, editorBox: editorBox, notifier: notifier)
+            }
+            await shell.start(eventSink: nil)
+            var lines = LineReader(descriptor: descriptor)
+            var status = await ScriptRunner(name: scriptName, keepGoing: options.keepGoing).run(&lines, shell: shell, output: output)
+            if let remote = await shell.connection as? RemoteChatService {
+                let waiting = Duration.seconds(options.queueWait ?? 30)
+                let left = await remote.drainQueue(offline: waiting)
+                if !left.isEmpty {
+                    let listed = left.map { "\"" + Sanitizer.line(String($0.text.prefix(40))) + "\"" }.joined(separator: ", ")
+                    output.error(
+                        ParleyError(
+                            .pending,
+                            "\(left.count) message\(left.count == 1 ? " is" : "s are") still queued after \(Int(waiting.components.seconds)) s without a connection: \(listed); "
+                                + "they stay in the data folder and go the next time parley runs on it"),
+                        location: scriptName)
+                    output.flush()
+                    status = 3
+                }
+            }
+            await shell.stop()
+            return status
+        }
+    }
+
+    /// Ends the upkeep and waits for it, then closes the database on a thread of its own:
+    /// closing waits for the database's readers, whose tasks need the threads a
+    /// blocking close would hold (in process, several shells end at once).
+    private static func finish(store: SQLiteChatStore?, upkeep: [Task<Void, Never>]) async {
+        for task in upkeep { task.cancel() }
+        for task in upkeep { await task.value }
+        guard let store else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                try? store.close()
+                done.resume()
+            }
+        }
     }
 
     /// The engine on `parley.sqlite` in the data folder.
@@ -114,19 +151,19 @@ struct ShellLauncher {
         folder: URL,
         showCode: @escaping @Sendable (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) },
         identity: IdentityProvider? = nil
-    ) throws -> (link: ServiceLink, store: SQLiteChatStore) {
+    ) throws -> (link: ServiceLink, store: SQLiteChatStore, upkeep: [Task<Void, Never>]) {
         let (engine, store) = try DataFolderEngine.open(folder: folder, access: .embedded) {
             $0.codeSender = DevelopmentCodeSender(show: showCode)
             $0.identityProvider = identity
         }
         // A server sweeps uploads no message took up in its upkeep; a shell, at start.
-        Task.detached { _ = try? await engine.sweepMedia() }
+        let sweep = Task.detached { _ = try? await engine.sweepMedia() }
         // Reminders come due while a shell (or `parley bot`) on the folder runs.
-        Task.detached { await engine.runReminders() }
+        let reminders = Task.detached { await engine.runReminders() }
         let link = ServiceLink(
             service: engine.connect(), folder: folder, description: "embedded (SQLite in the data folder)",
             another: { _ in engine.connect() })
-        return (link, store)
+        return (link, store, [sweep, reminders])
     }
 
     /// A client of the server at `url`; its session and outbox live in a folder of

@@ -69,7 +69,7 @@ struct BotRunCommand: AsyncParsableCommand {
             link = try ShellLauncher.remote(url: server, dataFolder: folder, trust: trust, announce: log, announceBots: log)
             store = nil
         } else {
-            (link, store) = try ShellLauncher.embedded(folder: folder)
+            (link, store, _) = try ShellLauncher.embedded(folder: folder)
         }
         var runtime = Shell.botRuntime(
             folder: link.folder, state: try BotStateStore(in: link.folder), connect: link.another, userToken: { nil },

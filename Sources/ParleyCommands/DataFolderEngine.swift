@@ -38,7 +38,7 @@ enum DataFolderEngine {
     /// `PARLEY_BCRYPT_COST`.
     static func configuration(_ configure: (inout ChatEngine.Configuration) throws -> Void) throws -> ChatEngine.Configuration {
         var configuration = ChatEngine.Configuration()
-        if let cost = ProcessInfo.processInfo.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
+        if let cost = Console.current.environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init), (4...31).contains(cost) {
             configuration.bcryptCost = cost
         }
         try configure(&configuration)
