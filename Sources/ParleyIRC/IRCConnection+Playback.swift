@@ -40,7 +40,12 @@ extension IRCConnection {
         if dropped > 0 { missed.removeFirst(dropped) }
         let capabilities = view.capabilities
         let stamped = capabilities.contains(.serverTime)
-        var lines: [IRCMessage] = [notice("Playing back \(missed.count) message\(missed.count == 1 ? "" : "s") you missed")]
+        // Each message as it reads now; the count announced is the count shown.
+        let played = missed.map { message, chat in
+            playbackLines(message, in: chat, me: me, capabilities: capabilities, stamped: stamped)
+        }.filter { !$0.isEmpty }
+        guard !played.isEmpty else { return }
+        var lines: [IRCMessage] = [notice("Playing back \(played.count) message\(played.count == 1 ? "" : "s") you missed")]
         for chat in cut {
             let name = IRCView.channel(chat.chat) ?? chat.chat.peer(of: me.id)?.handle ?? "a direct chat"
             lines.append(
@@ -51,14 +56,41 @@ extension IRCConnection {
         if dropped > 0 {
             lines.append(notice("\(dropped) more are left out (at most \(limits.total) in all): /history in the shell has them"))
         }
-        for (message, chat) in missed {
-            var shown = message
-            // A client without server-time would show the time it is played back at.
-            if !stamped { shown.text = "[\(Self.playbackTime.format(message.sentAt))] " + shown.text }
-            lines += IRCView.messageLines(shown, in: chat, me: me, capabilities: capabilities, link: view.mediaLink)
-        }
+        for each in played { lines += each }
         lines.append(notice("End of playback"))
         emit(lines)
+    }
+
+    /// A missed message as it reads now, with what changed since it was sent: a deleted
+    /// one as a placeholder where it stood, an edited one marked with when, its reactions
+    /// summed in a line after it that names it by sender, time and words. Nothing for a
+    /// line no client shows (a system message).
+    private func playbackLines(
+        _ message: Message, in chat: Chat, me: UserRef, capabilities: Set<IRCCapability>, stamped: Bool
+    ) -> [IRCMessage] {
+        var shown = message
+        // A client without server-time would show the time it is played back at.
+        var marks = stamped ? "" : "[\(Self.playbackTime.format(message.sentAt))] "
+        if message.deletedAt != nil {
+            shown.deletedAt = nil
+            shown.kind = .text
+            shown.media = nil
+            shown.replyTo = nil
+            shown.text = "[deleted message]"
+        } else if let edited = message.editedAt {
+            marks += "[edited \(IRCView.clock(edited))] "
+        }
+        shown.text = marks + shown.text
+        var lines = IRCView.messageLines(shown, in: chat, me: me, capabilities: capabilities, link: view.mediaLink)
+        guard message.deletedAt == nil, !message.reactions.isEmpty, !lines.isEmpty,
+            let target = IRCView.target(of: message, in: chat, me: me)
+        else { return lines }
+        let counts = message.reactions.map { "\($0.emoji) \($0.count)" }.joined(separator: ", ")
+        let head = message.text.replacingOccurrences(of: "\n", with: " ")
+        let words = head.isEmpty ? "" : " \"\(head.count > 40 ? head.prefix(40) + "…" : head)\""
+        let about = "\(message.sender.handle)'s message of \(IRCView.clock(message.sentAt))\(words)"
+        lines.append(IRCMessage(source: serverName, command: "NOTICE", params: [target, "[reactions to \(about): \(counts)]"]))
+        return lines
     }
 
     private func notice(_ text: String) -> IRCMessage {

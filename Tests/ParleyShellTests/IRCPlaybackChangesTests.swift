@@ -1,0 +1,52 @@
+import Foundation
+import ParleyTesting
+import Testing
+
+/// What changed while an IRC user was away reads, in their playback, as it is now: an
+/// edit marked with when it was made, a deletion as a placeholder where the line stood,
+/// reactions summed after the line they are for; the count announced is the count shown.
+@Suite(.timeLimit(.minutes(10))) struct IRCPlaybackChangesTests {
+    @Test(arguments: StoreKind.all) func editsDeletionsAndReactionsReadAsTheyAreNow(_ store: StoreKind) async throws {
+        let world = try await IRCPlaybackTests.world(store)
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        try await IRCPlaybackTests.joinThenLeave(port: port)
+
+        // While bob is away, alice says four lines, then corrects one, deletes one and
+        // reacts to one.
+        let said = try await world.alice.run(
+            "/send #swift line one\n/send #swift line two\n/send #swift line three\n/send #swift line four")
+        #expect(said.status == 0, "\(said.stderr)")
+        let history = try await world.alice.run("/history #swift 4")
+        func number(_ text: String) throws -> Int {
+            let line = try #require(history.lines.first { $0.hasSuffix("<alice> \(text)") }, "\(history.lines)")
+            return try #require(Int(String(line.drop { $0 == " " }.prefix { $0.isNumber })), "\(line)")
+        }
+        let changed = try await world.alice.run(
+            "/edit #swift \(try number("line two")) line two, corrected\n/delete #swift \(try number("line three"))\n"
+                + "/react #swift \(try number("line four")) 🎉")
+        #expect(changed.status == 0, "\(changed.stderr)")
+
+        let back = try IRCTestClient(port: port)
+        #expect(try back.signIn("bob", password: "builder-123", capabilities: ["server-time"]))
+        #expect(back.wait(containing: "NOTICE bob :Playing back 4 messages you missed") != nil)
+        #expect(back.wait(containing: "NOTICE bob :End of playback") != nil)
+        let start = try #require(back.lines.firstIndex { $0.contains("Playing back") })
+        let shown = back.lines[start...].compactMap { line -> String? in
+            guard let at = line.range(of: " PRIVMSG #swift :") ?? line.range(of: " NOTICE #swift :") else { return nil }
+            return String(line[at.upperBound...])
+        }
+        #expect(shown.count == 5, "\(shown)")
+        #expect(shown.first == "line one", "\(shown)")
+        let edited = shown.dropFirst().first ?? ""
+        #expect(edited.range(of: #"^\[edited \d\d:\d\d UTC\] line two, corrected$"#, options: .regularExpression) != nil, "\(shown)")
+        #expect(shown.dropFirst(2).first == "[deleted message]", "\(shown)")
+        #expect(shown.dropFirst(3).first == "line four", "\(shown)")
+        let reactions = shown.last ?? ""
+        #expect(
+            reactions.range(of: #"^\[reactions to alice's message of \d\d:\d\d UTC "line four": 🎉 1\]$"#, options: .regularExpression)
+                != nil, "\(shown)")
+        try back.send("QUIT")
+        #expect(back.wait(containing: "ERROR :Closing link") != nil)
+    }
+}
