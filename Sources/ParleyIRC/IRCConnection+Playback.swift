@@ -62,9 +62,9 @@ extension IRCConnection {
     }
 
     /// A missed message as it reads now, with what changed since it was sent: a deleted
-    /// one as a placeholder where it stood, an edited one marked with when, its reactions
-    /// summed in a line after it that names it by sender, time and words. Nothing for a
-    /// line no client shows (a system message).
+    /// one as a placeholder where it stood, an edited one marked with when, a reply with
+    /// the head of what it answers, its reactions summed in a line after it that names it
+    /// by sender, time and words. Nothing for a line no client shows (a system message).
     private func playbackLines(
         _ message: Message, in chat: Chat, me: UserRef, capabilities: Set<IRCCapability>, stamped: Bool
     ) -> [IRCMessage] {
@@ -79,6 +79,14 @@ extension IRCConnection {
             shown.text = "[deleted message]"
         } else if let edited = message.editedAt {
             marks += "[edited \(IRCView.clock(edited))] "
+        }
+        // A reply read later, away from what it answers, shows its head even to a person's
+        // client that takes the reply's tag but draws no replies (WeeChat); a client
+        // without the tag has it in front already (`messageLines`).
+        if message.deletedAt == nil, let reply = message.replyTo, reply.seq > 0, message.sender.id != me.id, !me.isBot,
+            capabilities.contains(.messageTags)
+        {
+            marks += "[re " + IRCView.quoted(reply) + "] "
         }
         shown.text = marks + shown.text
         var lines = IRCView.messageLines(shown, in: chat, me: me, capabilities: capabilities, link: view.mediaLink)

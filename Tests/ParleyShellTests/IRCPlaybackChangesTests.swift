@@ -49,4 +49,28 @@ import Testing
         try back.send("QUIT")
         #expect(back.wait(containing: "ERROR :Closing link") != nil)
     }
+
+    /// A client that takes `message-tags` but draws no replies (WeeChat) reads a missed
+    /// reply with the head of what it answers, as well as the tag.
+    @Test func aMissedReplyShowsWhatItAnswers() async throws {
+        let world = try await IRCGatewayTests.world()
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        try await IRCPlaybackTests.joinThenLeave(port: port)
+        #expect(try await world.alice.run("/send #swift the plan is simple").status == 0)
+        let history = try await world.alice.run("/history #swift 1")
+        let line = try #require(history.lines.first { $0.hasSuffix("<alice> the plan is simple") }, "\(history.lines)")
+        let seq = try #require(Int(String(line.drop { $0 == " " }.prefix { $0.isNumber })), "\(line)")
+        #expect(try await world.alice.run("/reply #swift \(seq) and it works").status == 0)
+
+        let back = try IRCTestClient(port: port)
+        #expect(try back.signIn("bob", password: "builder-123", capabilities: ["server-time", "message-tags"]))
+        let reply = try #require(back.wait(containing: "and it works"))
+        #expect(
+            reply.contains("+draft/reply=") && reply.hasSuffix(#"PRIVMSG #swift :[re alice: "the plan is simple"] and it works"#),
+            "\(reply)")
+        #expect(back.wait(containing: "NOTICE bob :End of playback") != nil)
+        try back.send("QUIT")
+        #expect(back.wait(containing: "ERROR :Closing link") != nil)
+    }
 }
