@@ -138,7 +138,7 @@ import Testing
         first.waitUntilExit()
         #expect(first.terminationStatus == 0)
         // Time passes while no bot runs: "once" comes due, and "beat" (every 2 s) several times.
-        while Date() < once.addingTimeInterval(4) { try? await Task.sleep(for: .seconds(0.2)) }
+        while Date() < once.addingTimeInterval(4) { guard await pause(.milliseconds(200)) else { break } }
         let (second, _) = try Self.startTicker(parley, run: 2, once: nil)
         defer {
             second.terminate()
@@ -150,7 +150,7 @@ import Testing
             let history = try await parley.run("/history @ticker 50")
             lines = history.lines.filter { $0.contains("tick ") }
             if lines.contains(where: { $0.contains("tick beat late=false run=2") }) { break }
-            try? await Task.sleep(for: .seconds(0.2))
+            guard await pause(.milliseconds(200)) else { break }
         }
         #expect(lines.contains { $0.contains("tick beat late=false run=2") }, "beats go on, on time: \(lines)")
         #expect(lines.filter { $0.contains("tick once ") }.count == 1, "\(lines)")
@@ -182,7 +182,7 @@ import Testing
                 beats = try await parley.run("/history @ticker 50").lines.compactMap { line in
                     line.range(of: "tick beat ").map { String(line[$0.lowerBound...]) }
                 }
-                if beats.count < 3 { try? await Task.sleep(for: .seconds(0.5)) }
+                if beats.count < 3 { guard await pause(.milliseconds(500)) else { break } }
             }
         }
         try #require(beats.count >= 3, "\(beats)")

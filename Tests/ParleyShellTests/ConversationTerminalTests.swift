@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTesting
 import Testing
 
 /// Mentions, replies, edits, deletions and typing as two people see them: both shells
@@ -164,7 +165,7 @@ extension TmuxSession {
             while Date() < deadline {
                 let shown = try screen()
                 if shown.contains(text) { return shown }
-                try? await Task.sleep(for: .seconds(0.05))
+                guard await pause(.milliseconds(50)) else { break }
             }
             if try screen().contains(command) { break }
         }

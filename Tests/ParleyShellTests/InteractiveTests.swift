@@ -182,7 +182,7 @@ struct TmuxSession {
         // the shell must be back from any loss first.
         var deadline = Date().addingTimeInterval(120)
         while Date() < deadline, try await !bob.run("/whois @ann").stdout.contains("online now") {
-            try? await Task.sleep(for: .seconds(0.2))
+            guard await pause(.milliseconds(200)) else { break }
         }
         func count(_ text: String, _ screen: String) -> Int { screen.components(separatedBy: text).count - 1 }
         _ = try terminal.waitFor("the shell to be connected") { count("[connection lost]", $0) == count("[connection back]", $0) }
@@ -194,7 +194,7 @@ struct TmuxSession {
             return whois.status == 0 && whois.stdout.contains("last seen")
         }
         deadline = Date().addingTimeInterval(600)
-        while Date() < deadline, try await !seenOffline() { try? await Task.sleep(for: .seconds(0.2)) }
+        while Date() < deadline, try await !seenOffline() { guard await pause(.milliseconds(200)) else { break } }
         kill(shell, SIGCONT)
         let screen = try terminal.waitFor("the loss after the stop") { $0.contains("[connection lost] the shell was stopped") }
         _ = try terminal.waitFor("[connection back]")
@@ -238,7 +238,7 @@ struct TmuxSession {
                 let answered = Date().addingTimeInterval(2)
                 while Date() < answered {
                     if try terminal.screen().contains(text) { return }
-                    try? await Task.sleep(for: .seconds(0.05))
+                    guard await pause(.milliseconds(50)) else { break }
                 }
             }
             Issue.record("Tab never completed to \(text)")

@@ -118,7 +118,7 @@ import Testing
         let temporaries = media.appendingPathComponent("tmp")
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: temporaries.path)) ?? []).isEmpty {
-            try? await Task.sleep(for: .seconds(0.02))
+            guard await pause(.milliseconds(20)) else { break }
         }
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: temporaries.path)) ?? []).count == 1)
         #expect(parley.stopServer(signal: SIGKILL) != nil)

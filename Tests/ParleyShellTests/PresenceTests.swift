@@ -10,7 +10,7 @@ extension ParleyBinary.Conversation {
             try await send("/online \(group)")
             guard let line = try waitForLine(containing: "\(group): ") else { return false }
             if line.contains("\(group): \(count) online") { return true }
-            try? await Task.sleep(for: .seconds(0.1))
+            guard await pause(.milliseconds(100)) else { break }
         }
         return false
     }
@@ -28,7 +28,7 @@ extension ParleyBinary.Conversation {
                 if line.contains(end) || line.contains("error: ") { break }
             }
             if seen { return true }
-            try? await Task.sleep(for: .seconds(0.1))
+            guard await pause(.milliseconds(100)) else { break }
         }
         return false
     }

@@ -24,7 +24,7 @@ import Testing
         let bobSet = try await bob.run("/register bob@example.com --handle bob --password builder-123\n/remind 2s check irc")
         #expect(bobSet.status == 0, "\(bobSet.stderr)")
         // Both shells are closed; the time passes.
-        try? await Task.sleep(for: .seconds(3))
+        _ = await pause(.seconds(3))
 
         let terminal = TmuxSession()
         defer { terminal.stop() }
