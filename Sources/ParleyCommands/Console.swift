@@ -19,8 +19,6 @@ package struct Console: Sendable {
     @TaskLocal package static var current = Console()
 
     func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
-
-    func writeError(_ line: String) { StandardOutput.write(line + "\n", to: errors) }
 }
 
 /// The `parley` command line, for the executable and for tests that run it in process.

@@ -94,8 +94,7 @@ extension IRCConnection {
             let target = IRCView.target(of: message, in: chat, me: me)
         else { return lines }
         let counts = message.reactions.map { "\($0.emoji) \($0.count)" }.joined(separator: ", ")
-        let head = message.text.replacingOccurrences(of: "\n", with: " ")
-        let words = head.isEmpty ? "" : " \"\(head.count > 40 ? head.prefix(40) + "…" : head)\""
+        let words = message.text.isEmpty ? "" : " \"\(IRCView.head(of: message.text))\""
         let about = "\(message.sender.handle)'s message of \(IRCView.clock(message.sentAt))\(words)"
         lines.append(IRCMessage(source: serverName, command: "NOTICE", params: [target, "[reactions to \(about): \(counts)]"]))
         return lines

@@ -78,8 +78,14 @@ extension IRCView {
     /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).
     static func quoted(_ quote: ReplyQuote) -> String {
         if quote.deleted || quote.text.isEmpty { return quote.sender.handle + (quote.deleted ? "'s deleted message" : "'s message") }
-        let head = quote.text.replacingOccurrences(of: "\n", with: " ")
-        return "\(quote.sender.handle): \"\(head.count > 40 ? head.prefix(40) + "…" : head)\""
+        return "\(quote.sender.handle): \"\(head(of: quote.text))\""
+    }
+
+    /// The first forty characters of a text on one line (`…` when there is more), to
+    /// name a message by its words.
+    static func head(of text: String) -> String {
+        let line = text.replacingOccurrences(of: "\n", with: " ")
+        return line.count > 40 ? line.prefix(40) + "…" : line
     }
 
     /// A message's time as a plain client shows it in a line's text.

@@ -6,6 +6,12 @@ import Testing
 /// edit marked with when it was made, a deletion as a placeholder where the line stood,
 /// reactions summed after the line they are for; the count announced is the count shown.
 @Suite(.timeLimit(.minutes(10))) struct IRCPlaybackChangesTests {
+    /// The number `/history` shows for alice's message `text`.
+    static func number(of text: String, in history: ParleyBinary.Result) throws -> Int {
+        let line = try #require(history.lines.first { $0.hasSuffix("<alice> \(text)") }, "\(history.lines)")
+        return try #require(Int(String(line.drop { $0 == " " }.prefix { $0.isNumber })), "\(line)")
+    }
+
     @Test(arguments: StoreKind.all) func editsDeletionsAndReactionsReadAsTheyAreNow(_ store: StoreKind) async throws {
         let world = try await IRCPlaybackTests.world(store)
         defer { world.remove() }
@@ -18,10 +24,7 @@ import Testing
             "/send #swift line one\n/send #swift line two\n/send #swift line three\n/send #swift line four")
         #expect(said.status == 0, "\(said.stderr)")
         let history = try await world.alice.run("/history #swift 4")
-        func number(_ text: String) throws -> Int {
-            let line = try #require(history.lines.first { $0.hasSuffix("<alice> \(text)") }, "\(history.lines)")
-            return try #require(Int(String(line.drop { $0 == " " }.prefix { $0.isNumber })), "\(line)")
-        }
+        func number(_ text: String) throws -> Int { try Self.number(of: text, in: history) }
         let changed = try await world.alice.run(
             "/edit #swift \(try number("line two")) line two, corrected\n/delete #swift \(try number("line three"))\n"
                 + "/react #swift \(try number("line four")) 🎉")
@@ -58,9 +61,7 @@ import Testing
         let port = try #require(world.server.ircPort)
         try await IRCPlaybackTests.joinThenLeave(port: port)
         #expect(try await world.alice.run("/send #swift the plan is simple").status == 0)
-        let history = try await world.alice.run("/history #swift 1")
-        let line = try #require(history.lines.first { $0.hasSuffix("<alice> the plan is simple") }, "\(history.lines)")
-        let seq = try #require(Int(String(line.drop { $0 == " " }.prefix { $0.isNumber })), "\(line)")
+        let seq = try Self.number(of: "the plan is simple", in: try await world.alice.run("/history #swift 1"))
         #expect(try await world.alice.run("/reply #swift \(seq) and it works").status == 0)
 
         let back = try IRCTestClient(port: port)
