@@ -14,7 +14,7 @@ import Testing
         var count: Int { calls.withLock { $0.count } }
         func waitFor(_ count: Int) async -> [OutgoingHookCall] {
             let deadline = ContinuousClock.now + .seconds(120)
-            while self.count < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            while self.count < count, ContinuousClock.now < deadline, await pause(.milliseconds(10)) {}
             return calls.withLock { $0 }
         }
     }
