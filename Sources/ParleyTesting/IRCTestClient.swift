@@ -49,6 +49,18 @@ public final class IRCTestClient: @unchecked Sendable {
         wait(timeout: timeout) { $0.contains(text) }
     }
 
+    /// `wait`, from a task: on a thread of its own, leaving the shared ones to others.
+    @discardableResult
+    public func wait(timeout: Duration = .seconds(120), for matches: @escaping @Sendable (String) -> Bool) async -> String? {
+        await onOwnThread { self.wait(timeout: timeout, for: matches) }
+    }
+
+    /// `wait(containing:)`, from a task.
+    @discardableResult
+    public func wait(containing text: String, timeout: Duration = .seconds(120)) async -> String? {
+        await onOwnThread { self.wait(timeout: timeout) { $0.contains(text) } }
+    }
+
     /// Registers as a guest (`--irc-guests`) under `nick`, asking for `capabilities`
     /// first; true once the welcome (001) came.
     public func joinAsGuest(_ nick: String, realname: String, capabilities: [String]) throws -> Bool {
@@ -72,6 +84,16 @@ public final class IRCTestClient: @unchecked Sendable {
         guard wait(for: { $0.contains(" 903 ") || $0.contains(" 904 ") })?.contains(" 903 ") == true else { return false }
         try send("CAP END")
         return wait(containing: " 001 ") != nil
+    }
+
+    /// `joinAsGuest`, from a task.
+    public func joinAsGuest(_ nick: String, realname: String, capabilities: [String]) async throws -> Bool {
+        try await onOwnThread { try self.joinAsGuest(nick, realname: realname, capabilities: capabilities) }
+    }
+
+    /// `signIn`, from a task.
+    public func signIn(_ handle: String, password: String, capabilities: [String] = []) async throws -> Bool {
+        try await onOwnThread { try self.signIn(handle, password: password, capabilities: capabilities) }
     }
 
     /// Reads what has arrived into lines; false once the server closed the connection.

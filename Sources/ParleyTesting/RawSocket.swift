@@ -175,13 +175,8 @@ public struct RawHTTP {
     public static func request(
         port: Int, method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], from source: String? = nil
     ) async throws -> Response {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        try blockingRequest(port: port, method: method, path: path, headers: headers, body: body, from: source)
-                    })
-            }
+        try await onOwnThread {
+            try blockingRequest(port: port, method: method, path: path, headers: headers, body: body, from: source)
         }
     }
 

@@ -74,6 +74,16 @@ public struct ServeProcess: Sendable {
             process: process, url: listening.absoluteString, port: bound, ircPort: portAfter("irc"), ircsPort: portAfter("ircs"))
     }
 
+    /// `start`, from a task: its wait for the server's first line on a thread of its own.
+    public static func start(
+        data: URL, port: Int = 0, arguments: [String] = [], logLevel: String = "warning", log: URL? = nil,
+        environment extra: [String: String] = [:], hosts: URL? = nil
+    ) async throws -> ServeProcess {
+        try await onOwnThread {
+            try start(data: data, port: port, arguments: arguments, logLevel: logLevel, log: log, environment: extra, hosts: hosts)
+        }
+    }
+
     /// A server on a port of its own below the kernel's ephemeral range, where no other
     /// test's socket can take it while it is down: for a test that restarts it there.
     public static func startRestartable(data: URL, arguments: [String] = []) throws -> ServeProcess {
@@ -81,6 +91,11 @@ public struct ServeProcess: Sendable {
             if let started = try? start(data: data, port: Int.random(in: 20_000..<32_000), arguments: arguments) { return started }
         }
         return try start(data: data, port: Int.random(in: 20_000..<32_000), arguments: arguments)
+    }
+
+    /// `startRestartable`, from a task.
+    public static func startRestartable(data: URL, arguments: [String] = []) async throws -> ServeProcess {
+        try await onOwnThread { try startRestartable(data: data, arguments: arguments) }
     }
 
     /// SIGKILL: no goodbye, no cleanup, as a crash would end it.

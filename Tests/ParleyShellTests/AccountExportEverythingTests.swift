@@ -36,9 +36,9 @@ import Testing
         let botToken = try #require(made.stdout.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix(BotToken.prefix) })
         #expect(try await HookScriptTests.post(port, hookPath, "build 7 passed", headers: ["Content-Type": "text/plain"]).text == "ok")
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try irc.signIn("alice", password: "wonderland-1"))
+        #expect(try await irc.signIn("alice", password: "wonderland-1"))
         try irc.send("MONITOR + bob")
-        #expect(irc.wait { $0.contains(" 730 alice ") || $0.contains(" 731 alice ") } != nil, "MONITOR answered")
+        #expect(await irc.wait { $0.contains(" 730 alice ") || $0.contains(" 731 alice ") } != nil, "MONITOR answered")
 
         let file = world.folder.appendingPathComponent("me.json")
         let exported = try await alice.run("/export me \(file.path)")

@@ -25,7 +25,7 @@ import Testing
         """#
 
     @Test func aRestartedBotDoesNotRunTheCommandsItMissedUnlessAHandlerAsks() async throws {
-        let world = try ServedShells(["alice"])
+        let world = try await ServedShells(["alice"])
         defer { world.remove() }
         let alice = world["alice"]
         let made = try await alice.run(

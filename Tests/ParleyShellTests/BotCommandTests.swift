@@ -7,7 +7,7 @@ import Testing
 /// client's `/msg BOT help`, lists them.
 @Suite struct BotCommandTests {
     @Test func aHeadlessBotsCommandsAreCheckedAndListed() async throws {
-        let world = try ServedShells(["alice", "bob", "dave"])
+        let world = try await ServedShells(["alice", "bob", "dave"])
         defer { world.remove() }
         let (server, alice, bob, dave) = (world.server, world["alice"], world["bob"], world["dave"])
         #expect(try await alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
@@ -25,7 +25,7 @@ import Testing
             bot.waitUntilExit()
         }
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: try #require(bot.errors))
-        #expect(try log.waitForLine(containing: "loaded moderator") != nil)
+        #expect(try await log.waitForLine(containing: "loaded moderator") != nil)
         #expect(try await alice.run("/invite @mod #team\n/op @bob #team").status == 0)
 
         // A member's !kick is refused, privately; an admin's runs.
@@ -49,13 +49,15 @@ import Testing
 
         // An IRC client asks the bot itself.
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("dave", password: "diver-12345"))
+        #expect(try await irc.signIn("dave", password: "diver-12345"))
         try irc.send("PRIVMSG mod :help")
-        #expect(irc.wait(containing: ":mod!mod@parley NOTICE dave :Commands of mod, typed in a channel it is in:") != nil)
+        #expect(await irc.wait(containing: ":mod!mod@parley NOTICE dave :Commands of mod, typed in a channel it is in:") != nil)
         #expect(
-            irc.wait(
+            await irc.wait(
                 containing: ":mod!mod@parley NOTICE dave :  !kick @USER  remove someone from the group (the admins of the channel only)")
                 != nil)
-        #expect(irc.wait(containing: ":mod!mod@parley NOTICE dave :  !stats  how busy the bot is (the bot's owner or @carol only)") != nil)
+        #expect(
+            await irc.wait(containing: ":mod!mod@parley NOTICE dave :  !stats  how busy the bot is (the bot's owner or @carol only)") != nil
+        )
     }
 }

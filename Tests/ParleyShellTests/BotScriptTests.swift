@@ -35,7 +35,7 @@ struct BotScriptTests {
     static func runExample(
         _ name: String, mode: ParleyBinary.Mode, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> ParleyBinary.Result {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try await parley.run(arguments: ["run", "examples/\(name)"])
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
@@ -43,7 +43,7 @@ struct BotScriptTests {
     }
 
     @Test func declaredCommandsJoinHelpAndRunInTheCurrentChat() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let result = try await parley.run(
             """
@@ -74,7 +74,7 @@ struct BotScriptTests {
     /// message carries the plugin's `via` either way.
     @Test(arguments: [("answer", false), ("answer", true), ("answer-slash", true)])
     func twoPluginsActingAsTheirUsersDoNotLoop(mode: String, askForPluginMessages: Bool) async throws {
-        let server = try ParleyBinary(mode: .server)
+        let server = try await ParleyBinary(mode: .server)
         defer { server.remove() }
         let setup = try await server.run(
             """
@@ -98,7 +98,7 @@ struct BotScriptTests {
             try await shell.send("/join #loop")
             try await shell.send(
                 "/plugin load \(Self.testBot) --name pong-\(name) \(mode) /dev/null \(askForPluginMessages ? "bots" : "people")")
-            #expect(try shell.waitForLine(containing: "Loaded plugin pong-\(name)") != nil)
+            #expect(try await shell.waitForLine(containing: "Loaded plugin pong-\(name)") != nil)
         }
         // Each plugin takes its events in order and its lines run in order, so once
         // both have answered something later, everything they were going to say to
@@ -130,7 +130,7 @@ struct BotScriptTests {
     /// A plugin that never reads its events costs the shell nothing: 600 sends go
     /// through and the plugin's oldest events are dropped, with a count.
     @Test func aPluginThatNeverReadsDoesNotDelayTheShell() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         var script = """
             /register alice@example.com --handle alice --password secret-alice
@@ -164,7 +164,7 @@ struct BotScriptTests {
         var port = 0
         for _ in 0..<50 where port == 0 {
             let candidate = Int.random(in: 20_000..<32_000)
-            if let probe = try? ServeProcess.start(data: folder.appendingPathComponent("probe"), port: candidate) {
+            if let probe = try? await ServeProcess.start(data: folder.appendingPathComponent("probe"), port: candidate) {
                 probe.stop()
                 port = candidate
             }
@@ -172,7 +172,7 @@ struct BotScriptTests {
         #expect(port != 0)
         // The bot account is made on first use by the user signed in in the bot's folder.
         let url = "ws://127.0.0.1:\(port)/v1/ws"
-        var server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
+        var server = try await ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
         let owner = ParleyBinary(serverURL: url)
         defer { owner.remove() }
         let signUp = try await owner.run("/register alice@example.com --handle alice --password secret-alice")
@@ -180,14 +180,14 @@ struct BotScriptTests {
         server.stop()
         let (bot, errors) = try Self.echoBot(server: url, data: owner.data)
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors)
-        #expect(try log.waitForLine(containing: "retrying in") != nil, "no server yet")
-        server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
-        #expect(try log.waitForLine(containing: "loaded echo") != nil)
+        #expect(try await log.waitForLine(containing: "retrying in") != nil, "no server yet")
+        server = try await ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
+        #expect(try await log.waitForLine(containing: "loaded echo") != nil)
         server.stop()
-        #expect(try log.waitForLine(containing: "[echo] [connection lost]") != nil)
-        server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
+        #expect(try await log.waitForLine(containing: "[echo] [connection lost]") != nil)
+        server = try await ServeProcess.start(data: folder.appendingPathComponent("server"), port: port)
         defer { server.stop() }
-        #expect(try log.waitForLine(containing: "[echo] [connection back]") != nil)
+        #expect(try await log.waitForLine(containing: "[echo] [connection back]") != nil)
         bot.terminate()
         bot.waitUntilExit()
         #expect(bot.terminationStatus == 0)
@@ -207,7 +207,7 @@ struct BotScriptTests {
     }
 
     @Test func parleyBotServesAGroupAndStopsOnSigterm() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let signUp = try await parley.run("/register alice@example.com --handle alice --password secret-alice")
         #expect(signUp.status == 0, "\(signUp.stderr)")
@@ -240,21 +240,21 @@ struct BotScriptTests {
     /// the plugin first and closes the database last, exits 0, and leaves the folder
     /// free for a server.
     @Test func parleyBotOnTheEmbeddedDatabaseStopsInOrder() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let signUp = try await parley.run("/register alice@example.com --handle alice --password secret-alice")
         #expect(signUp.status == 0, "\(signUp.stderr)")
         let (bot, errors) = try Self.echoBot(server: nil, data: parley.data)
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: errors)
-        let loaded = try #require(try log.waitForLine(containing: "loaded echo"))
+        let loaded = try await #require(try log.waitForLine(containing: "loaded echo"))
         let pid = try #require(loaded.firstMatch(of: /pid (\d+)/).flatMap { Int32($0.1) })
         bot.terminate()
-        let stopped = try log.waitForLine(containing: "stopped:")
+        let stopped = try await log.waitForLine(containing: "stopped:")
         #expect(stopped?.hasSuffix("stopped: plugins, then the connection, the bot state and the database") == true, "\(stopped ?? "")")
         bot.waitUntilExit()
         #expect(bot.terminationStatus == 0)
         #expect(kill(pid, 0) != 0, "the plugin stopped with the bot")
-        let server = try ServeProcess.start(data: parley.data)
+        let server = try await ServeProcess.start(data: parley.data)
         server.stop()
     }
 }

@@ -27,12 +27,12 @@ import Testing
 
         // IRC: SASL PLAIN with the token as the password.
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("dice", password: secret))
+        #expect(try await irc.signIn("dice", password: secret))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: " 366 dice #swift ") != nil)
+        #expect(await irc.wait(containing: " 366 dice #swift ") != nil)
         // Not as another account: a token is its bot's only.
         let other = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try !other.signIn("alice", password: secret))
+        #expect(try await !other.signIn("alice", password: secret))
 
         // WebSocket: `parley bot` signs in with `sign_in_bot`, and answers in the group.
         var environment = ProcessInfo.processInfo.environment
@@ -47,7 +47,7 @@ import Testing
             bot.waitUntilExit()
         }
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: try #require(bot.errors))
-        #expect(try log.waitForLine(containing: "loaded dice") != nil)
+        #expect(try await log.waitForLine(containing: "loaded dice") != nil)
         let rolled = try await alice.run("/send #swift !roll 1d6\n/wait --timeout 600 #swift rolled 1d6\n/bots tokens @dice")
         #expect(rolled.status == 0, "\(rolled.stderr)")
         #expect(rolled.stdout.contains("ci  made ") && rolled.stdout.contains("last used "), "\(rolled.stdout)")
@@ -56,10 +56,10 @@ import Testing
         // opens nothing any more.
         let id = try #require(rolled.lines.last?.split(separator: " ").first.map(String.init))
         #expect(try await alice.run("/bots revoke @dice \(id)").status == 0)
-        #expect(irc.wait(containing: "ERROR :Closing link") != nil)
-        #expect(try log.waitForLine(containing: "[dice] [signed out]") != nil)
+        #expect(await irc.wait(containing: "ERROR :Closing link") != nil)
+        #expect(try await log.waitForLine(containing: "[dice] [signed out]") != nil)
         let after = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try !after.signIn("dice", password: secret))
+        #expect(try await !after.signIn("dice", password: secret))
         let refused = try await RawHTTP.request(
             port: server.port, method: "PUT", path: "/v1/media?kind=file", headers: ["Authorization": "Bearer \(secret)"],
             body: Array("x".utf8))

@@ -5,7 +5,7 @@ import Testing
 /// `/export` writes a chat's whole history, as text or JSON lines.
 @Suite(.timeLimit(.minutes(10))) struct ChatLogTests {
     @Test func logsAndExportsKeepEachChatInPlainText() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let bob = ParleyBinary(clientOf: parley)
         defer { bob.remove() }
@@ -14,24 +14,24 @@ import Testing
         let logs = parley.data.appendingPathComponent("logs")
         let ann = try parley.converse(arguments: ["--log-dir", logs.path])
         try await ann.send("/send #aa hello from ann")
-        #expect(try ann.waitForLine(containing: "<ann> hello from ann") != nil)
+        #expect(try await ann.waitForLine(containing: "<ann> hello from ann") != nil)
         try await ann.send("/edit #aa 1 hello again")
-        #expect(try ann.waitForLine(containing: "hello again (edited)") != nil)
+        #expect(try await ann.waitForLine(containing: "hello again (edited)") != nil)
         try await ann.send("/send #aa second")
-        #expect(try ann.waitForLine(containing: "<ann> second") != nil)
+        #expect(try await ann.waitForLine(containing: "<ann> second") != nil)
         try await ann.send("/delete #aa 2")
-        #expect(try ann.waitForLine(containing: "Deleted message 2") != nil)
+        #expect(try await ann.waitForLine(containing: "Deleted message 2") != nil)
         try await ann.send("/msg @bob psst")
-        #expect(try ann.waitForLine(containing: "psst") != nil)
+        #expect(try await ann.waitForLine(containing: "psst") != nil)
         #expect(try await bob.run("/send #aa from bob").status == 0)
         try await ann.send("/wait #aa from bob")
-        #expect(try ann.waitForLine(containing: "<bob> from bob") != nil)
+        #expect(try await ann.waitForLine(containing: "<bob> from bob") != nil)
         let text = parley.data.appendingPathComponent("aa.txt")
         let json = parley.data.appendingPathComponent("aa.json")
         try await ann.send("/export #aa \(text.path)")
-        #expect(try ann.waitForLine(containing: "Wrote 3 messages of #aa") != nil)
+        #expect(try await ann.waitForLine(containing: "Wrote 3 messages of #aa") != nil)
         try await ann.send("/export #aa \(json.path) --json")
-        #expect(try ann.waitForLine(containing: "Wrote 3 messages of #aa") != nil)
+        #expect(try await ann.waitForLine(containing: "Wrote 3 messages of #aa") != nil)
         ann.finish()
 
         let files = try FileManager.default.contentsOfDirectory(atPath: logs.path).sorted()
@@ -62,7 +62,7 @@ import Testing
     /// `/autolog on DIR` is kept with the data folder: the next shell logs without a
     /// flag, until `/autolog off`.
     @Test func autologIsASettingKeptForTheDataFolder() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let logs = parley.data.appendingPathComponent("kept-logs")
         let first = try await parley.run(

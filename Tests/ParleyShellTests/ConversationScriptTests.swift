@@ -22,7 +22,7 @@ import Testing
 
     @Test(arguments: ParleyBinary.Mode.allCases) func mentionsRepliesEditsReactionsTopicsAndAwayAsJSON(mode: ParleyBinary.Mode) async throws
     {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try await parley.run(
             """
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func theSameCommandsReadWellWithoutJSON() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let result = try await parley.run(
             aliceAndBob + """

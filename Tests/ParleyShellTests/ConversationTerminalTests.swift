@@ -7,7 +7,7 @@ import Testing
 /// and the highlight.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ConversationTerminalTests {
     @Test func mentionsRingRepliesQuoteAndEditsReachTheOtherUser() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let setup = try await parley.run(
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func aNotifyCommandRunsInsteadOfTheBell() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let setup = try await parley.run(
@@ -116,7 +116,7 @@ import Testing
     /// `!`, without touching the half-typed line; a chat leaves it once it is current. A
     /// muted chat stays out of it, and a mentions-only chat counts its mentions alone.
     @Test func theHotlistShowsOtherChatsWithNews() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let bob = ParleyBinary(clientOf: parley)

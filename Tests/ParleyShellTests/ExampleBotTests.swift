@@ -8,7 +8,7 @@ import Testing
     static let executable = ParleyBinary.executable.deletingLastPathComponent().appendingPathComponent("parley-example-bot")
 
     @Test func theExampleBotCountsAndAnswersInAGroup() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         #expect(try await parley.run("/register alice@example.com --handle alice --password secret-alice\n/create #team").status == 0)
@@ -22,7 +22,7 @@ import Testing
             bot.waitUntilExit()
         }
         let log = ParleyBinary.Conversation(process: bot, input: FileHandle.nullDevice, output: try #require(bot.errors))
-        #expect(try log.waitForLine(containing: "tally runs as @tally") != nil)
+        #expect(try await log.waitForLine(containing: "tally runs as @tally") != nil)
         #expect(try await parley.run("/invite @tally #team\n/send #team one\n/send #team !tally").status == 0)
         let answered = try await OutgoingHookScriptTests.poll({ try await parley.run("/history #team 10").stdout }) {
             $0.contains("messages here since I joined")

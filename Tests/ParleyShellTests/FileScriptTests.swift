@@ -7,7 +7,7 @@ import Testing
 /// byte; a file over the limit is refused and nothing of it is kept.
 @Suite(.timeLimit(.minutes(10))) struct FileScriptTests {
     @Test func filesAreSentListedAndSavedByteForByte() async throws {
-        let parley = try ParleyBinary(mode: .server, serverArguments: ["--max-file-mb", "1"])
+        let parley = try await ParleyBinary(mode: .server, serverArguments: ["--max-file-mb", "1"])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-files-\(UUID().uuidString)")
         defer {
             parley.remove()

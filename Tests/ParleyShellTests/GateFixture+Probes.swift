@@ -10,8 +10,8 @@ extension GateFixture {
 
     func probe(_ door: Door, _ rule: GateRule) async throws -> String {
         switch door {
-        case .webSocket: try webSocket(rule)
-        case .irc: try ircLine(rule)
+        case .webSocket: try await webSocket(rule)
+        case .irc: try await ircLine(rule)
         case .httpAPI: try await api(rule)
         case .media: try await media(rule)
         case .incomingHook: try await incomingHook(rule)
@@ -21,10 +21,10 @@ extension GateFixture {
     }
 
     /// A socket signed in as `handle` (from `address`), or the refusal it got.
-    private func socket(_ handle: String, from address: String? = nil) throws -> (SilentSocket, String) {
+    private func socket(_ handle: String, from address: String? = nil) async throws -> (SilentSocket, String) {
         let socket = try SilentSocket(port: port, from: address)
         try socket.sendText(#"{"id":1,"op":"sign_in","args":{"login":"@\#(handle)","password":"\#(handle)-pass-1"}}"#)
-        return (socket, DoorRulesScriptTests.reply(socket, id: 1) ?? "no reply")
+        return await (socket, DoorRulesScriptTests.reply(socket, id: 1) ?? "no reply")
     }
 
     private func send(_ chat: Int, _ text: String, via: String? = nil) -> String {
@@ -32,29 +32,29 @@ extension GateFixture {
         return #"{"chat":\#(chat),"text":\#(quoted)\#(via.map { #","via":"\#($0)""# } ?? "")}"#
     }
 
-    private func webSocket(_ rule: GateRule) throws -> String {
+    private func webSocket(_ rule: GateRule) async throws -> String {
         let mark = Self.refusedMark
         switch rule {
         case .signedOut:
             let socket = try SilentSocket(port: port)
             try socket.sendText(#"{"id":7,"op":"send","args":\#(send(team, mark))}"#)
-            return DoorRulesScriptTests.reply(socket, id: 7) ?? "no reply"
+            return await DoorRulesScriptTests.reply(socket, id: 7) ?? "no reply"
         case .revokedToken:
             let socket = try SilentSocket(port: port)
             try socket.sendText(#"{"id":7,"op":"resume","args":{"token":"\#(revokedSession)"}}"#)
-            return DoorRulesScriptTests.reply(socket, id: 7) ?? "no reply"
-        case .suspended, .bannedAccount: return try socket("mallory").1
-        case .bannedRange: return try socket("bob", from: "127.0.0.2").1
+            return await DoorRulesScriptTests.reply(socket, id: 7) ?? "no reply"
+        case .suspended, .bannedAccount: return try await socket("mallory").1
+        case .bannedRange: return try await socket("bob", from: "127.0.0.2").1
         case .overRate:
             // More requests at once than the rate lets wait: the socket is closed.
-            let (socket, _) = try socket("bob")
+            let (socket, _) = try await socket("bob")
             // The server may close mid-flood: a write that fails ends it.
             for id in 0..<3000 {
                 guard (try? socket.sendText(#"{"id":\#(id + 10),"op":"ping","args":{}}"#)) != nil else { break }
             }
-            return "close \(socket.readCloseCode().map(String.init) ?? "none")"
+            return "close \(await socket.readCloseCode().map(String.init) ?? "none")"
         case .notMember, .notAdmin, .tooLarge, .forgedProvenance:
-            let (socket, _) = try socket("mallory")
+            let (socket, _) = try await socket("mallory")
             let request =
                 switch rule {
                 case .notMember: #"{"id":7,"op":"send","args":\#(send(open, mark))}"#
@@ -63,44 +63,44 @@ extension GateFixture {
                 default: #"{"id":7,"op":"send","args":\#(send(team, mark, via: "hook:CI:Release Bot"))}"#
                 }
             try socket.sendText(request)
-            return DoorRulesScriptTests.reply(socket, id: 7) ?? "no reply"
+            return await DoorRulesScriptTests.reply(socket, id: 7) ?? "no reply"
         }
     }
 
-    private func ircLine(_ rule: GateRule) throws -> String {
+    private func ircLine(_ rule: GateRule) async throws -> String {
         let mark = Self.refusedMark
         switch rule {
         case .signedOut:
             let client = try IRCTestClient(port: irc)
             try client.send("PRIVMSG #team :\(mark)")
-            return client.wait(containing: " 451 ") ?? client.lines.joined(separator: "\n")
+            return await client.wait(containing: " 451 ") ?? client.lines.joined(separator: "\n")
         case .revokedToken:
             // mallory signs her IRC connection's session out from a socket: it ends.
             let client = try IRCTestClient(port: irc)
-            try #require(try client.signIn("mallory", password: "mallory-pass-1"))
-            let (socket, _) = try socket("mallory")
-            let sessions = try request(socket, id: 2, op: "sessions", args: "{}")
+            try await #require(try client.signIn("mallory", password: "mallory-pass-1"))
+            let (socket, _) = try await socket("mallory")
+            let sessions = try await request(socket, id: 2, op: "sessions", args: "{}")
             let ircSession = try #require(
                 ((sessions["result"] as? [[String: Any]]) ?? []).first { $0["client"] as? String == "irc" }?["id"] as? String, "\(sessions)"
             )
-            _ = try request(socket, id: 3, op: "revoke_session", args: #"{"id":"\#(ircSession)"}"#)
-            return client.wait(containing: "ERROR :Closing link: ") ?? client.lines.joined(separator: "\n")
+            _ = try await request(socket, id: 3, op: "revoke_session", args: #"{"id":"\#(ircSession)"}"#)
+            return await client.wait(containing: "ERROR :Closing link: ") ?? client.lines.joined(separator: "\n")
         case .suspended, .bannedAccount, .bannedRange:
             let client = try IRCTestClient(port: irc, from: rule == .bannedRange ? "127.0.0.2" : nil)
-            _ = try client.signIn(
+            _ = try await client.signIn(
                 rule == .bannedRange ? "bob" : "mallory", password: rule == .bannedRange ? "bob-pass-1" : "mallory-pass-1")
             return client.lines.joined(separator: "\n")
         case .overRate:
             let client = try IRCTestClient(port: irc)
-            try #require(try client.signIn("bob", password: "bob-pass-1"))
+            try await #require(try client.signIn("bob", password: "bob-pass-1"))
             // The server may close mid-flood (a loaded CI run saw a broken pipe): a write that fails ends it.
             for index in 0..<3000 {
                 guard (try? client.send("PING flood-\(index)")) != nil else { break }
             }
-            return client.wait(containing: "ERROR :Closing link: ") ?? client.lines.suffix(3).joined(separator: "\n")
+            return await client.wait(containing: "ERROR :Closing link: ") ?? client.lines.suffix(3).joined(separator: "\n")
         case .notMember, .notAdmin, .tooLarge, .forgedProvenance:
             let client = try IRCTestClient(port: irc)
-            try #require(try client.signIn("mallory", password: "mallory-pass-1"))
+            try await #require(try client.signIn("mallory", password: "mallory-pass-1"))
             let (line, numeric) =
                 switch rule {
                 case .notMember: ("PRIVMSG #open :\(mark)", " 404 ")
@@ -108,7 +108,7 @@ extension GateFixture {
                 default: ("PRIVMSG #team :\(mark)" + String(repeating: "x", count: 600), " 417 ")
                 }
             try client.send(line)
-            return client.wait(containing: numeric) ?? client.lines.suffix(3).joined(separator: "\n")
+            return await client.wait(containing: numeric) ?? client.lines.suffix(3).joined(separator: "\n")
         }
     }
 

@@ -22,8 +22,8 @@ final class GateFixture {
     var botToken = "", revokedBotToken = "", revokedSession = ""
     var hookPath = "", removedHookPath = "", secretMedia = "", bobSeq = 0
 
-    init(store: StoreKind) throws {
-        world = try ServedShells(
+    init(store: StoreKind) async throws {
+        world = try await ServedShells(
             Self.people, store: store,
             arguments: [
                 "--admin", "oscar", "--hook-allow-loopback", "--max-file-mb", "1", "--max-hook-kib", "8", "--hook-rate", "2",
@@ -77,8 +77,8 @@ final class GateFixture {
 
         // Ids, a message of bob's and a file in #secret, through the API and a socket.
         let alice = try SilentSocket(port: port)
-        let aliceToken = try DoorRulesScriptTests.signIn(alice, "@alice", "alice-pass-1")
-        let listed = try request(alice, id: 2, op: "chats", args: "{}")
+        let aliceToken = try await DoorRulesScriptTests.signIn(alice, "@alice", "alice-pass-1")
+        let listed = try await request(alice, id: 2, op: "chats", args: "{}")
         for item in (listed["result"] as? [[String: Any]]) ?? [] {
             guard let chat = item["chat"] as? [String: Any], let id = chat["id"] as? Int else { continue }
             switch chat["handle"] as? String {
@@ -89,24 +89,24 @@ final class GateFixture {
             }
         }
         try #require(team != 0 && open != 0 && secret != 0, "\(listed)")
-        let history = try request(alice, id: 3, op: "history", args: #"{"chat":\#(team),"limit":20}"#)
+        let history = try await request(alice, id: 3, op: "history", args: #"{"chat":\#(team),"limit":20}"#)
         let page = (history["result"] as? [String: Any])?["messages"] as? [[String: Any]] ?? (history["result"] as? [[String: Any]]) ?? []
         bobSeq = try #require(page.first { ($0["text"] as? String) == "hello from bob" }?["seq"] as? Int, "\(history)")
         let uploaded = try await RawHTTP.request(
             port: port, method: "PUT", path: "/v1/media?kind=file&chat=\(secret)", headers: ["Authorization": "Bearer \(aliceToken)"],
             body: Array("secret plans".utf8))
         secretMedia = try #require(uploaded.text.firstMatch(of: /"id":"([^"]+)"/).map { String($0.1) }, "\(uploaded.text)")
-        let sent = try request(
+        let sent = try await request(
             alice, id: 5, op: "send", args: #"{"chat":\#(secret),"text":"","media":"\#(secretMedia)","name":"plans.txt"}"#)
         try #require(sent["ok"] as? Bool == true, "\(sent)")
 
         // A session of mallory's, signed out: its token is revoked.
         let signedOut = try SilentSocket(port: port)
-        revokedSession = try DoorRulesScriptTests.signIn(signedOut, "@mallory", "mallory-pass-1")
-        let sessions = try request(signedOut, id: 2, op: "sessions", args: "{}")
+        revokedSession = try await DoorRulesScriptTests.signIn(signedOut, "@mallory", "mallory-pass-1")
+        let sessions = try await request(signedOut, id: 2, op: "sessions", args: "{}")
         let current = try #require(
             ((sessions["result"] as? [[String: Any]]) ?? []).first { $0["current"] as? Bool == true }?["id"] as? String)
-        _ = try request(signedOut, id: 3, op: "revoke_session", args: #"{"id":"\#(current)"}"#)
+        _ = try await request(signedOut, id: 3, op: "revoke_session", args: #"{"id":"\#(current)"}"#)
 
         // The embedded shell: ann's #ea (ben a member) and #eb (ben not).
         let made = try await embedded.run(
@@ -122,9 +122,9 @@ final class GateFixture {
     }
 
     /// Sends one request on `socket` and returns its reply as an object.
-    func request(_ socket: SilentSocket, id: Int, op: String, args: String) throws -> [String: Any] {
+    func request(_ socket: SilentSocket, id: Int, op: String, args: String) async throws -> [String: Any] {
         try socket.sendText(#"{"id":\#(id),"op":"\#(op)","args":\#(args)}"#)
-        let reply = try #require(DoorRulesScriptTests.reply(socket, id: id), "no reply to \(op)")
+        let reply = try #require(await DoorRulesScriptTests.reply(socket, id: id), "no reply to \(op)")
         return try #require(try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any])
     }
 

@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test(arguments: StoreKind.all) func everyDoorRefuses(_ store: StoreKind) async throws {
-        let world = try GateFixture(store: store)
+        let world = try await GateFixture(store: store)
         defer { world.remove() }
         try await world.setUp()
         // Rules that need no change of standing first, then each standing in turn, then

@@ -5,7 +5,7 @@ import Testing
 /// an error and never crashes or hangs.
 @Suite(.timeLimit(.minutes(10))) struct HostileScriptTests {
     @Test(arguments: ParleyBinary.Mode.allCases) func durationsPastTenYearsAreUsageErrors(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         _ = try await parley.run(aliceAndBob + "\n/logout\n/login @alice --password secret-alice\n")
         for line in [
@@ -24,7 +24,7 @@ import Testing
     /// 32 MB in one line: read in linear time it is a second's work; the quadratic
     /// reader took 10 s for 4 MB, so 32 MB would pass the suite's time limit.
     @Test func aHugeLineIsRefusedInLinearTimeAndTheScriptGoesOn() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let huge = "/send #swift " + String(repeating: "a", count: 32 << 20)
         let result = try await parley.run(aliceAndBob + "\n\(huge)\n/whoami\n", arguments: ["--keep-going"])
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func aHugeUnknownCommandIsRefusedAtOnce() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let result = try await parley.run("/" + String(repeating: "z", count: 200_000) + "\n")
         #expect(result.status == 1)
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func anUnsetVariableFailsTheSameOnAPlainLineAsInSend() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let result = try await parley.run(aliceAndBob + "\n/join #swift\nhello $PARLEY_NOT_SET_ANYWHERE\n")
         #expect(result.status == 1)
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func theDataFolderAndItsFilesAreTheOwnersAlone() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let result = try await parley.run(aliceAndBob + "\n")
         #expect(result.status == 0, "\(result.stderr)")
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func aServersErrorTextReachesTheTerminalSanitized() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         // The server's refusal quotes the address, escape sequence and all.
         let result = try await parley.run(

@@ -9,7 +9,7 @@ import Testing
     @Test func aMessageCountsOnceAcrossRestartsOfTheShellAndTheServer() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-hotlist-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        var server = try ServeProcess.startRestartable(data: folder.appendingPathComponent("server"))
+        var server = try await ServeProcess.startRestartable(data: folder.appendingPathComponent("server"))
         defer { server.stop() }
         let ann = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)
@@ -58,7 +58,7 @@ import Testing
         // The server is killed and comes back; the shell resumes.
         server.kill()
         _ = try terminal.waitFor("[connection lost]")
-        server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
+        server = try await ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
         _ = try terminal.waitFor("[connection back]")
         try await expectHotlist("@bob 2", after: "marker four")
         #expect(try await bob.run("/msg @ann third").status == 0)

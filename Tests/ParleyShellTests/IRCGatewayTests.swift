@@ -27,7 +27,7 @@ import Testing
     static func world(pingTimeout: Int = 600, arguments: [String] = []) async throws -> World {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", String(pingTimeout)] + arguments)
         let alice = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)
@@ -48,13 +48,13 @@ import Testing
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["server-time", "message-tags", "echo-message"]))
+        #expect(try await irc.signIn("bob", password: "builder-123", capabilities: ["server-time", "message-tags", "echo-message"]))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: ":bob!bob@parley JOIN #swift") != nil)
-        #expect(irc.wait(containing: " 332 bob #swift :all things Swift") != nil)
+        #expect(await irc.wait(containing: ":bob!bob@parley JOIN #swift") != nil)
+        #expect(await irc.wait(containing: " 332 bob #swift :all things Swift") != nil)
         let names = try #require(irc.wait(containing: " 353 bob = #swift :"))
         #expect(names.hasSuffix(":@alice bob"))
-        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
 
         // The shell speaks; the IRC client hears it as a PRIVMSG with its time and id.
         #expect(try await alice.run("/send #swift hello irc").status == 0)
@@ -63,17 +63,17 @@ import Testing
 
         // The IRC client speaks: echoed once stored, and in the shell's history.
         try irc.send("PRIVMSG #swift :hello shell")
-        #expect(irc.wait(containing: ":bob!bob@parley PRIVMSG #swift :hello shell") != nil)
+        #expect(await irc.wait(containing: ":bob!bob@parley PRIVMSG #swift :hello shell") != nil)
         let history = try await alice.run("/history #swift 5")
         #expect(history.lines.contains { $0.hasSuffix("<bob> hello shell") }, "\(history.lines)")
 
         // A topic set in the shell, and a kick, reach the IRC client as lines.
         #expect(try await alice.run("/topic #swift Swift 6.2").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley TOPIC #swift :Swift 6.2") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley TOPIC #swift :Swift 6.2") != nil)
         #expect(try await alice.run("/kick @bob #swift").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley KICK #swift bob") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley KICK #swift bob") != nil)
         try irc.send("PRIVMSG #swift :still here?")
-        #expect(irc.wait(containing: " 404 bob #swift ") != nil, "a kicked user can no longer send to the channel")
+        #expect(await irc.wait(containing: " 404 bob #swift ") != nil, "a kicked user can no longer send to the channel")
     }
 
     @Test func aDirectMessageCrossesBothWays() async throws {
@@ -81,13 +81,13 @@ import Testing
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["echo-message"]))
+        #expect(try await irc.signIn("bob", password: "builder-123", capabilities: ["echo-message"]))
         try irc.send("PRIVMSG alice :psst, from irc")
-        #expect(irc.wait(containing: "PRIVMSG alice :psst, from irc") != nil)
+        #expect(await irc.wait(containing: "PRIVMSG alice :psst, from irc") != nil)
         let history = try await alice.run("/history @bob 5")
         #expect(history.lines.contains { $0.hasSuffix("<bob> psst, from irc") }, "\(history.lines)")
         #expect(try await alice.run("/msg @bob and back from the shell").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from the shell") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from the shell") != nil)
     }
 
     @Test func wrongCredentialsGetTheirNumericsAndNoSession() async throws {
@@ -96,36 +96,36 @@ import Testing
         let server = world.server
         let port = try #require(server.ircPort)
         let sasl = try IRCTestClient(port: port)
-        #expect(try !sasl.signIn("bob", password: "not-his-password"))
+        #expect(try await !sasl.signIn("bob", password: "not-his-password"))
         #expect(sasl.lines.contains { $0.contains(" 904 ") })
 
         let pass = try IRCTestClient(port: port)
         try pass.send("PASS wrong-password")
         try pass.send("NICK bob")
         try pass.send("USER bob 0 * :Bob")
-        #expect(pass.wait(containing: " 464 ") != nil)
-        #expect(pass.wait(containing: "ERROR :Closing link") != nil)
+        #expect(await pass.wait(containing: " 464 ") != nil)
+        #expect(await pass.wait(containing: "ERROR :Closing link") != nil)
 
         let right = try IRCTestClient(port: port)
         try right.send("PASS bob:builder-123")
         try right.send("NICK whoever")
         try right.send("USER bob 0 * :Bob")
-        #expect(right.wait(containing: ":whoever!whoever@parley NICK bob") != nil, "the nick is the handle")
-        #expect(right.wait(containing: " 001 bob ") != nil)
+        #expect(await right.wait(containing: ":whoever!whoever@parley NICK bob") != nil, "the nick is the handle")
+        #expect(await right.wait(containing: " 001 bob ") != nil)
         try right.send("FROBNICATE now")
-        #expect(right.wait(containing: " 421 bob FROBNICATE ") != nil)
+        #expect(await right.wait(containing: " 421 bob FROBNICATE ") != nil)
 
         // Hostile lines get their numerics, store nothing, and the connection goes on.
         try right.send("JOIN #swift")
-        #expect(right.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await right.wait(containing: " 366 bob #swift ") != nil)
         try right.send("PRIVMSG #swift :" + String(repeating: "x", count: 600))
-        #expect(right.wait(containing: " 417 bob ") != nil)
+        #expect(await right.wait(containing: " 417 bob ") != nil)
         try right.send("PRIVMSG #swift :" + String(repeating: "y", count: 20_000))
-        #expect(right.wait(containing: " 417 bob ") != nil)
+        #expect(await right.wait(containing: " 417 bob ") != nil)
         try right.send("JOIN " + (1...11).map { "#g\($0)" }.joined(separator: ","))
-        #expect(right.wait(containing: " 407 bob ") != nil)
+        #expect(await right.wait(containing: " 407 bob ") != nil)
         try right.send("PING :still-there")
-        #expect(right.wait(containing: "PONG parley still-there") != nil)
+        #expect(await right.wait(containing: "PONG parley still-there") != nil)
         let history = try await world.alice.run("/history #swift 5")
         #expect(!history.stdout.contains("xxxx") && !history.stdout.contains("yyyy"))
     }
@@ -136,14 +136,14 @@ import Testing
         let world = try await Self.world(pingTimeout: 15)
         defer { world.remove() }
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123"))
+        #expect(try await irc.signIn("bob", password: "builder-123"))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         let bobOnline = { try await world.alice.run("/online #swift").lines.contains { $0.hasPrefix("@bob") } }
         #expect(try await Self.eventually { try await bobOnline() })
         // Silent from now on: the server's PINGs go unanswered.
         #expect(try await Self.eventually { try await !bobOnline() })
-        #expect(irc.wait(containing: "ERROR :Closing link: ping timeout") != nil)
+        #expect(await irc.wait(containing: "ERROR :Closing link: ping timeout") != nil)
     }
 
     /// `--irc-guests`: a client without credentials under a free nick talks as a guest,
@@ -164,7 +164,7 @@ import Testing
 
     static func guestWorld() async throws -> GuestWorld {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-irc-\(UUID().uuidString)")
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("data"),
             arguments: ["--irc-port", "0", "--irc-guests", "--min-password-length", "6", "--ping-timeout", "600"])
         let world = GuestWorld(server: server, alice: ParleyBinary(serverURL: server.url), folder: folder)
@@ -182,28 +182,28 @@ import Testing
         let taken = try IRCTestClient(port: port)
         try taken.send("NICK Alice")
         try taken.send("USER a 0 * :A")
-        #expect(taken.wait(containing: " 433 * Alice ") != nil, "an account's nick is not a guest's")
+        #expect(await taken.wait(containing: " 433 * Alice ") != nil, "an account's nick is not a guest's")
 
         let guest = try IRCTestClient(port: port)
-        #expect(try guest.joinAsGuest("visitor", realname: "V", capabilities: ["echo-message"]))
+        #expect(try await guest.joinAsGuest("visitor", realname: "V", capabilities: ["echo-message"]))
         try guest.send("JOIN #lobby")
-        #expect(guest.wait(containing: " 353 visitor = #lobby @visitor") != nil, "joining a channel nobody made makes it")
+        #expect(await guest.wait(containing: " 353 visitor = #lobby @visitor") != nil, "joining a channel nobody made makes it")
         #expect(try await alice.run("/join #lobby").status == 0)
-        #expect(guest.wait(containing: ":alice!alice@parley JOIN #lobby") != nil)
+        #expect(await guest.wait(containing: ":alice!alice@parley JOIN #lobby") != nil)
         try guest.send("PRIVMSG #lobby :hello from a guest")
-        #expect(guest.wait(containing: ":visitor!visitor@parley PRIVMSG #lobby :hello from a guest") != nil)
+        #expect(await guest.wait(containing: ":visitor!visitor@parley PRIVMSG #lobby :hello from a guest") != nil)
         let members = try await alice.run("/members #lobby")
         #expect(members.stdout.contains("visitor (guest)"), "\(members.stdout)")
 
         let second = try IRCTestClient(port: port)
         try second.send("NICK visitor")
         try second.send("USER v 0 * :V")
-        #expect(second.wait(containing: " 433 * visitor ") != nil, "a connected guest's nick is taken")
+        #expect(await second.wait(containing: " 433 * visitor ") != nil, "a connected guest's nick is taken")
         try second.send("NICK visitor2")
-        #expect(second.wait(containing: " 001 visitor2 ") != nil)
+        #expect(await second.wait(containing: " 001 visitor2 ") != nil)
 
         try guest.send("QUIT :bye")
-        #expect(guest.wait(containing: "ERROR ") != nil)
+        #expect(await guest.wait(containing: "ERROR ") != nil)
         // Its nick is free again once it is gone.
         #expect(
             try await Self.eventually {
@@ -233,15 +233,15 @@ import Testing
         var clients: [String: IRCTestClient] = [:]
         for (nick, capabilities) in asked {
             let client = try IRCTestClient(port: port)
-            #expect(try client.joinAsGuest(nick, realname: nick, capabilities: capabilities))
+            #expect(try await client.joinAsGuest(nick, realname: nick, capabilities: capabilities))
             try client.send("JOIN #lobby")
-            #expect(client.wait(containing: " 366 \(nick) #lobby ") != nil)
+            #expect(await client.wait(containing: " 366 \(nick) #lobby ") != nil)
             clients[nick] = client
         }
         #expect(try await alice.run("/join #lobby").status == 0)
         #expect(try await alice.run("/send #lobby shaped alike").status == 0)
         var heard: [String: String] = [:]
-        for (nick, client) in clients { heard[nick] = client.wait(containing: "PRIVMSG #lobby :shaped alike") }
+        for (nick, client) in clients { heard[nick] = await client.wait(containing: "PRIVMSG #lobby :shaped alike") }
 
         let line = ":alice!alice@parley PRIVMSG #lobby :shaped alike"
         #expect(heard["plain"] == line)
@@ -264,56 +264,56 @@ import Testing
         let port = try #require(server.ircPort)
         #expect(try await alice.run("/rules #swift visibility=private").status == 0)
         let bob = try IRCTestClient(port: port)
-        #expect(try bob.signIn("bob", password: "builder-123"))
+        #expect(try await bob.signIn("bob", password: "builder-123"))
         try bob.send("JOIN #swift")
-        #expect(bob.wait(containing: " 473 bob #swift ") != nil, "a private group")
+        #expect(await bob.wait(containing: " 473 bob #swift ") != nil, "a private group")
 
         let aliceIRC = try IRCTestClient(port: port)
-        #expect(try aliceIRC.signIn("alice", password: "wonderland-1"))
+        #expect(try await aliceIRC.signIn("alice", password: "wonderland-1"))
         try aliceIRC.send("INVITE bob #swift")
-        #expect(aliceIRC.wait(containing: " 341 alice bob #swift") != nil)
-        #expect(bob.wait(containing: ":alice!alice@parley INVITE bob #swift") != nil)
+        #expect(await aliceIRC.wait(containing: " 341 alice bob #swift") != nil)
+        #expect(await bob.wait(containing: ":alice!alice@parley INVITE bob #swift") != nil)
         try bob.send("INVITE")
-        #expect(bob.wait(containing: " 336 bob #swift") != nil)
-        #expect(bob.wait(containing: " 337 bob ") != nil)
+        #expect(await bob.wait(containing: " 336 bob #swift") != nil)
+        #expect(await bob.wait(containing: " 337 bob ") != nil)
         try bob.send("JOIN #swift")
-        #expect(bob.wait(containing: " 332 bob #swift :all things Swift") != nil)
+        #expect(await bob.wait(containing: " 332 bob #swift :all things Swift") != nil)
         let setter = try #require(bob.wait(containing: " 333 bob #swift "))
         #expect(setter.contains(" 333 bob #swift alice "), "\(setter)")
-        #expect(aliceIRC.wait(containing: ":bob!bob@parley JOIN #swift") != nil)
+        #expect(await aliceIRC.wait(containing: ":bob!bob@parley JOIN #swift") != nil)
         try aliceIRC.send("INVITE bob #swift")
-        #expect(aliceIRC.wait(containing: " 443 alice bob #swift ") != nil, "already a member")
+        #expect(await aliceIRC.wait(containing: " 443 alice bob #swift ") != nil, "already a member")
 
         try bob.send("OPER alice not-her-password")
-        #expect(bob.wait(containing: " 464 bob ") != nil)
+        #expect(await bob.wait(containing: " 464 bob ") != nil)
         try bob.send("OPER bob builder-123")
-        #expect(bob.wait(containing: " 491 bob ") != nil, "bob is not one of the server's admins")
+        #expect(await bob.wait(containing: " 491 bob ") != nil, "bob is not one of the server's admins")
         try bob.send("OPER alice wonderland-1")
-        #expect(bob.wait(containing: " 381 bob ") != nil)
+        #expect(await bob.wait(containing: " 381 bob ") != nil)
         try bob.send("MODE bob")
-        #expect(bob.wait(containing: " 221 bob +io") != nil)
+        #expect(await bob.wait(containing: " 221 bob +io") != nil)
 
         // Two guests in a channel bob makes; one changes nick, then bob kicks both at once.
         try bob.send("JOIN #lobby")
-        #expect(bob.wait(containing: " 366 bob #lobby ") != nil)
+        #expect(await bob.wait(containing: " 366 bob #lobby ") != nil)
         var guests: [IRCTestClient] = []
         for nick in ["visitor", "tourist"] {
             let guest = try IRCTestClient(port: port)
             try guest.send("NICK \(nick)")
             try guest.send("USER g 0 * :G")
-            #expect(guest.wait(containing: " 001 \(nick) ") != nil)
+            #expect(await guest.wait(containing: " 001 \(nick) ") != nil)
             try guest.send("JOIN #lobby")
-            #expect(bob.wait(containing: ":\(nick)!\(nick)@parley JOIN #lobby") != nil)
+            #expect(await bob.wait(containing: ":\(nick)!\(nick)@parley JOIN #lobby") != nil)
             guests.append(guest)
         }
         try guests[0].send("NICK Visitor")
-        #expect(guests[0].wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
-        #expect(bob.wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
-        #expect(guests[1].wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
+        #expect(await guests[0].wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
+        #expect(await bob.wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
+        #expect(await guests[1].wait(containing: ":visitor!visitor@parley NICK Visitor") != nil)
         try bob.send("KICK #lobby Visitor,tourist :out you go")
-        #expect(bob.wait(containing: "KICK #lobby Visitor :out you go") != nil)
-        #expect(bob.wait(containing: "KICK #lobby tourist :out you go") != nil)
-        #expect(guests[1].wait(containing: "KICK #lobby tourist :out you go") != nil)
+        #expect(await bob.wait(containing: "KICK #lobby Visitor :out you go") != nil)
+        #expect(await bob.wait(containing: "KICK #lobby tourist :out you go") != nil)
+        #expect(await guests[1].wait(containing: "KICK #lobby tourist :out you go") != nil)
     }
 
     /// draft/read-marker: MARKREAD moves the same read marker as the shell's, so the
@@ -328,20 +328,20 @@ import Testing
 
         let irc = try IRCTestClient(port: try #require(server.ircPort))
         #expect(
-            try irc.signIn(
+            try await irc.signIn(
                 "bob", password: "builder-123", capabilities: ["draft/read-marker", "server-time", "batch", "draft/chathistory"]))
-        #expect(irc.wait(containing: " MARKREAD #swift timestamp=") != nil, "bob has read up to when he joined")
+        #expect(await irc.wait(containing: " MARKREAD #swift timestamp=") != nil, "bob has read up to when he joined")
         try irc.send("CHATHISTORY LATEST #swift * 2")
         let one = try #require(irc.wait(containing: "PRIVMSG #swift one"))
         let tags = try #require(one.split(separator: " ").first).dropFirst().split(separator: ";")
         let time = try #require(tags.first { $0.hasPrefix("time=") }).dropFirst("time=".count)
         try irc.send("MARKREAD #swift timestamp=\(time)")
-        #expect(irc.wait(containing: "MARKREAD #swift timestamp=\(time)") != nil)
+        #expect(await irc.wait(containing: "MARKREAD #swift timestamp=\(time)") != nil)
         #expect(try await bob.run("/chats").stdout.contains("#swift (1 unread)"), "read up to \"one\"")
         try irc.send("MARKREAD #swift timestamp=2001-01-01T00:00:00.000Z")
-        #expect(irc.wait(containing: "MARKREAD #swift timestamp=\(time)") != nil, "never backwards")
+        #expect(await irc.wait(containing: "MARKREAD #swift timestamp=\(time)") != nil, "never backwards")
         try irc.send("MARKREAD #swift timestamp=yesterday")
-        #expect(irc.wait(containing: "FAIL MARKREAD INVALID_PARAMS #swift") != nil)
+        #expect(await irc.wait(containing: "FAIL MARKREAD INVALID_PARAMS #swift") != nil)
     }
 
     /// An edit reaches IRC clients as a marked new line tied to the original, a deletion
@@ -352,9 +352,10 @@ import Testing
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["message-tags", "echo-message", "draft/message-redaction"]))
+        #expect(
+            try await irc.signIn("bob", password: "builder-123", capabilities: ["message-tags", "echo-message", "draft/message-redaction"]))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         #expect(try await alice.run("/send #swift teh plan").status == 0)
         let sent = try #require(irc.wait(containing: "PRIVMSG #swift :teh plan"))
         let msgid = try #require(sent.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix("msgid=") })
@@ -368,20 +369,20 @@ import Testing
         let unreact = try #require(irc.wait(containing: "+draft/unreact="))
         #expect(unreact.contains("+draft/unreact=👍") && unreact.contains("TAGMSG #swift"), "\(unreact)")
         try irc.send("REDACT #swift \(msgid)")
-        #expect(irc.wait(containing: "FAIL REDACT REDACT_FORBIDDEN #swift \(msgid) ") != nil, "only alice, or an owner or admin")
+        #expect(await irc.wait(containing: "FAIL REDACT REDACT_FORBIDDEN #swift \(msgid) ") != nil, "only alice, or an owner or admin")
         #expect(try await alice.run("/delete #swift \(seq)").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley REDACT #swift \(msgid)") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley REDACT #swift \(msgid)") != nil)
 
         try irc.send("PRIVMSG #swift :oops, wrong window")
         let mine = try #require(irc.wait(containing: "PRIVMSG #swift :oops, wrong window"))
         let mineID = try #require(mine.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix("msgid=") })
             .dropFirst("msgid=".count)
         try irc.send("REDACT #swift \(mineID) :wrong window")
-        #expect(irc.wait(containing: "REDACT #swift \(mineID) :wrong window") != nil)
+        #expect(await irc.wait(containing: "REDACT #swift \(mineID) :wrong window") != nil)
         let history = try await alice.run("/history #swift 5")
         #expect(!history.stdout.contains("oops, wrong window"), "\(history.stdout)")
         try irc.send("REDACT #swift 999999-1")
-        #expect(irc.wait(containing: "FAIL REDACT UNKNOWN_MSGID #swift 999999-1 ") != nil, "a msgid from another chat")
+        #expect(await irc.wait(containing: "FAIL REDACT UNKNOWN_MSGID #swift 999999-1 ") != nil, "a msgid from another chat")
     }
 
     /// An image reaches an IRC user as its caption and a link that opens in a browser
@@ -391,9 +392,9 @@ import Testing
         defer { world.remove() }
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123"))
+        #expect(try await irc.signIn("bob", password: "builder-123"))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         try FileManager.default.createDirectory(at: alice.data, withIntermediateDirectories: true)
         let picture = alice.data.appendingPathComponent("dot.png")
         let png = SampleMedia.png(width: 4, height: 3) { x, y in [UInt8(x * 60), UInt8(y * 80), 200, 255] }
@@ -427,30 +428,30 @@ import Testing
         let server = world.server
         let port = try #require(server.ircPort)
         let bob = try IRCTestClient(port: port)
-        #expect(try bob.signIn("bob", password: "builder-123"))
+        #expect(try await bob.signIn("bob", password: "builder-123"))
         // Nobody holds these nicks yet, and nobody shares a channel with bob.
         try bob.send("MONITOR + carol,nobody,bad*nick")
-        #expect(bob.wait(containing: " 731 bob carol,nobody") != nil)
-        #expect(bob.wait(containing: " 731 bob bad*nick") != nil, "a nick that cannot be one")
+        #expect(await bob.wait(containing: " 731 bob carol,nobody") != nil)
+        #expect(await bob.wait(containing: " 731 bob bad*nick") != nil, "a nick that cannot be one")
         // A guest taking a watched nick comes online under it, and goes.
         let guest = try IRCTestClient(port: port)
         try guest.send("NICK nobody")
         try guest.send("USER n 0 * :N")
-        #expect(bob.wait(containing: " 730 bob nobody!nobody@parley") != nil)
+        #expect(await bob.wait(containing: " 730 bob nobody!nobody@parley") != nil)
         try guest.send("QUIT :bye")
-        #expect(bob.wait(containing: " 731 bob nobody") != nil)
+        #expect(await bob.wait(containing: " 731 bob nobody") != nil)
         try bob.send("MONITOR - nobody")
         try bob.send("MONITOR L")
-        #expect(bob.wait(containing: " 732 bob carol") != nil)
-        #expect(bob.wait(containing: " 733 bob ") != nil)
+        #expect(await bob.wait(containing: " 732 bob carol") != nil)
+        #expect(await bob.wait(containing: " 733 bob ") != nil)
         // The list stays with bob's account: another connection of his sees it.
         let again = try IRCTestClient(port: port)
-        #expect(try again.signIn("bob", password: "builder-123"))
+        #expect(try await again.signIn("bob", password: "builder-123"))
         try again.send("MONITOR S")
-        #expect(again.wait(containing: " 731 bob carol") != nil)
+        #expect(await again.wait(containing: " 731 bob carol") != nil)
         try again.send("MONITOR C")
         try again.send("MONITOR L")
-        #expect(again.wait(for: { $0.contains(" 732 ") || $0.contains(" 733 ") })?.contains(" 733 bob ") == true)
+        #expect(await again.wait(for: { $0.contains(" 732 ") || $0.contains(" 733 ") })?.contains(" 733 bob ") == true)
     }
 
     /// Two nodes on one PostgreSQL, each with the gateway: an IRC user on node A and a
@@ -482,33 +483,33 @@ import Testing
         #expect(try await bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
 
         let irc = try IRCTestClient(port: try #require(nodes[0].ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123"))
+        #expect(try await irc.signIn("bob", password: "builder-123"))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: " 353 bob = #swift :@alice bob") != nil, "the names come from the shared database")
+        #expect(await irc.wait(containing: " 353 bob = #swift :@alice bob") != nil, "the names come from the shared database")
         #expect(try await alice.run("/send #swift hello from node B").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :hello from node B") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :hello from node B") != nil)
         try irc.send("PRIVMSG #swift :hello from node A")
         try irc.send("PRIVMSG alice :a direct word from A")
         try irc.send("PING :sent")
-        #expect(irc.wait(containing: "PONG parley sent") != nil)
+        #expect(await irc.wait(containing: "PONG parley sent") != nil)
         let group = try await alice.run("/history #swift 5")
         #expect(group.stdout.contains("hello from node A"), "\(group.stdout)")
         let direct = try await alice.run("/history @bob 5")
         #expect(direct.stdout.contains("a direct word from A"), "\(direct.stdout)")
         #expect(try await alice.run("/send @bob and back from B").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from B") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley PRIVMSG bob :and back from B") != nil)
 
         // Across nodes a message's client-only tags go with it (they are not stored, so
         // the bus carries that event), and a plain message's event is the one written
         // with the message.
         let tagger = try IRCTestClient(port: try #require(nodes[0].ircPort))
-        #expect(try tagger.signIn("bob", password: "builder-123", capabilities: ["message-tags"]))
+        #expect(try await tagger.signIn("bob", password: "builder-123", capabilities: ["message-tags"]))
         try tagger.send("JOIN #swift")
-        #expect(tagger.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await tagger.wait(containing: " 366 bob #swift ") != nil)
         let listener = try IRCTestClient(port: try #require(nodes[1].ircPort))
-        #expect(try listener.signIn("alice", password: "wonderland-1", capabilities: ["message-tags"]))
+        #expect(try await listener.signIn("alice", password: "wonderland-1", capabilities: ["message-tags"]))
         try listener.send("JOIN #swift")
-        #expect(listener.wait(containing: " 366 alice #swift ") != nil)
+        #expect(await listener.wait(containing: " 366 alice #swift ") != nil)
         try tagger.send("@+example.org/mood=happy PRIVMSG #swift :tagged from A")
         try tagger.send("PRIVMSG #swift :plain from A")
         let tagged = try #require(listener.wait(containing: "PRIVMSG #swift :tagged from A"))
@@ -518,11 +519,11 @@ import Testing
 
         // An operator's WALLOPS on node B reaches a +w client on node A.
         try tagger.send("MODE bob +w")
-        #expect(tagger.wait(containing: "MODE bob +w") != nil)
+        #expect(await tagger.wait(containing: "MODE bob +w") != nil)
         try listener.send("OPER alice wonderland-1")
-        #expect(listener.wait(containing: " 381 alice ") != nil)
+        #expect(await listener.wait(containing: " 381 alice ") != nil)
         try listener.send("WALLOPS :restart at noon")
-        #expect(tagger.wait(containing: ":alice!alice@parley WALLOPS :restart at noon") != nil)
+        #expect(await tagger.wait(containing: ":alice!alice@parley WALLOPS :restart at noon") != nil)
     }
 
     /// Channel modes are group settings: set in the shell, they bind an IRC client; set
@@ -533,23 +534,23 @@ import Testing
         let (server, alice) = (world.server, world.alice)
         #expect(try await alice.run("/rules #swift posting=voiced").status == 0)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["echo-message"]))
+        #expect(try await irc.signIn("bob", password: "builder-123", capabilities: ["echo-message"]))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         try irc.send("MODE #swift")
-        #expect(irc.wait(containing: " 324 bob #swift +ntm") != nil)
+        #expect(await irc.wait(containing: " 324 bob #swift +ntm") != nil)
         try irc.send("PRIVMSG #swift :may I speak?")
-        #expect(irc.wait(containing: " 404 bob #swift ") != nil, "a moderated group")
+        #expect(await irc.wait(containing: " 404 bob #swift ") != nil, "a moderated group")
         #expect(try await alice.run("/voice @bob #swift").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley MODE #swift +v bob") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley MODE #swift +v bob") != nil)
         try irc.send("PRIVMSG #swift :thanks a lot")
-        #expect(irc.wait(containing: ":bob!bob@parley PRIVMSG #swift :thanks a lot") != nil)
+        #expect(await irc.wait(containing: ":bob!bob@parley PRIVMSG #swift :thanks a lot") != nil)
 
         // An op bans a nick nobody holds yet, and sets a key and a limit, over IRC.
         #expect(try await alice.run("/op @bob #swift").status == 0)
-        #expect(irc.wait(containing: "MODE #swift +o bob") != nil)
+        #expect(await irc.wait(containing: "MODE #swift +o bob") != nil)
         try irc.send("MODE #swift +bkl mallory!*@* sesame 10")
-        #expect(irc.wait(containing: ":bob!bob@parley MODE #swift +bkl mallory!*@* sesame 10") != nil)
+        #expect(await irc.wait(containing: ":bob!bob@parley MODE #swift +bkl mallory!*@* sesame 10") != nil)
         let bans = try await alice.run("/bans #swift")
         #expect(bans.lines.contains("@mallory"), "\(bans.lines)")
         let rules = try await alice.run("/rules #swift")
@@ -571,15 +572,15 @@ import Testing
         let (server, alice) = (world.server, world.alice)
         let irc = try IRCTestClient(port: try #require(server.ircPort))
         let capabilities = ["batch", "draft/chathistory", "server-time", "message-tags"]
-        #expect(try irc.signIn("bob", password: "builder-123", capabilities: capabilities))
+        #expect(try await irc.signIn("bob", password: "builder-123", capabilities: capabilities))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         try irc.send("CHATHISTORY LATEST #swift * 10")
         let start = try #require(irc.wait(containing: " chathistory #swift"))
         let id = try #require(start.split(separator: " ").first { $0.hasPrefix("+") }).dropFirst()
         let earlier = try #require(irc.wait(containing: "PRIVMSG #swift :before bob came"))
         #expect(earlier.contains("batch=\(id)") && earlier.contains("time=") && earlier.contains("msgid="), "\(earlier)")
-        #expect(irc.wait(containing: "BATCH -\(id)") != nil)
+        #expect(await irc.wait(containing: "BATCH -\(id)") != nil)
         let msgid = try #require(earlier.split(separator: ";").first { $0.hasPrefix("msgid=") || $0.hasPrefix("@msgid=") })
             .split(separator: "=").last.map(String.init)
         let seq = try #require(msgid?.split(separator: "-").last.map(String.init))
@@ -591,7 +592,7 @@ import Testing
         // A reply over IRC shows in the shell as one.
         try irc.send("@+draft/reply=\(try #require(msgid)) PRIVMSG #swift :answering you")
         try irc.send("PING :after-reply")
-        #expect(irc.wait(containing: "PONG parley after-reply") != nil)
+        #expect(await irc.wait(containing: "PONG parley after-reply") != nil)
         let history = try await alice.run("/history #swift 1")
         #expect(history.stdout.contains("answering you") && history.stdout.contains("↳ @alice: before bob came"), "\(history.stdout)")
 
@@ -603,7 +604,7 @@ import Testing
         #expect(reacted.contains("+draft/react=👍") && reacted.contains("+draft/reply=\(original)"), "\(reacted)")
         try irc.send("@+draft/react=🎉;+draft/reply=\(original) TAGMSG #swift")
         try irc.send("PING :after-react")
-        #expect(irc.wait(containing: "PONG parley after-react") != nil)
+        #expect(await irc.wait(containing: "PONG parley after-react") != nil)
         let reactions = try await alice.run("/history #swift 3")
         #expect(reactions.stdout.contains("🎉 1") && reactions.stdout.contains("👍 1"), "\(reactions.stdout)")
     }
@@ -619,32 +620,32 @@ import Testing
         let port = try #require(server.ircPort)
         let bob = try IRCTestClient(port: port)
         let caps = ["message-tags", "echo-message", "setname", "labeled-response", "batch"]
-        #expect(try bob.signIn("bob", password: "builder-123", capabilities: caps))
+        #expect(try await bob.signIn("bob", password: "builder-123", capabilities: caps))
         try bob.send("JOIN #swift")
-        #expect(bob.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await bob.wait(containing: " 366 bob #swift ") != nil)
 
         let helper = try IRCTestClient(port: port)
-        #expect(try helper.joinAsGuest("helper", realname: "Helpful Bot", capabilities: ["message-tags"]))
-        #expect(helper.wait(containing: "BOT=B") != nil)
+        #expect(try await helper.joinAsGuest("helper", realname: "Helpful Bot", capabilities: ["message-tags"]))
+        #expect(await helper.wait(containing: "BOT=B") != nil)
         try helper.send("MODE helper +B")
-        #expect(helper.wait(containing: ":helper!helper@parley MODE helper +B") != nil)
+        #expect(await helper.wait(containing: ":helper!helper@parley MODE helper +B") != nil)
         try helper.send("JOIN #swift")
-        #expect(helper.wait(containing: " 366 helper #swift ") != nil)
+        #expect(await helper.wait(containing: " 366 helper #swift ") != nil)
         try helper.send("PRIVMSG #swift :beep boop")
         let beep = try #require(bob.wait(containing: "PRIVMSG #swift :beep boop"))
         #expect(beep.hasPrefix("@bot;msgid="), "\(beep)")
         try bob.send("WHOIS helper")
-        #expect(bob.wait(containing: " 335 bob helper :") != nil)
+        #expect(await bob.wait(containing: " 335 bob helper :") != nil)
         try bob.send("WHO #swift %tnfa,42")
-        #expect(bob.wait(containing: " 354 bob 42 alice H@ alice") != nil)
-        #expect(bob.wait(containing: " 354 bob 42 helper HB 0") != nil, "a guest has no account: 0")
-        #expect(bob.wait(containing: " 315 bob #swift ") != nil)
+        #expect(await bob.wait(containing: " 354 bob 42 alice H@ alice") != nil)
+        #expect(await bob.wait(containing: " 354 bob 42 helper HB 0") != nil, "a guest has no account: 0")
+        #expect(await bob.wait(containing: " 315 bob #swift ") != nil)
         try bob.send("MODE bob +B")
-        #expect(bob.wait(containing: "NOTICE bob :forbidden: ") != nil, "a person's account is not made a bot")
+        #expect(await bob.wait(containing: "NOTICE bob :forbidden: ") != nil, "a person's account is not made a bot")
 
         // SETNAME is the display name every client shows.
         try bob.send("SETNAME :Bob the Builder")
-        #expect(bob.wait(containing: ":bob!bob@parley SETNAME :Bob the Builder") != nil)
+        #expect(await bob.wait(containing: ":bob!bob@parley SETNAME :Bob the Builder") != nil)
         let members = try await alice.run("/members #swift")
         #expect(members.stdout.contains("Bob the Builder"), "\(members.stdout)")
 
@@ -658,20 +659,20 @@ import Testing
 
         // One labeled line to two nicks reaches both; the same label again is a new line.
         try bob.send("@label=1 PRIVMSG alice,helper :to both")
-        #expect(helper.wait(containing: ":bob!bob@parley PRIVMSG helper :to both") != nil)
+        #expect(await helper.wait(containing: ":bob!bob@parley PRIVMSG helper :to both") != nil)
         try bob.send("@label=1 PRIVMSG alice :and again")
         try bob.send("PRIVMSG bob :a note to myself")
-        #expect(bob.wait(containing: ":bob!bob@parley PRIVMSG bob :a note to myself") != nil)
+        #expect(await bob.wait(containing: ":bob!bob@parley PRIVMSG bob :a note to myself") != nil)
         let history = try await alice.run("/history @bob 5")
         #expect(history.lines.contains { $0.hasSuffix("> to both") }, "\(history.lines)")
         #expect(history.lines.contains { $0.hasSuffix("> and again") }, "\(history.lines)")
 
         // Someone away is G in a channel's WHO.
         try bob.send("AWAY :lunch")
-        #expect(bob.wait(containing: " 306 bob ") != nil)
+        #expect(await bob.wait(containing: " 306 bob ") != nil)
         try helper.send("WHO #swift")
-        #expect(helper.wait(for: { $0.contains(" 352 helper #swift ") && $0.contains(" bob G ") }) != nil)
-        #expect(helper.wait(containing: " 315 helper #swift ") != nil)
+        #expect(await helper.wait(for: { $0.contains(" 352 helper #swift ") && $0.contains(" bob G ") }) != nil)
+        #expect(await helper.wait(containing: " 315 helper #swift ") != nil)
     }
 
     /// Polls `condition` until it holds; false after 120 s (a guard against a hang).

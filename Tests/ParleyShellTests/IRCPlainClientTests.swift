@@ -11,13 +11,13 @@ import Testing
         let world = try await IRCGatewayTests.world()
         defer { world.remove() }
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123", capabilities: ["server-time"]))
+        #expect(try await irc.signIn("bob", password: "builder-123", capabilities: ["server-time"]))
         try irc.send("JOIN #swift")
-        #expect(irc.wait(containing: " 366 bob #swift ") != nil)
+        #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         // alice's messages are 2 and 3 in #swift (1 was sent before bob came).
         #expect(try await world.alice.run("/send #swift teh plan is simple\n/send #swift second thought").status == 0)
         let original = try #require(irc.wait(containing: "PRIVMSG #swift :teh plan is simple"))
-        #expect(irc.wait(containing: "PRIVMSG #swift :second thought") != nil)
+        #expect(await irc.wait(containing: "PRIVMSG #swift :second thought") != nil)
         let sentTime = try #require(original.split(separator: " ").first.map { String($0.dropFirst("@time=".count)) })
         let clock = String(sentTime.dropFirst(11).prefix(5)) + " UTC"
 
@@ -29,13 +29,14 @@ import Testing
 
         #expect(try await world.alice.run("/react #swift 2 👍").status == 0)
         #expect(
-            irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :\u{1}ACTION reacted 👍 to alice: \"the plan is simple\"\u{1}") != nil)
+            await irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :\u{1}ACTION reacted 👍 to alice: \"the plan is simple\"\u{1}")
+                != nil)
 
         #expect(try await world.alice.run("/reply #swift 2 agreed, simple").status == 0)
-        #expect(irc.wait(containing: "PRIVMSG #swift :[re alice: \"the plan is simple\"] agreed, simple") != nil)
+        #expect(await irc.wait(containing: "PRIVMSG #swift :[re alice: \"the plan is simple\"] agreed, simple") != nil)
 
         #expect(try await world.alice.run("/delete #swift 3").status == 0)
-        #expect(irc.wait(containing: ":alice!alice@parley NOTICE #swift :[deleted their message of ") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley NOTICE #swift :[deleted their message of ") != nil)
         #expect(!irc.lines.contains { $0.contains("TAGMSG") || $0.contains("REDACT") }, "\(irc.lines)")
     }
 }

@@ -31,9 +31,9 @@ import Testing
         #expect(changed.status == 0, "\(changed.stderr)")
 
         let back = try IRCTestClient(port: port)
-        #expect(try back.signIn("bob", password: "builder-123", capabilities: ["server-time"]))
-        #expect(back.wait(containing: "NOTICE bob :Playing back 4 messages you missed") != nil)
-        #expect(back.wait(containing: "NOTICE bob :End of playback") != nil)
+        #expect(try await back.signIn("bob", password: "builder-123", capabilities: ["server-time"]))
+        #expect(await back.wait(containing: "NOTICE bob :Playing back 4 messages you missed") != nil)
+        #expect(await back.wait(containing: "NOTICE bob :End of playback") != nil)
         let start = try #require(back.lines.firstIndex { $0.contains("Playing back") })
         let shown = back.lines[start...].compactMap { line -> String? in
             guard let at = line.range(of: " PRIVMSG #swift :") ?? line.range(of: " NOTICE #swift :") else { return nil }
@@ -50,7 +50,7 @@ import Testing
             reactions.range(of: #"^\[reactions to alice's message of \d\d:\d\d UTC "line four": 🎉 1\]$"#, options: .regularExpression)
                 != nil, "\(shown)")
         try back.send("QUIT")
-        #expect(back.wait(containing: "ERROR :Closing link") != nil)
+        #expect(await back.wait(containing: "ERROR :Closing link") != nil)
     }
 
     /// A client that takes `message-tags` but draws no replies (WeeChat) reads a missed
@@ -65,13 +65,13 @@ import Testing
         #expect(try await world.alice.run("/reply #swift \(seq) and it works").status == 0)
 
         let back = try IRCTestClient(port: port)
-        #expect(try back.signIn("bob", password: "builder-123", capabilities: ["server-time", "message-tags"]))
+        #expect(try await back.signIn("bob", password: "builder-123", capabilities: ["server-time", "message-tags"]))
         let reply = try #require(back.wait(containing: "and it works"))
         #expect(
             reply.contains("+draft/reply=") && reply.hasSuffix(#"PRIVMSG #swift :[re alice: "the plan is simple"] and it works"#),
             "\(reply)")
-        #expect(back.wait(containing: "NOTICE bob :End of playback") != nil)
+        #expect(await back.wait(containing: "NOTICE bob :End of playback") != nil)
         try back.send("QUIT")
-        #expect(back.wait(containing: "ERROR :Closing link") != nil)
+        #expect(await back.wait(containing: "ERROR :Closing link") != nil)
     }
 }

@@ -10,19 +10,19 @@ import Testing
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         let notifying = try IRCTestClient(port: port)
-        #expect(try notifying.signIn("bob", password: "builder-123", capabilities: ["away-notify"]))
+        #expect(try await notifying.signIn("bob", password: "builder-123", capabilities: ["away-notify"]))
         let plain = try IRCTestClient(port: port)
-        #expect(try plain.signIn("bob", password: "builder-123"))
+        #expect(try await plain.signIn("bob", password: "builder-123"))
         for client in [notifying, plain] {
             try client.send("JOIN #swift")
-            #expect(client.wait(containing: " 366 bob #swift ") != nil)
+            #expect(await client.wait(containing: " 366 bob #swift ") != nil)
         }
         // alice comes, talks and goes (the shell signs in for the line and out after it).
         #expect(try await world.alice.run("/send #swift back in a minute").status == 0)
-        #expect(notifying.wait(containing: ":alice!alice@parley AWAY Offline") != nil)
+        #expect(await notifying.wait(containing: ":alice!alice@parley AWAY Offline") != nil)
         #expect(try await world.alice.run("/send #swift I am back").status == 0)
-        #expect(notifying.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
-        #expect(plain.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
+        #expect(await notifying.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
+        #expect(await plain.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
         for client in [notifying, plain] {
             try client.send("NAMES #swift")
             let names = try #require(client.wait(containing: " 353 bob = #swift :"))
@@ -46,29 +46,29 @@ import Testing
 
         // bob shares no chat with carol: he may not learn when she is online.
         let bob = try IRCTestClient(port: port)
-        #expect(try bob.signIn("bob", password: "builder-123"))
+        #expect(try await bob.signIn("bob", password: "builder-123"))
         try bob.send("MONITOR + carol,alice")
         // alice's shell may still be signing out: offline now, or once it has.
-        #expect(bob.wait { $0.contains(" 731 bob ") && $0.contains("alice") } != nil, "\(bob.lines)")
+        #expect(await bob.wait { $0.contains(" 731 bob ") && $0.contains("alice") } != nil, "\(bob.lines)")
         let carolOnIRC = try IRCTestClient(port: port)
-        #expect(try carolOnIRC.signIn("carol", password: "carolina-1"))
+        #expect(try await carolOnIRC.signIn("carol", password: "carolina-1"))
         try bob.send("ISON carol")
-        #expect(bob.wait(containing: " 303 bob ")?.hasSuffix(" 303 bob :") == true, "carol is not shown online")
+        #expect(await bob.wait(containing: " 303 bob ")?.hasSuffix(" 303 bob :") == true, "carol is not shown online")
         try bob.send("WHOIS carol")
-        #expect(bob.wait(containing: " 318 bob carol ") != nil)
+        #expect(await bob.wait(containing: " 318 bob carol ") != nil)
         // alice does not hide: her coming online reaches bob, after carol's would have.
         let aliceOnIRC = try IRCTestClient(port: port)
-        #expect(try aliceOnIRC.signIn("alice", password: "wonderland-1"))
-        #expect(bob.wait(containing: " 730 bob alice!") != nil)
+        #expect(try await aliceOnIRC.signIn("alice", password: "wonderland-1"))
+        #expect(await bob.wait(containing: " 730 bob alice!") != nil)
         #expect(!bob.lines.contains { $0.contains(" 730 bob carol") }, "\(bob.lines)")
         try bob.send("MONITOR S")
-        #expect(bob.wait(containing: " 731 bob carol") != nil, "the status list says carol is offline")
+        #expect(await bob.wait(containing: " 731 bob carol") != nil, "the status list says carol is offline")
 
         // alice shares #swift with carol once carol joins: alice sees her online.
         try carolOnIRC.send("JOIN #swift")
-        #expect(carolOnIRC.wait(containing: " 366 carol #swift ") != nil)
+        #expect(await carolOnIRC.wait(containing: " 366 carol #swift ") != nil)
         try aliceOnIRC.send("ISON carol")
-        #expect(aliceOnIRC.wait(containing: " 303 alice carol") != nil)
+        #expect(await aliceOnIRC.wait(containing: " 303 alice carol") != nil)
     }
 
     @Test func anIRCConnectionsSessionEndsWithIt() async throws {
@@ -78,14 +78,14 @@ import Testing
         // Ten that QUIT, ten that just drop.
         for round in 0..<20 {
             let irc = try IRCTestClient(port: port)
-            #expect(try irc.signIn("bob", password: "builder-123"))
+            #expect(try await irc.signIn("bob", password: "builder-123"))
             if round % 2 == 0 {
                 try irc.send("QUIT :bye")
-                #expect(irc.wait(containing: "ERROR :Closing link") != nil)
+                #expect(await irc.wait(containing: "ERROR :Closing link") != nil)
             }
         }
         let live = try IRCTestClient(port: port)
-        #expect(try live.signIn("bob", password: "builder-123"))
+        #expect(try await live.signIn("bob", password: "builder-123"))
         // Dropped connections end as the server notices; the live one stays listed.
         #expect(
             try await IRCGatewayTests.eventually {

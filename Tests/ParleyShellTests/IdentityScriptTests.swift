@@ -13,7 +13,7 @@ import Testing
         let flags = [
             "--oidc-issuer", TestIdentityProvider.issuer, "--oidc-audience", TestIdentityProvider.audience, "--oidc-jwks", jwks.path,
         ]
-        let parley = try ParleyBinary(mode: mode, serverArguments: mode == .server ? flags : [])
+        let parley = try await ParleyBinary(mode: mode, serverArguments: mode == .server ? flags : [])
         defer { parley.remove() }
         let claims = TestIdentityProvider.claims(subject: "sub-7", now: Date(), email: "sam@example.com", name: "Sam Token")
         var stale = claims

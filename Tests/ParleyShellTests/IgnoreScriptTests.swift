@@ -6,7 +6,7 @@ import Testing
 /// nor the IRC client of whoever ignores them.
 @Suite struct IgnoreScriptTests {
     @Test(arguments: StoreKind.all) func anIgnoredUserReachesNeitherTheShellNorIRC(_ store: StoreKind) async throws {
-        let world = try ServedShells(["alice", "bob", "carol"], store: store)
+        let world = try await ServedShells(["alice", "bob", "carol"], store: store)
         defer { world.remove() }
         let (server, alice, bob, carol) = (world.server, world["alice"], world["bob"], world["carol"])
         #expect(try await bob.run("/register bob@example.com --handle bob --password builder-123").status == 0)
@@ -19,18 +19,15 @@ import Testing
             set.lines.suffix(2) == ["Ignoring @bob: their messages, mentions, invites and direct messages no longer reach you", "@bob"])
 
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("alice", password: "wonderland-1"))
+        #expect(try await irc.signIn("alice", password: "wonderland-1"))
         try irc.send("JOIN #team")
-        #expect(irc.wait(containing: " 366 alice #team ") != nil)
+        #expect(await irc.wait(containing: " 366 alice #team ") != nil)
         #expect(try await bob.run("/send #team @alice look at this\n/send @alice psst").status == 0)
         #expect(try await carol.run("/send #team carol here").status == 0)
         // Carol's line comes after bob's two: had they reached alice, they would be first.
-        var lines: [String] = []
-        let carolsLine = irc.wait { line in
-            lines.append(line)
-            return line.contains("PRIVMSG #team :carol here")
-        }
+        let carolsLine = await irc.wait { $0.contains("PRIVMSG #team :carol here") }
         #expect(carolsLine != nil)
+        let lines = irc.lines
         #expect(!lines.contains { $0.contains(":bob!") }, "\(lines)")
         let history = try await alice.run("/history #team\n/unignore @bob\n/history #team")
         #expect(history.status == 0, "\(history.stderr)")
@@ -42,7 +39,7 @@ import Testing
 /// A muted chat rings no bell in the shell, and `/chats` still counts what is unread.
 @Suite(.serialized) struct MuteTerminalTests {
     @Test(arguments: StoreKind.all) func aMutedChatRingsNoBellAndStillCountsUnread(_ store: StoreKind) async throws {
-        let parley = try ParleyBinary(
+        let parley = try await ParleyBinary(
             mode: .server, serverArguments: try store.serveArguments())
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
@@ -82,7 +79,7 @@ import Testing
 /// A level set on one client is followed by the user's shell already open elsewhere.
 @Suite(.serialized) struct MuteElsewhereTerminalTests {
     @Test(arguments: StoreKind.all) func aShellFollowsAMuteSetOnAnotherClient(_ store: StoreKind) async throws {
-        let parley = try ParleyBinary(
+        let parley = try await ParleyBinary(
             mode: .server, serverArguments: try store.serveArguments())
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
@@ -114,18 +111,18 @@ import Testing
 /// saying what changed (it used to reach no IRC client).
 @Suite struct RulesToIRCTests {
     @Test(arguments: StoreKind.all) func aRulesChangeInTheShellIsAModeLineOnIRC(_ store: StoreKind) async throws {
-        let world = try ServedShells(["alice", "bob"], store: store)
+        let world = try await ServedShells(["alice", "bob"], store: store)
         defer { world.remove() }
         #expect(
             try await world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         #expect(try await world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123"))
-        #expect(irc.wait(containing: " 366 bob #team ") != nil)
+        #expect(try await irc.signIn("bob", password: "builder-123"))
+        #expect(await irc.wait(containing: " 366 bob #team ") != nil)
         let changed = try await world["alice"].run("/rules #team posting=voiced limit=50\n/rules #team topic=anyone visibility=private")
         #expect(changed.status == 0, "\(changed.stderr)")
-        #expect(irc.wait(containing: ":alice!alice@parley MODE #team +ml 50") != nil)
-        #expect(irc.wait(containing: ":alice!alice@parley MODE #team -t+i") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley MODE #team +ml 50") != nil)
+        #expect(await irc.wait(containing: ":alice!alice@parley MODE #team -t+i") != nil)
     }
 }
 

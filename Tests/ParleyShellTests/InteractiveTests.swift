@@ -59,7 +59,7 @@ struct TmuxSession {
 
 @Suite(.serialized, .timeLimit(.minutes(10))) struct InteractiveTests {
     @Test func promptCompletionPasswordsAndCtrlC() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let terminal = TmuxSession()
         defer { terminal.stop() }
@@ -118,7 +118,7 @@ struct TmuxSession {
     /// command: it says so, changes nothing, and the shell goes on; the prompt is drawn
     /// on a clean line.
     @Test func ctrlCAtAPromptCancelsTheCommand() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let setup = try await parley.run("/register ann@example.com --handle ann --password secret-ann1\n/create #a-rather-long-group-name")
         #expect(setup.status == 0, "\(setup.stderr)")
@@ -157,7 +157,7 @@ struct TmuxSession {
     /// it is continued, not that the server cannot be reached, and comes back.
     @Test func aStoppedShellSaysWhyItsConnectionWentWhenContinued() async throws {
         // Long enough that a busy machine does not drop the shell before it is stopped.
-        let parley = try ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", "10"])
+        let parley = try await ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", "10"])
         defer { parley.remove() }
         #expect(try await parley.run("/register ann@example.com --handle ann --password secret-ann1").status == 0)
         let pidFile = parley.data.appendingPathComponent("sh.pid").path
@@ -204,7 +204,7 @@ struct TmuxSession {
     /// Tab completes a path anywhere on the line (absolute, `~`-less relative alike) and a
     /// handle this shell has never seen, from the server's directory as it is typed.
     @Test func completionOfPathsMidLineAndOfHandlesNeverSeen() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let setup = try await parley.run(
             """
@@ -255,7 +255,7 @@ struct TmuxSession {
     /// Bob types half a line; a message from alice arrives through the server and is
     /// printed above the prompt, and bob's half-typed line is still there to finish.
     @Test func anIncomingMessageLeavesTheHalfTypedLineIntact() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let setup = try await parley.run(
@@ -277,7 +277,7 @@ struct TmuxSession {
         try await terminal.type("a reply I am still wri")
         _ = try terminal.waitFor("bob #tea> a reply I am still wri")
 
-        let alice = try ParleyBinary()
+        let alice = try await ParleyBinary()
         defer { alice.remove() }
         let sent = try await alice.run(
             "/login @alice --password secret-alice\n/send #tea the kettle is on\n", arguments: ["--server", server])
@@ -295,7 +295,7 @@ struct TmuxSession {
     /// Suspended while at the prompt: the shell says so, and the prompt that follows
     /// names no one (it read `carol #ops>` before).
     @Test func aShellSignedOutByTheServerSaysSoInItsPrompt() async throws {
-        let parley = try ParleyBinary(mode: .server, serverArguments: ["--admin", "oscar"])
+        let parley = try await ParleyBinary(mode: .server, serverArguments: ["--admin", "oscar"])
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let oscar = ParleyBinary(clientOf: parley)

@@ -9,7 +9,7 @@ import Testing
     static let filler = String(repeating: "lorem ipsum ", count: 84)
 
     @Test(arguments: StoreKind.all) func twoThousandMessagesOfAKilobyteReadAndExportWhole(_ store: StoreKind) async throws {
-        let world = try ServedShells(["alice"], store: store)
+        let world = try await ServedShells(["alice"], store: store)
         defer { world.remove() }
         let alice = world["alice"]
         let sends = (1...2000).map { "/send #big \(String(format: "%04d", $0)) \(Self.filler)" }.joined(separator: "\n")
@@ -57,7 +57,7 @@ import Testing
             }
         }
         let cutName = try #require(cut, "no export was caught part way in five tries")
-        #expect(try shell.waitForLine(containing: "error:") != nil)
+        #expect(try await shell.waitForLine(containing: "error:") != nil)
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(!left.contains { $0.hasPrefix(".partial-") }, "\(left)")
         #expect(!left.contains(cutName), "the export cut short left no file under its name: \(left)")

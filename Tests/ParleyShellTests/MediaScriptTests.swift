@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test(arguments: ParleyBinary.Mode.allCases) func imagesVideosAvatarsAndSaving(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         let files = try Self.samples()
         defer {
             parley.remove()
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func jsonOutputCarriesTheMediaAndNoPreview() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         let files = try Self.samples()
         defer {
             parley.remove()
@@ -104,7 +104,7 @@ import Testing
     /// `parley serve` killed with SIGKILL in the middle of an upload: the temporary file
     /// it leaves is gone once the server starts again, and no blob was stored.
     @Test(.timeLimit(.minutes(10))) func aServerKilledMidUploadKeepsNoHalfFile() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let registered = try await parley.run("/register alice@example.com --handle alice --password secret-alice\n")
         #expect(registered.status == 0, "\(registered.stderr)")
@@ -124,7 +124,7 @@ import Testing
         #expect(parley.stopServer(signal: SIGKILL) != nil)
         upload.hangUp()
 
-        let again = try ParleyBinary.restartServer(data: parley.data.appendingPathComponent("server-data"))
+        let again = try await ParleyBinary.restartServer(data: parley.data.appendingPathComponent("server-data"))
         defer { again.terminate() }
         let left = FileManager.default.enumerator(atPath: media.path)?.allObjects as? [String] ?? []
         #expect(left.sorted() == ["tmp"], "\(left)")

@@ -8,26 +8,26 @@ import Testing
 /// redaction is seen going by every client; the audit log has it all.
 @Suite(.timeLimit(.minutes(10))) struct OperatorScriptTests {
     @Test(arguments: StoreKind.all) func aSuspendedAccountsShellAndIRCEndWithTheReason(_ store: StoreKind) async throws {
-        let world = try ServedShells(["oscar", "bob"], store: store, arguments: ["--admin", "oscar"])
+        let world = try await ServedShells(["oscar", "bob"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         #expect(try await world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
         #expect(try await world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/create #team").status == 0)
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123"))
-        #expect(irc.wait(containing: " 366 bob #team ") != nil)
+        #expect(try await irc.signIn("bob", password: "builder-123"))
+        #expect(await irc.wait(containing: " 366 bob #team ") != nil)
         let shell = try world["bob"].converse(keepGoing: true)
         defer { shell.finish() }
         try await shell.send("/whoami")
-        #expect(try shell.waitForLine(containing: "@bob") != nil)
+        #expect(try await shell.waitForLine(containing: "@bob") != nil)
 
         let done = try await world["oscar"].run("/suspend @bob posting links in every group")
         #expect(done.lines == ["Suspended @bob: posting links in every group (its sessions ended)"], "\(done.stderr)")
         let reason = "@bob is suspended by the server's operators: posting links in every group"
-        #expect(irc.wait(containing: "ERROR :Closing link: \(reason)") != nil)
-        #expect(try shell.waitForLine(containing: reason)?.contains("/login") == false, "no hint to sign in again")
+        #expect(await irc.wait(containing: "ERROR :Closing link: \(reason)") != nil)
+        #expect(try await shell.waitForLine(containing: reason)?.contains("/login") == false, "no hint to sign in again")
         try await shell.send("/login @bob --password builder-123")
-        #expect(try shell.waitForLine(containing: "error:") == "-:2: error: account_suspended: \(reason)")
-        #expect(try !IRCTestClient(port: try #require(world.server.ircPort)).signIn("bob", password: "builder-123"))
+        #expect(try await shell.waitForLine(containing: "error:") == "-:2: error: account_suspended: \(reason)")
+        #expect(try await !IRCTestClient(port: try #require(world.server.ircPort)).signIn("bob", password: "builder-123"))
 
         let lifted = try await world["oscar"].run("/reinstate @bob\n/audit @oscar")
         #expect(lifted.status == 0, "\(lifted.stderr)")
@@ -35,14 +35,14 @@ import Testing
         #expect(lifted.lines.contains { $0.contains("@oscar suspend @bob: posting links in every group") }, "\(lifted.lines)")
         #expect(lifted.lines.contains { $0.contains("@oscar reinstate @bob") })
         try await shell.send("/login @bob --password builder-123")
-        #expect(try shell.waitForLine(containing: "Signed in as @bob") != nil)
+        #expect(try await shell.waitForLine(containing: "Signed in as @bob") != nil)
         // Not one of the operators: refused, nothing changed.
         let refused = try await world["bob"].run("/suspend @oscar coup")
         #expect(refused.status != 0 && refused.stderr.contains("forbidden: only the server's operators suspend accounts"))
     }
 
     @Test(arguments: StoreKind.all) func aBannedAddressRangeCanNeitherRegisterNorSignIn(_ store: StoreKind) async throws {
-        let world = try ServedShells(
+        let world = try await ServedShells(
             ["oscar", "carol", "dave"], store: store, arguments: ["--admin", "oscar", "--trusted-proxy", "127.0.0.3"])
         defer { world.remove() }
         #expect(try await world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
@@ -59,43 +59,44 @@ import Testing
         #expect(refusal.contains(#""code":"server_banned""#) && refusal.contains("your address is banned from this server: spam wave"))
         let signIn = #"{"id": 2, "op": "sign_in", "args": {"login": "@carol", "password": "carol-12345"}}"#
         try banned.sendText(signIn)
-        #expect(banned.readText()?.contains(#""code":"server_banned""#) == true)
+        #expect(await banned.readText()?.contains(#""code":"server_banned""#) == true)
         // Over IRC from a banned loopback address.
-        #expect(try !IRCTestClient(port: try #require(world.server.ircPort), from: "127.0.0.2").signIn("carol", password: "carol-12345"))
+        #expect(
+            try await !IRCTestClient(port: try #require(world.server.ircPort), from: "127.0.0.2").signIn("carol", password: "carol-12345"))
 
         // Everyone else comes in: another client of the proxy, and the shells.
         let other = try SilentSocket(port: world.server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 198.51.100.4"])
         try other.sendText(register)
-        #expect(other.readText()?.contains(#""ok":true"#) == true)
+        #expect(await other.readText()?.contains(#""ok":true"#) == true)
         #expect(try await world["dave"].run("/register dave@example.com --handle dave --password dave-123456").status == 0)
         #expect(try await world["carol"].run("/logout\n/login @carol --password carol-12345").status == 0)
-        #expect(try IRCTestClient(port: try #require(world.server.ircPort)).signIn("carol", password: "carol-12345"))
+        #expect(try await IRCTestClient(port: try #require(world.server.ircPort)).signIn("carol", password: "carol-12345"))
         let lifted = try await world["oscar"].run("/unban-server 203.0.113.0/24\n/server-bans")
         #expect(lifted.lines.first == "Lifted the ban on addresses in 203.0.113.0/24: spam wave")
         #expect(lifted.lines.count == 2 && lifted.lines[1].contains("addresses in 127.0.0.2 until"), "\(lifted.lines)")
         let again = try SilentSocket(port: world.server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 203.0.113.9"])
         try again.sendText(register.replacingOccurrences(of: "eve", with: "eve2"))
-        #expect(again.readText()?.contains(#""ok":true"#) == true)
+        #expect(await again.readText()?.contains(#""ok":true"#) == true)
     }
 
     @Test(arguments: StoreKind.all) func aRedactionIsSeenGoingByEveryClient(_ store: StoreKind) async throws {
-        let world = try ServedShells(["oscar", "alice", "spammer"], store: store, arguments: ["--admin", "oscar"])
+        let world = try await ServedShells(["oscar", "alice", "spammer"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         #expect(try await world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
         #expect(
             try await world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try irc.signIn("alice", password: "wonderland-1", capabilities: ["draft/message-redaction", "message-tags"]))
-        #expect(irc.wait(containing: " 366 alice #team ") != nil)
+        #expect(try await irc.signIn("alice", password: "wonderland-1", capabilities: ["draft/message-redaction", "message-tags"]))
+        #expect(await irc.wait(containing: " 366 alice #team ") != nil)
         let spam = try await world["spammer"].run(
             "/register spam@example.com --handle spammer --password spammer-123\n/join #team\n/send #team buy now\n/send #team cheap watches\n/send @alice psst alice"
         )
         #expect(spam.status == 0, "\(spam.stderr)")
-        #expect(irc.wait(containing: "PRIVMSG alice :psst alice") != nil)
+        #expect(await irc.wait(containing: "PRIVMSG alice :psst alice") != nil)
         let done = try await world["oscar"].run("/redact @spammer --since 1h spam")
         #expect(done.lines == ["Deleted 3 messages of @spammer"], "\(done.stderr)")
         for target in ["#team", "#team", "alice"] {
-            #expect(irc.wait { $0.contains(":oscar!oscar@parley REDACT \(target) ") && $0.hasSuffix(" spam") } != nil)
+            #expect(await irc.wait { $0.contains(":oscar!oscar@parley REDACT \(target) ") && $0.hasSuffix(" spam") } != nil)
         }
         let history = try await world["alice"].run("/history #team")
         #expect(!history.stdout.contains("buy now") && !history.stdout.contains("cheap watches"), "\(history.lines)")
@@ -107,59 +108,59 @@ import Testing
 /// bans an address range; without OPER each is refused with 481.
 @Suite(.timeLimit(.minutes(10))) struct IRCOperatorTests {
     @Test(arguments: StoreKind.all) func operCommandsKillWallopsAndUban(_ store: StoreKind) async throws {
-        let world = try ServedShells(["oscar", "bob", "carol"], store: store, arguments: ["--admin", "oscar"])
+        let world = try await ServedShells(["oscar", "bob", "carol"], store: store, arguments: ["--admin", "oscar"])
         defer { world.remove() }
         let port = try #require(world.server.ircPort)
         #expect(try await world["oscar"].run("/register oscar@example.com --handle oscar --password operator-123").status == 0)
         #expect(try await world["bob"].run("/register bob@example.com --handle bob --password builder-123").status == 0)
         #expect(try await world["carol"].run("/register carol@example.com --handle carol --password carol-12345").status == 0)
         let bobIRC = try IRCTestClient(port: port)
-        #expect(try bobIRC.signIn("bob", password: "builder-123"))
+        #expect(try await bobIRC.signIn("bob", password: "builder-123"))
         let carolIRC = try IRCTestClient(port: port)
-        #expect(try carolIRC.signIn("carol", password: "carol-12345"))
+        #expect(try await carolIRC.signIn("carol", password: "carol-12345"))
         try carolIRC.send("MODE carol +w")
-        #expect(carolIRC.wait(containing: "MODE carol +w") != nil)
+        #expect(await carolIRC.wait(containing: "MODE carol +w") != nil)
         let carolShell = try world["carol"].converse(keepGoing: true)
         defer { carolShell.finish() }
         try await carolShell.send("/whoami")
-        #expect(try carolShell.waitForLine(containing: "@carol") != nil)
+        #expect(try await carolShell.waitForLine(containing: "@carol") != nil)
         let bobShell = try world["bob"].converse(keepGoing: true)
         defer { bobShell.finish() }
         try await bobShell.send("/whoami")
-        #expect(try bobShell.waitForLine(containing: "@bob") != nil)
+        #expect(try await bobShell.waitForLine(containing: "@bob") != nil)
 
         // Not yet an operator: refused, nothing done.
         try bobIRC.send("KILL carol :no")
-        #expect(bobIRC.wait(containing: " 481 bob ") != nil)
+        #expect(await bobIRC.wait(containing: " 481 bob ") != nil)
         try bobIRC.send("WALLOPS :hello")
-        #expect(bobIRC.wait(containing: " 481 bob ") != nil)
+        #expect(await bobIRC.wait(containing: " 481 bob ") != nil)
         try bobIRC.send("OPER bob builder-123")
-        #expect(bobIRC.wait(containing: " 491 bob ") != nil, "not one of the server's admins")
+        #expect(await bobIRC.wait(containing: " 491 bob ") != nil, "not one of the server's admins")
 
         // bob's IRC connection proves oscar's credentials: it acts as that operator.
         try bobIRC.send("OPER oscar operator-123")
-        #expect(bobIRC.wait(containing: " 381 bob ") != nil)
+        #expect(await bobIRC.wait(containing: " 381 bob ") != nil)
         try bobIRC.send("WALLOPS :maintenance at noon")
-        #expect(carolIRC.wait(containing: ":bob!bob@parley WALLOPS :maintenance at noon") != nil)
+        #expect(await carolIRC.wait(containing: ":bob!bob@parley WALLOPS :maintenance at noon") != nil)
         try bobIRC.send("UBAN ADD 127.0.0.2 DURATION 1d botnet")
-        #expect(bobIRC.wait(containing: "NOTICE bob :UBAN: banned addresses in 127.0.0.2 until ") != nil)
-        #expect(try !IRCTestClient(port: port, from: "127.0.0.2").signIn("carol", password: "carol-12345"))
+        #expect(await bobIRC.wait(containing: "NOTICE bob :UBAN: banned addresses in 127.0.0.2 until ") != nil)
+        #expect(try await !IRCTestClient(port: port, from: "127.0.0.2").signIn("carol", password: "carol-12345"))
         try bobIRC.send("KILL carol :cool off")
         let reason = "disconnected by the server's operator @oscar: cool off"
-        #expect(carolIRC.wait(containing: "ERROR :Closing link: \(reason)") != nil)
-        #expect(try carolShell.waitForLine(containing: reason)?.contains("/login to sign in again") == true)
+        #expect(await carolIRC.wait(containing: "ERROR :Closing link: \(reason)") != nil)
+        #expect(try await carolShell.waitForLine(containing: reason)?.contains("/login to sign in again") == true)
         // A KILL is no suspension: carol comes straight back.
-        #expect(try IRCTestClient(port: port).signIn("carol", password: "carol-12345"))
+        #expect(try await IRCTestClient(port: port).signIn("carol", password: "carol-12345"))
         try bobIRC.send("UBAN LIST")
-        #expect(bobIRC.wait(containing: "NOTICE bob :UBAN 1: addresses in 127.0.0.2 until ") != nil)
+        #expect(await bobIRC.wait(containing: "NOTICE bob :UBAN 1: addresses in 127.0.0.2 until ") != nil)
         try bobIRC.send("UBAN DEL 127.0.0.2")
-        #expect(bobIRC.wait(containing: "NOTICE bob :UBAN: lifted the ban on addresses in 127.0.0.2") != nil)
-        #expect(try IRCTestClient(port: port, from: "127.0.0.2").signIn("carol", password: "carol-12345"))
+        #expect(await bobIRC.wait(containing: "NOTICE bob :UBAN: lifted the ban on addresses in 127.0.0.2") != nil)
+        #expect(try await IRCTestClient(port: port, from: "127.0.0.2").signIn("carol", password: "carol-12345"))
         // Giving +o up gives the rights up.
         try bobIRC.send("MODE bob -o")
-        #expect(bobIRC.wait(containing: "MODE bob -o") != nil)
+        #expect(await bobIRC.wait(containing: "MODE bob -o") != nil)
         try bobIRC.send("KILL carol")
-        #expect(bobIRC.wait(containing: " 481 bob ") != nil)
+        #expect(await bobIRC.wait(containing: " 481 bob ") != nil)
 
         let audit = try await world["oscar"].run("/audit 10")
         #expect(audit.status == 0, "\(audit.stderr)")
@@ -196,20 +197,20 @@ import Testing
 /// can't sign in, its handle can't be taken, and its words stay as from "Deleted user".
 @Suite(.timeLimit(.minutes(10))) struct DeleteAccountScriptTests {
     @Test(arguments: StoreKind.all) func aDeletedAccountIsGoneAndItsHandleHeld(_ store: StoreKind) async throws {
-        let world = try ServedShells(["alice", "bob", "carol"], store: store, arguments: ["--handle-hold-days", "30"])
+        let world = try await ServedShells(["alice", "bob", "carol"], store: store, arguments: ["--handle-hold-days", "30"])
         defer { world.remove() }
         #expect(
             try await world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         #expect(try await world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
         #expect(try await world["alice"].run("/send #team hello from alice").status == 0)
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try irc.signIn("alice", password: "wonderland-1"))
+        #expect(try await irc.signIn("alice", password: "wonderland-1"))
 
         let wrong = try await world["alice"].run("/delete-account --password nope")
         #expect(wrong.status != 0 && wrong.stderr.contains("bad_credentials: the password is wrong; the account was not deleted"))
         let deleted = try await world["alice"].run("/delete-account --password wonderland-1")
         #expect(deleted.lines.first?.hasPrefix("Deleted @alice: your profile, sessions and files are gone") == true, "\(deleted.stderr)")
-        #expect(irc.wait(containing: "ERROR :Closing link: this account was deleted") != nil)
+        #expect(await irc.wait(containing: "ERROR :Closing link: this account was deleted") != nil)
         let back = try await world["alice"].run("/login @alice --password wonderland-1")
         #expect(back.status != 0 && back.stderr.contains("bad_credentials"))
         let taken = try await world["carol"].run("/register carol@example.com --handle alice --password carol-12345")
@@ -225,7 +226,7 @@ import Testing
 /// and the files it uploaded beside it.
 @Suite(.timeLimit(.minutes(10))) struct AccountExportScriptTests {
     @Test(arguments: StoreKind.all) func anExportHoldsTheAccountsDataAndFiles(_ store: StoreKind) async throws {
-        let world = try ServedShells(["alice", "bob"], store: store)
+        let world = try await ServedShells(["alice", "bob"], store: store)
         defer { world.remove() }
         let notes = world.folder.appendingPathComponent("notes.txt")
         try Data("alice's notes\n".utf8).write(to: notes)

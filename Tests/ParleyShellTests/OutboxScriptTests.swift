@@ -10,7 +10,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-outbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let serverData = folder.appendingPathComponent("server")
-        let server = try ServeProcess.start(data: serverData)
+        let server = try await ServeProcess.start(data: serverData)
         let alice = ParleyBinary(serverURL: server.url)
         defer { alice.remove() }
         let made = try await alice.run(
@@ -48,7 +48,7 @@ import Testing
         #expect(complaint.contains("2 messages are still queued") && complaint.contains("\"queued one\", \"queued two\""), "\(complaint)")
 
         // The server is back on its address; the next run on the folder sends them.
-        let again = try ServeProcess.start(data: serverData, port: server.port)
+        let again = try await ServeProcess.start(data: serverData, port: server.port)
         defer { again.stop() }
         func counts() async throws -> [String: Int] {
             let lines = try await alice.run("/history #swift 20").lines
@@ -69,7 +69,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-outbox-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let serverData = folder.appendingPathComponent("server")
-        let server = try ServeProcess.start(data: serverData)
+        let server = try await ServeProcess.start(data: serverData)
         let alice = ParleyBinary(serverURL: server.url)
         defer { alice.remove() }
         #expect(try await alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #queue").status == 0)
@@ -103,7 +103,7 @@ import Testing
         server.kill()
         try await send(81...140)
         #expect(waitFor("[pending] #queue outbox 140"), "\(seen.suffix(300))")
-        let again = try ServeProcess.start(data: serverData, port: server.port)
+        let again = try await ServeProcess.start(data: serverData, port: server.port)
         defer { again.stop() }
         // Straight on, while the shell is still finding the server again.
         try await send(141...200)

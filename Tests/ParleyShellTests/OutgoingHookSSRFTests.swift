@@ -73,7 +73,8 @@ import Testing
         let hosts = folder.appendingPathComponent("hosts")
         try "127.0.0.1 localhost\n127.0.0.1 evil.test\n::1 evil6.test\n10.0.0.7 intranet.test\n".write(
             to: hosts, atomically: true, encoding: .utf8)
-        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--hook-allow", "*"], hosts: hosts)
+        let server = try await ServeProcess.start(
+            data: folder.appendingPathComponent("data"), arguments: ["--hook-allow", "*"], hosts: hosts)
         defer { server.stop() }
         let alice = ParleyBinary(serverURL: server.url)
         defer { alice.remove() }
@@ -111,7 +112,7 @@ import Testing
         let history = try await alice.run("/history #ops 5").stdout
         #expect(!history.contains("i was hit"), "no answer came back: \(history)")
         // The listener's first request is the test's own, made after every refusal.
-        let control = try rawExchange(port: Int(port)!, Array("GET / HTTP/1.0\r\n\r\n".utf8))
+        let control = try await rawExchange(port: Int(port)!, Array("GET / HTTP/1.0\r\n\r\n".utf8))
         #expect(control.answer.contains("i was hit"))
         var heard = ""
         while !heard.contains("request"), case let chunk = pipe.availableData, !chunk.isEmpty {
@@ -121,7 +122,7 @@ import Testing
 
         // A drip: headers, then a byte every 2 s. Allowed here (loopback), it is cut at
         // the deadline, and its failure reads as any failure does.
-        let dripServer = try ServeProcess.start(
+        let dripServer = try await ServeProcess.start(
             data: folder.appendingPathComponent("drip-data"), arguments: ["--hook-allow-loopback"])
         defer { dripServer.stop() }
         let bob = ParleyBinary(serverURL: dripServer.url)

@@ -23,14 +23,15 @@ struct ParleyBinary {
     private let server: ChildProcess?
     let serverURL: String?
 
-    init(mode: Mode = .embedded, serverArguments: [String] = []) throws {
+    init(mode: Mode = .embedded, serverArguments: [String] = []) async throws {
         data = FileManager.default.temporaryDirectory.appendingPathComponent("parley-shell-\(UUID().uuidString)")
         guard mode == .server else {
             server = nil
             serverURL = nil
             return
         }
-        (server, serverURL) = try Self.startServer(data: data.appendingPathComponent("server-data"), arguments: serverArguments)
+        let started = try await ServeProcess.start(data: data.appendingPathComponent("server-data"), arguments: serverArguments)
+        (server, serverURL) = (started.process, started.url)
     }
 
     /// Another user's shell, with a data folder of its own, against the same server.
@@ -53,14 +54,14 @@ struct ParleyBinary {
     }
 
     /// Starts `parley serve` on a free port over `data`; returns it once it listens.
-    static func startServer(data: URL, arguments: [String] = []) throws -> (ChildProcess, String) {
-        let server = try ServeProcess.start(data: data, arguments: arguments)
+    static func startServer(data: URL, arguments: [String] = []) async throws -> (ChildProcess, String) {
+        let server = try await ServeProcess.start(data: data, arguments: arguments)
         return (server.process, server.url)
     }
 
     /// A second `parley serve` over a data folder an earlier one used.
-    static func restartServer(data: URL) throws -> ChildProcess {
-        try startServer(data: data).0
+    static func restartServer(data: URL) async throws -> ChildProcess {
+        try await startServer(data: data).0
     }
 
     /// Where the session token is saved: the data folder, or a folder per server in it.
@@ -90,7 +91,10 @@ struct ParleyBinary {
         {
             return checked(result)
         }
-        return try checked(runBinary(script, arguments: arguments, environment: env, directory: directory))
+        let binary = self
+        return try await onOwnThread {
+            try binary.checked(binary.runBinary(script, arguments: arguments, environment: env, directory: directory))
+        }
     }
 
     /// `run` through the binary, waiting on the calling thread: for a thread of the
@@ -186,7 +190,7 @@ let aliceAndBob = """
 extension ParleyBinary {
     /// The shell reading a pipe the test writes to line by line, reading its answers
     /// as they come.
-    final class Conversation {
+    final class Conversation: @unchecked Sendable {
         let process: ChildProcess
         private let input: FileHandle
         private let output: FileHandle
@@ -226,6 +230,11 @@ extension ParleyBinary {
                 pending += String(decoding: chunk, as: UTF8.self)
             }
             return nil
+        }
+
+        /// `waitForLine`, from a task: on a thread of its own.
+        func waitForLine(containing text: String, unfinished: Bool = false) async throws -> String? {
+            try await onOwnThread { try self.waitForLine(containing: text, unfinished: unfinished) }
         }
 
         func finish() {

@@ -4,7 +4,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct PhoneScriptTests {
     /// Embedded, the development sender shows the code in the shell's output.
     @Test func embeddedPhoneSignUpShowsTheCodeAndAsksForAName() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let asked = try await parley.run("/login +44 7700 900456\n")
         #expect(asked.status == 0, "\(asked.stderr)")
@@ -32,7 +32,8 @@ import Testing
         let outbox = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sms-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: outbox) }
-        let parley = try ParleyBinary(mode: .server, serverArguments: ["--sms-command", "/usr/bin/touch \(outbox.path)/{phone}-{code}"])
+        let parley = try await ParleyBinary(
+            mode: .server, serverArguments: ["--sms-command", "/usr/bin/touch \(outbox.path)/{phone}-{code}"])
         defer { parley.remove() }
         let asked = try await parley.run("/login +15559876543\n")
         #expect(asked.status == 0, "\(asked.stderr)")

@@ -8,7 +8,7 @@ extension ParleyBinary.Conversation {
     func waitUntilOnline(_ group: String, count: Int) async throws -> Bool {
         for _ in 0..<3000 {
             try await send("/online \(group)")
-            guard let line = try waitForLine(containing: "\(group): ") else { return false }
+            guard let line = try await waitForLine(containing: "\(group): ") else { return false }
             if line.contains("\(group): \(count) online") { return true }
             guard await pause(.milliseconds(100)) else { break }
         }
@@ -22,7 +22,7 @@ extension ParleyBinary.Conversation {
             try await send(command)
             try await send("/whoami")
             var seen = false
-            while let line = try waitForLine(containing: "") {
+            while let line = try await waitForLine(containing: "") {
                 if line.contains(text) { seen = true }
                 // An error (the server restarting) also ends this round of asking.
                 if line.contains(end) || line.contains("error: ") { break }
@@ -43,7 +43,7 @@ struct PresenceTests {
     /// A server with alice and bob in #room, bob's shell folder beside it, and alice's
     /// script shell signed in.
     static func room() async throws -> (server: ParleyBinary, bob: ParleyBinary, alice: ParleyBinary.Conversation) {
-        let server = try ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", String(pingTimeout)])
+        let server = try await ParleyBinary(mode: .server, serverArguments: ["--ping-timeout", String(pingTimeout)])
         let setup = try await server.run("/register alice@example.com --handle alice --password secret-alice\n/create #room\n")
         #expect(setup.status == 0, "\(setup.stderr)")
         let bob = ParleyBinary(clientOf: server)
@@ -85,7 +85,7 @@ struct PresenceTests {
             let shell = try bob.converse()
             piped = shell
             try await shell.send("/switch #room")
-            #expect(try shell.waitForLine(containing: "Now in #room") != nil)
+            #expect(try await shell.waitForLine(containing: "Now in #room") != nil)
             pid = shell.process.processIdentifier
         }
         defer {
@@ -110,7 +110,7 @@ struct PresenceTests {
     @Test func anInteractiveShellKeepsItsChatAcrossRestartsAndReadsWhatItShows() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-presence-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        var server = try ServeProcess.startRestartable(data: folder.appendingPathComponent("server"))
+        var server = try await ServeProcess.startRestartable(data: folder.appendingPathComponent("server"))
         defer { server.stop() }
         let alice = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)
@@ -138,7 +138,7 @@ struct PresenceTests {
         // The server restarts: bob's shell says so, and he is viewing #room again after.
         server.stop()
         _ = try terminal.waitFor("[connection lost]")
-        server = try ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
+        server = try await ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
         _ = try terminal.waitFor("[connection back]")
         #expect(try await watcher.waitUntil("/online #room", answers: "@bob (here)", end: "@alice alice"))
 

@@ -7,7 +7,7 @@ import Testing
 /// already in it, by the invitation) and says hello.
 @Suite(.timeLimit(.minutes(10))) struct ReadmeWalkTests {
     @Test func theServerWalkWorksAsWritten() async throws {
-        let alice = try ParleyBinary(mode: .server)
+        let alice = try await ParleyBinary(mode: .server)
         defer { alice.remove() }
         let bob = ParleyBinary(clientOf: alice)
         defer { bob.remove() }

@@ -12,7 +12,7 @@ struct RegistrationScriptTests {
         let data = folder.appendingPathComponent("server")
         let log = folder.appendingPathComponent("serve.log")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var server = try ServeProcess.start(
+        var server = try await ServeProcess.start(
             data: data, arguments: ["--registration", "invite", "--admin", "@root"], logLevel: "info", log: log)
         let serverLog = try String(contentsOf: log, encoding: .utf8)
         #expect(serverLog.contains("registration: by invitation (sign-up codes from @root)"), "\(serverLog)")
@@ -59,7 +59,8 @@ struct RegistrationScriptTests {
         let spare = try await root.run("/signup-code")
         let spareCode = try #require(spare.lines.last?.split(separator: " ").first.map(String.init))
         server.stop()
-        server = try ServeProcess.start(data: data, port: server.port, arguments: ["--registration", "closed"], logLevel: "info", log: log)
+        server = try await ServeProcess.start(
+            data: data, port: server.port, arguments: ["--registration", "closed"], logLevel: "info", log: log)
         defer { server.stop() }
         let closed = try await carol.run("/register carol@example.com --password secret-carol --code \(spareCode)")
         #expect(closed.stderr.contains("error: registration_closed: this server takes no new accounts"), "\(closed.stderr)")

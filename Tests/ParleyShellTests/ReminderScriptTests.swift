@@ -7,7 +7,7 @@ import Testing
 /// open rings there at once.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ReminderScriptTests {
     @Test func aReminderReachesAUserWhoseShellWasClosed() async throws {
-        let world = try ServedShells(["alice", "bob"])
+        let world = try await ServedShells(["alice", "bob"])
         defer { world.remove() }
         let (server, alice, bob) = (world.server, world["alice"], world["bob"])
         let set = try await alice.run(
@@ -40,7 +40,7 @@ import Testing
         #expect(!list.contains("  stand-up\n"), "\(list)")
 
         let irc = try IRCTestClient(port: try #require(server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123"))
-        #expect(irc.wait(containing: " NOTICE bob :⏰ reminder, set at ") != nil)
+        #expect(try await irc.signIn("bob", password: "builder-123"))
+        #expect(await irc.wait(containing: " NOTICE bob :⏰ reminder, set at ") != nil)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// `/report` and `/reports` against a server with an operator (`--admin @oscar`).
 @Suite struct ReportScriptTests {
     @Test(arguments: StoreKind.all) func aReportReachesTheOperatorsQueueAndIsResolved(_ store: StoreKind) async throws {
-        let world = try ServedShells(["alice", "bob", "oscar"], store: store, arguments: ["--admin", "@oscar"])
+        let world = try await ServedShells(["alice", "bob", "oscar"], store: store, arguments: ["--admin", "@oscar"])
         defer { world.remove() }
         let (alice, bob, oscar) = (world["alice"], world["bob"], world["oscar"])
         #expect(try await oscar.run("/register oscar@example.com --handle oscar --password operator-123").status == 0)

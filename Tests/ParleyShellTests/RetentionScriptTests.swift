@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct RetentionScriptTests {
     @Test(arguments: StoreKind.all) func oldMessagesGoWhileSendsGoOn(_ store: StoreKind) async throws {
         let database = store == .postgres ? try TestPostgres.newDatabase() : nil
-        let world = try ServedShells(
+        let world = try await ServedShells(
             ["alice", "bob"],
             arguments: ["--retention-days", "30", "--retention-interval", "1"] + (database.map { ["--postgres", $0] } ?? []))
         defer { world.remove() }
@@ -17,13 +17,13 @@ import Testing
         #expect(try await alice.run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         #expect(try await bob.run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
         let irc = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try irc.signIn("bob", password: "builder-123"))
-        #expect(irc.wait(containing: " 366 bob #team ") != nil)
+        #expect(try await irc.signIn("bob", password: "builder-123"))
+        #expect(await irc.wait(containing: " 366 bob #team ") != nil)
         let tooLong = try await alice.run("/rules #team keep=40")
         #expect(tooLong.status != 0 && tooLong.stderr.contains("invalid_argument: this server keeps messages 30 days"), "\(tooLong.stderr)")
         let rules = try await alice.run("/rules #team keep=7")
         #expect(rules.lines.last?.hasSuffix("messages kept 7 days (the server keeps them 30 days)") == true, "\(rules.lines)")
-        #expect(irc.wait(containing: "NOTICE #team :[#team now keeps messages 7 days]") != nil)
+        #expect(await irc.wait(containing: "NOTICE #team :[#team now keeps messages 7 days]") != nil)
         #expect(
             try await alice.run("/rules #team keep=server").lines.last?.hasSuffix("messages kept: the server keeps them 30 days") == true)
 

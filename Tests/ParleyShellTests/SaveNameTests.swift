@@ -10,7 +10,7 @@ import Testing
     static let hostile = ["~", "~root", ".bashrc", "\u{202E}txt.exe", "CON", "a\u{200B}b.txt"]
 
     @Test func savedFilesLandInTheFolderUnderCleanedNames() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("parley-save-\(UUID().uuidString)")
         let (sources, here, home) = (
             root.appendingPathComponent("sources"), root.appendingPathComponent("here"), root.appendingPathComponent("home")

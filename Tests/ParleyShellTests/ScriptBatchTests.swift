@@ -7,7 +7,7 @@ import Testing
     /// 300 sends with a bad one at line `bad`: the sends before it are stored and
     /// printed, the error names its line, and the ones after it never run.
     @Test(arguments: ParleyBinary.Mode.allCases) func anErrorInARunOfSendsStopsAtItsLine(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let setup = try await parley.run(aliceAndBob + "\n/join #swift\n")
         #expect(setup.status == 0, "\(setup.stderr)")
@@ -26,7 +26,7 @@ import Testing
 
     /// With --keep-going every other line runs, and each bad line is reported once.
     @Test(arguments: ParleyBinary.Mode.allCases) func keepGoingRunsTheRestOfTheBatch(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         _ = try await parley.run(aliceAndBob + "\n/join #swift\n")
         let script = """
@@ -61,16 +61,16 @@ import Testing
     /// A program that feeds the shell one line at a time and waits for each answer gets
     /// it: the shell never waits for more lines to fill a batch before answering.
     @Test(arguments: ParleyBinary.Mode.allCases) func aFeederThatWaitsForEachAnswerGetsIt(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         _ = try await parley.run(aliceAndBob + "\n/join #swift\n")
         let conversation = try parley.converse()
         defer { conversation.finish() }
         for index in 1...3 {
             try await conversation.send("/send #swift turn \(index)")
-            #expect(try conversation.waitForLine(containing: "<bob> turn \(index)") != nil)
+            #expect(try await conversation.waitForLine(containing: "<bob> turn \(index)") != nil)
         }
         try await conversation.send("/whoami")
-        #expect(try conversation.waitForLine(containing: "@bob") != nil)
+        #expect(try await conversation.waitForLine(containing: "@bob") != nil)
     }
 }

@@ -14,7 +14,7 @@ import Testing
         ("/wait --timeout 0.1 never", "not_signed_in"),
     ])
     func signedOutErrors(line: String, code: String) async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let result = try await parley.run("# comment\n\n\(line)\n/help\n")
         #expect(result.status == 1)
@@ -24,7 +24,7 @@ import Testing
 
     /// A taken handle and a taken email are told apart, embedded and through a server.
     @Test(arguments: ParleyBinary.Mode.allCases) func aTakenHandleIsNotReportedAsATakenEmail(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try await parley.run(
             """
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test(arguments: ParleyBinary.Mode.allCases) func membershipAndUserErrors(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         _ = try await parley.run(
             aliceAndBob
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test(arguments: ParleyBinary.Mode.allCases) func keepGoingRunsEveryLineAndStillFails(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try await parley.run("/bogus\n/whoami\n/help quit\n", arguments: ["--keep-going"])
         #expect(result.status == 1)
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func runCommandNamesTheFileInErrors() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let script = parley.data.deletingLastPathComponent().appendingPathComponent("script-\(UUID().uuidString).parley")
         try "/help quit\n/whoami\n".write(to: script, atomically: true, encoding: .utf8)
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test(arguments: ParleyBinary.Mode.allCases) func variablesExpandFromTheEnvironment(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try await parley.run(
             """
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test(arguments: ParleyBinary.Mode.allCases) func jsonOutputIsOneObjectPerLine(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try await parley.run(aliceAndBob + "\n/join #swift\n/send #swift hi\n/chats\n/bogus\n", arguments: ["--json"])
         #expect(result.status == 1)
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func commandLineBehavesAsUsual() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let help = try await parley.run(arguments: ["--help"], useData: false)
         #expect(help.status == 0)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(10))) struct ScriptTests {
     @Test(arguments: ParleyBinary.Mode.allCases) func accountCommands(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try await parley.run(
             """
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test(arguments: ParleyBinary.Mode.allCases) func directAndGroupMessaging(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let result = try await parley.run(
             aliceAndBob + """
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test(arguments: ParleyBinary.Mode.allCases) func groupManagementAndInvites(mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let setup = try await parley.run(
             """
@@ -174,7 +174,7 @@ import Testing
     }
 
     @Test func helpSleepAndQuit() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let result = try await parley.run("/help\n/help invite\n/sleep 10ms\n/quit\n/whoami\n")
         #expect(result.status == 0)
@@ -185,7 +185,7 @@ import Testing
     }
 
     @Test func helpFitsAScreenAndListsEveryCommandOnceByGroup() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let overview = try await parley.run("/help").lines
         #expect(overview.count <= 24, "\(overview.count) lines: \(overview)")
@@ -206,7 +206,7 @@ import Testing
     }
 
     @Test func everyCommandHasHelpWithUsageAndExample() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let names = [
             "register", "login", "logout", "whoami", "passwd", "profile", "users", "whois", "msg", "query", "create",
@@ -222,13 +222,13 @@ import Testing
     /// A script waits for another user's message, which arrives through the server
     /// while `/wait` blocks.
     @Test(.timeLimit(.minutes(10))) func waitReturnsWhenAMatchingMessageArrives() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let server = try #require(parley.serverURL)
         let setup = try await parley.run("\(aliceAndBob)\n/join #swift\n")
         #expect(setup.status == 0, "\(setup.stderr)")
 
-        let alice = try ParleyBinary()
+        let alice = try await ParleyBinary()
         defer { alice.remove() }
         // Alice says it until the waiting script has heard it: a message sent before
         // `/wait` began would not count, and no sleep can tell when that is.

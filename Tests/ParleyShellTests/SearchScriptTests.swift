@@ -5,7 +5,7 @@ import Testing
 /// the filters travel in the `search` op.
 @Suite(.timeLimit(.minutes(10))) struct SearchScriptTests {
     @Test(arguments: ParleyBinary.Mode.allCases) func searchFiltersBySenderChatDateAndShowsContext(_ mode: ParleyBinary.Mode) async throws {
-        let parley = try ParleyBinary(mode: mode)
+        let parley = try await ParleyBinary(mode: mode)
         defer { parley.remove() }
         let start = Date()
         #expect(

@@ -11,7 +11,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("stages.tsv")
-        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), environment: ["PARLEY_STAGES": file.path])
+        let server = try await ServeProcess.start(data: folder.appendingPathComponent("data"), environment: ["PARLEY_STAGES": file.path])
         let alice = ParleyBinary(serverURL: server.url)
         let bob = ParleyBinary(serverURL: server.url)
         defer {

@@ -5,14 +5,14 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct ServeCommandTests {
     /// SIGTERM stops `parley serve` gracefully: connected clients get a close frame
     /// (normal closure or going away), even one that never answers, and the process exits 0.
-    @Test(.timeLimit(.minutes(10))) func sigtermClosesSocketsAndExitsCleanly() throws {
-        let parley = try ParleyBinary(mode: .server)
+    @Test(.timeLimit(.minutes(10))) func sigtermClosesSocketsAndExitsCleanly() async throws {
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
-        #expect(try httpGet(port: port, path: "/healthz") == "ok\n")
+        #expect(try await httpGet(port: port, path: "/healthz") == "ok\n")
         let client = try SilentSocket(port: port)
         let status = try #require(parley.stopServer(signal: SIGTERM))
-        let code = client.readCloseCode()
+        let code = await client.readCloseCode()
         #expect(code == 1000 || code == 1001, "a close frame, not a dropped connection")
         #expect(status == 0)
     }
@@ -59,7 +59,7 @@ import Testing
     /// the held connections goes, the address gets in again.
     @Test(.timeLimit(.minutes(10))) func oneAddressCannotFillTheServer() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-crowd-\(UUID().uuidString)")
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("data"), arguments: ["--max-unsigned-per-address", "3", "--irc-port", "0"])
         defer {
             server.stop()
@@ -72,7 +72,7 @@ import Testing
         for index in 0..<3 {
             let held = try IRCTestClient(port: ircPort, from: "127.0.0.2")
             try held.send("PING held\(index)")
-            #expect(held.wait(containing: "PONG") != nil)
+            #expect(await held.wait(containing: "PONG") != nil)
             crowd.append(held)
         }
         let refused = try HeldConnection(port: server.port, from: "127.0.0.2")
@@ -81,10 +81,10 @@ import Testing
         #expect(answer.hasPrefix("HTTP/1.1 429 ") && answer.contains("Retry-After: 10"), "\(answer)")
         #expect(answer.contains("too many connections from your address"))
         let fourth = try IRCTestClient(port: ircPort, from: "127.0.0.2")
-        #expect(fourth.wait(containing: "ERROR :Closing link: too many connections from your address") != nil)
+        #expect(await fourth.wait(containing: "ERROR :Closing link: too many connections from your address") != nil)
 
         // Another address is not held up.
-        #expect(try httpGet(port: server.port, path: "/healthz") == "ok\n")
+        #expect(try await httpGet(port: server.port, path: "/healthz") == "ok\n")
         let shell = ParleyBinary(serverURL: server.url)
         defer { shell.remove() }
         let sent = try await shell.run(
@@ -113,7 +113,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("serve.log")
-        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), logLevel: "info", log: log)
+        let server = try await ServeProcess.start(data: folder.appendingPathComponent("data"), logLevel: "info", log: log)
         let shell = ParleyBinary(serverURL: server.url)
         defer { shell.remove() }
         #expect(try await shell.run("/register ann@example.com --handle ann --password pass-ann-1").status == 0)
@@ -123,7 +123,7 @@ import Testing
         let order = ["upkeep stopped", "database closed", "[ParleyCommands] stopped"].map { step in lines.firstIndex { $0.hasSuffix(step) }
         }
         #expect(order.allSatisfy { $0 != nil } && order == order.sorted { ($0 ?? 0) < ($1 ?? 0) }, "\(lines.suffix(6))")
-        let again = try ServeProcess.start(data: folder.appendingPathComponent("data"))
+        let again = try await ServeProcess.start(data: folder.appendingPathComponent("data"))
         again.stop()
     }
 
@@ -134,7 +134,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("serve.log")
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("data"), arguments: ["--log-format", "json"], logLevel: "debug", log: log)
         let shell = ParleyBinary(serverURL: server.url)
         defer { shell.remove() }
@@ -155,11 +155,11 @@ import Testing
     /// and leave the folder as it was; and a server, or a second shell, is kept out while
     /// a shell has it open.
     @Test(.timeLimit(.minutes(10))) func aFolderIsServedByOneServerAndNoShellBesideIt() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let folder = parley.data.appendingPathComponent("server-data")
         let pid = try #require(parley.serverProcessID)
-        let other = try ParleyBinary()
+        let other = try await ParleyBinary()
         defer { other.remove() }
 
         let second = try await other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
@@ -175,7 +175,7 @@ import Testing
             "\(shell.stderr)")
         // The first server still answers, and nobody was registered behind its back.
         let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
-        #expect(try httpGet(port: port, path: "/healthz") == "ok\n")
+        #expect(try await httpGet(port: port, path: "/healthz") == "ok\n")
         let registered = try await parley.run("/register ann@example.com --handle ann --name Ann --password pass-ann-1\n")
         #expect(registered.status == 0, "\(registered.stderr)")
 
@@ -183,7 +183,7 @@ import Testing
         #expect(parley.stopServer(signal: SIGTERM) == 0)
         let embedded = try ParleyBinary(folder: folder).converse()
         try await embedded.send("/login @ann --password pass-ann-1")
-        #expect(try embedded.waitForLine(containing: "@ann") != nil)
+        #expect(try await embedded.waitForLine(containing: "@ann") != nil)
         let refused = try await other.run(arguments: ["serve", "--port", "0", "--data", folder.path], useData: false)
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("is open in another parley shell or bot (pid "), "\(refused.stderr)")
@@ -198,7 +198,7 @@ import Testing
         // Once it is closed, the next shell opens the folder.
         let after = try await other.run("/login @ann --password pass-ann-1\n", arguments: ["--data", folder.path], useData: false)
         #expect(after.status == 0, "\(after.stderr)")
-        let (again, _) = try ParleyBinary.startServer(data: folder)
+        let (again, _) = try await ParleyBinary.startServer(data: folder)
         again.terminate()
         again.waitUntilExit()
     }
@@ -210,7 +210,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func threadsSetsTheEventLoops() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-threads-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--threads", "3"])
+        let server = try await ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--threads", "3"])
         defer { server.stop() }
         let ann = ParleyBinary(serverURL: server.url)
         let ben = ParleyBinary(serverURL: server.url)
@@ -231,10 +231,10 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(10))) func aBusyPortIsNamedWithWhatToDo() async throws {
-        let parley = try ParleyBinary(mode: .server)
+        let parley = try await ParleyBinary(mode: .server)
         defer { parley.remove() }
         let port = try #require(parley.serverURL.flatMap { URL(string: $0)?.port })
-        let other = try ParleyBinary()
+        let other = try await ParleyBinary()
         defer { other.remove() }
         let refused = try await other.run(
             arguments: ["serve", "--port", String(port), "--data", other.data.appendingPathComponent("elsewhere").path], useData: false)
@@ -250,7 +250,7 @@ import Testing
     /// never echo a password.
     @Test(.timeLimit(.minutes(10))) func aDatabaseOutOfReachStopsTheServerWithUnavailable() async throws {
         let postgres = try TestPostgres.shared()
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let cases = [
             (
@@ -283,7 +283,7 @@ import Testing
     /// session out, keeps it (before this held, 2 of 5 such logins lost it).
     @Test(.timeLimit(.minutes(10))) func signingInAgainOnOneConnectionKeepsItOnPostgreSQL() async throws {
         let database = try TestPostgres.newDatabase()
-        let parley = try ParleyBinary(mode: .server, serverArguments: ["--postgres", database])
+        let parley = try await ParleyBinary(mode: .server, serverArguments: ["--postgres", database])
         defer { parley.remove() }
         let logins = (1...10).map { "/login @ann --password secret-ann-1\n/send #lobby round \($0)\n" }.joined()
         let result = try await parley.run("/register ann@example.com --handle ann --password secret-ann-1\n/create #lobby\n" + logins)
@@ -294,11 +294,11 @@ import Testing
     /// An operator sees sign-ups, sign-ins, refusals and connections in the log, with
     /// addresses and reasons, and never a password.
     @Test(.timeLimit(.minutes(10))) func theLogShowsAccountsAndConnectionsWithoutSecrets() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let log = parley.data.appendingPathComponent("serve.log")
         try FileManager.default.createDirectory(at: parley.data, withIntermediateDirectories: true)
-        let server = try ServeProcess.start(data: parley.data.appendingPathComponent("server-data"), logLevel: "info", log: log)
+        let server = try await ServeProcess.start(data: parley.data.appendingPathComponent("server-data"), logLevel: "info", log: log)
         let script = """
             /register ann@example.com --handle ann --password secret-ann-1
             /logout

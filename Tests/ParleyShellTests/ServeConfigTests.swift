@@ -17,7 +17,7 @@ import Testing
     /// deploy/parley.yaml holds every setting at its default: read back, it changes
     /// nothing, and no setting `--check` prints is missing from it.
     @Test func theExampleHoldsEverySettingAtItsDefault() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let defaults = try await parley.run(arguments: ["serve", "--check"], useData: false)
         #expect(defaults.status == 0, "\(defaults.stderr)")
@@ -31,7 +31,7 @@ import Testing
 
     /// docs/server.md's settings file passes `--check` as it is written there.
     @Test func theDocsFilePassesTheCheck() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let docs = try String(contentsOf: ParleyBinary.repository.appendingPathComponent("docs/server.md"), encoding: .utf8)
         let block = try #require(docs.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```").first)
@@ -45,7 +45,7 @@ import Testing
     /// The file's settings stand unless a flag gives the same one; a list given as flags
     /// replaces the file's; what `--check` prints reads back to the same.
     @Test func flagsWinOverTheFileAndTheCheckReadsBack() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let file = try write(
             """
@@ -76,7 +76,7 @@ import Testing
 
     /// A mistake in the file is told by its key (or the flag's own rule) and nothing runs.
     @Test func aFilesMistakesAreToldByKey() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         for (text, error) in [
             ("prot: 7878", "no setting named prot"),
@@ -106,7 +106,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("parley.yaml")
         try "irc-port: 0\nadmin: ['@oscar']\nregistration: invite\n".write(to: file, atomically: true, encoding: .utf8)
-        let server = try ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--config", file.path])
+        let server = try await ServeProcess.start(data: folder.appendingPathComponent("data"), arguments: ["--config", file.path])
         defer { server.stop() }
         #expect(server.ircPort != nil, "the file's irc-port started the gateway")
         let oscar = ParleyBinary(serverURL: server.url)
@@ -125,7 +125,7 @@ import Testing
         let file = folder.appendingPathComponent("parley.yaml")
         try "hook-rate: 1\nmax-file-mb: 25\n".write(to: file, atomically: true, encoding: .utf8)
         let log = folder.appendingPathComponent("server.log")
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("data"), arguments: ["--config", file.path], logLevel: "notice", log: log)
         defer { server.stop() }
         let alice = ParleyBinary(serverURL: server.url)
@@ -138,7 +138,7 @@ import Testing
         let shell = try alice.converse(keepGoing: true)
         defer { shell.finish() }
         try await shell.send("/switch #ops")
-        #expect(try shell.waitForLine(containing: "Now in #ops") != nil)
+        #expect(try await shell.waitForLine(containing: "Now in #ops") != nil)
         let mallory = ParleyBinary(serverURL: server.url)
         defer { mallory.remove() }
         let registered = try await mallory.run("/register mallory@example.com --handle mallory --password secret-mallory")
@@ -146,7 +146,7 @@ import Testing
         let mallorysShell = try mallory.converse(keepGoing: true)
         defer { mallorysShell.finish() }
         try await mallorysShell.send("/whoami")
-        #expect(try mallorysShell.waitForLine(containing: "@mallory") != nil)
+        #expect(try await mallorysShell.waitForLine(containing: "@mallory") != nil)
 
         /// Posts at once, more than a burst of the rate allows: the refusals' words.
         func flood() async throws -> [String] {
@@ -175,7 +175,7 @@ import Testing
         #expect(logged?.contains("max-file-mb changed to 50 but takes a restart; still 25") == true, "\(logged ?? "")")
         #expect(logged?.contains(#"reload: ban [] → ["@mallory"]"#) == true, "\(logged ?? "")")
         // The ban ends mallory's connection, and refuses her at the door from then on.
-        #expect(try mallorysShell.waitForLine(containing: "banned from this server") != nil)
+        #expect(try await mallorysShell.waitForLine(containing: "banned from this server") != nil)
         let refused = try await mallory.run("/login @mallory --password secret-mallory")
         #expect(refused.status != 0 && refused.stderr.contains("banned from this server"), "\(refused.stderr)")
         #expect(try await flood().contains { $0.contains("this hook posts at most 3 messages a second") })
@@ -185,7 +185,7 @@ import Testing
         // The shell connected before the reload is still: it sends, and lost nothing.
         try await shell.send("/send #ops after the reload")
         var lines: [String] = []
-        while let line = try shell.waitForLine(containing: "") {
+        while let line = try await shell.waitForLine(containing: "") {
             lines.append(line)
             if line.contains("after the reload") { break }
         }

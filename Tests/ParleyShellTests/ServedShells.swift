@@ -12,10 +12,10 @@ struct ServedShells {
     /// `people` name the shells; `arguments` go to `parley serve`; `store` is `sqlite` (in
     /// the data folder) or `postgres` (a fresh database). The IRC client of a test reads
     /// only while it waits, so the ping timeout is long enough that no load trips it.
-    init(_ people: [String], store: StoreKind = .sqlite, arguments: [String] = []) throws {
+    init(_ people: [String], store: StoreKind = .sqlite, arguments: [String] = []) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-served-\(UUID().uuidString)")
         let database = try store.serveArguments()
-        server = try ServeProcess.start(
+        server = try await ServeProcess.start(
             data: folder.appendingPathComponent("data"), arguments: ["--irc-port", "0", "--ping-timeout", "600"] + database + arguments)
         let url = server.url
         shells = Dictionary(uniqueKeysWithValues: people.map { ($0, ParleyBinary(serverURL: url)) })

@@ -26,7 +26,7 @@ struct TLSScriptTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let (certificate, key) = try Self.certificate(in: folder)
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("server"), arguments: ["--tls-cert", certificate, "--tls-key", key])
         defer { server.stop() }
         #expect(server.url.hasPrefix("wss://127.0.0.1:"), "\(server.url)")
@@ -73,7 +73,7 @@ struct TLSScriptTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let (certificate, key) = try Self.certificate(in: folder)
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("server"),
             arguments: ["--tls-cert", certificate, "--tls-key", key, "--ircs-port", "0", "--ping-timeout", "600"])
         defer { server.stop() }
@@ -144,7 +144,7 @@ struct TLSScriptTests {
         try (try String(contentsOfFile: certificate, encoding: .utf8) + (try String(contentsOfFile: renewed, encoding: .utf8))).write(
             toFile: trust, atomically: true, encoding: .utf8)
         let log = folder.appendingPathComponent("server.log")
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("server"), arguments: ["--tls-cert", certificate, "--tls-key", key, "--ircs-port", "0"],
             logLevel: "notice", log: log)
         defer { server.stop() }
@@ -159,7 +159,7 @@ struct TLSScriptTests {
         let shell = try ann.converse(keepGoing: true, arguments: ["--ca-file", trust])
         defer { shell.finish() }
         try await shell.send("/switch #renewal")
-        #expect(try shell.waitForLine(containing: "Now in #renewal") != nil)
+        #expect(try await shell.waitForLine(containing: "Now in #renewal") != nil)
 
         // The renewal writes the files in place; SIGHUP reads them again.
         try FileManager.default.removeItem(atPath: certificate)
@@ -177,7 +177,7 @@ struct TLSScriptTests {
         // The shell connected under the old certificate is still, and lost nothing.
         try await shell.send("/send #renewal after the renewal")
         var lines: [String] = []
-        while let line = try shell.waitForLine(containing: "") {
+        while let line = try await shell.waitForLine(containing: "") {
             lines.append(line)
             if line.contains("after the renewal") { break }
         }
@@ -185,7 +185,7 @@ struct TLSScriptTests {
     }
 
     @Test func aCertificateNeedsItsKey() async throws {
-        let parley = try ParleyBinary()
+        let parley = try await ParleyBinary()
         defer { parley.remove() }
         let result = try await parley.run(arguments: ["serve", "--port", "0", "--tls-cert", "/nonexistent/cert.pem"])
         #expect(result.status != 0 && result.stderr.contains("--tls-cert and --tls-key go together"), "\(result.stderr)")
