@@ -95,7 +95,7 @@ extension IRCConnection {
         else { return lines }
         let counts = message.reactions.map { "\($0.emoji) \($0.count)" }.joined(separator: ", ")
         let words = message.text.isEmpty ? "" : " \"\(IRCView.head(of: message.text))\""
-        let about = "\(message.sender.handle)'s message of \(IRCView.clock(message.sentAt))\(words)"
+        let about = "\(message.sender.handle)'s message of \(IRCView.moment(message.sentAt))\(words)"
         lines.append(IRCMessage(source: serverName, command: "NOTICE", params: [target, "[reactions to \(about): \(counts)]"]))
         return lines
     }

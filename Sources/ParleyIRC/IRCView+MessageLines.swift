@@ -88,15 +88,25 @@ extension IRCView {
         return line.count > 40 ? line.prefix(40) + "…" : line
     }
 
-    /// A message's time as a plain client shows it in a line's text.
+    /// A time as a plain client shows it in a line's text: `14:02 UTC`.
     static func clock(_ date: Date) -> String {
         date.formatted(clockStyle)
     }
 
-    /// `14:02 UTC`: which line an edit or deletion is about, for a client without tags.
+    /// A message's time to the second, `14:02:37 UTC`: which line an edit, a deletion or
+    /// reactions are about, for a client without tags. To the minute, three lines of one
+    /// minute could each be the one; the client's own stamps (server-time) have seconds.
+    static func moment(_ date: Date) -> String {
+        date.formatted(momentStyle)
+    }
+
     static let clockStyle = Date.VerbatimFormatStyle(
         format: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC", timeZone: .gmt,
         calendar: Calendar(identifier: .gregorian))
+
+    static let momentStyle = Date.VerbatimFormatStyle(
+        format: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) UTC",
+        timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
 
     /// A text as lines that fit an IRC line: split at newlines, and long lines at a
     /// character boundary within 400 bytes (what is left of 512 after the prefix,

@@ -281,10 +281,11 @@ final class IRCView: Sendable {
             return [IRCMessage(source: Self.prefix(old), command: "NICK", params: [change.user.handle])]
         case .messageEdited(let edited):
             // No IRC client edits a line in place: the new text as a new line at the time
-            // of the edit, saying which line it corrects (by that line's time), that a
+            // of the edit, saying which line it corrects (by that line's time, to the
+            // second), that a
             // client with message-tags also ties to the original (+draft/reply).
             var message = edited.message
-            message.text = "[edit of \(Self.clock(message.sentAt))] " + message.text
+            message.text = "[edit of \(Self.moment(message.sentAt))] " + message.text
             message.sentAt = message.editedAt ?? Date()
             message.replyTo = nil
             var lines = Self.messageLines(message, in: edited.chat, me: me, capabilities: capabilities.subtracting([.messageTags]))
@@ -327,7 +328,7 @@ final class IRCView: Sendable {
             ]
         case .messageDeleted(let deleted):
             // IRCv3 draft/message-redaction; to a client without it, a NOTICE that says
-            // which line is gone (by its sender and time).
+            // which line is gone (by its sender and time, to the second).
             guard let target = Self.target(of: deleted.message, in: deleted.chat, me: me) else { return [] }
             let msgid = "\(deleted.chat.id.rawValue)-\(deleted.message.seq)"
             let by = deleted.by ?? deleted.message.sender
@@ -337,7 +338,7 @@ final class IRCView: Sendable {
                 return [
                     IRCMessage(
                         source: Self.prefix(by), command: "NOTICE",
-                        params: [target, "[deleted \(whose) message of \(Self.clock(deleted.message.sentAt))\(reason)]"])
+                        params: [target, "[deleted \(whose) message of \(Self.moment(deleted.message.sentAt))\(reason)]"])
                 ]
             }
             return [IRCMessage(source: Self.prefix(by), command: "REDACT", params: [target, msgid] + (deleted.reason.map { [$0] } ?? []))]

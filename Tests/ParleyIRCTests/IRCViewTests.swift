@@ -44,7 +44,7 @@ import Testing
         let edited = sent.addingTimeInterval(90)
         let event = ChatEvent.messageEdited(MessageEvent(chat: swift, message: message(3, "hello, there", editedAt: edited)))
         let plain = serialized(view(["server-time"]).lines(for: event))
-        #expect(plain == ["@time=2025-11-29T04:21:30.000Z :alice!alice@parley PRIVMSG #swift :[edit of 04:20 UTC] hello, there"])
+        #expect(plain == ["@time=2025-11-29T04:21:30.000Z :alice!alice@parley PRIVMSG #swift :[edit of 04:20:00 UTC] hello, there"])
         let tagged = view(["message-tags"]).lines(for: event)
         #expect(tagged.first?.tags["+draft/reply"] == "7-3")
     }
@@ -53,9 +53,9 @@ import Testing
         let tombstone = message(3, "", deletedAt: sent.addingTimeInterval(60))
         let byAdmin = ChatEvent.messageDeleted(MessageEvent(chat: swift, message: tombstone, by: bob, reason: "spam"))
         #expect(
-            serialized(view([]).lines(for: byAdmin)) == [":bob!bob@parley NOTICE #swift :[deleted alice's message of 04:20 UTC: spam]"])
+            serialized(view([]).lines(for: byAdmin)) == [":bob!bob@parley NOTICE #swift :[deleted alice's message of 04:20:00 UTC: spam]"])
         let own = ChatEvent.messageDeleted(MessageEvent(chat: swift, message: tombstone))
-        #expect(serialized(view([]).lines(for: own)) == [":alice!alice@parley NOTICE #swift :[deleted their message of 04:20 UTC]"])
+        #expect(serialized(view([]).lines(for: own)) == [":alice!alice@parley NOTICE #swift :[deleted their message of 04:20:00 UTC]"])
         #expect(serialized(view(["draft/message-redaction"]).lines(for: own)) == [":alice!alice@parley REDACT #swift 7-3"])
     }
 

@@ -16,13 +16,13 @@ import Testing
         #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         // alice's messages are 2 and 3 in #swift (1 was sent before bob came).
         #expect(try await world.alice.run("/send #swift teh plan is simple\n/send #swift second thought").status == 0)
-        let original = try #require(irc.wait(containing: "PRIVMSG #swift :teh plan is simple"))
+        let original = try #require(await irc.wait(containing: "PRIVMSG #swift :teh plan is simple"))
         #expect(await irc.wait(containing: "PRIVMSG #swift :second thought") != nil)
         let sentTime = try #require(original.split(separator: " ").first.map { String($0.dropFirst("@time=".count)) })
-        let clock = String(sentTime.dropFirst(11).prefix(5)) + " UTC"
+        let clock = String(sentTime.dropFirst(11).prefix(8)) + " UTC"
 
         #expect(try await world.alice.run("/edit #swift 2 the plan is simple").status == 0)
-        let edit = try #require(irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :[edit of "))
+        let edit = try #require(await irc.wait(containing: ":alice!alice@parley PRIVMSG #swift :[edit of "))
         #expect(edit.hasSuffix("[edit of \(clock)] the plan is simple"), "\(edit)")
         let editTime = try #require(edit.split(separator: " ").first.map { String($0.dropFirst("@time=".count)) })
         #expect(editTime >= sentTime, "the correction is stamped when it was made, not under the original")

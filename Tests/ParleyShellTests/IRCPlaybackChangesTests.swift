@@ -47,7 +47,7 @@ import Testing
         #expect(shown.dropFirst(3).first == "line four", "\(shown)")
         let reactions = shown.last ?? ""
         #expect(
-            reactions.range(of: #"^\[reactions to alice's message of \d\d:\d\d UTC "line four": 🎉 1\]$"#, options: .regularExpression)
+            reactions.range(of: #"^\[reactions to alice's message of \d\d:\d\d:\d\d UTC "line four": 🎉 1\]$"#, options: .regularExpression)
                 != nil, "\(shown)")
         try back.send("QUIT")
         #expect(await back.wait(containing: "ERROR :Closing link") != nil)
@@ -66,7 +66,7 @@ import Testing
 
         let back = try IRCTestClient(port: port)
         #expect(try await back.signIn("bob", password: "builder-123", capabilities: ["server-time", "message-tags"]))
-        let reply = try #require(back.wait(containing: "and it works"))
+        let reply = try #require(await back.wait(containing: "and it works"))
         #expect(
             reply.contains("+draft/reply=") && reply.hasSuffix(#"PRIVMSG #swift :[re alice: "the plan is simple"] and it works"#),
             "\(reply)")
