@@ -16,7 +16,7 @@ import Testing
         var started: ServeProcess?
         for _ in 0..<50 where started == nil {
             let port = Int.random(in: 20_000..<32_000)
-            started = try? await offPool { try ServeProcess.start(data: data, port: port, arguments: ["--max-registrations", "0"]) }
+            started = try? await onOwnThread { try ServeProcess.start(data: data, port: port, arguments: ["--max-registrations", "0"]) }
         }
         let first = try #require(started)
         let url = "ws://127.0.0.1:\(first.port)"
@@ -52,20 +52,20 @@ import Testing
             }
         }
         while acknowledged.withLock({ $0.count }) < 300 { try await Task.sleep(for: .milliseconds(10)) }
-        try await offPool { first.kill() }
+        try await onOwnThread { first.kill() }
         for sender in senders { await sender.value }
         let acknowledgedBefore = acknowledged.withLock { $0 }
         let inFlight = pending.withLock { $0 }
         #expect(inFlight.count == 4, "each sender had a send in flight when the server died")
 
-        let second = try await offPool { try ServeProcess.start(data: data, port: first.port) }
+        let second = try await onOwnThread { try ServeProcess.start(data: data, port: first.port) }
         // Each client reconnects and empties its outbox.
         for client in clients {
             _ = try await client.chats()
             while await !client.queued().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
         }
         for client in clients { await client.close() }
-        try await offPool { second.stop() }
+        try await onOwnThread { second.stop() }
 
         let queue = try DatabaseQueue(path: data.appendingPathComponent("parley.sqlite").path)
         let rows = try queue.read { db in

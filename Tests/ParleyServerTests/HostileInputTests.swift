@@ -6,14 +6,6 @@ import ParleyServer
 import ParleyTesting
 import Testing
 
-/// Runs blocking socket work on a thread of its own, so an in-process server keeps the
-/// cooperative pool's threads.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
-
 /// What a hostile client sends: each request must get its error code and leave the
 /// server serving everyone else.
 @Suite(.timeLimit(.minutes(10))) struct HostileInputTests {
@@ -78,7 +70,7 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
             ("bad chunk", Array("PUT /v1/media HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n".utf8)),
         ]
         for (name, bytes) in requests {
-            let (answer, closed) = try await offPool { try rawExchange(port: port, bytes) }
+            let (answer, closed) = try await onOwnThread { try rawExchange(port: port, bytes) }
             // The 200 KiB header may be cut off by a reset once the server has answered.
             #expect(answer.hasPrefix("HTTP/1.1 400") || (name == "200 KiB header" && answer.isEmpty), "\(name): \(answer.prefix(80))")
             #expect(closed, "\(name) left the connection open")
@@ -91,7 +83,7 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
             ("wrong path", "GET /elsewhere HTTP/1.1\r\n\(upgrade)\(key)Sec-WebSocket-Version: 13\r\n\r\n", "HTTP/1.1 404"),
         ]
         for (name, request, status) in upgrades {
-            let (answer, closed) = try await offPool { try rawExchange(port: port, Array(request.utf8)) }
+            let (answer, closed) = try await onOwnThread { try rawExchange(port: port, Array(request.utf8)) }
             #expect(answer.hasPrefix(status), "\(name): \(answer.prefix(80))")
             #expect(closed, "\(name) left the connection open")
         }
@@ -109,8 +101,8 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
             $0.maxUnsignedPerAddress = 0
         }
         let port = server.port
-        let silent = try await offPool { try (0..<2000).map { _ in try connectToLocalhost(port: port) } }
-        let half = try await offPool {
+        let silent = try await onOwnThread { try (0..<2000).map { _ in try connectToLocalhost(port: port) } }
+        let half = try await onOwnThread {
             try (0..<200).map { _ in
                 let fd = try connectToLocalhost(port: port)
                 let start = Array("GET /v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n".utf8)
@@ -124,7 +116,7 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
         #expect(try await alice.sendMessage(to: .chat(group.id), text: "through the crowd", clientID: nil).seq == 1)
         // Every one of them is closed by the server (the 120 s only guards against a hang),
         // and each by the handshake deadline: the counter says so, whatever the load.
-        let closedAll = try await offPool { (silent + half).allSatisfy { readUntilClosed($0, timeout: .seconds(120)).closed } }
+        let closedAll = try await onOwnThread { (silent + half).allSatisfy { readUntilClosed($0, timeout: .seconds(120)).closed } }
         #expect(closedAll)
         for fd in silent + half { close(fd) }
         let fetched = try await RawHTTP.request(port: server.port, method: "GET", path: "/metrics").text
@@ -141,7 +133,7 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
         let port = server.port
         // Three connections the server has surely taken: each has had an answer, and
         // stays open (keep-alive).
-        let held = try await offPool {
+        let held = try await onOwnThread {
             try (0..<3).map { _ in
                 let fd = try connectToLocalhost(port: port)
                 let request = Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
@@ -152,7 +144,7 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
                 return fd
             }
         }
-        let (answer, closed) = try await offPool { try rawExchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) }
+        let (answer, closed) = try await onOwnThread { try rawExchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) }
         #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer)")
         #expect(closed)
         for fd in held { close(fd) }
@@ -183,7 +175,7 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
             ("ping of 126 bytes", { try $0.sendFrame(opcode: 0x9, payload: Array(repeating: 0x61, count: 126)) }, 1002),
         ]
         for (name, send, code) in cases {
-            let got = try await offPool {
+            let got = try await onOwnThread {
                 let socket = try SilentSocket(port: port)
                 try send(socket)
                 return socket.readCloseCode()

@@ -19,10 +19,8 @@ import Testing
 
     static func node(_ data: URL, database: String, media: URL) async throws -> ServeProcess {
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        return try await offPool {
-            try ServeProcess.start(
-                data: data, arguments: ["--postgres", database, "--media", media.path, "--heartbeat-timeout", "5", "--rate-limit", "0"])
-        }
+        return try await ServeProcess.start(
+            data: data, arguments: ["--postgres", database, "--media", media.path, "--heartbeat-timeout", "5", "--rate-limit", "0"])
     }
 
     static func user(_ handle: String, at url: String) async throws -> (RemoteChatService, EventLog, SignedIn) {
@@ -116,7 +114,7 @@ import Testing
 
         // B dies without a word. Its users are shown offline to A's after the heartbeat
         // timeout; bob's client moves to A and resumes where it was.
-        try await offPool { b.kill() }
+        try await onOwnThread { b.kill() }
         var sentWhileDown: [Message] = []
         for number in 0..<5 {
             sentWhileDown.append(

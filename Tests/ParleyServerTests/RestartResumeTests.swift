@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: Ending.allCases) func aResumeAfterARestartGetsExactlyWhatWasMissed(ending: Ending) async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("parley-restart-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
-        let first = try await offPool { try ServeProcess.start(data: data, arguments: ["--max-registrations", "0"]) }
+        let first = try await onOwnThread { try ServeProcess.start(data: data, arguments: ["--max-registrations", "0"]) }
 
         let (alice, _) = try await Self.register("alice", on: first.url)
         let (bob, _) = try await Self.register("bob", on: first.url)
@@ -33,14 +33,14 @@ import Testing
         for number in 1...3 { _ = try await alice.sendMessage(to: .chat(group.id), text: "missed \(number)", clientID: "m\(number)") }
         if ending == .sigterm { _ = try await alice.setTopic("after the upgrade", in: group.id) }
         await alice.close()
-        try await offPool {
+        try await onOwnThread {
             switch ending {
             case .sigterm: first.stop()
             case .sigkill: first.kill()
             }
         }
 
-        let second = try await offPool { try ServeProcess.start(data: data, arguments: ["--max-registrations", "0"]) }
+        let second = try await onOwnThread { try ServeProcess.start(data: data, arguments: ["--max-registrations", "0"]) }
         let again = try await TestSocket(port: second.port)
         var replayed: [[String: Any]] = []
         let resume = Self.resume(token: token, epoch: epoch, position: position)
@@ -67,14 +67,14 @@ import Testing
 
         await later.close()
         await again.close()
-        try await offPool { second.stop() }
+        try await onOwnThread { second.stop() }
     }
 
     @Test func aResumeFromBeforeTheKeptEventsSaysSomethingMayBeMissing() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("parley-restart-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
         let arguments = ["--max-registrations", "0", "--total-backlog", "16"]
-        let first = try await offPool { try ServeProcess.start(data: data, arguments: arguments) }
+        let first = try await onOwnThread { try ServeProcess.start(data: data, arguments: arguments) }
         let (alice, _) = try await Self.register("alice", on: first.url)
         let (bob, bobIn) = try await Self.register("bob", on: first.url)
         await bob.close()
@@ -82,16 +82,16 @@ import Testing
         // Forty events: more than the server keeps.
         for number in 1...40 { _ = try await alice.sendMessage(to: .user(bobIn.user.id), text: "missed \(number)", clientID: nil) }
         await alice.close()
-        try await offPool { first.stop() }
+        try await onOwnThread { first.stop() }
 
-        let second = try await offPool { try ServeProcess.start(data: data, arguments: arguments) }
+        let second = try await onOwnThread { try ServeProcess.start(data: data, arguments: arguments) }
         let again = try await TestSocket(port: second.port)
         let resume = Self.resume(token: token, epoch: epoch, position: position)
         let reply = try await again.request(resume)
         #expect(reply?["ok"] as? Bool == true, "\(String(describing: reply))")
         #expect((reply?["result"] as? [String: Any])?["complete"] as? Bool == false)
         await again.close()
-        try await offPool { second.stop() }
+        try await onOwnThread { second.stop() }
     }
 
     private static func register(_ name: String, on url: String) async throws -> (RemoteChatService, SignedIn) {

@@ -33,7 +33,7 @@ import WSCore
         // A socket of the stalled user, signed in, that never reads after its reply.
         let port = server.port
         let token = stalledIn.token
-        let socket = try await offPool { () -> SilentSocket in
+        let socket = try await onOwnThread { () -> SilentSocket in
             let socket = try SilentSocket(port: port, receiveBuffer: 4096)
             try socket.sendText(#"{"id":1,"op":"resume","args":{"token":"\#(token)"}}"#)
             _ = socket.readText()
@@ -72,7 +72,7 @@ import WSCore
             if !closedSlow { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(closedSlow)
-        let code = try await offPool { socket.readCloseCode() }
+        let code = try await onOwnThread { socket.readCloseCode() }
         sampler.cancel()
         #expect(code == 4008)
         // 64 KiB a channel and a batch (without the hold: 10.3 MB).

@@ -30,27 +30,27 @@ import Testing
         try await bob.start(
             "env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
         _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
-        _ = try bob.waitFor("bob>")
+        _ = try await bob.waitFor("bob>")
         _ = try await bob.firstCommand("/switch #club", until: "bob #club>")
 
         // Typing in alice's shell shows before bob's prompt.
         let aliceTerminal = TmuxSession()
         defer { aliceTerminal.stop() }
         try await aliceTerminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(alice.data.path) --server \(server)")
-        _ = try aliceTerminal.waitFor("alice>")
+        _ = try await aliceTerminal.waitFor("alice>")
         _ = try await aliceTerminal.firstCommand("/switch #club", until: "alice #club>")
         try await aliceTerminal.type("@bob standup no")
-        _ = try bob.waitFor("(@alice typing…) bob #club>")
+        _ = try await bob.waitFor("(@alice typing…) bob #club>")
         try await aliceTerminal.type("w", "Enter")
-        var screen = try bob.waitFor("<alice> @bob standup now")
-        #expect(try bob.waitFor("the typing status goes with the message") { !$0.contains("typing…") }.contains("bob #club>"))
+        var screen = try await bob.waitFor("<alice> @bob standup now")
+        #expect(try await bob.waitFor("the typing status goes with the message") { !$0.contains("typing…") }.contains("bob #club>"))
 
         // The mention is highlighted and rings; a plain line does not; a direct message
         // from outside the current chat rings again.
         try await aliceTerminal.type("no mention here", "Enter")
-        _ = try bob.waitFor("<alice> no mention here")
+        _ = try await bob.waitFor("<alice> no mention here")
         #expect(try await alice.run("/msg @bob psst\n").status == 0)
-        _ = try bob.waitFor("<alice> psst")
+        _ = try await bob.waitFor("<alice> psst")
         let bytes = try Data(contentsOf: raw)
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(bytes.filter { $0 == 0x07 }.count == 2, "one bell for the mention, one for the direct message")
@@ -59,20 +59,20 @@ import Testing
 
         // A reply shows the head of what it answers.
         try await aliceTerminal.type("/reply 1 and bring coffee", "Enter")
-        screen = try bob.waitFor("<alice> and bring coffee")
+        screen = try await bob.waitFor("<alice> and bring coffee")
         #expect(screen.contains("↳ @alice: @bob standup now"))
 
         // An edit and a delete reach bob as they happen, and in his history.
         try await aliceTerminal.type("/edit 2 no mention here, promise", "Enter")
-        _ = try bob.waitFor("* @alice edited message 2 in #club: no mention here, promise")
+        _ = try await bob.waitFor("* @alice edited message 2 in #club: no mention here, promise")
         try await aliceTerminal.type("/delete 1", "Enter")
-        _ = try bob.waitFor("* message 1 of @alice in #club was deleted")
+        _ = try await bob.waitFor("* message 1 of @alice in #club was deleted")
         try await bob.type("/history", "Enter")
-        screen = try bob.waitFor("↳ @alice: (deleted)")
+        screen = try await bob.waitFor("↳ @alice: (deleted)")
         #expect(screen.contains("<alice> (deleted)"))
         #expect(screen.contains("<alice> no mention here, promise (edited)"))
         try await bob.type("/chats", "Enter")
-        screen = try bob.waitFor("@alice (1 unread)")
+        screen = try await bob.waitFor("@alice (1 unread)")
         #expect(screen.contains("#club ["), "bob has read #club, which he is looking at")
     }
 
@@ -95,13 +95,13 @@ import Testing
             "NO_COLOR=1 PARLEY_NOTIFY='echo >> \(notes.path)' \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)"
         )
         _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
-        _ = try bob.waitFor("bob>")
+        _ = try await bob.waitFor("bob>")
         let alice = ParleyBinary(clientOf: parley)
         defer { alice.remove() }
         let script = #"/msg @bob $(touch /tmp/pwned) "; touch /tmp/pwned2 #"#
         #expect(try await alice.run("/login @alice --password secret-alice\n" + script + "\n").status == 0)
-        _ = try bob.waitFor("<alice> $(touch /tmp/pwned)")
-        let noted = try ParleyBinaryWait.until {
+        _ = try await bob.waitFor("<alice> $(touch /tmp/pwned)")
+        let noted = try await ParleyBinaryWait.until {
             (try? String(contentsOf: notes, encoding: .utf8))?.contains("<alice>") == true ? true : nil
         }
         #expect(noted == true, "the notify command ran")
@@ -133,22 +133,22 @@ import Testing
         let ann = TmuxSession()
         defer { ann.stop() }
         try await ann.start("\(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
-        _ = try ann.waitFor("ann>")
+        _ = try await ann.waitFor("ann>")
         try await ann.type("/switch #aa", "Enter")
-        _ = try ann.waitFor("ann #aa>")
+        _ = try await ann.waitFor("ann #aa>")
         try await ann.type("half typed")
-        _ = try ann.waitFor("half typed")
+        _ = try await ann.waitFor("half typed")
         #expect(
             try await bob.run(
                 "/send #bb one\n/send #bb two @ann\n/send #cc muted @ann\n/send #dd plain\n/send #dd hey @ann\n/send #dd plain again\n/msg @ann hi ann\n/send #aa here"
             ).status == 0)
-        _ = try ann.waitFor("(#bb 2! #dd 1! @bob 1) ann #aa> half typed")
+        _ = try await ann.waitFor("(#bb 2! #dd 1! @bob 1) ann #aa> half typed")
         try await ann.type("C-u", "/switch #bb", "Enter")
-        _ = try ann.waitFor("(#dd 1! @bob 1) ann #bb>")
+        _ = try await ann.waitFor("(#dd 1! @bob 1) ann #bb>")
         try await ann.type("/switch #dd", "Enter")
-        _ = try ann.waitFor("(@bob 1) ann #dd>")
+        _ = try await ann.waitFor("(@bob 1) ann #dd>")
         try await ann.type("/query @bob", "Enter")
-        let screen = try ann.waitFor("ann @bob>")
+        let screen = try await ann.waitFor("ann @bob>")
         #expect(!screen.split(separator: "\n").last { $0.contains("ann @bob>") }!.contains("("), "\(screen)")
     }
 }
@@ -169,17 +169,17 @@ extension TmuxSession {
             }
             if try screen().contains(command) { break }
         }
-        return try waitFor(text)
+        return try await waitFor(text)
     }
 }
 
 /// Polls for a condition outside the terminal (a file another process writes).
 enum ParleyBinaryWait {
-    static func until<T>(timeout: Double = 120, _ condition: () throws -> T?) throws -> T? {
+    static func until<T>(timeout: Double = 120, _ condition: () throws -> T?) async throws -> T? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let value = try condition() { return value }
-            Thread.sleep(forTimeInterval: 0.05)
+            guard await pause(.milliseconds(50)) else { break }
         }
         return try condition()
     }

@@ -23,9 +23,9 @@ import Testing
         var terminal = TmuxSession()
         defer { terminal.stop() }
         try await terminal.start(command)
-        _ = try terminal.waitFor("ann>")
+        _ = try await terminal.waitFor("ann>")
         try await terminal.type("/switch #aa", "Enter")
-        _ = try terminal.waitFor("ann #aa>")
+        _ = try await terminal.waitFor("ann #aa>")
 
         // Each step ends with a message in #aa, the chat ann looks at: it comes after
         // anything the shell was told before it, so the prompt shows the count by then.
@@ -35,7 +35,7 @@ import Testing
             func prompt(_ screen: String) -> String {
                 screen.split(separator: "\n").last { $0.contains("ann #aa>") }.map(String.init) ?? ""
             }
-            let screen = try terminal.waitFor("\(marker) with the hotlist \(hot)") {
+            let screen = try await terminal.waitFor("\(marker) with the hotlist \(hot)") {
                 $0.contains(marker) && prompt($0).hasPrefix("(\(hot)) ann #aa>")
             }
             #expect(prompt(screen).hasPrefix("(\(hot)) ann #aa>"), "\(screen)")
@@ -46,20 +46,20 @@ import Testing
         // ann's shell quits and starts again: the chat list says 1 unread, and the resume
         // from where it stopped may bring the message again.
         try await terminal.type("C-d")
-        _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
+        _ = try await terminal.waitFor("the shell to exit") { $0.isEmpty }
         terminal.stop()
         terminal = TmuxSession()
         try await terminal.start(command)
-        _ = try terminal.waitFor("ann #aa>")
+        _ = try await terminal.waitFor("ann #aa>")
         try await expectHotlist("@bob 1", after: "marker two")
         #expect(try await bob.run("/msg @ann second").status == 0)
         try await expectHotlist("@bob 2", after: "marker three")
 
         // The server is killed and comes back; the shell resumes.
         server.kill()
-        _ = try terminal.waitFor("[connection lost]")
+        _ = try await terminal.waitFor("[connection lost]")
         server = try await ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
-        _ = try terminal.waitFor("[connection back]")
+        _ = try await terminal.waitFor("[connection back]")
         try await expectHotlist("@bob 2", after: "marker four")
         #expect(try await bob.run("/msg @ann third").status == 0)
         try await expectHotlist("@bob 3", after: "marker five")

@@ -52,13 +52,13 @@ import Testing
         try irc.send("JOIN #swift")
         #expect(await irc.wait(containing: ":bob!bob@parley JOIN #swift") != nil)
         #expect(await irc.wait(containing: " 332 bob #swift :all things Swift") != nil)
-        let names = try #require(irc.wait(containing: " 353 bob = #swift :"))
+        let names = try #require(await irc.wait(containing: " 353 bob = #swift :"))
         #expect(names.hasSuffix(":@alice bob"))
         #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
 
         // The shell speaks; the IRC client hears it as a PRIVMSG with its time and id.
         #expect(try await alice.run("/send #swift hello irc").status == 0)
-        let heard = try #require(irc.wait(containing: "PRIVMSG #swift :hello irc"))
+        let heard = try #require(await irc.wait(containing: "PRIVMSG #swift :hello irc"))
         #expect(heard.hasPrefix("@msgid=") && heard.contains(";time=") && heard.contains(" :alice!alice@parley PRIVMSG"))
 
         // The IRC client speaks: echoed once stored, and in the shell's history.
@@ -210,7 +210,7 @@ import Testing
                 let next = try IRCTestClient(port: port)
                 try next.send("NICK visitor")
                 try next.send("USER v 0 * :V")
-                return next.wait(for: { $0.contains(" 001 ") || $0.contains(" 433 ") })?.contains(" 001 visitor ") == true
+                return await next.wait(for: { $0.contains(" 001 ") || $0.contains(" 433 ") })?.contains(" 001 visitor ") == true
             })
         let history = try await alice.run("/history #lobby 5")
         #expect(history.lines.contains { $0.contains("hello from a guest") }, "\(history.lines)")
@@ -278,7 +278,7 @@ import Testing
         #expect(await bob.wait(containing: " 337 bob ") != nil)
         try bob.send("JOIN #swift")
         #expect(await bob.wait(containing: " 332 bob #swift :all things Swift") != nil)
-        let setter = try #require(bob.wait(containing: " 333 bob #swift "))
+        let setter = try #require(await bob.wait(containing: " 333 bob #swift "))
         #expect(setter.contains(" 333 bob #swift alice "), "\(setter)")
         #expect(await aliceIRC.wait(containing: ":bob!bob@parley JOIN #swift") != nil)
         try aliceIRC.send("INVITE bob #swift")
@@ -332,7 +332,7 @@ import Testing
                 "bob", password: "builder-123", capabilities: ["draft/read-marker", "server-time", "batch", "draft/chathistory"]))
         #expect(await irc.wait(containing: " MARKREAD #swift timestamp=") != nil, "bob has read up to when he joined")
         try irc.send("CHATHISTORY LATEST #swift * 2")
-        let one = try #require(irc.wait(containing: "PRIVMSG #swift one"))
+        let one = try #require(await irc.wait(containing: "PRIVMSG #swift one"))
         let tags = try #require(one.split(separator: " ").first).dropFirst().split(separator: ";")
         let time = try #require(tags.first { $0.hasPrefix("time=") }).dropFirst("time=".count)
         try irc.send("MARKREAD #swift timestamp=\(time)")
@@ -357,16 +357,16 @@ import Testing
         try irc.send("JOIN #swift")
         #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         #expect(try await alice.run("/send #swift teh plan").status == 0)
-        let sent = try #require(irc.wait(containing: "PRIVMSG #swift :teh plan"))
+        let sent = try #require(await irc.wait(containing: "PRIVMSG #swift :teh plan"))
         let msgid = try #require(sent.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix("msgid=") })
             .dropFirst("msgid=".count)
         let seq = try #require(msgid.split(separator: "-").last)
         #expect(try await alice.run("/edit #swift \(seq) the plan").status == 0)
-        let edit = try #require(irc.wait(containing: "PRIVMSG #swift :[edit of "))
+        let edit = try #require(await irc.wait(containing: "PRIVMSG #swift :[edit of "))
         #expect(edit.hasSuffix(" UTC] the plan"), "\(edit)")
         #expect(edit.contains("+draft/reply=\(msgid)"), "\(edit)")
         #expect(try await alice.run("/react #swift \(seq) 👍\n/unreact #swift \(seq) 👍").status == 0)
-        let unreact = try #require(irc.wait(containing: "+draft/unreact="))
+        let unreact = try #require(await irc.wait(containing: "+draft/unreact="))
         #expect(unreact.contains("+draft/unreact=👍") && unreact.contains("TAGMSG #swift"), "\(unreact)")
         try irc.send("REDACT #swift \(msgid)")
         #expect(await irc.wait(containing: "FAIL REDACT REDACT_FORBIDDEN #swift \(msgid) ") != nil, "only alice, or an owner or admin")
@@ -374,7 +374,7 @@ import Testing
         #expect(await irc.wait(containing: ":alice!alice@parley REDACT #swift \(msgid)") != nil)
 
         try irc.send("PRIVMSG #swift :oops, wrong window")
-        let mine = try #require(irc.wait(containing: "PRIVMSG #swift :oops, wrong window"))
+        let mine = try #require(await irc.wait(containing: "PRIVMSG #swift :oops, wrong window"))
         let mineID = try #require(mine.split(separator: " ").first?.dropFirst().split(separator: ";").first { $0.hasPrefix("msgid=") })
             .dropFirst("msgid=".count)
         try irc.send("REDACT #swift \(mineID) :wrong window")
@@ -400,7 +400,7 @@ import Testing
         let png = SampleMedia.png(width: 4, height: 3) { x, y in [UInt8(x * 60), UInt8(y * 80), 200, 255] }
         try png.write(to: picture)
         #expect(try await alice.run("/image #swift \(picture.path) a dot").status == 0)
-        let line = try #require(irc.wait(containing: "PRIVMSG #swift :[image] a dot http://127.0.0.1:\(server.port)/v1/media/"))
+        let line = try #require(await irc.wait(containing: "PRIVMSG #swift :[image] a dot http://127.0.0.1:\(server.port)/v1/media/"))
         let link = try #require(line.split(separator: " ").last.map(String.init))
         let path = String(link.dropFirst("http://127.0.0.1:\(server.port)".count))
         let fetched = try await RawHTTP.request(port: server.port, method: "GET", path: path)
@@ -412,7 +412,7 @@ import Testing
         let notes = alice.data.appendingPathComponent("my notes.txt")
         try Data("<b>not html</b>\n".utf8).write(to: notes)
         #expect(try await alice.run("/file #swift \"\(notes.path)\" read me").status == 0)
-        let fileLine = try #require(irc.wait(containing: "PRIVMSG #swift :[file my notes.txt] read me http://127.0.0.1:"))
+        let fileLine = try #require(await irc.wait(containing: "PRIVMSG #swift :[file my notes.txt] read me http://127.0.0.1:"))
         let fileLink = try #require(fileLine.split(separator: " ").last.map(String.init))
         let file = try await RawHTTP.request(
             port: server.port, method: "GET", path: String(fileLink.dropFirst("http://127.0.0.1:\(server.port)".count)))
@@ -462,10 +462,14 @@ import Testing
         let media = folder.appendingPathComponent("media")
         try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let nodes = try ["a", "b"].map { name in
-            try ServeProcess.start(
-                data: folder.appendingPathComponent(name),
-                arguments: ["--postgres", database, "--media", media.path, "--irc-port", "0", "--ping-timeout", "600", "--admin", "alice"])
+        var nodes: [ServeProcess] = []
+        for name in ["a", "b"] {
+            nodes.append(
+                try await ServeProcess.start(
+                    data: folder.appendingPathComponent(name),
+                    arguments: [
+                        "--postgres", database, "--media", media.path, "--irc-port", "0", "--ping-timeout", "600", "--admin", "alice",
+                    ]))
         }
         defer { for node in nodes { node.stop() } }
         let alice = ParleyBinary(serverURL: nodes[1].url)
@@ -512,9 +516,9 @@ import Testing
         #expect(await listener.wait(containing: " 366 alice #swift ") != nil)
         try tagger.send("@+example.org/mood=happy PRIVMSG #swift :tagged from A")
         try tagger.send("PRIVMSG #swift :plain from A")
-        let tagged = try #require(listener.wait(containing: "PRIVMSG #swift :tagged from A"))
+        let tagged = try #require(await listener.wait(containing: "PRIVMSG #swift :tagged from A"))
         #expect(tagged.contains("+example.org/mood=happy"), "\(tagged)")
-        let plain = try #require(listener.wait(containing: "PRIVMSG #swift :plain from A"))
+        let plain = try #require(await listener.wait(containing: "PRIVMSG #swift :plain from A"))
         #expect(plain.contains(":bob!bob@parley ") && !plain.contains("mood"), "\(plain)")
 
         // An operator's WALLOPS on node B reaches a +w client on node A.
@@ -576,9 +580,9 @@ import Testing
         try irc.send("JOIN #swift")
         #expect(await irc.wait(containing: " 366 bob #swift ") != nil)
         try irc.send("CHATHISTORY LATEST #swift * 10")
-        let start = try #require(irc.wait(containing: " chathistory #swift"))
+        let start = try #require(await irc.wait(containing: " chathistory #swift"))
         let id = try #require(start.split(separator: " ").first { $0.hasPrefix("+") }).dropFirst()
-        let earlier = try #require(irc.wait(containing: "PRIVMSG #swift :before bob came"))
+        let earlier = try #require(await irc.wait(containing: "PRIVMSG #swift :before bob came"))
         #expect(earlier.contains("batch=\(id)") && earlier.contains("time=") && earlier.contains("msgid="), "\(earlier)")
         #expect(await irc.wait(containing: "BATCH -\(id)") != nil)
         let msgid = try #require(earlier.split(separator: ";").first { $0.hasPrefix("msgid=") || $0.hasPrefix("@msgid=") })
@@ -587,7 +591,7 @@ import Testing
 
         // A reply from the shell carries the message it answers.
         #expect(try await alice.run("/reply #swift \(seq) still here").status == 0)
-        let reply = try #require(irc.wait(containing: "PRIVMSG #swift :still here"))
+        let reply = try #require(await irc.wait(containing: "PRIVMSG #swift :still here"))
         #expect(reply.contains("+draft/reply=\(try #require(msgid))"), "\(reply)")
         // A reply over IRC shows in the shell as one.
         try irc.send("@+draft/reply=\(try #require(msgid)) PRIVMSG #swift :answering you")
@@ -600,7 +604,7 @@ import Testing
         // shows in the shell.
         let original = try #require(msgid)
         #expect(try await alice.run("/react #swift \(seq) 👍").status == 0)
-        let reacted = try #require(irc.wait(containing: " TAGMSG #swift"))
+        let reacted = try #require(await irc.wait(containing: " TAGMSG #swift"))
         #expect(reacted.contains("+draft/react=👍") && reacted.contains("+draft/reply=\(original)"), "\(reacted)")
         try irc.send("@+draft/react=🎉;+draft/reply=\(original) TAGMSG #swift")
         try irc.send("PING :after-react")
@@ -632,7 +636,7 @@ import Testing
         try helper.send("JOIN #swift")
         #expect(await helper.wait(containing: " 366 helper #swift ") != nil)
         try helper.send("PRIVMSG #swift :beep boop")
-        let beep = try #require(bob.wait(containing: "PRIVMSG #swift :beep boop"))
+        let beep = try #require(await bob.wait(containing: "PRIVMSG #swift :beep boop"))
         #expect(beep.hasPrefix("@bot;msgid="), "\(beep)")
         try bob.send("WHOIS helper")
         #expect(await bob.wait(containing: " 335 bob helper :") != nil)
@@ -651,10 +655,10 @@ import Testing
 
         // Client-only tags, with a message and without one.
         try bob.send("@+example=yes PRIVMSG #swift :tagged text")
-        let tagged = try #require(helper.wait(containing: "PRIVMSG #swift :tagged text"))
+        let tagged = try #require(await helper.wait(containing: "PRIVMSG #swift :tagged text"))
         #expect(tagged.contains("+example=yes"), "\(tagged)")
         try bob.send("@+only=tags TAGMSG #swift")
-        let tagmsg = try #require(helper.wait(containing: "TAGMSG #swift"))
+        let tagmsg = try #require(await helper.wait(containing: "TAGMSG #swift"))
         #expect(tagmsg.hasPrefix("@+only=tags;msgid=t"), "\(tagmsg)")
 
         // One labeled line to two nicks reaches both; the same label again is a new line.

@@ -38,9 +38,9 @@ import Testing
         let back = try IRCTestClient(port: port)
         #expect(try await back.signIn("bob", password: "builder-123", capabilities: ["server-time"]))
         #expect(await back.wait(containing: "NOTICE bob :Playing back 3 messages you missed") != nil)
-        let group = try #require(back.wait(containing: "PRIVMSG #swift :while bob was away"))
+        let group = try #require(await back.wait(containing: "PRIVMSG #swift :while bob was away"))
         #expect(group.hasPrefix("@time=20") && group.contains(" :alice!alice@parley PRIVMSG #swift "))
-        let direct = try #require(back.wait(containing: "PRIVMSG bob :psst, bob"))
+        let direct = try #require(await back.wait(containing: "PRIVMSG bob :psst, bob"))
         #expect(direct.contains(" :alice!alice@parley PRIVMSG bob "), "the query window opens as it would live")
         #expect(await back.wait(containing: "PRIVMSG #swift :and one more") != nil)
         #expect(await back.wait(containing: "NOTICE bob :End of playback") != nil)
@@ -52,7 +52,7 @@ import Testing
         #expect(try await world.alice.run("/send #swift after lunch").status == 0)
         let plain = try IRCTestClient(port: port)
         #expect(try await plain.signIn("bob", password: "builder-123"))
-        let stamped = try #require(plain.wait(containing: "after lunch"))
+        let stamped = try #require(await plain.wait(containing: "after lunch"))
         #expect(
             stamped.range(of: #"PRIVMSG #swift :\[20\d\d-\d\d-\d\d \d\d:\d\d UTC\] after lunch$"#, options: .regularExpression) != nil,
             "\(stamped)")

@@ -25,7 +25,7 @@ import Testing
         #expect(await plain.wait(containing: ":alice!alice@parley PRIVMSG #swift :I am back") != nil)
         for client in [notifying, plain] {
             try client.send("NAMES #swift")
-            let names = try #require(client.wait(containing: " 353 bob = #swift :"))
+            let names = try #require(await client.wait(containing: " 353 bob = #swift :"))
             #expect(names.hasSuffix(":@alice bob"), "alice is still listed while offline")
             #expect(!client.lines.contains { $0.contains(" QUIT ") }, "no QUIT took her out of a list")
         }

@@ -62,7 +62,7 @@ import Testing
         #expect(try await irc.signIn("bob", password: "builder-123", capabilities: ["setname"]))
         for name in ["Alice", "@alice", "alice (guest)", "Bob (bot)", "Ev\u{202E}il", "zero\u{200B}width", "\u{3164}"] {
             try irc.send("SETNAME :\(name)")
-            let refused = try #require(irc.wait(containing: "FAIL SETNAME INVALID_REALNAME"), "\(name) should be refused")
+            let refused = try #require(await irc.wait(containing: "FAIL SETNAME INVALID_REALNAME"), "\(name) should be refused")
             #expect(refused.contains("invalid_name") || refused.contains("display name"), "\(refused)")
         }
         try irc.send("SETNAME :Bob the Builder")

@@ -61,17 +61,17 @@ import Testing
         try await bob.start(
             "env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
         _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
-        _ = try bob.waitFor("bob>")
+        _ = try await bob.waitFor("bob>")
         #expect(
             try await alice.run("/send #random @bob in the muted one\n/send #team no mention here\n/send #team @bob in team").status == 0)
-        _ = try bob.waitFor("@bob in team")
-        let bytes = try rawOnceBellFollows("@bob in team", in: raw)
+        _ = try await bob.waitFor("@bob in team")
+        let bytes = try await rawOnceBellFollows("@bob in team", in: raw)
         #expect(bytes.filter { $0 == 0x07 }.count == 1, "only the mention in #team rings")
         let text = String(decoding: bytes, as: UTF8.self)
         let team = try #require(text.range(of: "@bob in team"))
         #expect(text[team.upperBound...].contains("\u{07}"), "the bell follows the #team mention")
         try await bob.type("/chats", "Enter")
-        let screen = try bob.waitFor("muted)")
+        let screen = try await bob.waitFor("muted)")
         #expect(screen.contains("#random (1 unread, 1 mention, muted)"), "\(screen)")
     }
 }
@@ -93,16 +93,16 @@ import Testing
         try await bob.start(
             "env -u NO_COLOR TERM=xterm-256color \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
         _ = try bob.tmux(["pipe-pane", "-t", bob.name, "-o", "cat >> \(raw.path)"])
-        _ = try bob.waitFor("bob>")
+        _ = try await bob.waitFor("bob>")
         // The shell reads the levels once, at the first message it shows.
         #expect(try await alice.run("/send #team good morning").status == 0)
-        _ = try bob.waitFor("good morning")
+        _ = try await bob.waitFor("good morning")
         // bob mutes #team from another client (a script on his data folder), then alice
         // mentions him there, then writes to him directly: only the direct message rings.
         #expect(try await parley.run("/mute #team").status == 0)
         #expect(try await alice.run("/send #team @bob muted mention\n/send @bob direct one").status == 0)
-        _ = try bob.waitFor("direct one")
-        let bytes = try rawOnceBellFollows("direct one", in: raw)
+        _ = try await bob.waitFor("direct one")
+        let bytes = try await rawOnceBellFollows("direct one", in: raw)
         #expect(bytes.filter { $0 == 0x07 }.count == 1, "only the direct message rings")
     }
 }
@@ -128,9 +128,9 @@ import Testing
 
 /// A pane's raw copy (`pipe-pane`), read once a bell follows `line` in it: the copy
 /// trails the screen. After two minutes without one, as it is then.
-func rawOnceBellFollows(_ line: String, in raw: URL) throws -> Data {
+func rawOnceBellFollows(_ line: String, in raw: URL) async throws -> Data {
     let read = { (try? Data(contentsOf: raw)) ?? Data() }
-    return try ParleyBinaryWait.until { () -> Data? in
+    return try await ParleyBinaryWait.until { () -> Data? in
         let bytes = read()
         let text = String(decoding: bytes, as: UTF8.self)
         guard let found = text.range(of: line), text[found.upperBound...].contains("\u{07}") else { return nil }

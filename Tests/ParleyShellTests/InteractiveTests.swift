@@ -32,20 +32,20 @@ struct TmuxSession {
     }
 
     /// Waits until the screen satisfies `condition` (the timeout only guards against a hang).
-    func waitFor(_ description: String, timeout: Double = 120, _ condition: (String) -> Bool) throws -> String {
+    func waitFor(_ description: String, timeout: Double = 120, _ condition: (String) -> Bool) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {
             last = try screen()
             if condition(last) { return last }
-            Thread.sleep(forTimeInterval: 0.05)
+            guard await pause(.milliseconds(50)) else { break }
         }
         Issue.record("timed out waiting for \(description); screen:\n\(last)")
         return last
     }
 
-    func waitFor(_ text: String) throws -> String {
-        try waitFor("'\(text)'") { $0.contains(text) }
+    func waitFor(_ text: String) async throws -> String {
+        try await waitFor("'\(text)'") { $0.contains(text) }
     }
 
     func stop() {
@@ -64,49 +64,49 @@ struct TmuxSession {
         let terminal = TmuxSession()
         defer { terminal.stop() }
         try await terminal.start("PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path)")
-        _ = try terminal.waitFor("parley>")
+        _ = try await terminal.waitFor("parley>")
 
         // Tab completes a command name (capture-pane trims trailing spaces, hence no space after prompts).
         try await terminal.type("/regis", "Tab")
-        _ = try terminal.waitFor("parley> /register")
+        _ = try await terminal.waitFor("parley> /register")
         try await terminal.type("ann@example.com --handle ann", "Enter")
 
         // The password is asked twice without echo.
-        _ = try terminal.waitFor("Password:")
+        _ = try await terminal.waitFor("Password:")
         try await terminal.type("hunter22-secret", "Enter")
-        _ = try terminal.waitFor("Again:")
+        _ = try await terminal.waitFor("Again:")
         try await terminal.type("hunter22-secret", "Enter")
-        var screen = try terminal.waitFor("Welcome, @ann")
+        var screen = try await terminal.waitFor("Welcome, @ann")
         #expect(!screen.contains("hunter22"))
-        _ = try terminal.waitFor("ann>")
+        _ = try await terminal.waitFor("ann>")
 
         // The prompt shows where we are; tab completes a #group.
         try await terminal.type("/create #swift Swift on Linux", "Enter")
-        _ = try terminal.waitFor("ann #swift>")
+        _ = try await terminal.waitFor("ann #swift>")
         try await terminal.type("/members #sw", "Tab")
-        _ = try terminal.waitFor("/members #swift")
+        _ = try await terminal.waitFor("/members #swift")
         try await terminal.type("Enter")
-        _ = try terminal.waitFor("#swift: 1 members")
+        _ = try await terminal.waitFor("#swift: 1 members")
 
         // Ctrl-C drops the half-typed line and gives a fresh prompt.
         try await terminal.type("half typed line")
-        _ = try terminal.waitFor("half typed line")
+        _ = try await terminal.waitFor("half typed line")
         try await terminal.type("C-c")
         try await terminal.type("/whoami", "Enter")
-        screen = try terminal.waitFor("@ann ann <ann@example.com>")
+        screen = try await terminal.waitFor("@ann ann <ann@example.com>")
         #expect(screen.contains("half typed line^C"))
         #expect(!screen.contains("half typed line/whoami"))
 
         // A password on the command line works but never reaches the history file.
         try await terminal.type("/logout", "Enter")
-        _ = try terminal.waitFor("parley>")
+        _ = try await terminal.waitFor("parley>")
         try await terminal.type("/login @ann --password hunter22-secret", "Enter")
-        _ = try terminal.waitFor("Signed in as @ann")
+        _ = try await terminal.waitFor("Signed in as @ann")
 
         // Ctrl-D quits.
         try await terminal.type("C-d")
         // When the shell exits its tmux session ends and the screen can no longer be read.
-        _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
+        _ = try await terminal.waitFor("the shell to exit") { $0.isEmpty }
         let history = try String(contentsOf: parley.data.appendingPathComponent("history"), encoding: .utf8)
         #expect(history.contains("/create #swift Swift on Linux"))
         #expect(history.contains("/members #swift"))
@@ -126,29 +126,29 @@ struct TmuxSession {
         defer { terminal.stop() }
         try await terminal.start(
             "PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(try #require(parley.serverURL))")
-        _ = try terminal.waitFor("ann>")
+        _ = try await terminal.waitFor("ann>")
         try await terminal.type("/switch #a-rather-long-group-name", "Enter")
-        _ = try terminal.waitFor("ann #a-rather-long-group-name>")
+        _ = try await terminal.waitFor("ann #a-rather-long-group-name>")
         try await terminal.type("/passwd", "Enter")
-        var screen = try terminal.waitFor("Current password:")
+        var screen = try await terminal.waitFor("Current password:")
         #expect(screen.split(separator: "\n").contains { $0.hasPrefix("Current password:") }, "on a line of its own:\n\(screen)")
         try await terminal.type("C-c")
-        _ = try terminal.waitFor("cancelled; nothing was changed")
+        _ = try await terminal.waitFor("cancelled; nothing was changed")
         try await terminal.type("/passwd", "Enter")
-        _ = try terminal.waitFor("Current password:")
+        _ = try await terminal.waitFor("Current password:")
         try await terminal.type("secret-ann1", "Enter")
-        _ = try terminal.waitFor("New password:")
+        _ = try await terminal.waitFor("New password:")
         try await terminal.type("secret-ann2", "Enter")
-        _ = try terminal.waitFor("Again:")
+        _ = try await terminal.waitFor("Again:")
         try await terminal.type("C-c")
-        screen = try terminal.waitFor("the second cancel") { $0.components(separatedBy: "cancelled; nothing was changed").count == 3 }
+        screen = try await terminal.waitFor("the second cancel") { $0.components(separatedBy: "cancelled; nothing was changed").count == 3 }
         #expect(!screen.contains("internal") && !screen.contains("unavailable") && !screen.contains("CancellationError"), "\(screen)")
         // The shell goes on, still connected, and the password is the old one. What a
         // command prints starts a clean line, with no tail of the prompt after it.
         try await terminal.type("/whoami", "Enter")
-        _ = try terminal.waitFor("/whoami's line, alone") { $0.split(separator: "\n").contains("@ann ann <ann@example.com>") }
+        _ = try await terminal.waitFor("/whoami's line, alone") { $0.split(separator: "\n").contains("@ann ann <ann@example.com>") }
         try await terminal.type("C-d")
-        _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
+        _ = try await terminal.waitFor("the shell to exit") { $0.isEmpty }
         let again = try await parley.run("/logout\n/login @ann --password secret-ann1")
         #expect(again.status == 0 && again.stdout.contains("Signed in as @ann"), "\(again.stderr)")
     }
@@ -167,7 +167,7 @@ struct TmuxSession {
         try await terminal.start(
             "sh -c 'echo $$ > \(pidFile); PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path) "
                 + "--server \(try #require(parley.serverURL)); true'")
-        _ = try terminal.waitFor("ann>")
+        _ = try await terminal.waitFor("ann>")
         let sh = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let found = try ChildProcess("/usr/bin/env", ["pgrep", "-P", sh], stdout: .pipe)
         let child = String(decoding: found.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
@@ -185,7 +185,7 @@ struct TmuxSession {
             guard await pause(.milliseconds(200)) else { break }
         }
         func count(_ text: String, _ screen: String) -> Int { screen.components(separatedBy: text).count - 1 }
-        _ = try terminal.waitFor("the shell to be connected") { count("[connection lost]", $0) == count("[connection back]", $0) }
+        _ = try await terminal.waitFor("the shell to be connected") { count("[connection lost]", $0) == count("[connection back]", $0) }
         kill(shell, SIGSTOP)
         // Offline is read from a whois that answered: a run that failed under load says
         // nothing of ann, and continuing her while still connected would lose nothing.
@@ -196,8 +196,8 @@ struct TmuxSession {
         deadline = Date().addingTimeInterval(600)
         while Date() < deadline, try await !seenOffline() { guard await pause(.milliseconds(200)) else { break } }
         kill(shell, SIGCONT)
-        let screen = try terminal.waitFor("the loss after the stop") { $0.contains("[connection lost] the shell was stopped") }
-        _ = try terminal.waitFor("[connection back]")
+        let screen = try await terminal.waitFor("the loss after the stop") { $0.contains("[connection lost] the shell was stopped") }
+        _ = try await terminal.waitFor("[connection back]")
         #expect(screen.contains("the shell was stopped, and ws://"), "\(screen)")
     }
 
@@ -222,10 +222,10 @@ struct TmuxSession {
         let terminal = TmuxSession()
         defer { terminal.stop() }
         try await terminal.start("PARLEY_BCRYPT_COST=4 \(ParleyBinary.executable.path) --data \(parley.data.path)")
-        _ = try terminal.waitFor("ann>")
+        _ = try await terminal.waitFor("ann>")
         // An absolute path after the command: a file name, not a command.
         try await terminal.type("/image #swift \(folder.path)/quart", "Tab")
-        _ = try terminal.waitFor("\(folder.path)/quarterly-report.txt")
+        _ = try await terminal.waitFor("\(folder.path)/quarterly-report.txt")
         try await terminal.type("C-c")
         // zedediah shares no chat with ann, and this shell has never printed his handle.
         // A Tab waits 0.7 s for the directory; on a machine too busy for that, the answer
@@ -249,7 +249,7 @@ struct TmuxSession {
         try await terminal.type("/whois @zede")
         try await tabUntil("/whois @zedediah")
         try await terminal.type("Enter")
-        _ = try terminal.waitFor("@zedediah zedediah")
+        _ = try await terminal.waitFor("@zedediah zedediah")
     }
 
     /// Bob types half a line; a message from alice arrives through the server and is
@@ -271,11 +271,11 @@ struct TmuxSession {
         let terminal = TmuxSession()
         defer { terminal.stop() }
         try await terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
-        _ = try terminal.waitFor("bob>")
+        _ = try await terminal.waitFor("bob>")
         try await terminal.type("/switch #tea", "Enter")
-        _ = try terminal.waitFor("bob #tea>")
+        _ = try await terminal.waitFor("bob #tea>")
         try await terminal.type("a reply I am still wri")
-        _ = try terminal.waitFor("bob #tea> a reply I am still wri")
+        _ = try await terminal.waitFor("bob #tea> a reply I am still wri")
 
         let alice = try await ParleyBinary()
         defer { alice.remove() }
@@ -283,13 +283,13 @@ struct TmuxSession {
             "/login @alice --password secret-alice\n/send #tea the kettle is on\n", arguments: ["--server", server])
         #expect(sent.status == 0, "\(sent.stderr)")
 
-        let screen = try terminal.waitFor("<alice> the kettle is on")
+        let screen = try await terminal.waitFor("<alice> the kettle is on")
         let lines = screen.split(separator: "\n").map(String.init)
         let message = try #require(lines.lastIndex { $0.contains("<alice> the kettle is on") })
         // The message sits above the prompt, which still holds the half-typed line.
         #expect(lines[(message + 1)...].contains { $0.hasSuffix("bob #tea> a reply I am still wri") })
         try await terminal.type("ting", "Enter")
-        _ = try terminal.waitFor("<bob> a reply I am still writing")
+        _ = try await terminal.waitFor("<bob> a reply I am still writing")
     }
 
     /// Suspended while at the prompt: the shell says so, and the prompt that follows
@@ -307,14 +307,14 @@ struct TmuxSession {
         let terminal = TmuxSession()
         defer { terminal.stop() }
         try await terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(parley.data.path) --server \(server)")
-        _ = try terminal.waitFor("carol>")
+        _ = try await terminal.waitFor("carol>")
         try await terminal.type("/switch #ops", "Enter")
-        _ = try terminal.waitFor("carol #ops>")
+        _ = try await terminal.waitFor("carol #ops>")
         #expect(try await oscar.run("/suspend @carol testing the prompt").status == 0)
-        let screen = try terminal.waitFor("[signed out]")
+        let screen = try await terminal.waitFor("[signed out]")
         let lines = screen.split(separator: "\n").map(String.init)
         let notice = try #require(lines.lastIndex { $0.contains("[signed out]") })
-        _ = try terminal.waitFor("the prompt after the notice") { screen in
+        _ = try await terminal.waitFor("the prompt after the notice") { screen in
             let lines = screen.split(separator: "\n").map(String.init)
             return lines.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }?.hasPrefix("parley>") == true
         }

@@ -55,7 +55,7 @@ import Testing
         let register = #"{"id": 1, "op": "register", "args": {"email": "eve@example.com", "password": "password-eve", "handle": "eve"}}"#
         let banned = try SilentSocket(port: world.server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 203.0.113.9"])
         try banned.sendText(register)
-        let refusal = try #require(banned.readText())
+        let refusal = try #require(await banned.readText())
         #expect(refusal.contains(#""code":"server_banned""#) && refusal.contains("your address is banned from this server: spam wave"))
         let signIn = #"{"id": 2, "op": "sign_in", "args": {"login": "@carol", "password": "carol-12345"}}"#
         try banned.sendText(signIn)
@@ -177,14 +177,14 @@ import Testing
         let terminal = TmuxSession()
         defer { terminal.stop() }
         try await terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(folder.path) --server \(world.server.url)")
-        _ = try terminal.waitFor("parley>")
+        _ = try await terminal.waitFor("parley>")
         _ = try await terminal.firstCommand("/login @carol --password carol-12345", until: "carol>")
         let notice = try await world["oscar"].run("/wallops back in five")
         #expect(notice.lines == ["Sent to everyone connected"], "\(notice.stderr)")
-        _ = try terminal.waitFor("! operators' notice from @oscar: back in five")
+        _ = try await terminal.waitFor("! operators' notice from @oscar: back in five")
         let kill = try await world["oscar"].run("/kill @carol enough")
         #expect(kill.lines == ["Disconnected @carol (it may sign in again)"], "\(kill.stderr)")
-        _ = try terminal.waitFor("enough; /login to sign in again")
+        _ = try await terminal.waitFor("enough; /login to sign in again")
         let refused = try await world["bob"].run("/wallops hi all")
         #expect(
             refused.status != 0 && refused.stderr.contains("forbidden: only the server's operators send notices to everyone"),

@@ -74,9 +74,9 @@ struct PresenceTests {
             try await session.start(
                 "sh -c 'PARLEY_BCRYPT_COST=4 NO_COLOR=1 \(ParleyBinary.executable.path) --data \(bob.data.path) --server \(server.serverURL!); true'"
             )
-            _ = try session.waitFor("bob>")
+            _ = try await session.waitFor("bob>")
             try await session.type("/switch #room", "Enter")
-            _ = try session.waitFor("bob #room>")
+            _ = try await session.waitFor("bob #room>")
             let shell = try #require(
                 Int32(try session.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
             let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
@@ -124,30 +124,30 @@ struct PresenceTests {
         var terminal = TmuxSession()
         defer { terminal.stop() }
         try await terminal.start(command)
-        _ = try terminal.waitFor("bob>")
+        _ = try await terminal.waitFor("bob>")
         try await terminal.type("/switch #room", "Enter")
-        _ = try terminal.waitFor("bob #room>")
+        _ = try await terminal.waitFor("bob #room>")
 
         // It asks again while the server restarts: an answer refused meanwhile must not end it.
         let watcher = try alice.converse(keepGoing: true)
         defer { watcher.finish() }
         try await watcher.send("/send #room are you there?")
-        _ = try terminal.waitFor("are you there?")
+        _ = try await terminal.waitFor("are you there?")
         #expect(try await watcher.waitUntil("/seen #room", answers: "seen by @bob", end: "@alice"), "shown to bob, so read")
 
         // The server restarts: bob's shell says so, and he is viewing #room again after.
         server.stop()
-        _ = try terminal.waitFor("[connection lost]")
+        _ = try await terminal.waitFor("[connection lost]")
         server = try await ServeProcess.start(data: folder.appendingPathComponent("server"), port: server.port)
-        _ = try terminal.waitFor("[connection back]")
+        _ = try await terminal.waitFor("[connection back]")
         #expect(try await watcher.waitUntil("/online #room", answers: "@bob (here)", end: "@alice alice"))
 
         // Quit and start again: the shell opens in #room.
         try await terminal.type("C-d")
-        _ = try terminal.waitFor("the shell to exit") { $0.isEmpty }
+        _ = try await terminal.waitFor("the shell to exit") { $0.isEmpty }
         terminal.stop()
         terminal = TmuxSession()
         try await terminal.start(command)
-        _ = try terminal.waitFor("bob #room>")
+        _ = try await terminal.waitFor("bob #room>")
     }
 }

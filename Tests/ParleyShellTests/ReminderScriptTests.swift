@@ -29,14 +29,14 @@ import Testing
         let terminal = TmuxSession()
         defer { terminal.stop() }
         try await terminal.start("NO_COLOR=1 \(ParleyBinary.executable.path) --data \(alice.data.path) --server \(server.url)")
-        let screen = try terminal.waitFor("⏰ reminder in #team, set ")
+        let screen = try await terminal.waitFor("⏰ reminder in #team, set ")
         #expect(screen.contains(": stand-up"), "\(screen)")
-        _ = try terminal.waitFor("alice>")
+        _ = try await terminal.waitFor("alice>")
         try await terminal.type("/remind 1s tea", "Enter")
-        let later = try terminal.waitFor("⏰ reminder, set ")
+        let later = try await terminal.waitFor("⏰ reminder, set ")
         #expect(later.contains(": tea"), "\(later)")
         try await terminal.type("/reminders", "Enter")
-        let list = try terminal.waitFor("#team  lunch")
+        let list = try await terminal.waitFor("#team  lunch")
         #expect(!list.contains("  stand-up\n"), "\(list)")
 
         let irc = try IRCTestClient(port: try #require(server.ircPort))

@@ -24,9 +24,9 @@ import Testing
     /// Behind a reverse proxy named with `--trusted-proxy`, a WebSocket counts as the
     /// client its X-Forwarded-For names (the last address, the proxy's own word); from
     /// anyone else the header is the client's say-so and is ignored.
-    @Test(.timeLimit(.minutes(10))) func aTrustedProxysClientsCountByTheirOwnAddress() throws {
+    @Test(.timeLimit(.minutes(10))) func aTrustedProxysClientsCountByTheirOwnAddress() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-proxy-\(UUID().uuidString)")
-        let server = try ServeProcess.start(
+        let server = try await ServeProcess.start(
             data: folder.appendingPathComponent("data"),
             arguments: ["--max-unsigned-per-address", "1", "--trusted-proxy", "127.0.0.3"])
         defer {
@@ -36,18 +36,18 @@ import Testing
         let ping = #"{"id": 1, "op": "ping"}"#
         let first = try SilentSocket(port: server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 203.0.113.9"])
         try first.sendText(ping)
-        #expect(first.readText()?.contains(#""ok":true"#) == true, "let in: the proxy's first client")
+        #expect(await first.readText()?.contains(#""ok":true"#) == true, "let in: the proxy's first client")
         let again = try SilentSocket(
             port: server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 198.51.100.1, 203.0.113.9"])
-        #expect(again.readCloseCode() == 1008, "the same client behind the proxy, past its one connection")
+        #expect(await again.readCloseCode() == 1008, "the same client behind the proxy, past its one connection")
         let another = try SilentSocket(port: server.port, from: "127.0.0.3", headers: ["X-Forwarded-For: 203.0.113.10"])
         try another.sendText(ping)
-        #expect(another.readText()?.contains(#""ok":true"#) == true, "another client behind the same proxy")
+        #expect(await another.readText()?.contains(#""ok":true"#) == true, "another client behind the same proxy")
 
         // Not a trusted proxy: counted by its own address whatever the header says.
         let direct = try SilentSocket(port: server.port, from: "127.0.0.2", headers: ["X-Forwarded-For: 203.0.113.11"])
         try direct.sendText(ping)
-        #expect(direct.readText()?.contains(#""ok":true"#) == true)
+        #expect(await direct.readText()?.contains(#""ok":true"#) == true)
         let spoofed = try HeldConnection(port: server.port, from: "127.0.0.2")
         try spoofed.send(
             "GET /v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

@@ -166,7 +166,7 @@ import Testing
         try "hook-rate: 3\nmax-file-mb: 50\nhook-allow: [ci.example.com]\nban: [\"@mallory\"]\n".write(
             to: file, atomically: true, encoding: .utf8)
         server.process.terminate(SIGHUP)
-        let logged = try ParleyBinaryWait.until {
+        let logged = try await ParleyBinaryWait.until {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             return text.contains("max-file-mb changed") ? text : nil
         }

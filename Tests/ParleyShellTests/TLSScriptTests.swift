@@ -167,7 +167,7 @@ struct TLSScriptTests {
         try FileManager.default.copyItem(atPath: renewed, toPath: certificate)
         try FileManager.default.copyItem(atPath: renewedKey, toPath: key)
         server.process.terminate(SIGHUP)
-        let logged = try ParleyBinaryWait.until {
+        let logged = try await ParleyBinaryWait.until {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             return text.contains("reload: TLS certificate read again") ? text : nil
         }
