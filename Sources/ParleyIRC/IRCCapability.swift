@@ -16,6 +16,7 @@ enum IRCCapability: String, CaseIterable, Sendable, Comparable {
     case readMarker = "draft/read-marker"
     case extendedMonitor = "extended-monitor"
     case messageRedaction = "draft/message-redaction"
+    case messageEdit = "draft/message-edit"
     case setname
     case accountNotify = "account-notify"
 

@@ -18,6 +18,12 @@ extension IRCConnection {
             text = "* \(nick) " + body.dropFirst("ACTION ".count)
         }
         let clientTags = Self.clientTags(of: message)
+        // s/old/new/ to one chat: a correction of the sender's last line there.
+        if !notice, recipients.count == 1, text.hasPrefix("s/"), message.tags["+draft/reply"] == nil,
+            recipients[0].lowercased() != nick.lowercased(), await correctLastMessage(to: recipients[0], with: text)
+        {
+            return
+        }
         for target in recipients {
             if target.lowercased() == nick.lowercased() {
                 loopBack(message, target: target, text: message.params[1], clientTags: clientTags)

@@ -284,6 +284,14 @@ final class IRCView: Sendable {
             // of the edit, saying which line it corrects (by that line's time, to the
             // second), that a
             // client with message-tags also ties to the original (+draft/reply).
+            if capabilities.contains(.messageEdit), let target = Self.target(of: edited.message, in: edited.chat, me: me) {
+                // draft/message-edit: EDIT, as the client sends it, from the editor.
+                var tags = [
+                    "draft/target-msgid": "\(edited.chat.id.rawValue)-\(edited.message.seq)", "draft/edit-text": edited.message.text,
+                ]
+                if capabilities.contains(.serverTime) { tags["time"] = Self.timestamp(edited.message.editedAt ?? Date()) }
+                return [IRCMessage(tags: tags, source: Self.prefix(edited.message.sender), command: "EDIT", params: [target])]
+            }
             var message = edited.message
             message.text = "[edit of \(Self.moment(message.sentAt))] " + message.text
             message.sentAt = message.editedAt ?? Date()
