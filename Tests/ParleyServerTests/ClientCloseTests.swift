@@ -21,10 +21,10 @@ import Testing
         // so the signed-in client reconnects through the proxy.
         proxy.holdNext()
         proxy.cutFirst()
-        #expect(try await onOwnThread { proxy.waitForHeldAnswer() })
+        #expect(await onOwnThread { proxy.waitForHeldAnswer() })
         await service.close()
         proxy.release()
-        let afterUpgrade = try await onOwnThread { proxy.clientBytesAfterUpgrade() }
+        let afterUpgrade = await onOwnThread { proxy.clientBytesAfterUpgrade() }
         // A WebSocket close frame (0x88) or nothing at all; a text frame (0x81) would be
         // the resume request of a client that took the connection.
         #expect(afterUpgrade.first != 0x81, "the closed client sent \(afterUpgrade.prefix(2).map { String($0, radix: 16) })")

@@ -52,7 +52,7 @@ import Testing
             }
         }
         while acknowledged.withLock({ $0.count }) < 300 { try await Task.sleep(for: .milliseconds(10)) }
-        try await onOwnThread { first.kill() }
+        await onOwnThread { first.kill() }
         for sender in senders { await sender.value }
         let acknowledgedBefore = acknowledged.withLock { $0 }
         let inFlight = pending.withLock { $0 }
@@ -65,7 +65,7 @@ import Testing
             while await !client.queued().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
         }
         for client in clients { await client.close() }
-        try await onOwnThread { second.stop() }
+        await onOwnThread { second.stop() }
 
         let queue = try DatabaseQueue(path: data.appendingPathComponent("parley.sqlite").path)
         let rows = try queue.read { db in

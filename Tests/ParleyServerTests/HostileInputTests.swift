@@ -116,7 +116,7 @@ import Testing
         #expect(try await alice.sendMessage(to: .chat(group.id), text: "through the crowd", clientID: nil).seq == 1)
         // Every one of them is closed by the server (the 120 s only guards against a hang),
         // and each by the handshake deadline: the counter says so, whatever the load.
-        let closedAll = try await onOwnThread { (silent + half).allSatisfy { readUntilClosed($0, timeout: .seconds(120)).closed } }
+        let closedAll = await onOwnThread { (silent + half).allSatisfy { readUntilClosed($0, timeout: .seconds(120)).closed } }
         #expect(closedAll)
         for fd in silent + half { close(fd) }
         let fetched = try await RawHTTP.request(port: server.port, method: "GET", path: "/metrics").text

@@ -114,7 +114,7 @@ import Testing
 
         // B dies without a word. Its users are shown offline to A's after the heartbeat
         // timeout; bob's client moves to A and resumes where it was.
-        try await onOwnThread { b.kill() }
+        await onOwnThread { b.kill() }
         var sentWhileDown: [Message] = []
         for number in 0..<5 {
             sentWhileDown.append(

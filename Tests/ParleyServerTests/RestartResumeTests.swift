@@ -33,7 +33,7 @@ import Testing
         for number in 1...3 { _ = try await alice.sendMessage(to: .chat(group.id), text: "missed \(number)", clientID: "m\(number)") }
         if ending == .sigterm { _ = try await alice.setTopic("after the upgrade", in: group.id) }
         await alice.close()
-        try await onOwnThread {
+        await onOwnThread {
             switch ending {
             case .sigterm: first.stop()
             case .sigkill: first.kill()
@@ -67,7 +67,7 @@ import Testing
 
         await later.close()
         await again.close()
-        try await onOwnThread { second.stop() }
+        await onOwnThread { second.stop() }
     }
 
     @Test func aResumeFromBeforeTheKeptEventsSaysSomethingMayBeMissing() async throws {
@@ -82,7 +82,7 @@ import Testing
         // Forty events: more than the server keeps.
         for number in 1...40 { _ = try await alice.sendMessage(to: .user(bobIn.user.id), text: "missed \(number)", clientID: nil) }
         await alice.close()
-        try await onOwnThread { first.stop() }
+        await onOwnThread { first.stop() }
 
         let second = try await onOwnThread { try ServeProcess.start(data: data, arguments: arguments) }
         let again = try await TestSocket(port: second.port)
@@ -91,7 +91,7 @@ import Testing
         #expect(reply?["ok"] as? Bool == true, "\(String(describing: reply))")
         #expect((reply?["result"] as? [String: Any])?["complete"] as? Bool == false)
         await again.close()
-        try await onOwnThread { second.stop() }
+        await onOwnThread { second.stop() }
     }
 
     private static func register(_ name: String, on url: String) async throws -> (RemoteChatService, SignedIn) {
