@@ -17,11 +17,18 @@ enum IRCCapability: String, CaseIterable, Sendable, Comparable {
     case extendedMonitor = "extended-monitor"
     case messageRedaction = "draft/message-redaction"
     case messageEdit = "draft/message-edit"
+    case multiline = "draft/multiline"
     case setname
     case accountNotify = "account-notify"
 
     /// What CAP LS 302 says after the name (`sasl=PLAIN`).
-    var value: String? { self == .sasl ? "PLAIN" : nil }
+    var value: String? {
+        switch self {
+        case .sasl: "PLAIN"
+        case .multiline: "max-bytes=\(MultilineDraft.maxBytes),max-lines=\(MultilineDraft.maxLines)"
+        default: nil
+        }
+    }
 
     /// The name with its value, as CAP LS 302 lists it.
     var offered: String { value.map { "\(rawValue)=\($0)" } ?? rawValue }

@@ -25,6 +25,8 @@ final class IRCChannelHandler: ChannelInboundHandler {
     private var pinger: RepeatedTask?
     /// Lines over the connection's rate wait here for their turn (`FloodControl`).
     private var flood: FloodControl<IRCInbound>
+    /// What the lines of an open draft/multiline batch may still take without cost.
+    private var batchAllowance = BatchAllowance()
     private var release: Scheduled<Void>?
     private var output: IRCOutput?
     private var connection: IRCConnection?
@@ -106,6 +108,12 @@ final class IRCChannelHandler: ChannelInboundHandler {
             flood.account = (gateway.accountPace, me.id)
         }
         if flood.limits.perSecond != gateway.linesPerSecond { flood.change(to: gateway.flood) }
+        // A multiline batch counts as one message: its opening line pays, its lines and
+        // its end pass free while none waits, within what one batch holds.
+        if case .line(let text) = inbound, batchAllowance.passes(text, nothingWaiting: flood.waiting == 0) {
+            hand(inbound)
+            return
+        }
         switch flood.arrive(inbound, bytes: inbound.bytes, at: .now) {
         case .handle(let line):
             hand(line)
@@ -226,5 +234,34 @@ struct IRCOutput: Sendable {
     /// Closes the connection once the lines queued before it are written.
     func close() {
         writer.close(channel)
+    }
+}
+
+/// The free passage of a draft/multiline batch's lines through flood control: granted
+/// by the line that opens one, for as many lines and bytes as a batch may hold (a line
+/// of it costs its text and what wraps it), and spent by its lines and its end.
+struct BatchAllowance {
+    private var lines = 0
+    private var bytes = 0
+
+    /// Whether `line` passes free; a line opening a batch grants the allowance (and pays).
+    mutating func passes(_ line: String, nothingWaiting: Bool) -> Bool {
+        let (tags, command) = Self.split(line)
+        if command.hasPrefix("BATCH +") {
+            (lines, bytes) = (MultilineDraft.maxLines + 1, MultilineDraft.maxBytes + (MultilineDraft.maxLines + 1) * 200)
+            return false
+        }
+        let inBatch = tags.hasPrefix("@batch=") || tags.contains(";batch=")
+        guard nothingWaiting, inBatch || command.hasPrefix("BATCH -"), lines > 0, bytes >= line.utf8.count else { return false }
+        lines -= 1
+        bytes -= line.utf8.count
+        if !inBatch { (lines, bytes) = (0, 0) }
+        return true
+    }
+
+    /// A line's tags (empty without) and what follows them, its command first.
+    private static func split(_ line: String) -> (tags: Substring, command: Substring) {
+        guard line.hasPrefix("@"), let space = line.firstIndex(of: " ") else { return ("", line[...]) }
+        return (line[..<space], line[line.index(after: space)...].drop { $0 == " " })
     }
 }

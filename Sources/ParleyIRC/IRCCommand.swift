@@ -49,6 +49,7 @@ extension IRCConnection {
         "MONITOR": IRCCommand { try await $0.monitor($1) },
         "REDACT": IRCCommand { try await $0.redact($1) },
         "EDIT": IRCCommand { try await $0.edit($1) },
+        "BATCH": IRCCommand { try await $0.batch($1) },
         "SETNAME": IRCCommand { try await $0.setname($1) },
         "NICKSERV": IRCCommand { await $0.nickServ(IRCConnection.words($1.params.joined(separator: " "))) },
         "NS": IRCCommand { await $0.nickServ(IRCConnection.words($1.params.joined(separator: " "))) },

@@ -139,7 +139,8 @@ extension IRCConnection {
         capabilities.formUnion([.serverTime, .messageTags])
         for message in messages {
             for var line in IRCView.messageLines(message, in: chat, me: me, capabilities: capabilities, link: view.mediaLink) {
-                line.tags["batch"] = id
+                // A message of several lines is a draft/multiline batch inside this one.
+                if line.tags["batch"] == nil { line.tags["batch"] = id }
                 lines.append(line)
             }
         }

@@ -40,6 +40,8 @@ actor IRCConnection {
     private var collecting: [IRCMessage]?
     /// The arrival ticket of the line being handled (`ArrivalOrder`).
     var ticket: UInt64 = 0
+    /// The message of several lines the client is sending (`draft/multiline`).
+    var multiline: MultilineDraft?
     /// The user's modes: +i always, +o after OPER, +w when they asked for WALLOPS.
     var userModes: Set<Character> = ["i"]
 
@@ -93,7 +95,17 @@ actor IRCConnection {
             reply(IRCNumeric.unknownCommand, ["*", "Unreadable line"])
             return
         }
-        let label = view.capabilities.contains(.labeledResponse) ? message.tags["label"] : nil
+        // A line of a multiline message is kept for it; its batch's label goes on the
+        // reply to the whole, once it closes (BATCH -REF).
+        if let reference = message.tags["batch"], isRegistered {
+            batched(message, reference: reference)
+            return
+        }
+        var label = view.capabilities.contains(.labeledResponse) ? message.tags["label"] : nil
+        if message.command == "BATCH", let reference = message.params.first {
+            label =
+                reference.hasPrefix("-") && multiline.map { $0.reference[...] == reference.dropFirst() } == true ? multiline?.label : nil
+        }
         if label != nil { collecting = [] }
         defer { if let label { sendLabeled(label) } }
         guard let command = Self.commands[message.command] else {

@@ -8,7 +8,7 @@ import Synchronization
 /// others share the same bytes, and finding them costs no hashing of capability names.
 final class IRCSharedLines: Sendable {
     /// What `IRCView.messageLines` reads of a client's capabilities, one bit each.
-    static let shaping: [IRCCapability] = [.serverTime, .messageTags, .accountTag]
+    static let shaping: [IRCCapability] = [.serverTime, .messageTags, .accountTag, .multiline]
 
     static func shape(of capabilities: Set<IRCCapability>, me: UserRef?) -> Int {
         let tags = shaping.indices.reduce(0) { shape, bit in capabilities.contains(shaping[bit]) ? shape | 1 << bit : shape }

@@ -54,7 +54,28 @@ extension IRCView {
             if message.sender.id != me.id, quotesReplies(capabilities, me: me) { text = "[re " + quoted(reply) + "] " + text }
         }
         let source = prefix(message.sender)
-        return split(text).map { IRCMessage(tags: tags, source: source, command: command, params: [target, $0]) }
+        let pieces = pieces(of: text)
+        guard pieces.count > 1 else { return [IRCMessage(tags: tags, source: source, command: command, params: [target, pieces[0].text])] }
+        if capabilities.contains(.multiline) {
+            // draft/multiline: one batch, the message's tags on its start; a line that had
+            // to be cut continues the one before (draft/multiline-concat).
+            let batch = "m\(chat.id.rawValue)-\(message.seq)"
+            var lines = [IRCMessage(tags: tags, source: source, command: "BATCH", params: ["+" + batch, "draft/multiline", target])]
+            for piece in pieces {
+                let inner = piece.continued ? ["batch": batch, "draft/multiline-concat": ""] : ["batch": batch]
+                lines.append(IRCMessage(tags: inner, source: source, command: command, params: [target, piece.blank ? "" : piece.text]))
+            }
+            lines.append(IRCMessage(source: source, command: "BATCH", params: ["-" + batch]))
+            return lines
+        }
+        // Line by line, blank lines left out; the msgid on the first alone, as it names
+        // the message, not the line.
+        var lines: [IRCMessage] = []
+        for piece in pieces where !piece.blank {
+            lines.append(IRCMessage(tags: tags, source: source, command: command, params: [target, piece.text]))
+            tags["msgid"] = nil
+        }
+        return lines.isEmpty ? [IRCMessage(tags: tags, source: source, command: command, params: [target, " "])] : lines
     }
 
     /// Whether a client shows reactions from their tags. Taking `message-tags` alone is
@@ -112,25 +133,31 @@ extension IRCView {
     /// character boundary within 400 bytes (what is left of 512 after the prefix,
     /// command and target).
     static func split(_ text: String, limit: Int = 400) -> [String] {
+        pieces(of: text, limit: limit).map(\.text)
+    }
+
+    /// `split`'s lines, each saying whether it continues the one before (a long line
+    /// cut) and whether it is blank (a blank line reads as one space).
+    static func pieces(of text: String, limit: Int = 400) -> [(text: String, continued: Bool, blank: Bool)] {
         // Most texts are one short line: no need to walk their characters.
         if text.utf8.count <= limit, !text.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
-            return [text.isEmpty ? " " : text]
+            return [(text.isEmpty ? " " : text, false, text.isEmpty)]
         }
-        var lines: [String] = []
+        var lines: [(text: String, continued: Bool, blank: Bool)] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var current = ""
             var bytes = 0
+            var continued = false
             for character in line where character != "\r" {
                 let size = character.utf8.count
                 if bytes + size > limit {
-                    lines.append(current)
-                    current = ""
-                    bytes = 0
+                    lines.append((current, continued, false))
+                    (current, bytes, continued) = ("", 0, true)
                 }
                 current.append(character)
                 bytes += size
             }
-            lines.append(current.isEmpty ? " " : current)
+            lines.append((current.isEmpty ? " " : current, continued, current.isEmpty))
         }
         return lines
     }

@@ -15,7 +15,7 @@ struct SedCorrection: Equatable {
 
     /// Reads a line as a correction; nil for any other line. `\/` stands for a slash.
     init?(_ line: String) {
-        guard line.hasPrefix("s/") else { return nil }
+        guard line.hasPrefix("s/"), !line.contains("\n") else { return nil }
         var parts: [String] = [""]
         var escaped = false
         for character in line.dropFirst(2) {
