@@ -14,16 +14,9 @@ extension IRCConnection {
             fail("EDIT", "INVALID_PARAMS", [target, "EDIT takes the draft/target-msgid and draft/edit-text tags"])
             return
         }
-        guard let chat = try? await historyChat(target) else {
-            fail("EDIT", "INVALID_TARGET", [target, "No such channel or conversation"])
-            return
-        }
-        guard let position = Self.position(fromMsgid: msgid), position.chat == chat.id.rawValue else {
-            fail("EDIT", "UNKNOWN_MSGID", [target, msgid, "No such message here"])
-            return
-        }
+        guard let (chat, seq) = await namedMessage("EDIT", target: target, msgid: msgid) else { return }
         do {
-            let edited = try await session.editMessage(chat: chat.id, seq: position.seq, text: text)
+            let edited = try await session.editMessage(chat: chat.id, seq: seq, text: text)
             echoEdit(edited, in: chat)
         } catch let error as ParleyError {
             switch error.code {

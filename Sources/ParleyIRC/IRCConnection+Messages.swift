@@ -118,16 +118,9 @@ extension IRCConnection {
         let target = try parameter(message, 0)
         let msgid = try parameter(message, 1)
         let reason = message.params.count > 2 ? message.params[2] : nil
-        guard let chat = try? await historyChat(target) else {
-            fail("REDACT", "INVALID_TARGET", [target, "No such channel or conversation"])
-            return
-        }
-        guard let position = Self.position(fromMsgid: msgid), position.chat == chat.id.rawValue else {
-            fail("REDACT", "UNKNOWN_MSGID", [target, msgid, "No such message here"])
-            return
-        }
+        guard let (chat, seq) = await namedMessage("REDACT", target: target, msgid: msgid) else { return }
         do {
-            _ = try await session.deleteMessage(chat: chat.id, seq: position.seq, reason: reason)
+            _ = try await session.deleteMessage(chat: chat.id, seq: seq, reason: reason)
             // The others hear of it from the engine; the one who asked, from here.
             if view.capabilities.contains(.messageRedaction), let me = view.me {
                 emit(IRCMessage(source: IRCView.prefix(me), command: "REDACT", params: [target, msgid] + (reason.map { [$0] } ?? [])))
@@ -140,6 +133,20 @@ extension IRCConnection {
             default: throw error
             }
         }
+    }
+
+    /// The chat a target names and the number of the message a msgid names in it; nil
+    /// after `FAIL command INVALID_TARGET` or `UNKNOWN_MSGID` (REDACT's and EDIT's codes).
+    func namedMessage(_ command: String, target: String, msgid: String) async -> (Chat, Int64)? {
+        guard let chat = try? await historyChat(target) else {
+            fail(command, "INVALID_TARGET", [target, "No such channel or conversation"])
+            return nil
+        }
+        guard let position = Self.position(fromMsgid: msgid), position.chat == chat.id.rawValue else {
+            fail(command, "UNKNOWN_MSGID", [target, msgid, "No such message here"])
+            return nil
+        }
+        return (chat, position.seq)
     }
 
     /// The chat and sequence number of a msgid the gateway gave (`CHAT-SEQ`).

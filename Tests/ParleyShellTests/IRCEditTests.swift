@@ -13,13 +13,8 @@ import Testing
         #expect(made.status == 0, "\(made.stderr)")
         let joined = try await world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team")
         #expect(joined.status == 0, "\(joined.stderr)")
-        let port = try #require(world.server.ircPort)
         func connect(_ handle: String, _ password: String, _ capabilities: [String]) async throws -> IRCTestClient {
-            let client = try IRCTestClient(port: port)
-            #expect(try await client.signIn(handle, password: password, capabilities: capabilities))
-            try client.send("JOIN #team")
-            #expect(await client.wait(containing: " 366 \(handle) #team ") != nil)
-            return client
+            try await world.irc(handle, password, capabilities: capabilities, in: "#team")
         }
         let alice = try await connect("alice", "wonderland-1", ["message-tags", "echo-message", "draft/message-edit", "server-time"])
         let plain = try await connect("bob", "builder-123", ["server-time"])

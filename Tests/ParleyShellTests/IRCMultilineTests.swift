@@ -14,13 +14,8 @@ import Testing
         #expect(
             try await world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
         #expect(try await world["bob"].run("/register bob@example.com --handle bob --password builder-123\n/join #team").status == 0)
-        let port = try #require(world.server.ircPort)
         func connect(_ handle: String, _ password: String, _ capabilities: [String]) async throws -> IRCTestClient {
-            let client = try IRCTestClient(port: port)
-            #expect(try await client.signIn(handle, password: password, capabilities: capabilities))
-            try client.send("JOIN #team")
-            #expect(await client.wait(containing: " 366 \(handle) #team ") != nil)
-            return client
+            try await world.irc(handle, password, capabilities: capabilities, in: "#team")
         }
         let alice = try await connect("alice", "wonderland-1", Self.capable + ["echo-message", "labeled-response"])
         let bob = try await connect("bob", "builder-123", Self.capable)
@@ -70,10 +65,7 @@ import Testing
         defer { world.remove() }
         #expect(
             try await world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
-        let alice = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try await alice.signIn("alice", password: "wonderland-1", capabilities: Self.capable + ["echo-message"]))
-        try alice.send("JOIN #team")
-        #expect(await alice.wait(containing: " 366 alice #team ") != nil)
+        let alice = try await world.irc("alice", "wonderland-1", capabilities: Self.capable + ["echo-message"], in: "#team")
 
         try alice.send("BATCH +b draft/multiline #team")
         for number in 0...32 { try alice.send("@batch=b PRIVMSG #team :line \(number)") }
@@ -111,10 +103,7 @@ import Testing
         defer { world.remove() }
         #expect(
             try await world["alice"].run("/register alice@example.com --handle alice --password wonderland-1\n/create #team").status == 0)
-        let alice = try IRCTestClient(port: try #require(world.server.ircPort))
-        #expect(try await alice.signIn("alice", password: "wonderland-1", capabilities: Self.capable + ["echo-message"]))
-        try alice.send("JOIN #team")
-        #expect(await alice.wait(containing: " 366 alice #team ") != nil)
+        let alice = try await world.irc("alice", "wonderland-1", capabilities: Self.capable + ["echo-message"], in: "#team")
         var lines: [String] = []
         for batch in 1...4 {
             lines.append("BATCH +b\(batch) draft/multiline #team")

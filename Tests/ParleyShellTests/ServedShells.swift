@@ -1,5 +1,6 @@
 import Foundation
 import ParleyTesting
+import Testing
 
 /// `parley serve` (with its IRC gateway) in a folder of its own, and shells of the
 /// given people against it, each with a data folder of its own; `remove()` stops and
@@ -30,5 +31,16 @@ struct ServedShells {
         server.stop()
         for shell in shells.values { shell.remove() }
         try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+extension ServedShells {
+    /// An IRC client of the server signed in as `handle` with `capabilities`, in `channel`.
+    func irc(_ handle: String, _ password: String, capabilities: [String], in channel: String) async throws -> IRCTestClient {
+        let client = try IRCTestClient(port: try #require(server.ircPort))
+        #expect(try await client.signIn(handle, password: password, capabilities: capabilities))
+        try client.send("JOIN \(channel)")
+        #expect(await client.wait(containing: " 366 \(handle) \(channel) ") != nil)
+        return client
     }
 }
