@@ -39,13 +39,15 @@ extension IRCConnection {
             let corrected = correction.applied(to: last.text),
             let edited = try? await session.editMessage(chat: chat.id, seq: last.seq, text: corrected)
         else { return false }
-        echoEdit(edited, in: chat)
+        // Its client showed the correction as typed: the edit line says it took.
+        echoEdit(edited, in: chat, always: true)
         return true
     }
 
-    /// The edit, to the connection that made it: the engine tells everyone else.
-    private func echoEdit(_ edited: Message, in chat: Chat) {
-        guard view.capabilities.contains(.echoMessage) else { return }
+    /// The edit, to the connection that made it (with echo-message, or `always`): the
+    /// engine tells everyone else.
+    private func echoEdit(_ edited: Message, in chat: Chat, always: Bool = false) {
+        guard always || view.capabilities.contains(.echoMessage) else { return }
         emit(view.lines(for: .messageEdited(MessageEvent(chat: chat, message: edited))))
     }
 }

@@ -46,6 +46,8 @@ import Testing
         #expect(await plain.wait(containing: "PRIVMSG #team :second lnie") != nil)
         try bare.send("PRIVMSG #team :s/lnie/line/")
         #expect(await plain.wait(containing: "PRIVMSG #team :[edit of ") != nil)
+        // Its own client, which shows the correction as typed, hears that it took.
+        #expect(await bare.wait(containing: ":alice!alice@parley PRIVMSG #team :[edit of ") != nil)
         try bare.send("PRIVMSG #team :s/not there/x/")
         let next = try #require(await plain.wait { $0.contains("PRIVMSG #team :") })
         #expect(next.hasSuffix("PRIVMSG #team :s/not there/x/"), "\(next)")
