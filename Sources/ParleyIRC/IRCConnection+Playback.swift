@@ -90,6 +90,14 @@ extension IRCConnection {
         }
         shown.text = marks + shown.text
         var lines = IRCView.messageLines(shown, in: chat, me: me, capabilities: capabilities, link: view.mediaLink)
+        // A client that takes deletions is told of it as it would have been live: the
+        // placeholder, then REDACT of its msgid, which such a client draws as deleted.
+        if message.deletedAt != nil, capabilities.contains(.messageRedaction), !lines.isEmpty,
+            let target = IRCView.target(of: message, in: chat, me: me)
+        {
+            let msgid = "\(chat.id.rawValue)-\(message.seq)"
+            lines.append(IRCMessage(source: IRCView.prefix(message.sender), command: "REDACT", params: [target, msgid]))
+        }
         guard message.deletedAt == nil, !message.reactions.isEmpty, !lines.isEmpty,
             let target = IRCView.target(of: message, in: chat, me: me)
         else { return lines }

@@ -74,4 +74,28 @@ import Testing
         try back.send("QUIT")
         #expect(await back.wait(containing: "ERROR :Closing link") != nil)
     }
+
+    /// A client that takes deletions (draft/message-redaction) gets a missed deletion as
+    /// it would have live: the placeholder with its msgid, then REDACT of that msgid.
+    @Test func aMissedDeletionIsRedactedForAClientThatTakesDeletions() async throws {
+        let world = try await IRCGatewayTests.world()
+        defer { world.remove() }
+        let port = try #require(world.server.ircPort)
+        try await IRCPlaybackTests.joinThenLeave(port: port)
+        #expect(try await world.alice.run("/send #swift a line to take back\n/send #swift a line that stays").status == 0)
+        let seq = try Self.number(of: "a line to take back", in: try await world.alice.run("/history #swift 2"))
+        #expect(try await world.alice.run("/delete #swift \(seq)").status == 0)
+
+        let back = try IRCTestClient(port: port)
+        #expect(
+            try await back.signIn("bob", password: "builder-123", capabilities: ["server-time", "message-tags", "draft/message-redaction"]))
+        let placeholder = try #require(await back.wait(containing: "PRIVMSG #swift :[deleted message]"))
+        let msgid = try #require(placeholder.firstMatch(of: /msgid=([0-9]+-[0-9]+)/).map { String($0.1) })
+        #expect(msgid.hasSuffix("-\(seq)"), "\(placeholder)")
+        let redact = try #require(await back.wait { $0.contains(" REDACT ") || $0.contains("a line that stays") })
+        #expect(redact.hasSuffix(":alice!alice@parley REDACT #swift \(msgid)"), "\(redact)")
+        #expect(await back.wait(containing: "NOTICE bob :End of playback") != nil)
+        try back.send("QUIT")
+        #expect(await back.wait(containing: "ERROR :Closing link") != nil)
+    }
 }
