@@ -76,11 +76,15 @@ public final class ThrowawayPostgres: Sendable {
     private func setUp() throws {
         let data = folder.appendingPathComponent("data").path
         try tool("initdb", ["-D", data, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"])
+        // Connections: every test of both stores runs at once, each engine test's pool
+        // holds up to 4 and each `parley serve` on PostgreSQL up to 16 and its listener;
+        // with the tests' waits off the shared threads, a loaded run had more of them
+        // open at once than 400 ("too many clients already"). An idle one costs little.
         try tool(
             "pg_ctl",
             [
                 "-D", data, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "120", "-o",
-                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=400",
+                "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=1000",
                 "start",
             ])
         try tool("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", user, database])
