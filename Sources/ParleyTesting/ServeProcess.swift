@@ -37,7 +37,7 @@ public struct ServeProcess: Sendable {
         // them for a test's well-behaved clients; `arguments` may set them shorter.
         // The ping timeout too: a test's clients answer pings from threads a loaded
         // machine starved past 15 s (a client dropped mid-request fails it).
-        let patient = ["--handshake-timeout", "120", "--sign-in-timeout", "120", "--ping-timeout", "120"]
+        let patient = ["--handshake-timeout", "3600", "--sign-in-timeout", "3600", "--ping-timeout", "120"]
         var environment = ProcessInfo.processInfo.environment
         environment["PARLEY_BCRYPT_COST"] = "4"
         environment.merge(extra) { $1 }

@@ -43,9 +43,11 @@ final class TestServer: Sendable {
             store: store, blobs: blobs, bus: InProcessEventBus(backlog: backlog), configuration: engineConfiguration)
         var configuration = ParleyServer.Configuration(host: "127.0.0.1", port: port)
         // The clients of a test are well-behaved: no deadline meant for strangers may cut
-        // them off on a busy machine. Tests of those deadlines set their own.
-        configuration.handshakeTimeout = .seconds(120)
-        configuration.signInTimeout = .seconds(120)
+        // them off on a busy machine. Tests of those deadlines set their own. A socket
+        // that stays signed out on purpose may take minutes on a loaded machine (every op
+        // asked in turn took 231 s once): an hour to sign in.
+        configuration.handshakeTimeout = .seconds(3600)
+        configuration.signInTimeout = .seconds(3600)
         configuration.pingTimeout = .seconds(120)
         configuration.databasePath = path
         configure(&configuration)
