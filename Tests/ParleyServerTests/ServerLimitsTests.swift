@@ -72,7 +72,7 @@ import WSCore
             if !closedSlow { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(closedSlow)
-        let code = await onOwnThread { socket.readCloseCode() }
+        let code = await socket.readCloseCode()
         sampler.cancel()
         #expect(code == 4008)
         // 64 KiB a channel and a batch (without the hold: 10.3 MB).

@@ -294,7 +294,7 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         let socket = try SilentSocket(port: server.port)
         let padding = String(repeating: "p", count: 300)
         try socket.sendText(#"{"id":41,"op":"ping","pad":"\#(padding)"}"#, fragments: 4)
-        let reply = try #require(await onOwnThread { socket.readText() })
+        let reply = try #require(await socket.readText())
         let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
         #expect(object?["id"] as? Int == 41 && object?["ok"] as? Bool == true)
         await server.stop()
@@ -305,7 +305,7 @@ func client(_ server: TestServer, _ handle: String, folder: URL? = nil) async th
         let socket = try SilentSocket(port: server.port)
         // Each fragment is under the 64 KiB limit; together they are over it.
         try socket.sendText(#"{"id":1,"op":"ping","pad":"\#(String(repeating: "x", count: 90 * 1024))"}"#, fragments: 3)
-        #expect(await onOwnThread { socket.readCloseCode() } == 1009)
+        #expect(await socket.readCloseCode() == 1009)
         #expect(try server.storedMessages() == 0)
         await server.stop()
     }
