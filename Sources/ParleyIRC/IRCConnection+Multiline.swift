@@ -50,7 +50,7 @@ extension IRCConnection {
                 reference: String(reference.dropFirst()), target: message.params[2], label: label, tags: message.tags)
             return
         }
-        guard reference.hasPrefix("-"), let draft = multiline, draft.reference == reference.dropFirst() else {
+        guard let draft = multiline, reference == "-" + draft.reference else {
             fail("BATCH", "MULTILINE_INVALID", ["No open batch \(reference.dropFirst())"])
             return
         }

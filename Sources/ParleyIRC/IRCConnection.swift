@@ -103,8 +103,7 @@ actor IRCConnection {
         }
         var label = view.capabilities.contains(.labeledResponse) ? message.tags["label"] : nil
         if message.command == "BATCH", let reference = message.params.first {
-            label =
-                reference.hasPrefix("-") && multiline.map { $0.reference[...] == reference.dropFirst() } == true ? multiline?.label : nil
+            label = multiline.flatMap { reference == "-" + $0.reference ? $0.label : nil }
         }
         if label != nil { collecting = [] }
         defer { if let label { sendLabeled(label) } }
