@@ -9,11 +9,19 @@ extension PostgresChatStore {
         try await writer.append(messages)
     }
 
-    public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
-        try await rows(
+    public func history(chat: ChatID, flow: HistoryFlow, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        // -1: every message; 0: the main flow; a root: that thread's.
+        let thread: Int64 =
+            switch flow {
+            case .all: -1
+            case .main: 0
+            case .thread(let root): root
+            }
+        return try await rows(
             """
             SELECT \(unescaped: PostgresRows.messageColumns) FROM message m \(unescaped: PostgresRows.messageJoins)
             WHERE m.chat_id = \(chat.rawValue) AND m.seq > \(after) AND m.seq < \(before ?? Int64.max)
+            AND (\(thread) < 0 OR (\(thread) = 0 AND (m.thread_seq IS NULL OR m.also_chat)) OR m.thread_seq = \(thread))
             ORDER BY m.seq DESC LIMIT \(Int64(limit))
             """
         ).reversed().map(PostgresRows.message)

@@ -172,13 +172,15 @@ enum PostgresRows {
     static let messageColumns = """
         m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via,
         m.mentions, m.mentions_all, m.reactions, m.edited_at, m.deleted_at,
-        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at, m.via_kind, m.via_username
+        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at, m.via_kind, m.via_username,
+        m.thread_seq, m.also_chat, t.root_seq, t.title, t.replies, t.last_at
         """
 
     static let messageJoins = """
         JOIN users s ON s.id = m.sender_id
         LEFT JOIN message r ON m.reply_seq IS NOT NULL AND r.chat_id = m.chat_id AND r.seq = m.reply_seq
         LEFT JOIN users rs ON rs.id = r.sender_id
+        LEFT JOIN thread t ON t.chat_id = m.chat_id AND t.root_seq = m.seq
         """
 
     static func message(_ row: PostgresRow) throws -> Message {
@@ -214,11 +216,21 @@ enum PostgresRows {
         let quote = MessageColumns.quote(
             seq: quotedSeq, sender: quotedSender, text: try cells.next(String?.self), deletedAt: try cells.next(Int64?.self))
         let provenance = Provenance(kind: try cells.next(String?.self), name: via, username: try cells.next(String?.self))
-        return Message(
+        var message = Message(
             id: id, chatID: chat, seq: seq, sender: sender, kind: kind, text: text, media: media, sentAt: sentAt, clientID: clientID,
             via: provenance, mentions: mentions, mentionsEveryone: mentionsEveryone, replyTo: quote, reactions: reactions,
             editedAt: editedAt,
             deletedAt: deletedAt)
+        message.thread = try cells.next(Int64?.self)
+        message.alsoToChat = try cells.next(Bool.self)
+        let root = try cells.next(Int64?.self)
+        let title = try cells.next(String?.self)
+        let replies = try cells.next(Int64?.self)
+        let lastActivity = try cells.optionalDate()
+        if root != nil {
+            message.threadHead = ThreadHead(title: title, replies: Int(clamping: replies ?? 0), lastActivity: lastActivity)
+        }
+        return message
     }
 
     static let chatColumns =

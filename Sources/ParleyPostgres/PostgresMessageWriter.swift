@@ -57,7 +57,8 @@ final class PostgresMessageWriter: Sendable {
         let started = ContinuousClock.now
         var attempt = 0
         // Each request one message (the usual batch): all of them in one statement.
-        var together = batch.count > 1 && batch.allSatisfy { $0.count == 1 }
+        // (A thread's message goes alone: `InsertMessage` counts it in its thread.)
+        var together = batch.count > 1 && batch.allSatisfy { $0.count == 1 && $0[0].thread == nil }
         while true {
             attempt += 1
             do {
@@ -108,10 +109,13 @@ final class PostgresMessageWriter: Sendable {
 
     /// A message just stored, as its sender sent it.
     private static func stored(_ message: NewMessage, id: Int64, seq: Int64) -> Message {
-        Message(
+        var stored = Message(
             id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind, text: message.text,
             media: message.media, sentAt: Date(storedMilliseconds: message.sentAt.storedMilliseconds), clientID: message.clientID,
             via: message.via, mentions: message.mentions.map(\.handle), mentionsEveryone: message.mentionsEveryone)
+        stored.thread = message.thread
+        stored.alsoToChat = message.alsoToChat
+        return stored
     }
 
     /// Client-only tags as the event keeps them: a JSON object.
@@ -155,7 +159,7 @@ final class PostgresMessageWriter: Sendable {
             via: message.via?.name, mentions: MessageColumns.mentions(message.mentions.map(\.handle)),
             mentionsAll: message.mentionsEveryone, replyTo: message.replyTo, mentioned: message.mentions.map(\.id.rawValue),
             origin: message.origin, clientTags: tagsColumn(message.clientTags), viaKind: message.via?.kind,
-            viaUsername: message.via?.username)
+            viaUsername: message.via?.username, thread: message.thread, alsoToChat: message.alsoToChat)
         var inserted: (id: Int64, seq: Int64)?
         for try await row in try await connection.execute(statement, logger: logger) { inserted = row }
         if let (id, seq) = inserted { return .success((stored(message, id: id, seq: seq), true)) }
@@ -179,7 +183,9 @@ final class PostgresMessageWriter: Sendable {
 /// sender, $3 kind, $4 text, $5 media, $6 client id, $7 chat, $8 via, $9 mentioned
 /// handles, $10 mentions everyone, $11 the seq it replies to, $12 the mentioned users, $13
 /// the sending session's token hash, $14 its client-only tags (JSON), for its event, $15
-/// and $16 the via's kind and a hook post's username. The
+/// and $16 the via's kind and a hook post's username, $17 the root of its thread and $18
+/// whether the main flow shows it too (a thread's message counts in its thread, opening
+/// it, and its sender follows it unless they muted it and has read it to there). The
 /// sequence number, the membership check, the chat's copy of its last message, the
 /// message, the sender's read marker, the mentions and the message's event (see
 /// `PostgresEventBus`: its position taken under the publishers' lock, the chat's
@@ -201,9 +207,20 @@ struct InsertMessage: PostgresPreparedStatement {
             RETURNING last_seq, last_message_id
         ), m AS (
             INSERT INTO message (id, chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq,
-                via_kind, via_username)
-            SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, $8, $9, $10, $11, $15, $16 FROM c
+                via_kind, via_username, thread_seq, also_chat)
+            SELECT last_message_id, $7, last_seq, $2, $3, $4, $5, $1, $6, $8, $9, $10, $11, $15, $16, $17, $18 FROM c
             RETURNING id, seq
+        ), t AS (
+            INSERT INTO thread (chat_id, root_seq, replies, last_seq, last_at, created_at)
+            SELECT $7, $17, 1, m.seq, $1, $1 FROM m WHERE $17::bigint IS NOT NULL
+            ON CONFLICT (chat_id, root_seq) DO UPDATE SET replies = thread.replies + 1, last_seq = excluded.last_seq,
+                last_at = excluded.last_at
+            RETURNING root_seq
+        ), tm AS (
+            INSERT INTO thread_member (chat_id, root_seq, user_id, following, read_seq)
+            SELECT $7, t.root_seq, $2, 'following', m.seq FROM m, t
+            ON CONFLICT (chat_id, root_seq, user_id) DO UPDATE SET read_seq = GREATEST(thread_member.read_seq, excluded.read_seq),
+                following = CASE thread_member.following WHEN 'muted' THEN 'muted' ELSE 'following' END
         ), r AS (
             UPDATE member SET read_seq = m.seq, read_at = $1 FROM m WHERE member.chat_id = $7 AND member.user_id = $2
         ), n AS (
@@ -236,9 +253,11 @@ struct InsertMessage: PostgresPreparedStatement {
     var clientTags: String?
     var viaKind: String?
     var viaUsername: String?
+    var thread: Int64?
+    var alsoToChat: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 16)
+        var bindings = PostgresBindings(capacity: 18)
         bindings.append(sentAt)
         bindings.append(sender)
         bindings.append(kind)
@@ -255,6 +274,8 @@ struct InsertMessage: PostgresPreparedStatement {
         bindings.append(clientTags)
         bindings.append(viaKind)
         bindings.append(viaUsername)
+        bindings.append(thread)
+        bindings.append(alsoToChat)
         return bindings
     }
 

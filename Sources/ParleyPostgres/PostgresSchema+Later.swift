@@ -200,5 +200,36 @@ extension PostgresSchema {
             UPDATE message SET via_kind = 'plugin' WHERE via IS NOT NULL AND via_kind IS NULL;
             """
         ),
+        (
+            // Threads: a message's thread (its root's seq) and whether the main flow shows
+            // it too; per thread its title and counts, and per member following and reading.
+            "25-threads",
+            """
+            ALTER TABLE message ADD COLUMN thread_seq bigint;
+            ALTER TABLE message ADD COLUMN also_chat boolean NOT NULL DEFAULT false;
+            CREATE INDEX message_thread ON message (chat_id, thread_seq, seq) WHERE thread_seq IS NOT NULL;
+            CREATE TABLE thread (
+                chat_id bigint NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                root_seq bigint NOT NULL,
+                title text,
+                replies bigint NOT NULL DEFAULT 0,
+                last_seq bigint,
+                last_at bigint,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (chat_id, root_seq)
+            );
+            CREATE INDEX thread_activity ON thread (chat_id, last_at);
+            CREATE TABLE thread_member (
+                chat_id bigint NOT NULL,
+                root_seq bigint NOT NULL,
+                user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                following text NOT NULL DEFAULT 'none',
+                read_seq bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (chat_id, root_seq, user_id),
+                FOREIGN KEY (chat_id, root_seq) REFERENCES thread(chat_id, root_seq) ON DELETE CASCADE
+            );
+            CREATE INDEX thread_member_user ON thread_member (user_id, following);
+            """
+        ),
     ]
 }

@@ -137,11 +137,17 @@ public enum Args {
         public var via: String?
         /// The sequence number of the message in the same chat this one answers.
         public var replyTo: Int64?
+        /// The thread it goes to (its root's seq, or any message's in it), and whether
+        /// the chat's main flow shows it too.
+        public var thread: Int64?
+        public var alsoToChat: Bool?
         public init(
             to recipient: Recipient, text: String, media: String? = nil, name: String? = nil, clientID: String?, via: String? = nil,
-            replyTo: Int64? = nil
+            replyTo: Int64? = nil, thread: Int64? = nil, alsoToChat: Bool? = nil
         ) {
             self.replyTo = replyTo
+            self.thread = thread
+            self.alsoToChat = alsoToChat
             self.name = name
             switch recipient {
             case .chat(let id): chat = id
@@ -165,7 +171,16 @@ public enum Args {
         public var chat: ChatID
         public var limit: Int?
         public var before: Int64?
-        public init(chat: ChatID, limit: Int, before: Int64?) {
+        /// One thread's messages (its root's seq), or with `main` the chat's main flow;
+        /// neither: every message.
+        public var thread: Int64?
+        public var main: Bool?
+        public init(chat: ChatID, limit: Int, before: Int64?, flow: HistoryFlow = .all) {
+            switch flow {
+            case .all: break
+            case .main: main = true
+            case .thread(let root): thread = root
+            }
             self.chat = chat
             self.limit = limit
             self.before = before

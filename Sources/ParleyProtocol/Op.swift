@@ -26,5 +26,7 @@ public enum Op: String, CaseIterable, Sendable {
     case setTopic = "set_topic", setGroupRules = "set_group_rules", ban, unban, bans
     case setAway = "set_away", back, hideActivity = "hide_activity", activity, sessions, revokeSession = "revoke_session"
     case ircPlayback = "irc_playback", setIRCPlayback = "set_irc_playback"
+    case openThread = "open_thread", thread, threads, followedThreads = "followed_threads", followThread = "follow_thread"
+    case markThreadRead = "mark_thread_read"
     case ping
 }

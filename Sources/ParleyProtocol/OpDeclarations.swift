@@ -138,6 +138,13 @@ public enum OpDeclarations {
     // Messages
     /// With `media`, an image, video or file message whose caption is `text`.
     public static let send = OpDeclaration(.send) { (call, args: Args.Send) in
+        if let thread = args.thread {
+            guard args.media == nil, case .chat(let chat) = try args.recipient() else {
+                throw ParleyError(.invalidArgument, "a thread's message is a text to a chat")
+            }
+            return try await call.service.sendToThread(
+                chat: chat, seq: thread, text: args.text, clientID: args.clientID, via: args.via, alsoToChat: args.alsoToChat ?? false)
+        }
         if let media = args.media {
             return try await call.service.sendMedia(
                 to: try args.recipient(), media: media, caption: args.text, name: args.name, clientID: args.clientID, via: args.via)
@@ -146,7 +153,7 @@ public enum OpDeclarations {
             to: try args.recipient(), text: args.text, clientID: args.clientID, via: args.via, replyTo: args.replyTo)
     }
     public static let history = OpDeclaration(.history) { (call, args: Args.History) in
-        try await call.service.history(chat: args.chat, limit: args.limit ?? 50, before: args.before)
+        try await call.service.history(chat: args.chat, flow: args.flow, limit: args.limit ?? 50, before: args.before)
     }
     public static let search = OpDeclaration(.search) { (call, args: Args.Search) in
         try await call.service.search(args.search)
@@ -356,6 +363,12 @@ extension Op {
         case .setIRCPlayback: OpDeclarations.setIRCPlayback
         case .sessions: OpDeclarations.sessions
         case .revokeSession: OpDeclarations.revokeSession
+        case .openThread: OpDeclarations.openThread
+        case .thread: OpDeclarations.thread
+        case .threads: OpDeclarations.threads
+        case .followedThreads: OpDeclarations.followedThreads
+        case .followThread: OpDeclarations.followThread
+        case .markThreadRead: OpDeclarations.markThreadRead
         case .ping: OpDeclarations.ping
         }
     }

@@ -262,6 +262,20 @@ extension Message: WireWritable {
         if !reactions.isEmpty { writer.field("reactions", reactions) }
         writer.field("edited_at", editedAt)
         writer.field("deleted_at", deletedAt)
+        if let thread { writer.field("thread", thread) }
+        if alsoToChat { writer.field("also_to_chat", true) }
+        if let threadHead { writer.field("thread_head", threadHead) }
+    }
+}
+
+/// `{"title":"deploy friday","replies":3,"last_activity":"…"}`, as `ThreadHead`'s Codable form.
+extension ThreadHead: WireWritable {
+    public func write(to writer: inout WireWriter) {
+        writer.object { writer in
+            writer.field("title", title)
+            writer.field("replies", replies)
+            writer.field("last_activity", lastActivity)
+        }
     }
 }
 

@@ -173,16 +173,17 @@ final class MessageWriter: Sendable {
             db,
             """
             INSERT INTO message (chat_id, seq, sender_id, kind, text, media, sent_at, client_id, via, mentions, mentions_all, reply_seq,
-                via_kind, via_username)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                via_kind, via_username, thread_seq, also_chat)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try insert.bind(
             .integer(chat), .integer(seq), .integer(sender), .text(message.kind.rawValue), .text(message.text), .optional(media),
             .integer(sentAt), .optional(message.clientID), .optional(message.via?.name),
             .optional(MessageColumns.mentions(message.mentions.map(\.handle))), .flag(message.mentionsEveryone), .optional(message.replyTo),
-            .optional(message.via?.kind), .optional(message.via?.username))
+            .optional(message.via?.kind), .optional(message.via?.username), .optional(message.thread), .flag(message.alsoToChat))
         try insert.run()
         let id = sqlite3_last_insert_rowid(db.sqliteConnection)
+        if let root = message.thread { try countInThread(chat: chat, root: root, seq: seq, sentAt: sentAt, sender: sender, db) }
         tails.chats[chat] = ChatTails.Last(
             seq: seq, message: (id, sentAt, sender, message.kind.rawValue, message.text, media, message.clientID))
         tails.reads[pair] = (seq, sentAt)
@@ -191,10 +192,34 @@ final class MessageWriter: Sendable {
             try mention.bind(.integer(mentioned.id.rawValue), .integer(chat), .integer(seq), .integer(id))
             try mention.run()
         }
-        let stored = Message(
+        var stored = Message(
             id: MessageID(id), chatID: message.chatID, seq: seq, sender: message.sender, kind: message.kind,
             text: message.text, media: message.media, sentAt: Rows.date(sentAt), clientID: message.clientID, via: message.via,
             mentions: message.mentions.map(\.handle), mentionsEveryone: message.mentionsEveryone)
+        stored.thread = message.thread
+        stored.alsoToChat = message.alsoToChat
         return .success((stored, true))
+    }
+
+    /// A message stored in a thread: the thread's counts (opening it if it was not), and
+    /// its sender following it (unless they muted it) and having read it up to there.
+    private static func countInThread(chat: Int64, root: Int64, seq: Int64, sentAt: Int64, sender: Int64, _ db: Database) throws {
+        let thread = try RawStatement(
+            db,
+            """
+            INSERT INTO thread (chat_id, root_seq, replies, last_seq, last_at, created_at) VALUES (?1, ?2, 1, ?3, ?4, ?4)
+            ON CONFLICT (chat_id, root_seq) DO UPDATE SET replies = replies + 1, last_seq = ?3, last_at = ?4
+            """)
+        try thread.bind(.integer(chat), .integer(root), .integer(seq), .integer(sentAt))
+        try thread.run()
+        let member = try RawStatement(
+            db,
+            """
+            INSERT INTO thread_member (chat_id, root_seq, user_id, following, read_seq) VALUES (?1, ?2, ?3, 'following', ?4)
+            ON CONFLICT (chat_id, root_seq, user_id) DO UPDATE SET read_seq = max(read_seq, ?4),
+                following = CASE following WHEN 'muted' THEN 'muted' ELSE 'following' END
+            """)
+        try member.bind(.integer(chat), .integer(root), .integer(sender), .integer(seq))
+        try member.run()
     }
 }

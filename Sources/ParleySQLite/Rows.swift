@@ -21,7 +21,8 @@ enum Rows {
     static let messageColumns = """
         m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via,
         m.mentions, m.mentions_all, m.reactions, m.edited_at, m.deleted_at,
-        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at, m.via_kind, m.via_username
+        r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at, m.via_kind, m.via_username,
+        m.thread_seq, m.also_chat, t.root_seq, t.title, t.replies, t.last_at
         """
 
     /// The joins `messageColumns` reads from, after `message m`.
@@ -29,6 +30,7 @@ enum Rows {
         JOIN user s ON s.id = m.sender_id
         LEFT JOIN message r ON m.reply_seq IS NOT NULL AND r.chat_id = m.chat_id AND r.seq = m.reply_seq
         LEFT JOIN user rs ON rs.id = r.sender_id
+        LEFT JOIN thread t ON t.chat_id = m.chat_id AND t.root_seq = m.seq
         """
 
     static func message(_ row: Row, from index: Int = 0) -> Message {
@@ -38,7 +40,7 @@ enum Rows {
             seq: row[index + 18],
             sender: quoted.map { UserRef(id: UserID($0), handle: row[index + 20], displayName: row[index + 21], isBot: row[index + 22]) },
             text: row[index + 23], deletedAt: row[index + 24])
-        return Message(
+        var message = Message(
             id: MessageID(row[index]), chatID: ChatID(row[index + 1]), seq: row[index + 2], sender: sender,
             kind: MessageKind(rawValue: row[index + 4]) ?? .text, text: row[index + 5], media: MediaColumn.decode(row[index + 6]),
             sentAt: date(row[index + 7]), clientID: row[index + 8],
@@ -46,6 +48,13 @@ enum Rows {
             mentions: MessageColumns.mentions(row[index + 13]), mentionsEveryone: row[index + 14], replyTo: quote,
             reactions: MessageColumns.reactions(row[index + 15]), editedAt: date(row[index + 16] as Int64?),
             deletedAt: date(row[index + 17] as Int64?))
+        message.thread = row[index + 27]
+        message.alsoToChat = row[index + 28]
+        if (row[index + 29] as Int64?) != nil {
+            message.threadHead = ThreadHead(
+                title: row[index + 30], replies: Int(clamping: row[index + 31] as Int64), lastActivity: date(row[index + 32] as Int64?))
+        }
+        return message
     }
 
     static let chatColumns =

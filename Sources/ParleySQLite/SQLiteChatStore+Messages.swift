@@ -9,14 +9,23 @@ extension SQLiteChatStore {
         try await writer.append(messages)
     }
 
-    public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
-        try await pool.read { db in
+    public func history(chat: ChatID, flow: HistoryFlow, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        let (filter, thread): (String, Int64?) =
+            switch flow {
+            case .all: ("", nil)
+            case .main: (" AND (m.thread_seq IS NULL OR m.also_chat)", nil)
+            case .thread(let root): (" AND m.thread_seq = ?", root)
+            }
+        return try await pool.read { db in
             let statement = try db.cachedStatement(
                 sql: """
                     SELECT \(Rows.messageColumns) FROM message m \(Rows.messageJoins)
-                    WHERE m.chat_id = ? AND m.seq > ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
+                    WHERE m.chat_id = ? AND m.seq > ? AND m.seq < ?\(filter) ORDER BY m.seq DESC LIMIT ?
                     """)
-            let rows = try Row.fetchAll(statement, arguments: [chat.rawValue, after, before ?? Int64.max, limit])
+            var arguments: StatementArguments = [chat.rawValue, after, before ?? Int64.max]
+            if let thread { arguments += [thread] }
+            arguments += [limit]
+            let rows = try Row.fetchAll(statement, arguments: arguments)
             return rows.reversed().map { Rows.message($0) }
         }
     }

@@ -211,5 +211,36 @@ extension Schema {
                     UPDATE message SET via_kind = 'plugin' WHERE via IS NOT NULL AND via_kind IS NULL;
                     """)
         }
+        // Threads: a message's thread (its root's seq) and whether the main flow shows it
+        // too; per thread its title and counts, and per member following and reading.
+        migrator.registerMigration("v34") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE message ADD COLUMN thread_seq INTEGER;
+                    ALTER TABLE message ADD COLUMN also_chat INTEGER NOT NULL DEFAULT 0;
+                    CREATE INDEX message_thread ON message(chat_id, thread_seq, seq) WHERE thread_seq IS NOT NULL;
+                    CREATE TABLE thread (
+                        chat_id INTEGER NOT NULL REFERENCES chat(id) ON DELETE CASCADE,
+                        root_seq INTEGER NOT NULL,
+                        title TEXT,
+                        replies INTEGER NOT NULL DEFAULT 0,
+                        last_seq INTEGER,
+                        last_at INTEGER,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (chat_id, root_seq)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX thread_activity ON thread(chat_id, last_at);
+                    CREATE TABLE thread_member (
+                        chat_id INTEGER NOT NULL,
+                        root_seq INTEGER NOT NULL,
+                        user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        following TEXT NOT NULL DEFAULT 'none',
+                        read_seq INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (chat_id, root_seq, user_id),
+                        FOREIGN KEY (chat_id, root_seq) REFERENCES thread(chat_id, root_seq) ON DELETE CASCADE
+                    ) WITHOUT ROWID;
+                    CREATE INDEX thread_member_user ON thread_member(user_id, following);
+                    """)
+        }
     }
 }

@@ -10,5 +10,5 @@
 public protocol ChatStore:
     AccountsStore, GuestsStore, PhoneStore, IdentityStore, SignupStore, ActivityStore, WatchStore, MessagesStore, EditsStore,
     MediaStore, MembersStore, GroupsStore, InvitesStore, BotTokensStore, BotCommandsStore, RemindersStore, IgnoreStore, ReportsStore,
-    OperatorsStore, ExportStore, ErasureStore, RetentionStore, HooksStore
+    OperatorsStore, ExportStore, ErasureStore, RetentionStore, HooksStore, ThreadsStore
 {}

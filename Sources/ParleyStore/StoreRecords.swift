@@ -111,6 +111,10 @@ public struct NewMessage: Sendable, Hashable {
     public var mentionsEveryone = false
     /// The message of the same chat this one answers.
     public var replyTo: Int64?
+    /// The root of the thread it goes to (checked by the engine: a message of the same
+    /// chat, itself in no thread), and whether the chat's main flow shows it too.
+    public var thread: Int64?
+    public var alsoToChat = false
     /// The token hash of the session that sends it, kept with its event so that a
     /// resume of that session does not get it back.
     public var origin: Data?

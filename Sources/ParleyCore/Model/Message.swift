@@ -51,6 +51,12 @@ public struct Message: Hashable, Sendable {
     /// IRCv3 client-only tags (`+example=value`) the sender attached: they travel with
     /// the message to those online when it is sent and are not kept with it.
     public var clientTags: [String: String]?
+    /// The root (`seq`) of the thread the message is in; nil: the chat's main flow.
+    public var thread: Int64?
+    /// A thread's message also shown in the chat's main flow.
+    public var alsoToChat = false
+    /// On a thread's root: its title, how many messages it holds and when the last came.
+    public var threadHead: ThreadHead?
 
     public init(
         id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
@@ -126,7 +132,7 @@ public struct ReactionCount: Hashable, Codable, Sendable {
 extension Message: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, chatID, seq, sender, kind, text, media, sentAt, clientID, via, mentions, mentionsEveryone, replyTo, reactions,
-            editedAt, deletedAt, clientTags
+            editedAt, deletedAt, clientTags, thread, alsoToChat, threadHead
     }
 
     public init(from decoder: any Decoder) throws {
@@ -145,6 +151,9 @@ extension Message: Codable {
             editedAt: try container.decodeIfPresent(Date.self, forKey: .editedAt),
             deletedAt: try container.decodeIfPresent(Date.self, forKey: .deletedAt))
         clientTags = try container.decodeIfPresent([String: String].self, forKey: .clientTags)
+        thread = try container.decodeIfPresent(Int64.self, forKey: .thread)
+        alsoToChat = try container.decodeIfPresent(Bool.self, forKey: .alsoToChat) ?? false
+        threadHead = try container.decodeIfPresent(ThreadHead.self, forKey: .threadHead)
     }
 
     /// Fields a plain message does not use (no mentions, reply, reactions, edit or
@@ -168,6 +177,9 @@ extension Message: Codable {
         try container.encodeIfPresent(editedAt, forKey: .editedAt)
         try container.encodeIfPresent(deletedAt, forKey: .deletedAt)
         try container.encodeIfPresent(clientTags, forKey: .clientTags)
+        try container.encodeIfPresent(thread, forKey: .thread)
+        if alsoToChat { try container.encode(true, forKey: .alsoToChat) }
+        try container.encodeIfPresent(threadHead, forKey: .threadHead)
     }
 }
 
@@ -206,8 +218,17 @@ public struct OutgoingText: Hashable, Sendable {
     public var via: String?
     /// The sequence number of the message in the same chat that this one answers.
     public var replyTo: Int64?
+    /// The thread it goes to: the `seq` of its root, or of any message in it.
+    public var thread: Int64?
+    /// A thread's message that the chat's main flow shows too.
+    public var alsoToChat: Bool
 
-    public init(to recipient: Recipient, text: String, clientID: String? = nil, via: String? = nil, replyTo: Int64? = nil) {
+    public init(
+        to recipient: Recipient, text: String, clientID: String? = nil, via: String? = nil, replyTo: Int64? = nil, thread: Int64? = nil,
+        alsoToChat: Bool = false
+    ) {
+        self.thread = thread
+        self.alsoToChat = alsoToChat
         self.replyTo = replyTo
         self.recipient = recipient
         self.text = text

@@ -17,7 +17,7 @@
 public protocol ChatService:
     AccountsService, PhoneService, IdentityService, SignupService, ActivityService, MessagesService, EditsService, MediaService,
     MembersService, GroupsService, InvitesService, BotTokensService, BotCommandsService, RemindersService, IgnoreService,
-    ReportsService, OperatorsService, ExportService, ErasureService, HooksService
+    ReportsService, OperatorsService, ExportService, ErasureService, HooksService, ThreadsService
 {
     /// Live events for the signed-in user, in order. One consumer per connection.
     var events: AsyncStream<ChatEvent> { get }

@@ -190,6 +190,15 @@ public enum Limits {
         }
     }
 
+    /// A thread's title: as a group's, "" clearing it.
+    public static func threadTitle(_ title: String) throws(ParleyError) -> String {
+        let trimmed = title.trimmingSpaces()
+        guard trimmed.count <= maxGroupTitleLength, !trimmed.unicodeScalars.contains(where: isControl) else {
+            throw ParleyError(.invalidArgument, "a thread's title is at most \(maxGroupTitleLength) characters without control characters")
+        }
+        return trimmed
+    }
+
     public static func groupTitle(_ title: String) throws(ParleyError) -> String {
         let trimmed = title.trimmingSpaces()
         guard trimmed.count <= maxGroupTitleLength, !trimmed.unicodeScalars.contains(where: isControl) else {

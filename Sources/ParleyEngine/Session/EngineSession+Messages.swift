@@ -30,7 +30,8 @@ extension EngineSession {
 
     /// Sends a text with what it came through, as the door it came in by says.
     func send(
-        to recipient: Recipient, text: String, clientID: String?, via: Provenance?, replyTo: Int64?, clientTags: [String: String]?
+        to recipient: Recipient, text: String, clientID: String?, via: Provenance?, replyTo: Int64?, clientTags: [String: String]?,
+        thread: Int64? = nil, alsoToChat: Bool = false
     ) async throws -> Message {
         let user = try requireUser()
         let text = try Limits.messageText(text)
@@ -39,33 +40,9 @@ extension EngineSession {
         var message = NewMessage(
             chatID: ChatID(0), sender: user.ref, kind: .text, text: text, clientID: clientID, via: via, sentAt: engine.now)
         message.replyTo = replyTo
+        message.thread = thread
+        message.alsoToChat = alsoToChat
         return try await deliver(to: recipient, as: user, message, clientTags: clientTags)
-    }
-
-    /// Client-only tags without a message (IRC's TAGMSG), to a chat's members or to a
-    /// user: never stored, and a direct chat is not opened for them. Returns the notice
-    /// as its receivers get it.
-    @discardableResult
-    public func sendTags(_ tags: [String: String], to recipient: Recipient) async throws -> TagNotice {
-        guard let tags = try Limits.clientTags(tags) else {
-            throw ParleyError(.invalidArgument, "a TAGMSG carries at least one client tag")
-        }
-        let user = try requireUser()
-        switch recipient {
-        case .chat(let chat):
-            let (entry, _, _) = try await requireMember(chat, confirmed: false)
-            let others = entry.roles.keys.filter { $0 != user.id }
-            let notice = TagNotice(id: Self.tagNoticeID(), chatID: chat, user: user.ref, tags: tags)
-            await engine.bus.publish(.tagged(notice), to: others, except: origin)
-            return notice
-        case .user(let peer):
-            guard peer != user.id, try await store.user(id: peer) != nil else {
-                throw ParleyError(.unknownUser, "no user with id \(peer) to send tags to")
-            }
-            let notice = TagNotice(id: Self.tagNoticeID(), chatID: try await directChat(with: peer)?.id, user: user.ref, tags: tags)
-            await engine.bus.publish(.tagged(notice), to: [peer], except: origin)
-            return notice
-        }
     }
 
     /// Checks each text and its chat in order, then stores all that passed in one
@@ -84,10 +61,12 @@ extension EngineSession {
         do {
             var chats: [Recipient: ChatDirectory.Entry] = [:]
             for item in batch {
-                let message = NewMessage(
+                var message = NewMessage(
                     chatID: ChatID(0), sender: user.ref, kind: .text, text: try Limits.messageText(item.text),
                     clientID: try Limits.clientID(item.clientID), via: try Provenance.pluginName(item.via).map(Provenance.plugin),
                     sentAt: engine.now)
+                message.thread = item.thread
+                message.alsoToChat = item.alsoToChat
                 let ready = try await prepare(message, replyTo: item.replyTo, to: item.recipient, as: user, known: chats[item.recipient])
                 chats[item.recipient] = ready.entry
                 prepared.append(ready)
@@ -112,18 +91,15 @@ extension EngineSession {
         return SentBatch(sent: sent, failure: outcome.failure ?? failure)
     }
 
-    /// `t` and 16 random hex digits: unlike a message's `CHAT-SEQ`, it names nothing kept.
-    static func tagNoticeID() -> String {
-        let digits = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        return "t" + String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
     /// A text checked for its chat, ready to store: the chat's entry as the checks read
     /// it, and the message it replies to.
     struct PreparedSend: Sendable {
         var message: NewMessage
         var quote: ReplyQuote?
         var entry: ChatDirectory.Entry
+        /// Who follows the message's thread by itself once it is sent (its root's author,
+        /// those it mentions), unless they chose otherwise.
+        var followers: [UserID] = []
     }
 
     /// Stores a checked message in the recipient's chat (opening a direct chat on first
@@ -156,8 +132,13 @@ extension EngineSession {
         message.chatID = entry.chat.id
         message.replyTo = replyTo
         message.origin = origin.tokenHash
+        let rootAuthor = try await placeInThread(&message)
         let quote = try await annotate(&message, as: user, in: entry)
-        return PreparedSend(message: message, quote: quote, entry: entry)
+        var ready = PreparedSend(message: message, quote: quote, entry: entry)
+        if let rootAuthor {
+            ready.followers = ([rootAuthor] + message.mentions.map(\.id)).filter { $0 != user.id }
+        }
+        return ready
     }
 
     /// After a commit, on every path: the message as its sender sees it, and, when this
@@ -168,6 +149,9 @@ extension EngineSession {
         message.clientTags = ready.message.clientTags
         guard created else { return message }
         message.replyTo = ready.quote
+        if let root = message.thread, !ready.followers.isEmpty {
+            try? await store.setFollowing(.following, chat: message.chatID, root: root, users: ready.followers, onlyIfUnset: true)
+        }
         await announce(message)
         StageTrace.current?.mark(.published)
         engine.triggerOutgoingHooks(message)
@@ -266,10 +250,7 @@ extension EngineSession {
     }
 
     public func history(chat: ChatID, limit: Int, before: Int64?) async throws -> [Message] {
-        let user = try await requireMember(chat).user
-        let limit = try Limits.pageSize(limit)
-        let cleared = try await store.membership(of: user.id, in: chat)?.clearedSeq ?? 0
-        return await withoutIgnored(try await store.history(chat: chat, after: cleared, before: before, limit: limit), for: user.id)
+        try await history(chat: chat, flow: .all, limit: limit, before: before)
     }
 
     /// Up to `limit` messages with `after < seq < before`, newest of them, oldest first

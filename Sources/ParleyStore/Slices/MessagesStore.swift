@@ -13,8 +13,8 @@ public protocol MessagesStore: Sendable {
     /// messages stored before it; a database error throws and stores none.
     func append(_ messages: [NewMessage]) async throws -> (stored: [(message: Message, created: Bool)], failure: ParleyError?)
 
-    /// Up to `limit` messages with `after < seq < before`, oldest first.
-    func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
+    /// Up to `limit` messages of `flow` with `after < seq < before`, oldest first.
+    func history(chat: ChatID, flow: HistoryFlow, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
     func message(chat: ChatID, seq: Int64) async throws -> Message?
 
     /// Messages in chats `user` belongs to (in the part of their history they have not
@@ -41,6 +41,11 @@ public protocol MessagesStore: Sendable {
 }
 
 extension MessagesStore {
+    /// Up to `limit` messages with `after < seq < before`, threads' too, oldest first.
+    public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        try await history(chat: chat, flow: .all, after: after, before: before, limit: limit)
+    }
+
     /// One message, as a batch of one.
     public func append(_ message: NewMessage) async throws -> (message: Message, created: Bool) {
         let outcome = try await append([message])

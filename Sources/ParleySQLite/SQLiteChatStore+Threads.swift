@@ -1,0 +1,87 @@
+public import Foundation
+import GRDB
+public import ParleyCore
+import ParleyStore
+
+/// `ThreadsStore`: threads' titles and counts, and each member's following and reading.
+extension SQLiteChatStore {
+    public func openThread(chat: ChatID, root: Int64, title: String?, at time: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO thread (chat_id, root_seq, title, created_at) VALUES (?1, ?2, NULLIF(?3, ''), ?4)
+                    ON CONFLICT (chat_id, root_seq) DO UPDATE SET title = CASE WHEN ?3 IS NULL THEN title ELSE NULLIF(?3, '') END
+                    """, arguments: [chat.rawValue, root, title, time.storedMilliseconds])
+        }
+    }
+
+    public func thread(chat: ChatID, root: Int64, user: UserID) async throws -> ChatThread? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "\(Self.threadSelect) WHERE t.chat_id = ?2 AND t.root_seq = ?3", arguments: [user.rawValue, chat.rawValue, root]
+            ).map(Self.thread)
+        }
+    }
+
+    public func threads(chat: ChatID, user: UserID, limit: Int) async throws -> [ChatThread] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "\(Self.threadSelect) WHERE t.chat_id = ?2 ORDER BY coalesce(t.last_at, t.created_at) DESC, t.root_seq DESC LIMIT ?3",
+                arguments: [user.rawValue, chat.rawValue, limit]
+            ).map(Self.thread)
+        }
+    }
+
+    public func followedThreads(user: UserID, limit: Int) async throws -> [ChatThread] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    \(Self.threadSelect)
+                    JOIN member mb ON mb.chat_id = t.chat_id AND mb.user_id = ?1
+                    WHERE tm.following = 'following'
+                    ORDER BY unread > 0 DESC, coalesce(t.last_at, t.created_at) DESC, t.root_seq DESC LIMIT ?2
+                    """, arguments: [user.rawValue, limit]
+            ).map(Self.thread)
+        }
+    }
+
+    public func setFollowing(_ following: ThreadFollowing, chat: ChatID, root: Int64, users: [UserID], onlyIfUnset: Bool) async throws {
+        try await pool.write { db in
+            for user in users {
+                try db.execute(
+                    sql: """
+                        INSERT INTO thread_member (chat_id, root_seq, user_id, following) VALUES (?1, ?2, ?3, ?4)
+                        ON CONFLICT (chat_id, root_seq, user_id) DO UPDATE SET following = ?4 WHERE NOT ?5 OR following = 'none'
+                        """, arguments: [chat.rawValue, root, user.rawValue, following.rawValue, onlyIfUnset])
+            }
+        }
+    }
+
+    public func markThreadRead(chat: ChatID, root: Int64, user: UserID, seq: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO thread_member (chat_id, root_seq, user_id, read_seq) VALUES (?1, ?2, ?3, ?4)
+                    ON CONFLICT (chat_id, root_seq, user_id) DO UPDATE SET read_seq = max(read_seq, ?4)
+                    """, arguments: [chat.rawValue, root, user.rawValue, seq])
+        }
+    }
+
+    /// A thread's columns as user ?1 sees it: its unread messages are those past their
+    /// read position, not their own and not deleted.
+    private static let threadSelect = """
+        SELECT t.chat_id, t.root_seq, t.title, t.replies, t.last_seq, t.last_at, coalesce(tm.following, 'none'),
+            (SELECT count(*) FROM message x WHERE x.chat_id = t.chat_id AND x.thread_seq = t.root_seq
+                AND x.seq > coalesce(tm.read_seq, 0) AND x.sender_id <> ?1 AND x.deleted_at IS NULL) AS unread,
+            t.created_at
+        FROM thread t LEFT JOIN thread_member tm ON tm.chat_id = t.chat_id AND tm.root_seq = t.root_seq AND tm.user_id = ?1
+        """
+
+    private static func thread(_ row: Row) -> ChatThread {
+        ChatThread(
+            chatID: ChatID(row[0]), root: row[1], title: row[2], replies: Int(clamping: row[3] as Int64), lastSeq: row[4],
+            lastActivity: Rows.date(row[5] as Int64?), unread: Int(clamping: row[7] as Int64),
+            following: ThreadFollowing(rawValue: row[6]) ?? .none)
+    }
+}
