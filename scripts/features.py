@@ -52,6 +52,7 @@ FEATURES = {
     "Export": ([SESSION.format("Export")], [], ["ErasureTests"], None),
     "Erasure": ([SESSION.format("Erasure")], [], ["ErasureTests"], None),
     "Retention": (["Sources/ParleyEngine/Operators/ChatEngine+Retention.swift"], [], ["RetentionTests"], "the server's own sweep"),
+    "Threads": ([SESSION.format("Threads")], [], ["ThreadTests"], None),
     "Hooks": (
         ["Sources/ParleyEngine/Hooks/EngineSession+Hooks.swift", "Sources/ParleyEngine/Hooks/ChatEngine+OutgoingHooks.swift"],
         [],

@@ -56,6 +56,22 @@ extension PostgresChatStore {
             """)
     }
 
+    public func unreadInThreads(by user: UserID) async throws -> [ChatID: Int] {
+        var unread: [ChatID: Int] = [:]
+        for row in try await rows(
+            """
+            SELECT m.chat_id, count(*) FROM member mb JOIN message m ON m.chat_id = mb.chat_id AND m.seq > mb.read_seq
+            WHERE mb.user_id = \(user.rawValue) AND EXISTS (SELECT 1 FROM thread t WHERE t.chat_id = mb.chat_id)
+                AND m.thread_seq IS NOT NULL AND NOT m.also_chat
+            GROUP BY m.chat_id
+            """)
+        {
+            var cells = Cells(row)
+            unread[ChatID(try cells.next(Int64.self))] = Int(clamping: try cells.next(Int64.self))
+        }
+        return unread
+    }
+
     public func markThreadRead(chat: ChatID, root: Int64, user: UserID, seq: Int64) async throws {
         _ = try await rows(
             """

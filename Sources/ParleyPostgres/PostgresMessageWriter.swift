@@ -223,6 +223,7 @@ struct InsertMessage: PostgresPreparedStatement {
                 following = CASE thread_member.following WHEN 'muted' THEN 'muted' ELSE 'following' END
         ), r AS (
             UPDATE member SET read_seq = m.seq, read_at = $1 FROM m WHERE member.chat_id = $7 AND member.user_id = $2
+                AND ($17::bigint IS NULL OR $18)
         ), n AS (
             INSERT INTO mention (user_id, chat_id, seq, message_id)
             SELECT u, $7, m.seq, m.id FROM m, unnest($12::bigint[]) AS u ON CONFLICT DO NOTHING

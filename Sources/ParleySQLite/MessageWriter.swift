@@ -186,7 +186,8 @@ final class MessageWriter: Sendable {
         if let root = message.thread { try countInThread(chat: chat, root: root, seq: seq, sentAt: sentAt, sender: sender, db) }
         tails.chats[chat] = ChatTails.Last(
             seq: seq, message: (id, sentAt, sender, message.kind.rawValue, message.text, media, message.clientID))
-        tails.reads[pair] = (seq, sentAt)
+        // A thread's message says its sender read the thread, not the chat's main flow.
+        if message.thread == nil || message.alsoToChat { tails.reads[pair] = (seq, sentAt) }
         for mentioned in message.mentions {
             let mention = try RawStatement(db, "INSERT OR IGNORE INTO mention (user_id, chat_id, seq, message_id) VALUES (?, ?, ?, ?)")
             try mention.bind(.integer(mentioned.id.rawValue), .integer(chat), .integer(seq), .integer(id))

@@ -58,6 +58,20 @@ extension SQLiteChatStore {
         }
     }
 
+    public func unreadInThreads(by user: UserID) async throws -> [ChatID: Int] {
+        try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT m.chat_id, count(*) FROM member mb JOIN message m ON m.chat_id = mb.chat_id AND m.seq > mb.read_seq
+                    WHERE mb.user_id = ? AND EXISTS (SELECT 1 FROM thread t WHERE t.chat_id = mb.chat_id)
+                        AND m.thread_seq IS NOT NULL AND NOT m.also_chat
+                    GROUP BY m.chat_id
+                    """, arguments: [user.rawValue])
+            return Dictionary(uniqueKeysWithValues: rows.map { (ChatID($0[0] as Int64), Int(clamping: $0[1] as Int64)) })
+        }
+    }
+
     public func markThreadRead(chat: ChatID, root: Int64, user: UserID, seq: Int64) async throws {
         try await pool.write { db in
             try db.execute(

@@ -82,6 +82,10 @@ import Testing
         let thread = try await erin.history(chat: group.id, flow: .thread(root.seq), limit: 50, before: nil)
         #expect(thread.first { $0.seq == third.seq }?.isDeleted == true)
         #expect(try await dave.thread(chat: group.id, root: root.seq).unread == 5)
+        // The chat list counts the main flow: the root, the lunch line and what went to both.
+        #expect(try await dave.chats().first { $0.chat.id == group.id }?.unread == 3)
+        // Posting in a thread reads the thread, not the chat: erin still has the main flow's lines unread.
+        #expect(try await erin.chats().first { $0.chat.id == group.id }?.unread == 3)
     }
 
     @Test(arguments: StoreKind.all) func aThreadsMessageIsCheckedAsAnyMessageIs(_ kind: StoreKind) async throws {

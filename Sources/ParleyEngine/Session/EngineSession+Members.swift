@@ -106,7 +106,13 @@ extension EngineSession {
 
     public func chats() async throws -> [ChatSummary] {
         let user = try requireUser()
-        return try await withoutIgnored(try await store.chatList(for: user.id), for: user.id)
+        var list = try await withoutIgnored(try await store.chatList(for: user.id), for: user.id)
+        let inThreads = try await store.unreadInThreads(by: user.id)
+        guard !inThreads.isEmpty else { return list }
+        for index in list.indices {
+            list[index].unread = max(0, list[index].unread - (inThreads[list[index].chat.id] ?? 0))
+        }
+        return list
     }
 
     public func chat(_ id: ChatID) async throws -> Chat {

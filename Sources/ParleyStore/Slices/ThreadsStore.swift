@@ -23,6 +23,10 @@ public protocol ThreadsStore: Sendable {
     /// have not chosen (following by itself never overrides a mute).
     func setFollowing(_ following: ThreadFollowing, chat: ChatID, root: Int64, users: [UserID], onlyIfUnset: Bool) async throws
 
+    /// Per chat of the user's that has threads, the messages past their read marker that
+    /// went only to a thread: the chat list's unread count is its main flow's.
+    func unreadInThreads(by user: UserID) async throws -> [ChatID: Int]
+
     /// Moves the user's read position in an open thread forward to `seq` (never back).
     func markThreadRead(chat: ChatID, root: Int64, user: UserID, seq: Int64) async throws
 }
