@@ -47,22 +47,29 @@ extension IRCConnection {
                     }
                     recipient = .user(user.id)
                 }
-                // +draft/reply=CHAT-SEQ: a reply to that message, when it is in this chat.
-                var replyTo: Int64?
+                // +draft/reply=CHAT-SEQ: a reply to that message, when it is in this chat,
+                // goes into its thread (the one it is in, or the one it starts).
+                var thread: (chat: ChatID, seq: Int64)?
                 if let (chat, seq) = message.tags["+draft/reply"].flatMap(Self.position(fromMsgid:)) {
                     switch recipient {
-                    case .chat(let id): replyTo = id.rawValue == chat ? seq : nil
-                    case .user(let id): replyTo = try await session.directChat(with: id)?.id.rawValue == chat ? seq : nil
+                    case .chat(let id): if id.rawValue == chat { thread = (id, seq) }
+                    case .user(let id):
+                        if let direct = try await session.directChat(with: id), direct.id.rawValue == chat { thread = (direct.id, seq) }
                     }
                 }
                 // No client id: a label only pairs replies with a line, and clients count
                 // labels from 1 again on each connection, so a label taken as a retry key
                 // would swallow a later message as a resend.
                 let sent =
-                    notice
-                    ? try await session.sendNotice(to: recipient, text: text, replyTo: replyTo, clientTags: clientTags)
-                    : try await session.sendMessage(
-                        to: recipient, text: text, clientID: nil, via: nil, replyTo: replyTo, clientTags: clientTags)
+                    if let thread {
+                        try await session.sendToThread(
+                            chat: thread.chat, seq: thread.seq, text: text, notice: notice, clientTags: clientTags)
+                    } else if notice {
+                        try await session.sendNotice(to: recipient, text: text, replyTo: nil, clientTags: clientTags)
+                    } else {
+                        try await session.sendMessage(
+                            to: recipient, text: text, clientID: nil, via: nil, replyTo: nil, clientTags: clientTags)
+                    }
                 if view.capabilities.contains(.echoMessage), let me = view.me {
                     emit(
                         IRCView.messageLines(

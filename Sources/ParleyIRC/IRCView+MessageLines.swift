@@ -53,6 +53,14 @@ extension IRCView {
             // A client that shows no replies sees what the line answers.
             if message.sender.id != me.id, quotesReplies(capabilities, me: me) { text = "[re " + quoted(reply) + "] " + text }
         }
+        if let root = message.thread {
+            // A thread's line answers its root (or the message in it that it answers),
+            // and a plain client reads which thread: its channel, and its title.
+            if capabilities.contains(.messageTags), tags["+draft/reply"] == nil { tags["+draft/reply"] = "\(chat.id.rawValue)-\(root)" }
+            if message.sender.id != me.id, quotesReplies(capabilities, me: me) {
+                text = threadMarker(message, root: root, place: target) + " " + text
+            }
+        }
         let source = prefix(message.sender)
         let pieces = pieces(of: text)
         guard pieces.count > 1 else { return [IRCMessage(tags: tags, source: source, command: command, params: [target, pieces[0].text])] }
@@ -94,6 +102,13 @@ extension IRCView {
     /// capability at all (a script, a bare RFC bot); one's own replies read as written.
     static func quotesReplies(_ capabilities: Set<IRCCapability>, me: UserRef) -> Bool {
         !capabilities.isEmpty && !capabilities.contains(.messageTags) && !me.isBot
+    }
+
+    /// `[#ops/12 "deploy friday"]`: the thread a line is in, named by the channel it can
+    /// be followed in (`@bob/7` for a direct chat's), and its title.
+    static func threadMarker(_ message: Message, root: Int64, place: String) -> String {
+        let title = message.threadTitle.map { " \"" + head(of: $0) + "\"" } ?? ""
+        return "[\(place)/\(root)\(title)]"
     }
 
     /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).

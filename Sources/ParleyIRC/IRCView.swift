@@ -171,7 +171,7 @@ final class IRCView: Sendable {
         else { return nil }
         let (me, shape, capabilities) = state.withLock { ($0.me, $0.lineShape, $0.capabilities) }
         // Its own reply, from another of the user's clients, reads as written (below).
-        guard let me, sent.message.replyTo == nil || sent.message.sender.id != me.id else { return nil }
+        guard let me, (sent.message.replyTo == nil && sent.message.thread == nil) || sent.message.sender.id != me.id else { return nil }
         return event.encoded { _ in IRCSharedLines() }.lines(for: shape) {
             IRCOutput.serialize(Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities))
         }

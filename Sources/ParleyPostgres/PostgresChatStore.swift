@@ -173,7 +173,7 @@ enum PostgresRows {
         m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via,
         m.mentions, m.mentions_all, m.reactions, m.edited_at, m.deleted_at,
         r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at, m.via_kind, m.via_username,
-        m.thread_seq, m.also_chat, t.root_seq, t.title, t.replies, t.last_at
+        m.thread_seq, m.also_chat, t.root_seq, t.title, t.replies, t.last_at, tt.title
         """
 
     static let messageJoins = """
@@ -181,6 +181,7 @@ enum PostgresRows {
         LEFT JOIN message r ON m.reply_seq IS NOT NULL AND r.chat_id = m.chat_id AND r.seq = m.reply_seq
         LEFT JOIN users rs ON rs.id = r.sender_id
         LEFT JOIN thread t ON t.chat_id = m.chat_id AND t.root_seq = m.seq
+        LEFT JOIN thread tt ON m.thread_seq IS NOT NULL AND tt.chat_id = m.chat_id AND tt.root_seq = m.thread_seq
         """
 
     static func message(_ row: PostgresRow) throws -> Message {
@@ -227,6 +228,7 @@ enum PostgresRows {
         let title = try cells.next(String?.self)
         let replies = try cells.next(Int64?.self)
         let lastActivity = try cells.optionalDate()
+        message.threadTitle = try cells.next(String?.self)
         if root != nil {
             message.threadHead = ThreadHead(title: title, replies: Int(clamping: replies ?? 0), lastActivity: lastActivity)
         }

@@ -265,6 +265,7 @@ extension Message: WireWritable {
         if let thread { writer.field("thread", thread) }
         if alsoToChat { writer.field("also_to_chat", true) }
         if let threadHead { writer.field("thread_head", threadHead) }
+        if let threadTitle { writer.field("thread_title", threadTitle) }
     }
 }
 

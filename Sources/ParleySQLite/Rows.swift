@@ -22,7 +22,7 @@ enum Rows {
         m.id, m.chat_id, m.seq, m.sender_id, m.kind, m.text, m.media, m.sent_at, m.client_id, s.handle, s.display_name, s.is_bot, m.via,
         m.mentions, m.mentions_all, m.reactions, m.edited_at, m.deleted_at,
         r.seq, r.sender_id, rs.handle, rs.display_name, rs.is_bot, r.text, r.deleted_at, m.via_kind, m.via_username,
-        m.thread_seq, m.also_chat, t.root_seq, t.title, t.replies, t.last_at
+        m.thread_seq, m.also_chat, t.root_seq, t.title, t.replies, t.last_at, tt.title
         """
 
     /// The joins `messageColumns` reads from, after `message m`.
@@ -31,6 +31,7 @@ enum Rows {
         LEFT JOIN message r ON m.reply_seq IS NOT NULL AND r.chat_id = m.chat_id AND r.seq = m.reply_seq
         LEFT JOIN user rs ON rs.id = r.sender_id
         LEFT JOIN thread t ON t.chat_id = m.chat_id AND t.root_seq = m.seq
+        LEFT JOIN thread tt ON m.thread_seq IS NOT NULL AND tt.chat_id = m.chat_id AND tt.root_seq = m.thread_seq
         """
 
     static func message(_ row: Row, from index: Int = 0) -> Message {
@@ -54,6 +55,7 @@ enum Rows {
             message.threadHead = ThreadHead(
                 title: row[index + 30], replies: Int(clamping: row[index + 31] as Int64), lastActivity: date(row[index + 32] as Int64?))
         }
+        message.threadTitle = row[index + 33]
         return message
     }
 

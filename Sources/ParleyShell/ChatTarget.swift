@@ -1,10 +1,30 @@
 import ParleyCore
 
-/// A chat the shell points at: a group, or a user (whose direct chat may not exist yet).
+/// A chat the shell points at: a group, or a user (whose direct chat may not exist yet),
+/// or one thread of either (`#ops/12`: the thread of message 12 of #ops).
 struct ChatTarget: Sendable {
     var chat: Chat?
     var peer: UserRef?
     var label: String
+    /// The thread's root, when the target is a thread; lines sent to it go there.
+    var thread: Int64?
+
+    /// The same chat's main flow.
+    var mainFlow: ChatTarget {
+        guard thread != nil else { return self }
+        var target = self
+        target.thread = nil
+        target.label = String(label.prefix { $0 != "/" })
+        return target
+    }
+
+    /// The thread of message `root` of the same chat.
+    func inThread(_ root: Int64) -> ChatTarget {
+        var target = mainFlow
+        target.thread = root
+        target.label += "/\(root)"
+        return target
+    }
 
     var recipient: Recipient? {
         if let chat { return .chat(chat.id) }
@@ -25,6 +45,10 @@ extension Shell {
         }
         guard word.hasPrefix("#") || word.hasPrefix("@") else {
             throw ParleyError(.usage, "'\(word)' is not a chat: name a #group or an @user")
+        }
+        // `#ops/12`, `@bob/7`: a thread of the chat.
+        if let slash = word.lastIndex(of: "/"), let root = Int64(word[word.index(after: slash)...]), root > 0 {
+            return try await target(String(word[..<slash])).inThread(root)
         }
         let key = "\(me.id) " + word.lowercased()
         do {
@@ -55,7 +79,9 @@ extension Shell {
         if let chat = target.chat { return (chat, target) }
         // The current target may be a user written to since it was chosen.
         if let peer = target.peer, let chat = try await service.directChat(with: peer.id) {
-            return (chat, ChatTarget(chat: chat, peer: peer, label: target.label))
+            var found = target
+            found.chat = chat
+            return (chat, found)
         }
         throw ParleyError(.unknownChat, "no messages with \(target.label) yet: /msg \(target.label) TEXT starts the chat")
     }

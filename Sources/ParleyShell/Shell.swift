@@ -110,7 +110,9 @@ public actor Shell {
     /// When this user last told a chat they are typing.
     var typingSent: [ChatID: ContinuousClock.Instant] = [:]
     /// Other chats with news since they were last current (`Shell+Hotlist`).
-    var hot: [ChatID: HotChat] = [:]
+    var hot: [ThreadKey: HotChat] = [:]
+    /// How the user stands on the threads whose messages arrived (`Shell+Threads`).
+    var threadStances: [ThreadKey: ThreadFollowing] = [:]
     private var pump: Task<Void, Never>?
     /// Each chat's notification level, read from the chat list once signed in
     /// (Shell+Notify.swift).
@@ -186,23 +188,30 @@ public actor Shell {
         refreshCompletions(after: event)
         settings.logs?.record(event, me: me?.id)
         var alert = false
+        // A thread's message reaches the screen if the thread is followed or shown.
+        var shown = true
         if case .message(let data) = event, data.message.sender.id != me?.id {
             let level = await notifyLevel(of: data.chat.id)
-            alert = rings(data, level: level)
+            shown = await reachesLive(data)
+            alert = shown && rings(data, level: level)
             noteTyping(stoppedBy: data.message.sender.handle, in: data.chat.id)
-            noteHot(data, level: level)
+            if shown { noteHot(data, level: level) }
         }
         if case .typing(let typing) = event, typing.user.id != me?.id { noteTyping(typing.user.handle, in: typing.chatID) }
         // A reminder is for this user alone: it rings like a mention.
         if case .reminder = event { alert = true }
         if case .notifyChanged(let change) = event { await noteNotify(change.level, for: change.chatID) }
-        eventSink?(event, Viewer(me: me?.id, handle: me?.handle, alert: alert))
+        if shown { eventSink?(event, Viewer(me: me?.id, handle: me?.handle, alert: alert)) }
         // A message shown in the chat the user is looking at on a terminal has been
         // read; a script marks what it has read with /read. Not awaited: the next
         // event is shown without waiting for the server (markers never move back).
-        if settings.interactive, case .message(let data) = event, data.message.sender.id != me?.id, isCurrent(data.chat) {
+        if settings.interactive, case .message(let data) = event, data.message.sender.id != me?.id, isCurrent(data) {
             let service = service
-            Task { _ = try? await service.markRead(chat: data.chat.id, upTo: data.message.seq) }
+            if let root = data.message.thread, !data.message.alsoToChat {
+                Task { _ = try? await service.markThreadRead(chat: data.chat.id, root: root, upTo: data.message.seq) }
+            } else {
+                Task { _ = try? await service.markRead(chat: data.chat.id, upTo: data.message.seq) }
+            }
         }
         if settings.preview, case .message(let data) = event, let media = data.message.media {
             let lines = await previewLines(media)
@@ -221,6 +230,14 @@ public actor Shell {
         case .all?: return !isCurrent(data.chat) || mentioned
         case nil: return mentioned || (data.chat.kind == .direct && !isCurrent(data.chat))
         }
+    }
+
+    /// Whether a message is in what the user is looking at: its chat's main flow, or its
+    /// thread (a thread's message that went to the chat too is in both).
+    func isCurrent(_ data: MessageEvent) -> Bool {
+        guard isCurrent(data.chat) else { return false }
+        guard let root = data.message.thread, !data.message.alsoToChat else { return true }
+        return current?.thread == root
     }
 
     func isCurrent(_ chat: Chat) -> Bool {

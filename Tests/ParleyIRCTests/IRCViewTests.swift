@@ -92,6 +92,32 @@ import Testing
         }
     }
 
+    /// A thread's message reads, for a person's client without tags, with the thread it
+    /// is in (the channel that follows it, and its title); with message-tags it answers
+    /// the root, its text as sent; a bot and its author read the text alone.
+    @Test func aThreadsMessageNamesItsThreadForClientsWithoutTags() {
+        var inThread = message(5, "after lunch")
+        inThread.thread = 3
+        inThread.threadTitle = "deploy friday"
+        let event = ChatEvent.message(MessageEvent(chat: swift, message: inThread))
+        #expect(
+            serialized(view(["away-notify"]).lines(for: event)) == [
+                ":alice!alice@parley PRIVMSG #swift :[#swift/3 \"deploy friday\"] after lunch"
+            ])
+        let tagged = view(["message-tags"]).lines(for: event)
+        #expect(tagged.first?.params.last == "after lunch" && tagged.first?.tags["+draft/reply"] == "7-3")
+        let bot = IRCView(serverName: "parley")
+        bot.signedIn(as: UserRef(id: UserID(4), handle: "helper", displayName: "Helper", isBot: true))
+        bot.enable([.awayNotify])
+        #expect(bot.lines(for: event).first?.params.last == "after lunch")
+        // Answering a message in the thread: the reply tag names that message.
+        inThread.replyTo = ReplyQuote(seq: 4, sender: bob, text: "yes", deleted: false)
+        inThread.threadTitle = nil
+        let answer = ChatEvent.message(MessageEvent(chat: swift, message: inThread))
+        #expect(view(["message-tags"]).lines(for: answer).first?.tags["+draft/reply"] == "7-4")
+        #expect(view(["away-notify"]).lines(for: answer).first?.params.last == "[#swift/3] [re bob: \"yes\"] after lunch")
+    }
+
     /// The channels a connection is in are kept once, in the view: what its commands
     /// change (JOIN, PART) and what events change (another of the user's clients leaving,
     /// a kick, the group's deletion) is what both read.

@@ -593,12 +593,15 @@ import Testing
         #expect(try await alice.run("/reply #swift \(seq) still here").status == 0)
         let reply = try #require(await irc.wait(containing: "PRIVMSG #swift :still here"))
         #expect(reply.contains("+draft/reply=\(try #require(msgid))"), "\(reply)")
-        // A reply over IRC shows in the shell as one.
+        // A reply over IRC goes into the thread of what it answers, as the shell shows.
         try irc.send("@+draft/reply=\(try #require(msgid)) PRIVMSG #swift :answering you")
         try irc.send("PING :after-reply")
         #expect(await irc.wait(containing: "PONG parley after-reply") != nil)
-        let history = try await alice.run("/history #swift 1")
-        #expect(history.stdout.contains("answering you") && history.stdout.contains("↳ @alice: before bob came"), "\(history.stdout)")
+        let history = try await alice.run("/history #swift/\(seq) 1")
+        #expect(history.stdout.contains("#swift/\(seq) <bob> answering you"), "\(history.stdout)")
+        let threads = try await alice.run("/threads #swift")
+        #expect(
+            threads.stdout.contains("#swift/\(seq): 1 reply") && threads.stdout.contains("↳ @alice: before bob came"), "\(threads.stdout)")
 
         // A reaction from the shell arrives as +draft/react on a TAGMSG; one over IRC
         // shows in the shell.

@@ -57,6 +57,8 @@ public struct Message: Hashable, Sendable {
     public var alsoToChat = false
     /// On a thread's root: its title, how many messages it holds and when the last came.
     public var threadHead: ThreadHead?
+    /// On a thread's message: the thread's title, as it was when the message was read.
+    public var threadTitle: String?
 
     public init(
         id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
@@ -132,7 +134,7 @@ public struct ReactionCount: Hashable, Codable, Sendable {
 extension Message: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, chatID, seq, sender, kind, text, media, sentAt, clientID, via, mentions, mentionsEveryone, replyTo, reactions,
-            editedAt, deletedAt, clientTags, thread, alsoToChat, threadHead
+            editedAt, deletedAt, clientTags, thread, alsoToChat, threadHead, threadTitle
     }
 
     public init(from decoder: any Decoder) throws {
@@ -154,6 +156,7 @@ extension Message: Codable {
         thread = try container.decodeIfPresent(Int64.self, forKey: .thread)
         alsoToChat = try container.decodeIfPresent(Bool.self, forKey: .alsoToChat) ?? false
         threadHead = try container.decodeIfPresent(ThreadHead.self, forKey: .threadHead)
+        threadTitle = try container.decodeIfPresent(String.self, forKey: .threadTitle)
     }
 
     /// Fields a plain message does not use (no mentions, reply, reactions, edit or
@@ -180,6 +183,7 @@ extension Message: Codable {
         try container.encodeIfPresent(thread, forKey: .thread)
         if alsoToChat { try container.encode(true, forKey: .alsoToChat) }
         try container.encodeIfPresent(threadHead, forKey: .threadHead)
+        try container.encodeIfPresent(threadTitle, forKey: .threadTitle)
     }
 }
 

@@ -25,6 +25,9 @@ public protocol GatewayService: ChatService, GuestsService, WatchService {
     func kick(user: UserID, from chat: ChatID, reason: String?) async throws
     /// Deletes a message, saying why (IRC's REDACT reason).
     func deleteMessage(chat: ChatID, seq: Int64, reason: String?) async throws -> Message
+    /// Sends a text (a `NOTICE` with `notice`) into the thread of message `seq`, or the
+    /// one it is in, with client-only tags: IRC's reply (`+draft/reply`) to a message.
+    func sendToThread(chat: ChatID, seq: Int64, text: String, notice: Bool, clientTags: [String: String]?) async throws -> Message
     /// Sends a text as an IRC `NOTICE`: nothing answers it automatically.
     func sendNotice(to recipient: Recipient, text: String, replyTo: Int64?, clientTags: [String: String]?) async throws -> Message
     /// Client-only tags without a message (IRC's TAGMSG), never stored.

@@ -100,6 +100,8 @@ extension EngineSession {
         /// Who follows the message's thread by itself once it is sent (its root's author,
         /// those it mentions), unless they chose otherwise.
         var followers: [UserID] = []
+        /// The title of the thread it goes to, for those who are told of it.
+        var threadTitle: String?
     }
 
     /// Stores a checked message in the recipient's chat (opening a direct chat on first
@@ -135,8 +137,9 @@ extension EngineSession {
         let rootAuthor = try await placeInThread(&message)
         let quote = try await annotate(&message, as: user, in: entry)
         var ready = PreparedSend(message: message, quote: quote, entry: entry)
-        if let rootAuthor {
+        if let rootAuthor, let root = message.thread {
             ready.followers = ([rootAuthor] + message.mentions.map(\.id)).filter { $0 != user.id }
+            ready.threadTitle = try await store.thread(chat: message.chatID, root: root, user: user.id)?.title
         }
         return ready
     }
@@ -149,6 +152,7 @@ extension EngineSession {
         message.clientTags = ready.message.clientTags
         guard created else { return message }
         message.replyTo = ready.quote
+        message.threadTitle = ready.threadTitle
         if let root = message.thread, !ready.followers.isEmpty {
             try? await store.setFollowing(.following, chat: message.chatID, root: root, users: ready.followers, onlyIfUnset: true)
         }

@@ -15,6 +15,8 @@ enum CommandGroups {
                 "read", "seen", "chats", "delete-chat", "export", "autolog", "report", "mute", "unmute", "notify",
             ]),
         Group(
+            name: "threads", summary: "conversations that hang off a message", commands: ["thread", "threads", "follow", "unfollow"]),
+        Group(
             name: "groups", summary: "make, find, join and run groups",
             commands: [
                 "create", "join", "list", "groups", "invite", "revoke", "leave", "members", "online", "topic", "rules", "kick",

@@ -43,7 +43,7 @@ public struct CommandSpec: Sendable {
 }
 
 public enum CommandTable {
-    public static let all: [CommandSpec] = everyday + moderation
+    public static let all: [CommandSpec] = everyday + threads + moderation
 
     private static let everyday: [CommandSpec] = [
         CommandSpec(

@@ -26,15 +26,18 @@ extension Shell {
 
     /// A message from someone else in a chat that is not the current one.
     func noteHot(_ data: MessageEvent, level: NotifyLevel?) {
-        guard settings.status != nil, !isCurrent(data.chat) else { return }
+        guard settings.status != nil, !isCurrent(data) else { return }
         let mentioned = me.map { data.message.mentions($0.handle) } == true
         guard level != .nothing, level != .mentions || mentioned else { return }
-        var chat = hot[data.chat.id] ?? HotChat(label: Format.label(data.chat, me: me?.id))
+        // A followed thread's news is its own entry: `#ops/12 2`.
+        let root = data.message.alsoToChat ? nil : data.message.thread
+        let key = ThreadKey(chat: data.chat.id, root: root ?? 0)
+        var chat = hot[key] ?? HotChat(label: Format.label(data.chat, me: me?.id) + (root.map { "/\($0)" } ?? ""))
         let seq = data.message.seq
         guard seq > chat.baseSeq else { return }
         chat.seen.insert(seq)
         if mentioned { chat.mentioned.insert(seq) }
-        hot[data.chat.id] = chat
+        hot[key] = chat
         showStatus()
     }
 
@@ -46,18 +49,19 @@ extension Shell {
             let unread = summary.notify == .mentions ? summary.mentions : summary.unread
             guard unread > 0 else { continue }
             let through = summary.lastMessage?.seq ?? 0
-            var chat = hot[summary.chat.id] ?? HotChat(label: Format.label(summary.chat, me: me?.id))
+            let key = ThreadKey(chat: summary.chat.id, root: 0)
+            var chat = hot[key] ?? HotChat(label: Format.label(summary.chat, me: me?.id))
             (chat.base, chat.baseMentions, chat.baseSeq) = (unread, summary.mentions, through)
             chat.seen = chat.seen.filter { $0 > through }
             chat.mentioned = chat.mentioned.filter { $0 > through }
-            hot[summary.chat.id] = chat
+            hot[key] = chat
         }
         showStatus()
     }
 
     /// The current chat is read as it is shown: it leaves the hotlist.
     func coolDown(_ target: ChatTarget) {
-        if let chat = target.chat?.id { hot[chat] = nil }
+        if let chat = target.chat?.id { hot[ThreadKey(chat: chat, root: target.thread ?? 0)] = nil }
         hot = hot.filter { $0.value.label != target.label }
         showStatus()
     }

@@ -63,7 +63,7 @@ extension Shell {
                 if let known = resolved[key] { target = known } else { target = try await self.target(word) }
                 resolved[key] = target
                 guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
-                batch.append(OutgoingText(to: recipient, text: text, via: settings.via))
+                batch.append(OutgoingText(to: recipient, text: text, via: settings.via, thread: target.thread))
                 targets.append(target)
             } catch {
                 stop = ParleyError(error)
@@ -130,20 +130,22 @@ extension Shell {
             guard let seq = Int64(text) else { throw ParleyError(.usage, "--before takes a sequence number") }
             return seq
         }
-        let (chat, _) = try await existingChat(target)
-        let messages = try await history(of: chat.id, count: count, before: before)
-        let lines = messages.map { Format.numbered($0.seq, Format.message($0, in: chat, me: me?.id, colour: output.style == .colour)) }
+        let (chat, found) = try await existingChat(target)
+        // A chat's main flow, each thread a line under its root; or one thread's messages.
+        let flow = found.thread.map(HistoryFlow.thread) ?? .main
+        let messages = try await history(of: chat.id, count: count, before: before, flow: flow)
+        let lines = messages.flatMap { historyLines($0, in: chat) }
         output.result("history", lines.isEmpty ? ["No messages"] : lines, json: messages)
     }
 
     /// The last `count` messages before `before`, oldest first, asked for a page at a
     /// time (a page holds at most `Limits.maxPageSize`), so any count can be read.
-    func history(of chat: ChatID, count: Int, before: Int64?) async throws -> [Message] {
-        guard count > Limits.maxPageSize else { return try await service.history(chat: chat, limit: count, before: before) }
+    func history(of chat: ChatID, count: Int, before: Int64?, flow: HistoryFlow = .all) async throws -> [Message] {
+        guard count > Limits.maxPageSize else { return try await service.history(chat: chat, flow: flow, limit: count, before: before) }
         var pages: [[Message]] = []
         var (cursor, got) = (before, 0)
         while got < count {
-            let page = try await service.history(chat: chat, limit: min(Limits.maxPageSize, count - got), before: cursor)
+            let page = try await service.history(chat: chat, flow: flow, limit: min(Limits.maxPageSize, count - got), before: cursor)
             guard let oldest = page.first?.seq else { break }
             pages.append(page)
             (cursor, got) = (oldest, got + page.count)

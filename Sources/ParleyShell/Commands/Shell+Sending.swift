@@ -8,7 +8,13 @@ extension Shell {
         guard let recipient = target.recipient else { throw ParleyError(.noCurrentChat, "no chat to send to") }
         let message: Message
         do {
-            message = try await service.sendMessage(to: recipient, text: text, clientID: nil, via: settings.via)
+            if let thread = target.thread {
+                guard let chat = target.chat else { throw ParleyError(.unknownChat, "no messages with \(target.mainFlow.label) yet") }
+                message = try await service.sendToThread(
+                    chat: chat.id, seq: thread, text: text, clientID: nil, via: settings.via, alsoToChat: false)
+            } else {
+                message = try await service.sendMessage(to: recipient, text: text, clientID: nil, via: settings.via)
+            }
         } catch let error as ParleyError where error.code == .pending {
             showPending(text, to: target, error)
             return

@@ -45,7 +45,7 @@ public enum Format {
     /// A message that mentions `myHandle` is highlighted (in colour).
     public static func message(_ message: Message, in chat: Chat, me: UserID?, myHandle: String? = nil, colour: Bool = false) -> String {
         let time = "[\(self.time(message.sentAt))]"
-        let place = label(chat, me: me)
+        let place = label(chat, me: me) + (message.thread.map { "/\($0)" } ?? "")
         let nick = "<\(sender(message))>"
         let prefix = "\(time) \(place) \(nick) "
         var text = Sanitizer.message(message.text)
@@ -98,6 +98,13 @@ public enum Format {
     /// `↳ @ann: first words…`, or `↳ @ann: (deleted)`.
     static func quote(_ quote: ReplyQuote) -> String {
         "↳ @\(Sanitizer.line(quote.sender.handle)): " + (quote.deleted ? "(deleted)" : Sanitizer.line(quote.text))
+    }
+
+    /// `↳ 3 replies in "deploy friday" (thread 12), last 14:05`: a thread, under its root.
+    static func threadSummary(_ head: ThreadHead, root: Int64) -> String {
+        let title = head.title.map { " in \"\(Sanitizer.line($0))\"" } ?? ""
+        let last = head.lastActivity.map { ", last \(time($0))" } ?? ""
+        return "↳ \(head.replies) repl\(head.replies == 1 ? "y" : "ies")\(title) (thread \(root))\(last)"
     }
 
     /// `[👍 2 🎉 1]`.
