@@ -26,7 +26,8 @@ extension SQLiteChatStore {
     public func threads(chat: ChatID, user: UserID, limit: Int) async throws -> [ChatThread] {
         try await pool.read { db in
             try Row.fetchAll(
-                db, sql: "\(Self.threadSelect) WHERE t.chat_id = ?2 ORDER BY coalesce(t.last_at, t.created_at) DESC, t.root_seq DESC LIMIT ?3",
+                db,
+                sql: "\(Self.threadSelect) WHERE t.chat_id = ?2 ORDER BY coalesce(t.last_at, t.created_at) DESC, t.root_seq DESC LIMIT ?3",
                 arguments: [user.rawValue, chat.rawValue, limit]
             ).map(Self.thread)
         }

@@ -27,21 +27,27 @@ import Testing
         #expect(first.thread == root.seq)
         _ = try await bob.sendToThread(chat: group.id, seq: root.seq, text: "after lunch", clientID: nil, via: nil, alsoToChat: false)
         // Naming a message in the thread names the thread; @dave follows it by being mentioned.
-        let third = try await carol.sendToThread(chat: group.id, seq: first.seq, text: "@dave can you?", clientID: nil, via: nil, alsoToChat: false)
+        let third = try await carol.sendToThread(
+            chat: group.id, seq: first.seq, text: "@dave can you?", clientID: nil, via: nil, alsoToChat: false)
         #expect(third.thread == root.seq)
         let main = try await alice.sendMessage(to: .chat(group.id), text: "lunch is here", clientID: nil)
         #expect(main.thread == nil)
 
         // The live event says which thread a message is in.
         let live = await erinEvents.first { if case .message(let m) = $0 { m.message.text == "@dave can you?" } else { false } }
-        if case .message(let event) = live { #expect(event.message.thread == root.seq) } else { Issue.record("no event: \(String(describing: live))") }
+        if case .message(let event) = live {
+            #expect(event.message.thread == root.seq)
+        } else {
+            Issue.record("no event: \(String(describing: live))")
+        }
 
         let mainFlow = try await alice.history(chat: group.id, flow: .main, limit: 50, before: nil)
         #expect(mainFlow.map(\.text) == ["deploy friday?", "lunch is here"])
         #expect(mainFlow.first?.threadHead == ThreadHead(title: "deploy friday", replies: 3, lastActivity: third.sentAt))
-        #expect(try await erin.history(chat: group.id, flow: .thread(root.seq), limit: 50, before: nil).map(\.text) == [
-            "yes", "after lunch", "@dave can you?",
-        ])
+        #expect(
+            try await erin.history(chat: group.id, flow: .thread(root.seq), limit: 50, before: nil).map(\.text) == [
+                "yes", "after lunch", "@dave can you?",
+            ])
         #expect(try await erin.history(chat: group.id, limit: 50, before: nil).count == 5, "every message, threads' too")
 
         // Following: the root's author, those who posted and those mentioned; not erin.
@@ -67,14 +73,21 @@ import Testing
         // A reply to a message in a thread goes into that thread; also-to-chat shows in both.
         let answer = try await erin.reply(to: first.seq, in: group.id, text: "me too", clientID: nil)
         #expect(answer.thread == root.seq && answer.replyTo?.seq == first.seq)
-        let shared = try await bob.sendToThread(chat: group.id, seq: root.seq, text: "done: shipped", clientID: nil, via: nil, alsoToChat: true)
+        let shared = try await bob.sendToThread(
+            chat: group.id, seq: root.seq, text: "done: shipped", clientID: nil, via: nil, alsoToChat: true)
         #expect(shared.alsoToChat)
-        #expect(try await carol.history(chat: group.id, flow: .main, limit: 50, before: nil).map(\.text) == [
-            "deploy friday?", "lunch is here", "done: shipped",
-        ])
-        #expect(try await carol.history(chat: group.id, flow: .thread(root.seq), limit: 2, before: nil).map(\.text) == ["me too", "done: shipped"])
+        #expect(
+            try await carol.history(chat: group.id, flow: .main, limit: 50, before: nil).map(\.text) == [
+                "deploy friday?", "lunch is here", "done: shipped",
+            ])
+        #expect(
+            try await carol.history(chat: group.id, flow: .thread(root.seq), limit: 2, before: nil).map(\.text) == [
+                "me too", "done: shipped",
+            ])
         // A retried send lands once.
-        #expect(try await bob.sendToThread(chat: group.id, seq: root.seq, text: "yes", clientID: "b1", via: nil, alsoToChat: false).id == first.id)
+        #expect(
+            try await bob.sendToThread(chat: group.id, seq: root.seq, text: "yes", clientID: "b1", via: nil, alsoToChat: false).id
+                == first.id)
         #expect(try await alice.thread(chat: group.id, root: root.seq).replies == 6)
 
         // A deleted message keeps its place and leaves the unread count.
