@@ -14,6 +14,10 @@ extension IRCConnection {
                 continue
             }
             do {
+                if Self.threadChannel(name) != nil {
+                    try await joinThread(name)
+                    continue
+                }
                 let chat: Chat
                 if let known = view.joined(name) {
                     chat = known
@@ -69,6 +73,10 @@ extension IRCConnection {
 
     func part(_ message: IRCMessage) async throws {
         for name in try targets(message, 0) {
+            if Self.threadChannel(name) != nil {
+                partThread(name)
+                continue
+            }
             do {
                 let chat = try await channelChat(name)
                 // Others hear of it as the engine's event; the one who acted, from here.
@@ -95,13 +103,16 @@ extension IRCConnection {
     }
 
     func channelChat(_ name: String) async throws -> Chat {
-        if let known = view.joined(name) { return known }
+        if let known = view.joined(name) ?? view.joinedThread(name)?.chat { return known }
+        // A thread's channel stands for its group where a command reads the group (NAMES, WHO).
+        if let (channel, _) = Self.threadChannel(name) { return try await channelChat(channel) }
         guard name.hasPrefix("#") else { throw ParleyError(.unknownGroup, "no channel \(name)") }
         return try await session.group(handle: name)
     }
 
     func topic(_ message: IRCMessage) async throws {
         let name = try parameter(message, 0)
+        if Self.threadChannel(name) != nil { return try await threadTopic(name, message) }
         let chat = try await channelChat(name)
         guard message.params.count > 1 else {
             let current = try await session.chat(chat.id)

@@ -23,6 +23,8 @@ extension IRCConnection {
             return
         }
         let chat: Chat
+        // A thread's channel (`#ops/12`) pages its thread.
+        let flow = Self.threadChannel(target).map { HistoryFlow.thread($0.root) } ?? .all
         do {
             chat = try await historyChat(target)
         } catch {
@@ -41,17 +43,17 @@ extension IRCConnection {
         switch sub {
         case "LATEST":
             guard let after = reference(2) else { return badReference(sub, target) }
-            messages = try await session.history(chat: chat.id, after: after ?? 0, before: nil, limit: limit)
+            messages = try await session.history(chat: chat.id, flow: flow, after: after ?? 0, before: nil, limit: limit)
         case "BEFORE":
             guard let before = reference(2), let before else { return badReference(sub, target) }
-            messages = try await session.history(chat: chat.id, after: 0, before: before, limit: limit)
+            messages = try await session.history(chat: chat.id, flow: flow, after: 0, before: before, limit: limit)
         case "AFTER":
             guard let after = reference(2), let after else { return badReference(sub, target) }
-            messages = try await oldest(chat.id, after: after, before: nil, limit: limit)
+            messages = try await oldest(chat.id, flow: flow, after: after, before: nil, limit: limit)
         case "AROUND":
             guard let around = reference(2), let around else { return badReference(sub, target) }
-            let earlier = try await session.history(chat: chat.id, after: 0, before: around &+ 1, limit: (limit + 1) / 2)
-            let later = limit >= 2 ? try await oldest(chat.id, after: around, before: nil, limit: limit / 2) : []
+            let earlier = try await session.history(chat: chat.id, flow: flow, after: 0, before: around &+ 1, limit: (limit + 1) / 2)
+            let later = limit >= 2 ? try await oldest(chat.id, flow: flow, after: around, before: nil, limit: limit / 2) : []
             messages = earlier + later
         case "BETWEEN":
             guard message.params.count >= 5, let first = reference(2), let first, let second = reference(3), let second else {
@@ -59,13 +61,13 @@ extension IRCConnection {
             }
             messages =
                 first < second
-                ? try await oldest(chat.id, after: first, before: second, limit: limit)
-                : try await session.history(chat: chat.id, after: second, before: first, limit: limit)
+                ? try await oldest(chat.id, flow: flow, after: first, before: second, limit: limit)
+                : try await session.history(chat: chat.id, flow: flow, after: second, before: first, limit: limit)
         default:
             fail("CHATHISTORY", "INVALID_PARAMS", [sub, "Unknown subcommand"])
             return
         }
-        sendHistory(messages, in: chat, target: target)
+        sendHistory(messages, in: chat, target: target, thread: Self.threadChannel(target) != nil)
     }
 
     /// TARGETS timestamp=A timestamp=B limit: the chats whose latest message falls
@@ -104,10 +106,24 @@ extension IRCConnection {
     }
 
     /// The oldest `limit` messages after `after` (and before `before`).
-    private func oldest(_ chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+    private func oldest(_ chat: ChatID, flow: HistoryFlow, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        if case .thread(let root) = flow {
+            // A thread's numbers have gaps: its oldest after `after` are found a window of
+            // numbers at a time, up to its last message.
+            let last = min(try await session.thread(chat: chat, root: root).lastSeq ?? 0, (before ?? Int64.max) &- 1)
+            var found: [Message] = []
+            var from = after
+            while found.count < limit, from < last {
+                let bound = min(from &+ min(Int64(Limits.maxPageSize), last &- from) &+ 1, before ?? Int64.max)
+                let page = try await session.history(chat: chat, flow: flow, after: from, before: bound, limit: Limits.maxPageSize)
+                found += page.prefix(limit - found.count)
+                from = bound &- 1
+            }
+            return found
+        }
         let (end, overflow) = after.addingReportingOverflow(Int64(limit) + 1)
         let bound = overflow ? Int64.max : end
-        return try await session.history(chat: chat, after: after, before: before.map { min($0, bound) } ?? bound, limit: limit)
+        return try await session.history(chat: chat, flow: flow, after: after, before: before.map { min($0, bound) } ?? bound, limit: limit)
     }
 
     /// The chat a target names: a channel, or the direct chat with a nick.
@@ -130,7 +146,7 @@ extension IRCConnection {
     }
 
     /// The messages in a `chathistory` batch, each line tagged with it.
-    private func sendHistory(_ messages: [Message], in chat: Chat, target: String) {
+    func sendHistory(_ messages: [Message], in chat: Chat, target: String, thread: Bool = false) {
         guard let me = view.me else { return }
         nextBatch &+= 1
         let id = "h\(nextBatch)"
@@ -138,7 +154,9 @@ extension IRCConnection {
         var capabilities = view.capabilities
         capabilities.formUnion([.serverTime, .messageTags])
         for message in messages {
-            for var line in IRCView.messageLines(message, in: chat, me: me, capabilities: capabilities, link: view.mediaLink) {
+            let rendered = IRCView.messageLines(
+                message, in: chat, me: me, capabilities: capabilities, link: view.mediaLink, threadChannel: thread ? target : nil)
+            for var line in rendered {
                 // A message of several lines is a draft/multiline batch inside this one.
                 if line.tags["batch"] == nil { line.tags["batch"] = id }
                 lines.append(line)

@@ -36,7 +36,13 @@ extension IRCConnection {
             }
             do {
                 let recipient: Recipient
-                if target.hasPrefix("#") {
+                // A thread's channel (`#ops/12`): a message into that thread.
+                var thread: (chat: ChatID, seq: Int64)?
+                if let (_, root) = Self.threadChannel(target) {
+                    let chat = try await channelChat(target)
+                    recipient = .chat(chat.id)
+                    thread = (chat.id, root)
+                } else if target.hasPrefix("#") {
                     recipient = .chat(try await channelChat(target).id)
                 } else {
                     let user = try await session.user(handle: target)
@@ -49,7 +55,6 @@ extension IRCConnection {
                 }
                 // +draft/reply=CHAT-SEQ: a reply to that message, when it is in this chat,
                 // goes into its thread (the one it is in, or the one it starts).
-                var thread: (chat: ChatID, seq: Int64)?
                 if let (chat, seq) = message.tags["+draft/reply"].flatMap(Self.position(fromMsgid:)) {
                     switch recipient {
                     case .chat(let id): if id.rawValue == chat { thread = (id, seq) }
@@ -71,10 +76,18 @@ extension IRCConnection {
                             to: recipient, text: text, clientID: nil, via: nil, replyTo: nil, clientTags: clientTags)
                     }
                 if view.capabilities.contains(.echoMessage), let me = view.me {
-                    emit(
-                        IRCView.messageLines(
-                            sent, in: try await chatOf(sent, target: target), me: me, capabilities: view.capabilities, link: view.mediaLink)
-                    )
+                    let chat = try await chatOf(sent, target: target)
+                    let channel = sent.thread.flatMap { view.threadChannel(of: chat.id, root: $0) }
+                    let own = IRCView.messageLines(sent, in: chat, me: me, capabilities: view.capabilities, link: view.mediaLink)
+                    // Echoed where the client reads the thread (and in the chat's channel too
+                    // when it went there as well).
+                    if let channel {
+                        let inThread = IRCView.messageLines(
+                            sent, in: chat, me: me, capabilities: view.capabilities, link: view.mediaLink, threadChannel: channel)
+                        emit((sent.alsoToChat ? own : []) + inThread)
+                    } else {
+                        emit(own)
+                    }
                 }
                 if !notice, case .user(let id) = recipient, let away = try? await session.activity(of: id).away {
                     reply(IRCNumeric.away, [target, away])
@@ -164,7 +177,7 @@ extension IRCConnection {
     }
 
     private func chatOf(_ message: Message, target: String) async throws -> Chat {
-        if let known = view.joined(target) { return known }
+        if let known = view.joined(target) ?? view.joinedThread(target)?.chat { return known }
         return try await session.chat(message.chatID)
     }
 }

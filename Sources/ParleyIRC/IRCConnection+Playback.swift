@@ -88,6 +88,12 @@ extension IRCConnection {
         {
             marks += "[re " + IRCView.quoted(reply) + "] "
         }
+        // So does a thread's line its thread (a client without the tag has it already).
+        if message.deletedAt == nil, let root = message.thread, message.sender.id != me.id, !me.isBot,
+            capabilities.contains(.messageTags), let target = IRCView.target(of: message, in: chat, me: me)
+        {
+            marks += IRCView.threadMarker(message, root: root, place: target) + " "
+        }
         shown.text = marks + shown.text
         var lines = IRCView.messageLines(shown, in: chat, me: me, capabilities: capabilities, link: view.mediaLink)
         // A client that takes deletions is told of it as it would have been live: the

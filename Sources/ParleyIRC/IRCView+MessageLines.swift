@@ -20,12 +20,14 @@ extension IRCView {
     /// with a link for `me` alone. Of
     /// `capabilities` it reads only those in `IRCSharedLines.shaping`: a group's text is
     /// serialized once for all the clients that agree on those.
+    /// `threadChannel`: the thread's own channel (`#ops/12`) the line goes to instead.
     static func messageLines(
         _ message: Message, in chat: Chat, me: UserRef, capabilities: Set<IRCCapability>,
-        link: (String, UserID) -> String? = { _, _ in nil }
+        link: (String, UserID) -> String? = { _, _ in nil }, threadChannel: String? = nil
     ) -> [IRCMessage] {
         // A deleted message has no line (history leaves it out).
-        guard message.kind != .system, message.deletedAt == nil, let target = target(of: message, in: chat, me: me) else { return [] }
+        guard message.kind != .system, message.deletedAt == nil, let target = threadChannel ?? target(of: message, in: chat, me: me)
+        else { return [] }
         var text = message.text
         if message.kind == .image || message.kind == .video || message.kind == .file {
             let name = message.media?.name.map { " " + $0 } ?? ""
@@ -53,7 +55,7 @@ extension IRCView {
             // A client that shows no replies sees what the line answers.
             if message.sender.id != me.id, quotesReplies(capabilities, me: me) { text = "[re " + quoted(reply) + "] " + text }
         }
-        if let root = message.thread {
+        if let root = message.thread, threadChannel == nil {
             // A thread's line answers its root (or the message in it that it answers),
             // and a plain client reads which thread: its channel, and its title.
             if capabilities.contains(.messageTags), tags["+draft/reply"] == nil { tags["+draft/reply"] = "\(chat.id.rawValue)-\(root)" }
@@ -108,7 +110,8 @@ extension IRCView {
     /// be followed in (`@bob/7` for a direct chat's), and its title.
     static func threadMarker(_ message: Message, root: Int64, place: String) -> String {
         let title = message.threadTitle.map { " \"" + head(of: $0) + "\"" } ?? ""
-        return "[\(place)/\(root)\(title)]"
+        // A direct chat's thread has no channel to name.
+        return place.hasPrefix("#") ? "[\(place)/\(root)\(title)]" : "[thread \(root)\(title)]"
     }
 
     /// `alice: "first words…"` for a quoted message (`alice's deleted message` once gone).

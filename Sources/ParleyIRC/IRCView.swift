@@ -10,7 +10,7 @@ import Synchronization
 /// capabilities the client enabled. Shared by the connection, which sets it, and the
 /// engine's event sink, which reads it on the publisher's task.
 final class IRCView: Sendable {
-    private struct State {
+    struct State {
         var me: UserRef? {
             didSet { lineShape = IRCSharedLines.shape(of: capabilities, me: me) }
         }
@@ -27,7 +27,16 @@ final class IRCView: Sendable {
         var joined: [String: Chat] = [:]
         var channels: [ChatID: String] = [:]
 
+        /// The thread channels (`#ops/12`) the client joined, by lowercased name, and each
+        /// one's name by chat and root.
+        var joinedThreads: [String: (chat: Chat, root: Int64)] = [:]
+        var threadNames: [ThreadSpot: String] = [:]
+
         mutating func forget(_ chat: ChatID) {
+            for (spot, name) in threadNames where spot.chat == chat {
+                threadNames[spot] = nil
+                joinedThreads[name.lowercased()] = nil
+            }
             guard let name = channels.removeValue(forKey: chat) else { return }
             joined[name.lowercased()] = nil
         }
@@ -39,7 +48,8 @@ final class IRCView: Sendable {
     }
 
     let serverName: String
-    private let state = Mutex(State())
+    /// Read and changed only by IRCView and its extensions.
+    let state = Mutex(State())
 
     /// Who is signed in through this gateway, for real names in extended-join.
     let people: IRCPeople?
@@ -136,33 +146,6 @@ final class IRCView: Sendable {
     func enable(_ capabilities: some Sequence<IRCCapability>) { state.withLock { $0.capabilities.formUnion(capabilities) } }
     func disable(_ capabilities: some Sequence<IRCCapability>) { state.withLock { $0.capabilities.subtract(capabilities) } }
 
-    /// `nick!user@host` for a Parley user: the handle is the nick and the user name.
-    static func prefix(_ user: UserRef) -> String { "\(user.handle)!\(user.handle)@parley" }
-
-    /// A JOIN line; with IRCv3 extended-join, the account (`*` for a guest) and real name.
-    static func join(_ user: UserRef, channel: String, capabilities: Set<IRCCapability>, realname: String?) -> IRCMessage {
-        guard capabilities.contains(.extendedJoin) else {
-            return IRCMessage(source: prefix(user), command: "JOIN", params: [channel])
-        }
-        let account = isGuest(user) ? "*" : user.handle
-        return IRCMessage(source: prefix(user), command: "JOIN", params: [channel, account, realname ?? user.displayName])
-    }
-
-    /// A guest of `--irc-guests`, as its display name marks it.
-    static func isGuest(_ user: UserRef) -> Bool { user.displayName.hasSuffix(" (guest)") }
-
-    /// The real name IRC shows: the display name, without a guest's mark.
-    static func realname(_ user: UserRef) -> String {
-        isGuest(user) ? String(user.displayName.dropLast(" (guest)".count)) : user.displayName
-    }
-
-    /// NAMES' and WHO's mark for a role: `@` owner and admins, `+` voiced.
-    static func prefixSymbol(_ role: Role) -> String {
-        role >= .admin ? "@" : role == .voiced ? "+" : ""
-    }
-
-    static func channel(_ chat: Chat) -> String? { chat.kind == .group ? chat.handle.map { "#" + $0 } : nil }
-
     /// The lines of an event that every client with the same capabilities gets alike
     /// (a text in a group), serialized once for all of them; nil for any other event.
     func sharedLines(for event: PositionedEvent) -> ByteBuffer? {
@@ -172,6 +155,8 @@ final class IRCView: Sendable {
         let (me, shape, capabilities) = state.withLock { ($0.me, $0.lineShape, $0.capabilities) }
         // Its own reply, from another of the user's clients, reads as written (below).
         guard let me, (sent.message.replyTo == nil && sent.message.thread == nil) || sent.message.sender.id != me.id else { return nil }
+        // A thread the client follows in a channel of its own reads there.
+        if let root = sent.message.thread, threadChannel(of: sent.chat.id, root: root) != nil { return nil }
         return event.encoded { _ in IRCSharedLines() }.lines(for: shape) {
             IRCOutput.serialize(Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities))
         }
@@ -189,7 +174,13 @@ final class IRCView: Sendable {
             }
             return [IRCMessage(source: serverName, command: "MARKREAD", params: [channel, IRCConnection.position(marker)])]
         case .message(let sent):
-            return Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities, link: mediaLink)
+            let lines = Self.messageLines(sent.message, in: sent.chat, me: me, capabilities: capabilities, link: mediaLink)
+            // A thread the client joined as a channel has its lines there, and the
+            // chat's channel only those sent to it too.
+            guard let root = sent.message.thread, let name = threadChannel(of: sent.chat.id, root: root) else { return lines }
+            let inThread = Self.messageLines(
+                sent.message, in: sent.chat, me: me, capabilities: capabilities, link: mediaLink, threadChannel: name)
+            return (sent.message.alsoToChat ? lines : []) + inThread
         case .memberJoined(let change):
             guard let channel = Self.channel(change.chat) else { return [] }
             let realname = people?.names(of: change.user.id)?.realname

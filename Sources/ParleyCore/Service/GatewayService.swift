@@ -17,6 +17,8 @@ public protocol GatewayService: ChatService, GuestsService, WatchService {
     ) async throws -> Message
     /// Messages with `after < seq < before`, oldest first (IRC's CHATHISTORY).
     func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
+    /// The same of one flow of the chat (a thread's channel pages its thread).
+    func history(chat: ChatID, flow: HistoryFlow, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
     /// Moves the read marker to the last message sent by `time` (IRC's MARKREAD).
     func markRead(chat: ChatID, upToTime time: Date) async throws -> ReadMarker
     /// Leaves a group, saying why (IRC's PART reason).

@@ -260,11 +260,15 @@ extension EngineSession {
     /// Up to `limit` messages with `after < seq < before`, newest of them, oldest first
     /// (what IRC's CHATHISTORY pages by); never before the user cleared the chat.
     public func history(chat: ChatID, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        try await history(chat: chat, flow: .all, after: after, before: before, limit: limit)
+    }
+
+    public func history(chat: ChatID, flow: HistoryFlow, after: Int64, before: Int64?, limit: Int) async throws -> [Message] {
         let user = try await requireMember(chat).user
         let limit = try Limits.pageSize(limit)
         let cleared = try await store.membership(of: user.id, in: chat)?.clearedSeq ?? 0
         return await withoutIgnored(
-            try await store.history(chat: chat, after: max(after, cleared), before: before, limit: limit), for: user.id)
+            try await store.history(chat: chat, flow: flow, after: max(after, cleared), before: before, limit: limit), for: user.id)
     }
 
     static let maxSearchLength = 200
