@@ -5,14 +5,23 @@ import PostgresNIO
 
 /// `ThreadsStore`: threads' titles and counts, and each member's following and reading.
 extension PostgresChatStore {
-    public func openThread(chat: ChatID, root: Int64, title: String?, at time: Date) async throws {
+    public func openThread(chat: ChatID, root: Int64, title: String?, item: String?, at time: Date) async throws {
         _ = try await rows(
             """
-            INSERT INTO thread (chat_id, root_seq, title, created_at)
-            VALUES (\(chat.rawValue), \(root), NULLIF(\(title)::text, ''), \(time.storedMilliseconds))
+            INSERT INTO thread (chat_id, root_seq, title, created_at, item)
+            VALUES (\(chat.rawValue), \(root), NULLIF(\(title)::text, ''), \(time.storedMilliseconds),
+                CASE WHEN EXISTS (SELECT 1 FROM thread WHERE chat_id = \(chat.rawValue) AND item = \(item)::text) THEN NULL ELSE \(item)::text END)
             ON CONFLICT (chat_id, root_seq) DO UPDATE
             SET title = CASE WHEN \(title)::text IS NULL THEN thread.title ELSE NULLIF(\(title)::text, '') END
             """)
+    }
+
+    public func threadRoot(chat: ChatID, item: String) async throws -> Int64? {
+        guard let row = try await rows("SELECT root_seq FROM thread WHERE chat_id = \(chat.rawValue) AND item = \(item)").first else {
+            return nil
+        }
+        var cells = Cells(row)
+        return try cells.next(Int64.self)
     }
 
     public func thread(chat: ChatID, root: Int64, user: UserID) async throws -> ChatThread? {

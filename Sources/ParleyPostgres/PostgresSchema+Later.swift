@@ -202,7 +202,8 @@ extension PostgresSchema {
         ),
         (
             // Threads: a message's thread (its root's seq) and whether the main flow shows
-            // it too; per thread its title and counts, and per member following and reading.
+            // it too; per thread its title and counts (and the item a hook's deliveries are
+            // about: a pull request's thread), and per member following and reading.
             "25-threads",
             """
             ALTER TABLE message ADD COLUMN thread_seq bigint;
@@ -216,9 +217,11 @@ extension PostgresSchema {
                 last_seq bigint,
                 last_at bigint,
                 created_at bigint NOT NULL,
+                item text,
                 PRIMARY KEY (chat_id, root_seq)
             );
             CREATE INDEX thread_activity ON thread (chat_id, last_at);
+            CREATE UNIQUE INDEX thread_item ON thread (chat_id, item) WHERE item IS NOT NULL;
             CREATE TABLE thread_member (
                 chat_id bigint NOT NULL,
                 root_seq bigint NOT NULL,

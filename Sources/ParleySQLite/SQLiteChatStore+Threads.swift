@@ -5,13 +5,20 @@ import ParleyStore
 
 /// `ThreadsStore`: threads' titles and counts, and each member's following and reading.
 extension SQLiteChatStore {
-    public func openThread(chat: ChatID, root: Int64, title: String?, at time: Date) async throws {
+    public func openThread(chat: ChatID, root: Int64, title: String?, item: String?, at time: Date) async throws {
         try await pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO thread (chat_id, root_seq, title, created_at) VALUES (?1, ?2, NULLIF(?3, ''), ?4)
+                    INSERT INTO thread (chat_id, root_seq, title, created_at, item)
+                    VALUES (?1, ?2, NULLIF(?3, ''), ?4, CASE WHEN EXISTS (SELECT 1 FROM thread WHERE chat_id = ?1 AND item = ?5) THEN NULL ELSE ?5 END)
                     ON CONFLICT (chat_id, root_seq) DO UPDATE SET title = CASE WHEN ?3 IS NULL THEN title ELSE NULLIF(?3, '') END
-                    """, arguments: [chat.rawValue, root, title, time.storedMilliseconds])
+                    """, arguments: [chat.rawValue, root, title, time.storedMilliseconds, item])
+        }
+    }
+
+    public func threadRoot(chat: ChatID, item: String) async throws -> Int64? {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT root_seq FROM thread WHERE chat_id = ? AND item = ?", arguments: [chat.rawValue, item])
         }
     }
 

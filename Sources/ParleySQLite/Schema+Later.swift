@@ -212,7 +212,8 @@ extension Schema {
                     """)
         }
         // Threads: a message's thread (its root's seq) and whether the main flow shows it
-        // too; per thread its title and counts, and per member following and reading.
+        // too; per thread its title and counts (and the item a hook's deliveries are
+        // about: a pull request's thread), and per member following and reading.
         migrator.registerMigration("v34") { db in
             try db.execute(
                 sql: """
@@ -227,9 +228,11 @@ extension Schema {
                         last_seq INTEGER,
                         last_at INTEGER,
                         created_at INTEGER NOT NULL,
+                        item TEXT,
                         PRIMARY KEY (chat_id, root_seq)
                     ) WITHOUT ROWID;
                     CREATE INDEX thread_activity ON thread(chat_id, last_at);
+                    CREATE UNIQUE INDEX thread_item ON thread(chat_id, item) WHERE item IS NOT NULL;
                     CREATE TABLE thread_member (
                         chat_id INTEGER NOT NULL,
                         root_seq INTEGER NOT NULL,

@@ -15,7 +15,7 @@ extension ParleyServer {
     /// managing anything.
     static let apiOps: Set<Op> = [
         .me, .user, .chats, .chat, .directChat, .groups, .group, .members, .history, .search, .mentions, .send, .markRead,
-        .editMessage, .deleteMessage, .react, .unreact,
+        .editMessage, .deleteMessage, .react, .unreact, .threads, .openThread,
     ]
 
     func addAPIRoutes(to router: Router<ParleyRequestContext>) {

@@ -20,7 +20,19 @@ extension ParleyServer {
         let headers = HookHeaders(
             contentType: request.headers[.contentType], githubEvent: field("X-GitHub-Event"), signature: field("X-Hub-Signature-256"),
             deliveryKey: field("X-GitHub-Delivery") ?? field("Idempotency-Key"))
-        _ = try await engine.postFromHook(token: token, body: body, headers: headers, address: clientAddress(request, context))
-        return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok")))
+        let message = try await engine.postFromHook(token: token, body: body, headers: headers, address: clientAddress(request, context))
+        // The message's `ts` (its number), which a later post's `thread_ts` names: in
+        // `X-Parley-Ts` always, and in Slack's JSON answer to a client that asks for JSON.
+        let ts = String(message.seq)
+        guard request.headers[.accept]?.contains("application/json") == true else {
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain", Self.tsHeader: ts], body: .init(byteBuffer: ByteBuffer(string: "ok")))
+        }
+        let thread = message.thread.map { ",\"thread_ts\":\"\($0)\"" } ?? ""
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", Self.tsHeader: ts],
+            body: .init(byteBuffer: ByteBuffer(string: "{\"ok\":true,\"ts\":\"\(ts)\"\(thread)}")))
     }
+
+    static var tsHeader: HTTPFields.Element.Name { HTTPFields.Element.Name("X-Parley-Ts")! }
 }

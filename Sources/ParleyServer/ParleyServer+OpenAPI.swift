@@ -106,6 +106,9 @@ extension ParleyServer {
           /v1/api/history:
             post:
               summary: A chat's messages before `before` (or the newest), oldest first.
+              description: >-
+                Every message, threads' too; with `main`, the chat's main flow (a thread's root carries
+                `thread_head`); with `thread` (a root's `seq`), that thread's messages.
               operationId: history
               requestBody:
                 required: true
@@ -118,6 +121,8 @@ extension ParleyServer {
                         chat: {$ref: '#/components/schemas/ChatRef'}
                         limit: {type: integer}
                         before: {type: integer, format: int64}
+                        thread: {type: integer, format: int64}
+                        main: {type: boolean}
               responses:
                 "200": {$ref: '#/components/responses/List'}
                 default: {$ref: '#/components/responses/Refusal'}
@@ -161,7 +166,9 @@ extension ParleyServer {
               summary: Sends a message to a chat, or to a person (a direct chat on the first).
               description: >-
                 `client_id` makes a retry land once. With `media` (an upload's id), an image, video
-                or file message whose caption is `text`.
+                or file message whose caption is `text`. With `thread` (the `seq` of a message, or of
+                one in its thread), a text into that thread, also in the chat's main flow with
+                `also_to_chat`.
               operationId: send
               requestBody:
                 required: true
@@ -179,8 +186,45 @@ extension ParleyServer {
                         client_id: {type: string}
                         via: {type: string}
                         reply_to: {type: integer, format: int64}
+                        thread: {type: integer, format: int64}
+                        also_to_chat: {type: boolean}
               responses:
                 "200": {$ref: '#/components/responses/Message'}
+                default: {$ref: '#/components/responses/Refusal'}
+          /v1/api/threads:
+            post:
+              summary: A chat's threads, latest activity first, with the caller's unread counts.
+              operationId: threads
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [chat]
+                      properties:
+                        chat: {$ref: '#/components/schemas/ChatRef'}
+                        limit: {type: integer}
+              responses:
+                "200": {$ref: '#/components/responses/List'}
+                default: {$ref: '#/components/responses/Refusal'}
+          /v1/api/open_thread:
+            post:
+              summary: Opens the thread of message `seq` (or the one it is in), naming it when `title` is given.
+              operationId: open_thread
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [chat, seq]
+                      properties:
+                        chat: {$ref: '#/components/schemas/ChatRef'}
+                        seq: {type: integer, format: int64}
+                        title: {type: string}
+              responses:
+                "200": {$ref: '#/components/responses/Object'}
                 default: {$ref: '#/components/responses/Refusal'}
           /v1/api/mark_read:
             post:
@@ -234,7 +278,11 @@ extension ParleyServer {
                 default: {$ref: '#/components/responses/Refusal'}
           /v1/hooks/{token}:
             post:
-              summary: An incoming webhook's post (plain text, Slack's or Alertmanager's JSON).
+              summary: An incoming webhook's post (plain text, Slack's or Alertmanager's JSON; GitHub's deliveries).
+              description: >-
+                Answers `ok`, as Slack does, or Slack's JSON to a client that accepts JSON. Either way the
+                posted message's `ts` (its number in the group) is in `X-Parley-Ts`: a later post's
+                `thread_ts` names it to go into its thread.
               operationId: hook
               security: []
               parameters:
@@ -249,9 +297,21 @@ extension ParleyServer {
               responses:
                 "200":
                   description: Posted.
+                  headers:
+                    X-Parley-Ts:
+                      description: The posted message's number, which `thread_ts` names.
+                      schema: {type: string}
                   content:
                     text/plain:
                       schema: {type: string}
+                    application/json:
+                      schema:
+                        type: object
+                        required: [ok, ts]
+                        properties:
+                          ok: {type: boolean}
+                          ts: {type: string}
+                          thread_ts: {type: string}
                 default: {$ref: '#/components/responses/Refusal'}
           /v1/media:
             put:

@@ -68,6 +68,45 @@ import Testing
         #expect(try await alice.hooks(in: ops.id).map(\.name) == ["bob"], "the admins still see it, to revoke it")
     }
 
+    /// Threads from hooks: Slack's `thread_ts` names a message the hook posted (by the
+    /// `ts` its answer gave) and the post goes into its thread; GitHub's deliveries about
+    /// one pull request or issue go into one thread, titled after it.
+    @Test(arguments: StoreKind.all) func hooksPostIntoThreads(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.hookRate = 0 }
+        let alice = try await world.signUp("alice")
+        let ops = try await alice.createGroup(handle: "ops", title: nil, isPublic: true)
+        let token = Self.token(try await alice.createHook(in: ops.id, name: "deploys", signingSecret: nil))
+        let json = HookHeaders(contentType: "application/json")
+        func post(_ body: String, _ headers: HookHeaders = HookHeaders(contentType: "application/json")) async throws -> Message {
+            try await world.engine.postFromHook(token: token, body: Array(body.utf8), headers: headers, address: "127.0.0.1")
+        }
+        let root = try await post(#"{"text": "deploying v2"}"#)
+        let step = try await post(#"{"text": "step 1 done", "thread_ts": "\#(root.seq)"}"#)
+        #expect(step.thread == root.seq)
+        // Slack's own form of a ts, and a reply's ts, name the same thread.
+        #expect(try await post(#"{"text": "step 2", "thread_ts": "\#(step.seq).000000"}"#, json).thread == root.seq)
+        #expect(try await alice.thread(chat: ops.id, root: root.seq).replies == 2)
+        await expectError(.invalidArgument) { _ = try await post(#"{"text": "x", "thread_ts": "1.5"}"#) }
+        await expectError(.unknownMessage) { _ = try await post(#"{"text": "x", "thread_ts": "999"}"#) }
+
+        let github = HookHeaders(contentType: "application/json", githubEvent: "pull_request")
+        func delivery(_ action: String, _ number: Int) -> String {
+            #"{"action": "\#(action)", "number": \#(number), "pull_request": {"number": \#(number), "title": "Faster sends"}, "#
+                + #""repository": {"full_name": "acme/parley"}, "sender": {"login": "carol"}}"#
+        }
+        let opened = try await post(delivery("opened", 42), github)
+        #expect(opened.thread == nil)
+        let comment = HookHeaders(contentType: "application/json", githubEvent: "issue_comment")
+        let commented = try await post(
+            #"{"action": "created", "issue": {"number": 42, "title": "Faster sends"}, "comment": {"body": "LGTM"}, "#
+                + #""repository": {"full_name": "acme/parley"}, "sender": {"login": "dave"}}"#, comment)
+        let merged = try await post(delivery("closed", 42), github)
+        #expect(commented.thread == opened.seq && merged.thread == opened.seq)
+        #expect(try await post(delivery("opened", 43), github).thread == nil, "another pull request, another thread")
+        let thread = try await alice.thread(chat: ops.id, root: opened.seq)
+        #expect(thread.title == "acme/parley#42 Faster sends" && thread.replies == 2)
+    }
+
     @Test(arguments: StoreKind.all) func signedHooksRefuseUnsignedPostsAndTheRateIsKept(_ kind: StoreKind) async throws {
         let world = try await TestWorld(on: kind) { $0.hookRate = 1 }
         let alice = try await world.signUp("alice")

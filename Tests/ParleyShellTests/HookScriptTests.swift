@@ -10,6 +10,31 @@ import Testing
         try await RawHTTP.request(port: port, method: "POST", path: path, headers: headers, body: Array(body.utf8))
     }
 
+    /// A hook's answer names the message it posted (`X-Parley-Ts`; Slack's JSON when JSON
+    /// is asked for), and a later post's `thread_ts` names it to go into its thread, which
+    /// the shell shows as the thread of that message.
+    @Test func aHooksAnswerNamesTheMessageThatALaterPostThreadsUnder() async throws {
+        let world = try await IRCGatewayTests.world()
+        defer { world.remove() }
+        let (alice, port) = (world.alice, world.server.port)
+        let made = try await alice.run("/hook new #swift --name deploys")
+        let path = try #require(
+            made.lines.first { $0.contains("/v1/hooks/") }.map { String($0[$0.range(of: "/v1/hooks/")!.lowerBound...]) })
+        let first = try await Self.post(port, path, #"{"text":"deploying v2"}"#, headers: ["Content-Type": "application/json"])
+        #expect(first.text == "ok", "Slack's answer to a client that did not ask for JSON")
+        let ts = try #require(first.headers["x-parley-ts"])
+        let answered = try await Self.post(
+            port, path, #"{"text":"step 1 done","thread_ts":"\#(ts)"}"#,
+            headers: ["Content-Type": "application/json", "Accept": "application/json"])
+        #expect(answered.headers["content-type"] == "application/json", "\(answered.headers)")
+        let reply = try #require(try JSONSerialization.jsonObject(with: Data(answered.body)) as? [String: Any])
+        #expect(reply["ok"] as? Bool == true && reply["thread_ts"] as? String == ts && (reply["ts"] as? String).flatMap { Int($0) } != nil)
+        let thread = try await alice.run("/history #swift/\(ts)")
+        #expect(thread.lines.contains { $0.contains(" #swift/\(ts) <") && $0.hasSuffix("> step 1 done") }, "\(thread.stdout)")
+        let main = try await alice.run("/history #swift 1")
+        #expect(main.stdout.contains("deploying v2") && main.stdout.contains("↳ 1 reply (thread \(ts))"), "\(main.stdout)")
+    }
+
     @Test(arguments: StoreKind.all) func hooksPostSlackAlertmanagerGitHubAndText(_ store: StoreKind) async throws {
         let world = try await IRCGatewayTests.world(
             arguments: ["--hook-rate", "2", "--max-hook-kib", "8"]

@@ -4,10 +4,38 @@ import Foundation
 public struct HookPost: Hashable, Sendable {
     public var text: String
     public var username: String?
+    /// Slack's `thread_ts`: the message whose thread the post goes into (as the hook's
+    /// answer named it: its `seq`, or `SEQ.000000` as Slack writes a `ts`).
+    public var threadTS: String?
+    /// What the delivery is about (a pull request, an issue), for deliveries about the
+    /// same item to go into one thread.
+    public var item: HookItem?
 
-    public init(text: String, username: String? = nil) {
+    public init(text: String, username: String? = nil, threadTS: String? = nil, item: HookItem? = nil) {
         self.text = text
         self.username = username
+        self.threadTS = threadTS
+        self.item = item
+    }
+
+    /// The message `threadTS` names, or nil when it names none.
+    public var threadSeq: Int64? {
+        guard let threadTS else { return nil }
+        let whole = threadTS.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let number = Int64(whole[0]), number > 0, whole.count == 1 || whole[1].allSatisfy({ $0 == "0" }) else { return nil }
+        return number
+    }
+}
+
+/// The item a hook delivery is about: a key that names it in its repository
+/// (`owner/repo#42`) and the title its thread takes.
+public struct HookItem: Hashable, Sendable {
+    public var key: String
+    public var title: String
+
+    public init(key: String, title: String) {
+        self.key = key
+        self.title = title
     }
 }
 
@@ -45,9 +73,13 @@ public enum HookPayload {
         } catch {
             throw ParleyError(.invalidArgument, "the body is not JSON")
         }
-        if let event = githubEvent { return HookPost(text: try cut(GitHubSummary.line(event: event, object))) }
+        if let event = githubEvent {
+            return HookPost(text: try cut(GitHubSummary.line(event: event, object)), item: GitHubSummary.item(event: event, object))
+        }
         if object["alerts"] is [Any], object["status"] is String { return HookPost(text: try cut(AlertSummary.text(object))) }
-        return HookPost(text: try cut(SlackText.text(object)), username: string(object["username"]).map { Sanitized.line($0, max: 32) })
+        return HookPost(
+            text: try cut(SlackText.text(object)), username: string(object["username"]).map { Sanitized.line($0, max: 32) },
+            threadTS: string(object["thread_ts"]).map { Sanitized.line($0, max: 32) })
     }
 
     /// The text trimmed and cut to a message's length, or `empty_text`.

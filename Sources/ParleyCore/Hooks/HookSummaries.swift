@@ -109,6 +109,24 @@ enum AlertSummary {
 
 /// A GitHub delivery in one line, by its `X-GitHub-Event`.
 enum GitHubSummary {
+    /// The pull request or issue a delivery is about (a comment on one, a review of one):
+    /// its deliveries go into one thread, titled `owner/repo#42 the title`.
+    static func item(event: String, _ object: [String: Any]) -> HookItem? {
+        let item: [String: Any]?
+        switch event {
+        case "pull_request", "pull_request_review", "pull_request_review_comment", "pull_request_review_thread":
+            item = object["pull_request"] as? [String: Any]
+        case "issues", "issue_comment": item = object["issue"] as? [String: Any]
+        default: return nil
+        }
+        guard let repository = (object["repository"] as? [String: Any]).flatMap({ HookPayload.string($0["full_name"]) }),
+            let number = HookPayload.string(item?["number"]) ?? HookPayload.string(object["number"]), Int(number) != nil
+        else { return nil }
+        let key = Sanitized.line("\(repository)#\(number)", max: 200)
+        let title = HookPayload.string(item?["title"]).map { " " + $0 } ?? ""
+        return HookItem(key: key, title: Sanitized.line(key + title, max: Limits.maxGroupTitleLength))
+    }
+
     static func line(event: String, _ object: [String: Any]) -> String {
         let repository = (object["repository"] as? [String: Any]).flatMap { HookPayload.string($0["full_name"]) } ?? "a repository"
         let sender = (object["sender"] as? [String: Any]).flatMap { HookPayload.string($0["login"]) } ?? "someone"

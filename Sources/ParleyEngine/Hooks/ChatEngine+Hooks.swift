@@ -45,13 +45,28 @@ extension ChatEngine {
         guard let maker = try await store.user(id: hook.createdBy.id) else { throw unknown }
         try await requireHookMakerAdmitted(maker)
         let session = acting(as: maker, client: "hook \(hook.id)")
+        // Into a thread: the one `thread_ts` names, or the one of the item it is about.
+        var thread: Int64?
+        if post.threadTS != nil {
+            guard let seq = post.threadSeq else {
+                throw ParleyError(.invalidArgument, "thread_ts names a message by the ts a hook's answer gave (its number)")
+            }
+            thread = seq
+        } else if let item = post.item {
+            thread = try await store.threadRoot(chat: hook.chatID, item: item.key)
+        }
         let message: Message
         do {
             message = try await session.send(
                 to: .chat(hook.chatID), text: post.text, clientID: headers.deliveryKey.map { Self.clientID(hook: hook.id, key: $0) },
-                via: .hook(name: hook.name, username: Provenance.hookUsername(post.username)), replyTo: nil, clientTags: nil)
+                via: .hook(name: hook.name, username: Provenance.hookUsername(post.username)), replyTo: nil, clientTags: nil,
+                thread: thread)
         } catch let error as ParleyError where [.notMember, .unknownChat, .banned].contains(error.code) {
             throw unknown
+        }
+        // The first delivery about an item is its thread's root.
+        if thread == nil, let item = post.item {
+            try? await store.openThread(chat: hook.chatID, root: message.seq, title: item.title, item: item.key, at: now)
         }
         try? await store.hookUsed(hook.id, at: now)
         return message

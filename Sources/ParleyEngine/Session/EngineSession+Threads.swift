@@ -31,7 +31,7 @@ extension EngineSession {
         {
             throw ParleyError(.forbidden, "only the author of message \(root) or an owner or admin may rename its thread")
         }
-        try await store.openThread(chat: chat, root: root, title: title, at: engine.now)
+        try await store.openThread(chat: chat, root: root, title: title, item: nil, at: engine.now)
         return try await thread(chat: chat, root: root)
     }
 

@@ -5,8 +5,12 @@ public import ParleyCore
 /// and each member's following and reading of it.
 public protocol ThreadsStore: Sendable {
     /// Opens the thread of message `root` if it is not open, and sets its title when one
-    /// is given ("" clears it).
-    func openThread(chat: ChatID, root: Int64, title: String?, at time: Date) async throws
+    /// is given ("" clears it). `item`: what a hook's deliveries to this thread are about
+    /// (`threadRoot(chat:item:)` finds it again); an item already a thread's is not moved.
+    func openThread(chat: ChatID, root: Int64, title: String?, item: String?, at time: Date) async throws
+
+    /// The root of the chat's thread about `item` (a pull request a hook delivers about).
+    func threadRoot(chat: ChatID, item: String) async throws -> Int64?
 
     /// A thread as `user` sees it (their unread count and following, its root not
     /// filled in); nil when it was never opened.
