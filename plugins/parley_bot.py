@@ -139,14 +139,31 @@ class Bot:
 
     # Actions
 
-    def send(self, to, text):
-        """Sends text to '#group', '@user' or a chat id."""
-        self._write({"type": "send", "to": to, "text": text})
+    def send(self, to, text, thread=None):
+        """Sends text to '#group', '@user' or a chat id; with thread (a message's number),
+        into that message's thread."""
+        action = {"type": "send", "to": to, "text": text}
+        if thread is not None:
+            action["thread"] = thread
+        self._write(action)
 
-    def reply(self, event, text):
-        """Sends text to the chat the event came from."""
+    def reply(self, event, text, in_chat=False):
+        """Sends text to the chat the event came from, into the thread its message is in
+        (if it is in one; in_chat=True: the chat's main flow)."""
         chat = (event.get("chat") or {}).get("id")
-        action = {"type": "reply", "text": text}
+        thread = (event.get("message") or {}).get("thread")
+        action = {"type": "reply", "text": text, "thread": False if in_chat or thread is None else thread}
+        if chat is not None:
+            action["chat"] = chat
+        self._write(action)
+
+    def reply_in_thread(self, event, text):
+        """Sends text into the thread of the event's message: the one it is in, or the
+        one it starts."""
+        message = event.get("message") or {}
+        root = message.get("thread") or message.get("seq")
+        action = {"type": "reply", "text": text, "thread": root}
+        chat = (event.get("chat") or {}).get("id")
         if chat is not None:
             action["chat"] = chat
         self._write(action)

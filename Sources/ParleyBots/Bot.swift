@@ -32,15 +32,24 @@ public struct BotContext: Sendable {
     /// Sends to `#group`, `@user` (their direct chat) or a chat id.
     @discardableResult
     public func send(to address: String, _ text: String) async throws -> Message {
-        try await plugin.perform(.send(to: address, text: text, replyTo: nil, ref: nil)).sent()
+        try await plugin.perform(.send(to: address, text: text, replyTo: nil, thread: nil, ref: nil)).sent()
     }
 
-    /// Sends to the chat of `message`; with `quoting`, as an answer to it.
+    /// Sends to the chat of `message`, into the thread it is in (if it is in one; with
+    /// `inChat`, to the chat's main flow); with `quoting`, as an answer to it.
     @discardableResult
-    public func reply(to message: MessageEvent, _ text: String, quoting: Bool = false) async throws -> Message {
-        try await plugin.perform(
-            .reply(chat: message.chat.id, text: text, replyTo: quoting ? message.message.seq : nil, ref: nil)
+    public func reply(to message: MessageEvent, _ text: String, quoting: Bool = false, inChat: Bool = false) async throws -> Message {
+        let thread = inChat ? 0 : message.message.thread ?? 0
+        return try await plugin.perform(
+            .reply(chat: message.chat.id, text: text, replyTo: quoting ? message.message.seq : nil, thread: thread, ref: nil)
         ).sent()
+    }
+
+    /// Sends into the thread of `message` (the one it is in, or the one it starts).
+    @discardableResult
+    public func replyInThread(to message: MessageEvent, _ text: String) async throws -> Message {
+        let root = message.message.thread ?? message.message.seq
+        return try await plugin.perform(.reply(chat: message.chat.id, text: text, replyTo: nil, thread: root, ref: nil)).sent()
     }
 
     /// Reacts to `message` with an emoji.

@@ -19,9 +19,12 @@ extension LoadedPlugin {
             lastLineAt = .now
             // What refers to "the last message handed over" means the one handed by now.
             switch action {
-            case .reply(let chat, let text, let replyTo, let ref):
+            case .reply(let chat, let text, let replyTo, let thread, let ref):
+                // Into the thread it was asked in, when it answers in that chat.
+                let place = chat ?? lastMessageChat
+                let asked = place != nil && place == lastHanded?.chat ? lastHandedThread : nil
                 action = .reply(
-                    chat: chat ?? lastMessageChat, text: text, replyTo: replyTo == 0 ? lastHanded?.seq : replyTo, ref: ref)
+                    chat: place, text: text, replyTo: replyTo == 0 ? lastHanded?.seq : replyTo, thread: thread ?? asked ?? 0, ref: ref)
             case .react(nil, nil, let emoji, let add, let ref):
                 action = .react(chat: lastHanded?.chat, seq: lastHanded?.seq, emoji: emoji, add: add, ref: ref)
             default: break
@@ -96,16 +99,18 @@ extension LoadedPlugin {
         case .hello(let declared):
             apply(declared)
             return ActionOutcome(data: [:])
-        case .send(let address, let text, let replyTo, _):
+        case .send(let address, let text, let replyTo, let thread, _):
             let recipient = try await resolve(address)
-            return sent(try await service.sendMessage(to: recipient, text: text, clientID: UUID().uuidString, via: via, replyTo: replyTo))
-        case .reply(let chat, let text, let replyTo, _):
+            let outgoing = OutgoingText(to: recipient, text: text, clientID: UUID().uuidString, via: via, replyTo: replyTo, thread: thread)
+            return sent(try await sendOne(outgoing))
+        case .reply(let chat, let text, let replyTo, let thread, _):
             guard let chat = chat ?? lastMessageChat else {
                 throw ParleyError(.invalidArgument, "nothing to reply to yet: give \"chat\", or use send")
             }
             guard replyTo != 0 else { throw ParleyError(.invalidArgument, "no message handed over yet to answer") }
-            return sent(
-                try await service.sendMessage(to: .chat(chat), text: text, clientID: UUID().uuidString, via: via, replyTo: replyTo))
+            let outgoing = OutgoingText(
+                to: .chat(chat), text: text, clientID: UUID().uuidString, via: via, replyTo: replyTo, thread: thread == 0 ? nil : thread)
+            return sent(try await sendOne(outgoing))
         case .react(let chat, let seq, let emoji, let add, _):
             guard let chat, let seq else {
                 throw ParleyError(.invalidArgument, "nothing to react to yet: give \"chat\" and \"seq\"")
@@ -157,5 +162,13 @@ extension LoadedPlugin {
             throw ParleyError(.invalidArgument, "'\(address)' is not #group, @user or a chat id")
         }
         return .chat(ChatID(id))
+    }
+
+    /// One text, into a thread when it names one.
+    private func sendOne(_ outgoing: OutgoingText) async throws -> Message {
+        let batch = await service.sendMessages([outgoing])
+        if let failure = batch.failure { throw failure }
+        guard let message = batch.sent.first else { throw ParleyError(.internalError, "a message was neither sent nor refused") }
+        return message
     }
 }

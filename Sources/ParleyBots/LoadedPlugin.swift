@@ -40,6 +40,9 @@ actor LoadedPlugin {
     var lastMessageChat: ChatID?
     /// The last message handed to the bot, for a reply or reaction that names none.
     var lastHanded: (chat: ChatID, seq: Int64)?
+    /// The thread the last message handed over was in (nil: its chat's main flow), where
+    /// a reply to its chat goes by default.
+    var lastHandedThread: Int64?
     /// When the last message event was handed over, and the plugin's last line came.
     private var handedAt: ContinuousClock.Instant?
     var lastLineAt: ContinuousClock.Instant?
@@ -242,6 +245,7 @@ actor LoadedPlugin {
         handedAt = .now
         lastMessageChat = message.chat.id
         lastHanded = (message.chat.id, message.message.seq)
+        lastHandedThread = message.message.thread
         let chat = message.chat.id.rawValue
         if message.message.seq > cursors[chat, default: 0] {
             cursors[chat] = message.message.seq

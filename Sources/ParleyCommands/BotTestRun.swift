@@ -75,18 +75,31 @@ struct BotTestRun {
 
         var report = BotTestReport()
         var lastSaid: String?
+        // Each group's last line said in its own flow, and the thread lines go to now.
+        var lastInGroup: [String: Int64] = [:]
+        var thread: Int64?
         for step in transcript.steps {
             switch step {
             case .say(let line, let who, let place, let text):
                 guard let person = people[who] else { continue }
                 lastSaid = "\(who)> \(text)"
-                let recipient: Recipient
-                switch place {
-                case .group(let name): recipient = .chat(groups[name] ?? ChatID(0))
-                case .direct: recipient = .user(bot.id)
-                }
                 do {
-                    _ = try await person.service.sendMessage(to: recipient, text: text, clientID: nil)
+                    switch place {
+                    case .group(let name, let root?):
+                        let chat = groups[name] ?? ChatID(0)
+                        let seq = root == 0 ? lastInGroup[name] ?? 0 : root
+                        let sent = try await person.service.sendToThread(
+                            chat: chat, seq: seq, text: text, clientID: nil, via: nil, alsoToChat: false)
+                        thread = sent.thread
+                    case .group(let name, nil):
+                        lastInGroup[name] = try await person.service.sendMessage(
+                            to: .chat(groups[name] ?? ChatID(0)), text: text, clientID: nil
+                        ).seq
+                        thread = nil
+                    case .direct:
+                        _ = try await person.service.sendMessage(to: .user(bot.id), text: text, clientID: nil)
+                        thread = nil
+                    }
                 } catch {
                     report.failures.append(
                         .init(line: line, after: nil, expected: lastSaid, got: "(refused: \(ParleyError(error).message))", chat: nil))
@@ -94,12 +107,14 @@ struct BotTestRun {
             case .expect(let line, let expected, let place, let timeout):
                 report.answers += 1
                 let answer = await answers.next(within: timeout)
-                if let answer, expected.matches(answer.message.text), place == nil || place == Self.place(of: answer.chat) { continue }
+                if let answer, expected.matches(answer.message.text), place == nil || place == Self.place(of: answer, thread: thread) {
+                    continue
+                }
                 report.failures.append(
                     .init(
                         line: line, after: lastSaid, expected: expected.shown + (place.map { "    [\($0)]" } ?? ""),
                         got: answer.map { $0.message.text.replacingOccurrences(of: "\n", with: "\\n") },
-                        chat: answer.map { Self.place(of: $0.chat) }))
+                        chat: answer.map { Self.place(of: $0, thread: thread) }))
             case .membership(let line, let who, let group, let joins):
                 lastSaid = "\(joins ? "join" : "leave") \(who)"
                 guard let person = people[who], let chat = groups[group],
@@ -127,7 +142,7 @@ struct BotTestRun {
             report.failures.append(
                 .init(
                     line: transcript.steps.count, after: "(after the last step)", expected: nil,
-                    got: extra.message.text.replacingOccurrences(of: "\n", with: "\\n"), chat: Self.place(of: extra.chat)))
+                    got: extra.message.text.replacingOccurrences(of: "\n", with: "\\n"), chat: Self.place(of: extra, thread: nil)))
         }
         await host.shutdown()
         try? runtime.state.close()
@@ -146,6 +161,13 @@ struct BotTestRun {
 
     static func place(of chat: Chat) -> String {
         chat.kind == .group ? "#" + (chat.handle ?? "\(chat.id.rawValue)") : "direct"
+    }
+
+    /// Where an answer came: `thread` when in the thread lines are said in, else its
+    /// chat (`#team thread 3` for another thread of it).
+    static func place(of answer: MessageEvent, thread: Int64?) -> String {
+        guard let root = answer.message.thread, !answer.message.alsoToChat else { return place(of: answer.chat) }
+        return root == thread ? "thread" : place(of: answer.chat) + " thread \(root)"
     }
 }
 

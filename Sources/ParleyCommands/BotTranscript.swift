@@ -13,6 +13,9 @@ import ParleyShell
 /// clock 2026-11-30T08:55:00Z       # where the controlled clock starts (default: now)
 /// in #team                         # where what follows is said (default: the first group)
 /// alice> !remind 10m stand-up
+/// in #team thread                  # …or in the thread of the last line said there
+/// bob> !remind 5m coffee           # (in #team thread 3: the thread of message 3)
+/// <thread OK @bob, in 5m: coffee   # the answer must come in that thread (<#team: the chat's own flow)
 /// < OK @alice, in 10m: stand-up    # the bot's next message, exactly (\n for a new line)
 /// <#team OK @alice, in 10m: …      # …and in that chat (<direct: a direct message)
 /// wait 10m                         # the clock moves on: schedules due by then fire
@@ -30,7 +33,9 @@ struct BotTranscript {
     }
 
     enum Place: Equatable {
-        case group(String)
+        /// A group, or a thread of it: of message `thread`, or with 0 of the last line
+        /// said in the group.
+        case group(String, thread: Int64? = nil)
         case direct
     }
 
@@ -92,11 +97,14 @@ struct BotTranscript {
             func fail(_ message: String) -> Problem { Problem(line: number, message: message) }
             if line.hasPrefix("<") {
                 var body = line.dropFirst().trimmingCharacters(in: .whitespaces)
-                // `<#team text` and `<direct text`: the answer must come in that chat.
+                // `<#team text`, `<direct text` and `<thread text`: the answer must come in
+                // that chat (its own flow), or in the thread lines are said in.
                 var place: String?
-                if line.hasPrefix("<#") || line.hasPrefix("<direct ") || line == "<direct" {
+                if line.hasPrefix("<#") || line.hasPrefix("<direct ") || line == "<direct" || line.hasPrefix("<thread ")
+                    || line == "<thread"
+                {
                     let word = line.dropFirst().prefix { $0 != " " }
-                    place = word == "direct" ? "direct" : "#" + word.dropFirst().lowercased()
+                    place = word == "direct" || word == "thread" ? String(word) : "#" + word.dropFirst().lowercased()
                     body = line.dropFirst(1 + word.count).trimmingCharacters(in: .whitespaces)
                 }
                 if body.count >= 2, body.hasPrefix("/"), body.hasSuffix("/") {
@@ -115,7 +123,8 @@ struct BotTranscript {
                 let text = line[line.index(after: marker)...].trimmingCharacters(in: .whitespaces)
                 guard !text.isEmpty else { throw fail("nothing said after \(who)>") }
                 let chosen: Place = place ?? groups.first.map { .group($0.handle) } ?? .direct
-                if case .group(let handle) = chosen, !(groups.first { $0.handle == handle }?.members.contains { $0.handle == who } ?? false)
+                if case .group(let handle, _) = chosen,
+                    !(groups.first { $0.handle == handle }?.members.contains { $0.handle == who } ?? false)
                 {
                     throw fail("@\(who) is not in #\(handle)")
                 }
@@ -165,18 +174,27 @@ struct BotTranscript {
                 }
                 clockStart = start
             case "in":
-                guard rest.count == 1 else { throw fail("in #GROUP, or in direct") }
+                let usage = "in #GROUP [thread [N]], or in direct"
+                guard (1...3).contains(rest.count) else { throw fail(usage) }
                 if rest[0] == "direct" {
+                    guard rest.count == 1 else { throw fail(usage) }
                     place = .direct
                 } else {
                     let handle = String(rest[0].drop { $0 == "#" }).lowercased()
                     guard groups.contains(where: { $0.handle == handle }) else {
                         throw fail("#\(handle) is not declared (group #\(handle) …)")
                     }
-                    place = .group(handle)
+                    guard rest.count > 1 else {
+                        place = .group(handle)
+                        continue
+                    }
+                    guard rest[1] == "thread" else { throw fail(usage) }
+                    let seq = rest.count == 3 ? Int64(rest[2]) : 0
+                    guard let seq, seq >= 0 else { throw fail("in #\(handle) thread N: N is a message's number") }
+                    place = .group(handle, thread: seq)
                 }
             case "join", "leave":
-                guard rest.count == 1, case .group(let group)? = place ?? groups.first.map({ .group($0.handle) }) else {
+                guard rest.count == 1, case .group(let group, _)? = place ?? groups.first.map({ .group($0.handle) }) else {
                     throw fail("\(words[0]) PERSON, in a group")
                 }
                 let who = Self.handle(Substring(rest[0]))

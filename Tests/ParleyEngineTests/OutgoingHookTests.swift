@@ -74,14 +74,24 @@ import Testing
         #expect(listed?.lastError == "it answered HTTP 500" && listed?.lastErrorAt != nil)
         _ = try await bob.sendMessage(to: .chat(ops.id), text: "!deploy v2", clientID: nil)
         #expect(await recorder.waitFor(3).count == 3, "the reply mentioning @helper called nothing; v2 did")
+        // Asked in a thread: the hook is told which, and its answer goes into it.
+        let root = try await alice.sendMessage(to: .chat(ops.id), text: "release plan", clientID: nil)
+        let asked = try await bob.sendToThread(
+            chat: ops.id, seq: root.seq, text: "!deploy v2.1", clientID: nil, via: nil, alsoToChat: false)
+        let threaded = await recorder.waitFor(4)
+        let body = try JSONSerialization.jsonObject(with: threaded[3].body) as? [String: Any]
+        #expect((body?["message"] as? [String: Any])?["thread"] as? Int == Int(root.seq), "\(String(describing: body))")
+        await threaded[3].answered("deploying v2.1")
+        let answer = try #require(try await bob.history(chat: ops.id, flow: .thread(root.seq), limit: 10, before: nil).last)
+        #expect(answer.text == "deploying v2.1" && answer.thread == root.seq && answer.replyTo?.seq == asked.seq)
 
         // Revoked: no more calls.
         try await alice.revokeHook(deploy.hook.id, in: ops.id)
         _ = try await bob.sendMessage(to: .chat(ops.id), text: "!deploy v3", clientID: nil)
         _ = try await bob.sendMessage(to: .chat(ops.id), text: "@helper last one", clientID: nil)
-        let last = await recorder.waitFor(4)
+        let last = await recorder.waitFor(5)
         #expect(
-            last.count == 4 && (try? JSONSerialization.jsonObject(with: last[3].body) as? [String: Any])?["trigger"] as? String == "mention"
+            last.count == 5 && (try? JSONSerialization.jsonObject(with: last[4].body) as? [String: Any])?["trigger"] as? String == "mention"
         )
     }
 

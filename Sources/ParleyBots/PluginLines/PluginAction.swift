@@ -4,12 +4,15 @@ import ParleyCore
 /// One line a plugin wrote, understood.
 enum PluginAction: Sendable {
     case hello(BotHello)
-    /// `{"type":"send","to":"#group"|"@user"|CHAT_ID,"text":"…","reply_to":SEQ}`
-    case send(to: String, text: String, replyTo: Int64?, ref: JSONValue?)
-    /// `{"type":"reply","text":"…","chat":CHAT_ID,"reply_to":SEQ|true}`: to the chat of the
-    /// given id, or of the last message the plugin was handed; `reply_to` answers a
-    /// message of that chat (`true`: the last one handed over, kept as `lastHanded`).
-    case reply(chat: ChatID?, text: String, replyTo: Int64?, ref: JSONValue?)
+    /// `{"type":"send","to":"#group"|"@user"|CHAT_ID,"text":"…","reply_to":SEQ,"thread":SEQ}`:
+    /// `thread` sends into the thread of that message.
+    case send(to: String, text: String, replyTo: Int64?, thread: Int64?, ref: JSONValue?)
+    /// `{"type":"reply","text":"…","chat":CHAT_ID,"reply_to":SEQ|true,"thread":SEQ|false}`: to
+    /// the chat of the given id, or of the last message the plugin was handed; `reply_to`
+    /// answers a message of that chat (`true`: the last one handed over, kept as
+    /// `lastHanded`). It goes into the thread the last message handed over was in, unless
+    /// `thread` names another (`false`: the chat's main flow; kept as 0).
+    case reply(chat: ChatID?, text: String, replyTo: Int64?, thread: Int64?, ref: JSONValue?)
     /// `{"type":"react","emoji":"👍","chat":CHAT_ID,"seq":SEQ}` (and `unreact`): chat and
     /// seq default to the last message the plugin was handed.
     case react(chat: ChatID?, seq: Int64?, emoji: String, add: Bool, ref: JSONValue?)
@@ -43,7 +46,8 @@ enum PluginAction: Sendable {
     var ref: JSONValue? {
         switch self {
         case .hello: nil
-        case .send(_, _, _, let ref), .reply(_, _, _, let ref), .react(_, _, _, _, let ref), .command(_, let ref), .stateGet(_, let ref),
+        case .send(_, _, _, _, let ref), .reply(_, _, _, _, let ref), .react(_, _, _, _, let ref), .command(_, let ref),
+            .stateGet(_, let ref),
             .stateSet(_, _, let ref), .schedule(_, let ref), .unschedule(_, let ref), .schedules(let ref):
             ref
         }
@@ -112,7 +116,11 @@ enum PluginAction: Sendable {
             do { replyTo = try sequence(object["reply_to"], lastHanded: false) } catch {
                 return fail("\"reply_to\" is the sequence number of a message in the same chat")
             }
-            return .success(.send(to: to, text: text, replyTo: replyTo, ref: ref))
+            let thread: Int64?
+            do { thread = try sequence(object["thread"], lastHanded: false) } catch {
+                return fail("\"thread\" is the sequence number of a message whose thread it goes into")
+            }
+            return .success(.send(to: to, text: text, replyTo: replyTo, thread: thread, ref: ref))
         case "reply":
             guard let text = object["text"]?.string else { return fail("reply needs \"text\"") }
             let chat: ChatID?
@@ -121,7 +129,15 @@ enum PluginAction: Sendable {
             do { replyTo = try sequence(object["reply_to"], lastHanded: true) } catch {
                 return fail("\"reply_to\" is the sequence number of a message in the chat, or true for the last one handed over")
             }
-            return .success(.reply(chat: chat, text: text, replyTo: replyTo, ref: ref))
+            let thread: Int64?
+            if case .bool(false)? = object["thread"] {
+                thread = 0
+            } else {
+                do { thread = try sequence(object["thread"], lastHanded: false) } catch {
+                    return fail("\"thread\" is the sequence number of a message whose thread it goes into, or false for the chat")
+                }
+            }
+            return .success(.reply(chat: chat, text: text, replyTo: replyTo, thread: thread, ref: ref))
         case "react", "unreact":
             guard let emoji = object["emoji"]?.string else { return fail("\(type) needs \"emoji\"") }
             let chat: ChatID?
