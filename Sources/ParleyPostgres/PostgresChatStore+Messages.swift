@@ -51,6 +51,7 @@ extension PostgresChatStore {
               AND (\(query.sender?.rawValue)::bigint IS NULL OR m.sender_id = \(query.sender?.rawValue)::bigint)
               AND (\(query.before?.storedMilliseconds)::bigint IS NULL OR m.sent_at < \(query.before?.storedMilliseconds)::bigint)
               AND (\(query.after?.storedMilliseconds)::bigint IS NULL OR m.sent_at >= \(query.after?.storedMilliseconds)::bigint)
+              AND (\(query.thread)::bigint IS NULL OR m.thread_seq = \(query.thread)::bigint)
             ORDER BY m.id DESC LIMIT \(Int64(limit))
             """
         ).map(PostgresRows.message)

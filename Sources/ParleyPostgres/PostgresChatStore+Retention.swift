@@ -35,7 +35,26 @@ extension PostgresChatStore {
             try await connection.query(
                 "DELETE FROM reaction r USING unnest(\(chats), \(seqs)) AS d(chat_id, seq) WHERE r.chat_id = d.chat_id AND r.seq = d.seq",
                 logger: logger)
-            try await connection.query("DELETE FROM message WHERE id = ANY(\(ids))", logger: logger)
+            // A thread counts what is left of it, and goes with its root and its last message.
+            var (rootChats, roots): ([Int64], [Int64]) = ([], [])
+            for row in try await connection.query(
+                "DELETE FROM message WHERE id = ANY(\(ids)) RETURNING chat_id, coalesce(thread_seq, seq)", logger: logger
+            ).collect() {
+                var cells = Cells(row)
+                rootChats.append(try cells.next(Int64.self))
+                roots.append(try cells.next(Int64.self))
+            }
+            try await connection.query(
+                """
+                UPDATE thread t SET replies = (SELECT count(*) FROM message m WHERE m.chat_id = t.chat_id AND m.thread_seq = t.root_seq)
+                FROM unnest(\(rootChats), \(roots)) AS g(chat_id, root) WHERE t.chat_id = g.chat_id AND t.root_seq = g.root
+                """, logger: logger)
+            try await connection.query(
+                """
+                DELETE FROM thread t USING unnest(\(rootChats), \(roots)) AS g(chat_id, root)
+                WHERE t.chat_id = g.chat_id AND t.root_seq = g.root AND t.replies = 0
+                    AND NOT EXISTS (SELECT 1 FROM message m WHERE m.chat_id = g.chat_id AND m.seq = g.root)
+                """, logger: logger)
             try await connection.query(
                 """
                 UPDATE chat SET last_text = '', last_media = NULL, last_kind = 'text', last_deleted_at = \(at)

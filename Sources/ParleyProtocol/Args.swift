@@ -197,9 +197,12 @@ public enum Args {
         public var after: Date?
         public var context: Int?
         public var limit: Int?
+        /// Only the thread of this root, in `chat`.
+        public var thread: Int64?
         public init(_ search: MessageSearch) {
             words = search.words
             chat = search.chat
+            thread = search.thread
             from = search.from
             before = search.before
             after = search.after
@@ -209,7 +212,8 @@ public enum Args {
 
         public var search: MessageSearch {
             MessageSearch(
-                words: words ?? "", chat: chat, from: from, before: before, after: after, context: context ?? 0, limit: limit ?? 20)
+                words: words ?? "", chat: chat, from: from, before: before, after: after, context: context ?? 0, limit: limit ?? 20,
+                thread: thread)
         }
     }
 

@@ -31,14 +31,14 @@ extension SQLiteChatStore {
     }
 
     public func search(_ query: SearchQuery, user: UserID, limit: Int) async throws -> [Message] {
-        // ?1 the words, ?2 the user, ?3 the chat, ?4 the sender, ?5 before, ?6 after, ?7 the limit.
+        // ?1 the words, ?2 the user, ?3 the chat, ?4 the sender, ?5 before, ?6 after, ?7 the limit, ?8 the thread.
         let filters = """
             m.seq > mb.cleared_seq AND m.deleted_at IS NULL AND (?3 IS NULL OR m.chat_id = ?3) AND (?4 IS NULL OR m.sender_id = ?4)
-            AND (?5 IS NULL OR m.sent_at < ?5) AND (?6 IS NULL OR m.sent_at >= ?6)
+            AND (?5 IS NULL OR m.sent_at < ?5) AND (?6 IS NULL OR m.sent_at >= ?6) AND (?8 IS NULL OR m.thread_seq = ?8)
             """
         let arguments: StatementArguments = [
             query.terms.isEmpty ? nil : Self.fts5(query), user.rawValue, query.chat?.rawValue, query.sender?.rawValue,
-            query.before?.storedMilliseconds, query.after?.storedMilliseconds, limit,
+            query.before?.storedMilliseconds, query.after?.storedMilliseconds, limit, query.thread,
         ]
         guard !query.terms.isEmpty else {
             // Filters alone: newest first through the messages of the user's chats.

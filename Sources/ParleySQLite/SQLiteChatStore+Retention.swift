@@ -15,11 +15,11 @@ extension SQLiteChatStore {
             let rows =
                 if let chat {
                     try Row.fetchAll(
-                        db, sql: "SELECT id, chat_id, seq, media, sent_at FROM message WHERE chat_id = ? ORDER BY seq LIMIT ?",
+                        db, sql: "SELECT id, chat_id, seq, media, sent_at, thread_seq FROM message WHERE chat_id = ? ORDER BY seq LIMIT ?",
                         arguments: [chat.rawValue, limit])
                 } else {
                     try Row.fetchAll(
-                        db, sql: "SELECT id, chat_id, seq, media, sent_at FROM message ORDER BY id LIMIT ?", arguments: [limit])
+                        db, sql: "SELECT id, chat_id, seq, media, sent_at, thread_seq FROM message ORDER BY id LIMIT ?", arguments: [limit])
                 }
             let before = cutoff.storedMilliseconds
             // Prepared once a batch, each run per message.
@@ -31,6 +31,17 @@ extension SQLiteChatStore {
                     UPDATE chat SET last_text = '', last_media = NULL, last_kind = 'text', last_deleted_at = ?
                     WHERE id = ? AND last_message_id = ?
                     """)
+            // A thread counts what is left of it, and goes with its root and its last message.
+            let recount = try db.cachedStatement(
+                sql: """
+                    UPDATE thread SET replies = (SELECT count(*) FROM message m WHERE m.chat_id = ?1 AND m.thread_seq = ?2)
+                    WHERE chat_id = ?1 AND root_seq = ?2
+                    """)
+            let dropThread = try db.cachedStatement(
+                sql: """
+                    DELETE FROM thread WHERE chat_id = ?1 AND root_seq = ?2 AND replies = 0
+                        AND NOT EXISTS (SELECT 1 FROM message WHERE chat_id = ?1 AND seq = ?2)
+                    """)
             var (messages, media) = (0, 0)
             for row in rows {
                 guard (row[4] as Int64) < before else { break }
@@ -39,6 +50,9 @@ extension SQLiteChatStore {
                 try dropReactions.execute(arguments: [chatID, seq])
                 try dropMessage.execute(arguments: [id])
                 try clearLast.execute(arguments: [time.storedMilliseconds, chatID, id])
+                let root = (row[5] as Int64?) ?? seq
+                try recount.execute(arguments: [chatID, root])
+                try dropThread.execute(arguments: [chatID, root])
                 if let mediaID = MediaColumn.decode(row[3])?.id {
                     media += 1
                     try db.execute(

@@ -144,6 +144,7 @@ extension ParleyServer {
                         after: {type: string, format: date-time}
                         context: {type: integer}
                         limit: {type: integer}
+                        thread: {type: integer, format: int64, description: "Only the thread of this root, in `chat`."}
               responses:
                 "200": {$ref: '#/components/responses/List'}
                 default: {$ref: '#/components/responses/Refusal'}

@@ -26,8 +26,11 @@ public struct SearchQuery: Sendable, Hashable {
     public var before: Date?
     /// Sent at or after this time.
     public var after: Date?
+    /// In the thread of this root (of `chat`).
+    public var thread: Int64?
 
-    public init(terms: [Term], chat: ChatID? = nil, sender: UserID? = nil, before: Date? = nil, after: Date? = nil) {
+    public init(terms: [Term], chat: ChatID? = nil, sender: UserID? = nil, before: Date? = nil, after: Date? = nil, thread: Int64? = nil) {
+        self.thread = thread
         self.terms = terms
         self.chat = chat
         self.sender = sender

@@ -65,4 +65,28 @@ import Testing
         let audit = try await alice.audit(chat: brief.id, actor: nil, before: nil, limit: 5)
         #expect(audit.first?.detail == "messages kept 10 days")
     }
+
+    /// A thread keeps count of what retention leaves of it, outlives its root while its
+    /// messages are kept, and goes with the last of them.
+    @Test(arguments: StoreKind.all) func aThreadCountsWhatIsLeftAndGoesWithItsLastMessage(_ kind: StoreKind) async throws {
+        let world = try await TestWorld(on: kind) { $0.retentionDays = 30 }
+        let alice = try await world.signUp("alice")
+        let bob = try await world.signUp("bob")
+        let team = try await alice.createGroup(handle: "team", title: nil, isPublic: true)
+        _ = try await bob.joinGroup(handle: "team", key: nil)
+        let root = try await alice.sendMessage(to: .chat(team.id), text: "plan?", clientID: nil)
+        _ = try await bob.sendToThread(chat: team.id, seq: root.seq, text: "old answer", clientID: nil, via: nil, alsoToChat: false)
+        world.clock.advance(by: .seconds(25 * 86400))
+        let kept = try await bob.sendToThread(
+            chat: team.id, seq: root.seq, text: "newer answer", clientID: nil, via: nil, alsoToChat: false)
+        world.clock.advance(by: .seconds(15 * 86400))
+        #expect(try await world.engine.applyRetention().messages == 2)
+        let left = try await alice.thread(chat: team.id, root: root.seq)
+        #expect(left.replies == 1 && left.rootMessage == nil && left.lastSeq == kept.seq, "\(left)")
+        #expect(try await alice.history(chat: team.id, flow: .thread(root.seq), limit: 10, before: nil).map(\.text) == ["newer answer"])
+        world.clock.advance(by: .seconds(20 * 86400))
+        #expect(try await world.engine.applyRetention().messages == 1)
+        #expect(try await alice.threads(in: team.id, limit: 10).isEmpty)
+        await expectError(.unknownMessage) { _ = try await alice.thread(chat: team.id, root: root.seq) }
+    }
 }

@@ -49,6 +49,11 @@ import Testing
                 "yes", "after lunch", "@dave can you?",
             ])
         #expect(try await erin.history(chat: group.id, limit: 50, before: nil).count == 5, "every message, threads' too")
+        // Search finds in a thread alone when asked to (in:#ops/1 in the shell).
+        let inThread = try await erin.search(MessageSearch(words: "lunch", chat: group.id, limit: 10, thread: root.seq))
+        #expect(inThread.map(\.message.text) == ["after lunch"])
+        #expect(try await erin.search(MessageSearch(words: "lunch", chat: group.id, limit: 10)).count == 2)
+        await expectError(.invalidArgument) { _ = try await erin.search(MessageSearch(words: "lunch", limit: 10, thread: root.seq)) }
 
         // Following: the root's author, those who posted and those mentioned; not erin.
         #expect(try await alice.thread(chat: group.id, root: root.seq).following == .following)

@@ -7,6 +7,8 @@ public struct MessageSearch: Hashable, Codable, Sendable {
     public var words: String
     /// Only this chat (the user must be a member).
     public var chat: ChatID?
+    /// Only the thread of this root, in `chat`.
+    public var thread: Int64?
     /// Only messages this user sent.
     public var from: UserID?
     /// Only messages sent before this time.
@@ -22,8 +24,9 @@ public struct MessageSearch: Hashable, Codable, Sendable {
 
     public init(
         words: String, chat: ChatID? = nil, from: UserID? = nil, before: Date? = nil, after: Date? = nil, context: Int = 0,
-        limit: Int = 20
+        limit: Int = 20, thread: Int64? = nil
     ) {
+        self.thread = thread
         self.words = words
         self.chat = chat
         self.from = from

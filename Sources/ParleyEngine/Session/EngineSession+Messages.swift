@@ -287,20 +287,25 @@ extension EngineSession {
         guard !terms.isEmpty || search.isFiltered else {
             throw ParleyError(.invalidArgument, "search needs at least one word, or a chat, sender or date to narrow it")
         }
-        let query = SearchQuery(terms: terms, chat: search.chat, sender: search.from, before: search.before, after: search.after)
+        guard search.thread == nil || search.chat != nil else { throw ParleyError(.invalidArgument, "a thread is searched in its chat") }
+        let query = SearchQuery(
+            terms: terms, chat: search.chat, sender: search.from, before: search.before, after: search.after, thread: search.thread)
         let found = await withoutIgnored(try await store.search(query, user: user.id, limit: limit), for: user.id)
         guard search.context > 0 else { return found.map { SearchHit(message: $0) } }
         // Context never reaches into the part of a chat the user cleared; seq numbers a
         // chat's messages without gaps, so the neighbours are the seqs either side.
+        // In a thread, the context is the thread's (its numbers have gaps: the ones before
+        // are its newest before the hit; the ones after, those within as many numbers).
+        let flow = search.thread.map(HistoryFlow.thread) ?? .all
         var cleared: [ChatID: Int64] = [:]
         var hits: [SearchHit] = []
         for message in found {
             let chat = message.chatID
             if cleared[chat] == nil { cleared[chat] = try await store.membership(of: user.id, in: chat)?.clearedSeq ?? 0 }
-            let from = max(cleared[chat] ?? 0, message.seq - Int64(search.context) - 1)
-            let before = try await store.history(chat: chat, after: from, before: message.seq, limit: search.context)
+            let from = search.thread != nil ? cleared[chat] ?? 0 : max(cleared[chat] ?? 0, message.seq - Int64(search.context) - 1)
+            let before = try await store.history(chat: chat, flow: flow, after: from, before: message.seq, limit: search.context)
             let until = message.seq < Int64.max - 8 ? message.seq + Int64(search.context) + 1 : Int64.max
-            let after = try await store.history(chat: chat, after: message.seq, before: until, limit: search.context)
+            let after = try await store.history(chat: chat, flow: flow, after: message.seq, before: until, limit: search.context)
             hits.append(
                 SearchHit(
                     message: message, before: await withoutIgnored(before, for: user.id), after: await withoutIgnored(after, for: user.id)))

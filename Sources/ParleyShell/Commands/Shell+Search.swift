@@ -1,9 +1,9 @@
 import Foundation
 import ParleyCore
 
-/// `/search WORDS [from:@h] [in:#g|@h] [before:DATE] [after:DATE] [on:DATE] [--context N]`.
+/// `/search WORDS [from:@h] [in:#g|@h|#g/N] [before:DATE] [after:DATE] [on:DATE] [--context N]`.
 extension Shell {
-    static let searchUsage = "/search WORDS [from:@H] [in:#G|@H] [before:DATE] [after:DATE] [on:DATE] [--context N]"
+    static let searchUsage = "/search WORDS [from:@H] [in:#G|@H|#G/N] [before:DATE] [after:DATE] [on:DATE] [--context N]"
 
     func search(_ input: inout CommandInput) async throws {
         let options = try input.options(values: ["context", "limit"])
@@ -17,7 +17,11 @@ extension Shell {
             let value = String(word[word.index(after: colon)...])
             switch word[..<colon].lowercased() {
             case "from": search.from = value == "me" ? try requireMe().id : try await user(value.hasPrefix("@") ? value : "@" + value).id
-            case "in": search.chat = try await existingChat(value).0.id
+            case "in":
+                // `in:#ops/12`: the thread of message 12 of #ops.
+                let (chat, found) = try await existingChat(value)
+                search.chat = chat.id
+                search.thread = found.thread
             case "before": search.before = try SearchDate.parse(value, now: Date()).start
             case "after": search.after = try SearchDate.parse(value, now: Date()).start
             case "on":
