@@ -155,6 +155,20 @@ def main():
         show("react to a message (once per emoji per member)", "bob", bob.call("react", {"chat": group, "seq": mentioned, "emoji": "👀"}), [("alice", alice.drain())])
         show("take a reaction back", "bob", bob.call("unreact", {"chat": group, "seq": mentioned, "emoji": "👀"}), [("alice", alice.drain())])
         show("change the text of my own message (within the edit window)", "alice", alice.call("edit_message", {"chat": group, "seq": mentioned, "text": "@bob can you review the patch today?"}), [("bob", bob.drain())])
+        show("open the thread of a message before anything is said there, naming it (a topic)", "alice",
+             alice.call("open_thread", {"chat": group, "seq": mentioned, "title": "patch review"}))
+        exchange = bob.call("send", {"chat": group, "thread": mentioned, "text": "first pass done, two nits", "client_id": "c-t1"})
+        show("send into a thread: out of the chat's main flow, `thread` naming its root", "bob", exchange, [("alice", alice.drain())])
+        in_thread = exchange[1]["result"]["seq"]
+        show("one thread's messages (`thread`), or the chat's main flow (`main`), where a root carries its thread's head", "alice",
+             alice.call("history", {"chat": group, "main": True, "limit": 2}))
+        show("a chat's threads, latest activity first, with my unread count and whether I follow each", "alice",
+             alice.call("threads", {"chat": group, "limit": 10}))
+        show("the threads I follow, across my chats, those with unread first", "alice", alice.call("followed_threads", {"limit": 10}))
+        show("move my read position in a thread", "alice", alice.call("mark_thread_read", {"chat": group, "root": mentioned, "seq": in_thread}))
+        show("one thread, as I see it", "alice", alice.call("thread", {"chat": group, "root": mentioned}))
+        show("follow, mute (`muted`: a mention no longer follows it) or leave a thread to the default (`none`)", "bob",
+             bob.call("follow_thread", {"chat": group, "root": mentioned, "following": "muted"}))
         typo = alice.call("send", {"chat": group, "text": "pasword: hunter2", "client_id": "c-5"})[1]["result"]["seq"]
         bob.drain()
         show("delete a message: it stays as a tombstone without its text or media", "alice", alice.call("delete_message", {"chat": group, "seq": typo}), [("bob", bob.drain())])
