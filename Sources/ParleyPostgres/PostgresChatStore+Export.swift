@@ -73,6 +73,17 @@ extension PostgresChatStore {
                 """
                 SELECT \(unescaped: Self.signupColumns) FROM signup_code WHERE created_by = \(id) ORDER BY created_at, code LIMIT \(limit)
                 """
-            ).map(Self.signupCode))
+            ).map(Self.signupCode),
+            threads: try await rows(
+                """
+                SELECT chat_id, root_seq, following, read_seq FROM thread_member WHERE user_id = \(id)
+                ORDER BY chat_id, root_seq LIMIT \(limit)
+                """
+            ).map { row in
+                var cells = Cells(row)
+                return AccountExport.ThreadStance(
+                    chatID: ChatID(try cells.next(Int64.self)), root: try cells.next(),
+                    following: ThreadFollowing(rawValue: try cells.next(String.self)) ?? .none, readSeq: try cells.next())
+            })
     }
 }

@@ -57,7 +57,13 @@ extension SQLiteChatStore {
                     "SELECT \(Self.inviteColumns) FROM invite WHERE created_by = ? OR for_user = ? ORDER BY created_at, code", [id, id],
                     Self.invite(from:)),
                 signupCodes: try all(
-                    "SELECT \(Self.signupColumns) FROM signup_code WHERE created_by = ? ORDER BY created_at, code", [id], Self.signupCode))
+                    "SELECT \(Self.signupColumns) FROM signup_code WHERE created_by = ? ORDER BY created_at, code", [id], Self.signupCode),
+                threads: try all(
+                    "SELECT chat_id, root_seq, following, read_seq FROM thread_member WHERE user_id = ? ORDER BY chat_id, root_seq", [id]
+                ) {
+                    AccountExport.ThreadStance(
+                        chatID: ChatID($0[0] as Int64), root: $0[1], following: ThreadFollowing(rawValue: $0[2]) ?? .none, readSeq: $0[3])
+                })
         }
     }
 }

@@ -194,7 +194,7 @@ import Testing
             $0.hasPrefix("/") && $0.count > 1
         }
         let everyCommand = try await parley.run(
-            "/help chatting\n/help groups\n/help people\n/help media\n/help bots\n/help account\n/help server\n/help shell")
+            "/help chatting\n/help threads\n/help groups\n/help people\n/help media\n/help bots\n/help account\n/help server\n/help shell")
         #expect(everyCommand.status == 0, "\(everyCommand.stderr)")
         let described = everyCommand.lines.filter { $0.hasPrefix("  /") }.compactMap { $0.split(separator: " ").first }
         #expect(Set(listed) == Set(described) && listed.count == described.count, "each command once, in one group")

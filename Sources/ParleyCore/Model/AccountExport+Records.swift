@@ -45,11 +45,14 @@ extension AccountExport {
         public var invites: [Invite]
         /// Sign-up codes it made (an operator's).
         public var signupCodes: [SignupCode]
+        /// The threads it follows or muted, and how far it read each.
+        public var threads: [ThreadStance]
 
         public init(
             reminders: [Reminder] = [], reportsFiled: [Report] = [], hooks: [Hook] = [], identities: [Identity] = [],
-            watches: [String] = [], invites: [Invite] = [], signupCodes: [SignupCode] = []
+            watches: [String] = [], invites: [Invite] = [], signupCodes: [SignupCode] = [], threads: [ThreadStance] = []
         ) {
+            self.threads = threads
             self.reminders = reminders
             self.reportsFiled = reportsFiled
             self.hooks = hooks
@@ -64,7 +67,23 @@ extension AccountExport {
     /// and where an export puts what it holds, or why it leaves it out. A test walks both
     /// stores' tables and fails on a column missing here: a new table that keeps
     /// something of a person must say where that goes in their export.
+    /// How an account stands on a thread: following it or not, and its read position.
+    public struct ThreadStance: Hashable, Codable, Sendable {
+        public var chatID: ChatID
+        public var root: Int64
+        public var following: ThreadFollowing
+        public var readSeq: Int64
+
+        public init(chatID: ChatID, root: Int64, following: ThreadFollowing, readSeq: Int64) {
+            self.chatID = chatID
+            self.root = root
+            self.following = following
+            self.readSeq = readSeq
+        }
+    }
+
     public static let coverage: [String: String] = [
+        "thread_member.user_id": "records.threads (following, muted, read position)",
         "user.id": "user",
         "user.owner_id": "bots",
         "session.user_id": "sessions",

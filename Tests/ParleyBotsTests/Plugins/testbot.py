@@ -61,6 +61,9 @@ for line in sys.stdin:
         out("this is not an action")
         out({"type": "launch_rockets"})
         out({"type": "send", "ref": 7})
+    if kind == "ready" and mode == "commands":
+        # After its hello: whoever waits for this line knows the commands are declared.
+        out({"type": "send", "to": "@alice", "text": "shouter is ready"})
     if kind == "command" and mode == "commands":
         out({"type": "send", "to": str(event["chat"]["id"]), "text": event["arguments"].upper() + "!"})
     if kind == "error" and event.get("code") == "bot_loop" and mode in ("answer", "answer-slash"):
