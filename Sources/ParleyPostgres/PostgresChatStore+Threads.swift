@@ -1,6 +1,6 @@
 public import Foundation
 public import ParleyCore
-import ParleyStore
+public import ParleyStore
 import PostgresNIO
 
 /// `ThreadsStore`: threads' titles and counts, and each member's following and reading.
@@ -65,18 +65,22 @@ extension PostgresChatStore {
             """)
     }
 
-    public func unreadInThreads(by user: UserID) async throws -> [ChatID: Int] {
-        var unread: [ChatID: Int] = [:]
+    public func unreadInThreads(by user: UserID) async throws -> [ChatID: UnreadCount] {
+        var unread: [ChatID: UnreadCount] = [:]
         for row in try await rows(
             """
-            SELECT m.chat_id, count(*) FROM member mb JOIN message m ON m.chat_id = mb.chat_id AND m.seq > mb.read_seq
+            SELECT m.chat_id, count(*)::bigint,
+                count(*) FILTER (WHERE m.mentions_all OR EXISTS (SELECT 1 FROM mention mn
+                    WHERE mn.user_id = mb.user_id AND mn.chat_id = m.chat_id AND mn.seq = m.seq))::bigint
+            FROM member mb JOIN message m ON m.chat_id = mb.chat_id AND m.seq > mb.read_seq
             WHERE mb.user_id = \(user.rawValue) AND EXISTS (SELECT 1 FROM thread t WHERE t.chat_id = mb.chat_id)
                 AND m.thread_seq IS NOT NULL AND NOT m.also_chat
             GROUP BY m.chat_id
             """)
         {
             var cells = Cells(row)
-            unread[ChatID(try cells.next(Int64.self))] = Int(clamping: try cells.next(Int64.self))
+            unread[ChatID(try cells.next(Int64.self))] = UnreadCount(
+                messages: Int(clamping: try cells.next(Int64.self)), mentions: Int(clamping: try cells.next(Int64.self)))
         }
         return unread
     }

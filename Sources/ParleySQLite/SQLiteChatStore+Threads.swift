@@ -1,7 +1,7 @@
 public import Foundation
 import GRDB
 public import ParleyCore
-import ParleyStore
+public import ParleyStore
 
 /// `ThreadsStore`: threads' titles and counts, and each member's following and reading.
 extension SQLiteChatStore {
@@ -66,17 +66,20 @@ extension SQLiteChatStore {
         }
     }
 
-    public func unreadInThreads(by user: UserID) async throws -> [ChatID: Int] {
+    public func unreadInThreads(by user: UserID) async throws -> [ChatID: UnreadCount] {
         try await pool.read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT m.chat_id, count(*) FROM member mb JOIN message m ON m.chat_id = mb.chat_id AND m.seq > mb.read_seq
+                    SELECT m.chat_id, count(*),
+                        sum(CASE WHEN m.mentions_all = 1 OR EXISTS (SELECT 1 FROM mention mn
+                            WHERE mn.user_id = mb.user_id AND mn.chat_id = m.chat_id AND mn.seq = m.seq) THEN 1 ELSE 0 END)
+                    FROM member mb JOIN message m ON m.chat_id = mb.chat_id AND m.seq > mb.read_seq
                     WHERE mb.user_id = ? AND EXISTS (SELECT 1 FROM thread t WHERE t.chat_id = mb.chat_id)
                         AND m.thread_seq IS NOT NULL AND NOT m.also_chat
                     GROUP BY m.chat_id
                     """, arguments: [user.rawValue])
-            return Dictionary(uniqueKeysWithValues: rows.map { (ChatID($0[0] as Int64), Int(clamping: $0[1] as Int64)) })
+            return Dictionary(uniqueKeysWithValues: rows.map { (ChatID($0[0] as Int64), UnreadCount(messages: $0[1], mentions: $0[2])) })
         }
     }
 

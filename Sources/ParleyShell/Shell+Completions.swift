@@ -12,6 +12,7 @@ extension Shell {
         }
         completions.add(users: users, groups: groups)
         fillHotlist(list)
+        if settings.status != nil, let threads = try? await service.followedThreads(limit: 50) { fillHotlist(threads, in: list) }
     }
 
     /// Handles and public groups from the server's directory, for completion as they

@@ -236,8 +236,9 @@ public actor Shell {
     /// thread (a thread's message that went to the chat too is in both).
     func isCurrent(_ data: MessageEvent) -> Bool {
         guard isCurrent(data.chat) else { return false }
-        guard let root = data.message.thread, !data.message.alsoToChat else { return true }
-        return current?.thread == root
+        let shown = current?.thread
+        guard let root = data.message.thread else { return shown == nil }
+        return shown == root || (data.message.alsoToChat && shown == nil)
     }
 
     func isCurrent(_ chat: Chat) -> Bool {

@@ -110,7 +110,9 @@ extension EngineSession {
         let inThreads = try await store.unreadInThreads(by: user.id)
         guard !inThreads.isEmpty else { return list }
         for index in list.indices {
-            list[index].unread = max(0, list[index].unread - (inThreads[list[index].chat.id] ?? 0))
+            guard let counts = inThreads[list[index].chat.id] else { continue }
+            list[index].unread = max(0, list[index].unread - counts.messages)
+            list[index].mentions = max(0, list[index].mentions - counts.mentions)
         }
         return list
     }

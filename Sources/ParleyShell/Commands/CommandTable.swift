@@ -247,7 +247,7 @@ public enum CommandTable {
             example: "/avatar ~/me.jpg"
         ) { shell, input in try await shell.avatar(&input) },
         CommandSpec(
-            name: "history", aliases: ["log"], usage: "/history [#G|@H] [N] [--before SEQ]",
+            name: "history", aliases: ["log"], usage: "/history [#G|@H|#G/N] [N] [--before SEQ]",
             summary: "show the last N messages (default 20), or N before a sequence number", example: "/history #swift 50"
         ) { shell, input in try await shell.history(&input) },
         CommandSpec(name: "read", usage: "/read [#G|@H]", summary: "mark a chat read up to its last message", example: "/read #swift") {
@@ -273,7 +273,7 @@ public enum CommandTable {
             example: "/autolog on ~/irclogs/parley"
         ) { shell, input in try await shell.autolog(&input) },
         CommandSpec(
-            name: "search", usage: "/search WORDS [from:@H] [in:#G|@H] [before:DATE] [after:DATE] [on:DATE] [--context N]",
+            name: "search", usage: "/search WORDS [from:@H] [in:#G|@H|#G/N] [before:DATE] [after:DATE] [on:DATE] [--context N]",
             summary: "find messages by words, sender, chat and date (DATE: 2026-11-29, 2026-11-29T14:30, today, 7d)",
             example: "/search deploy from:@bob in:#ops after:7d --context 2"
         ) { shell, input in try await shell.search(&input) },
@@ -322,7 +322,7 @@ public enum CommandTable {
             example: "/help invite"
         ) { shell, input in try await shell.help(&input) },
         CommandSpec(
-            name: "wait", usage: "/wait [--timeout S] [#G|@H] REGEX",
+            name: "wait", usage: "/wait [--timeout S] [#G|@H|#G/N] REGEX",
             summary: "wait for a message matching REGEX (default timeout 10 s)", example: "/wait --timeout 5 #dice rolled \\d+"
         ) { shell, input in try await shell.wait(&input) },
         CommandSpec(name: "sleep", usage: "/sleep DURATION", summary: "pause a script (500ms, 2s, 1m)", example: "/sleep 500ms") {

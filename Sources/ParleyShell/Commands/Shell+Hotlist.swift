@@ -59,6 +59,22 @@ extension Shell {
         showStatus()
     }
 
+    /// The followed threads with unread messages when the shell starts or signs in.
+    func fillHotlist(_ threads: [ChatThread], in chats: [ChatSummary]) {
+        let places = Dictionary(chats.map { ($0.chat.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for thread in threads where thread.unread > 0 {
+            guard let summary = places[thread.chatID], summary.notify != .nothing,
+                current?.thread != thread.root || !isCurrent(summary.chat)
+            else { continue }
+            let key = ThreadKey(chat: thread.chatID, root: thread.root)
+            var chat = hot[key] ?? HotChat(label: Format.label(summary.chat, me: me?.id) + "/\(thread.root)")
+            (chat.base, chat.baseSeq) = (thread.unread, thread.lastSeq ?? 0)
+            chat.seen = chat.seen.filter { $0 > chat.baseSeq }
+            hot[key] = chat
+        }
+        showStatus()
+    }
+
     /// The current chat is read as it is shown: it leaves the hotlist.
     func coolDown(_ target: ChatTarget) {
         if let chat = target.chat?.id { hot[ThreadKey(chat: chat, root: target.thread ?? 0)] = nil }

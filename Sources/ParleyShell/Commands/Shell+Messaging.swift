@@ -221,7 +221,7 @@ extension Shell {
             target = try await self.target(first)
             words.removeFirst()
         }
-        guard !words.isEmpty else { throw ParleyError(.usage, "/wait [--timeout S] [#G|@H] REGEX") }
+        guard !words.isEmpty else { throw ParleyError(.usage, "/wait [--timeout S] [#G|@H|#G/N] REGEX") }
         let pattern = words.joined(separator: " ")
         let regex: NSRegularExpression
         do { regex = try NSRegularExpression(pattern: pattern) } catch {
@@ -230,9 +230,12 @@ extension Shell {
         let timeout = try options.values["timeout"].map { text throws(ParleyError) in try DurationText.parse(text) } ?? .seconds(10)
         let chatID = target?.chat?.id
         let peerID = target?.peer?.id
+        // `#ops/12`: a message of that thread.
+        let thread = target?.thread
         let matcher = RegexBox(regex)
         let found = await inbox.wait(timeout: timeout) { event in
             if let chatID, event.chat.id != chatID { return false }
+            if let thread, event.message.thread != thread { return false }
             if chatID == nil, let peerID, !event.chat.participants.contains(where: { $0.id == peerID }) { return false }
             return matcher.matches(event.message.text)
         }

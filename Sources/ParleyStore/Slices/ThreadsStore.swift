@@ -28,8 +28,9 @@ public protocol ThreadsStore: Sendable {
     func setFollowing(_ following: ThreadFollowing, chat: ChatID, root: Int64, users: [UserID], onlyIfUnset: Bool) async throws
 
     /// Per chat of the user's that has threads, the messages past their read marker that
-    /// went only to a thread: the chat list's unread count is its main flow's.
-    func unreadInThreads(by user: UserID) async throws -> [ChatID: Int]
+    /// went only to a thread, and how many of those mention them: the chat list's counts
+    /// are its main flow's.
+    func unreadInThreads(by user: UserID) async throws -> [ChatID: UnreadCount]
 
     /// Moves the user's read position in an open thread forward to `seq` (never back).
     func markThreadRead(chat: ChatID, root: Int64, user: UserID, seq: Int64) async throws
