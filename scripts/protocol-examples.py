@@ -156,7 +156,7 @@ def main():
         show("take a reaction back", "bob", bob.call("unreact", {"chat": group, "seq": mentioned, "emoji": "👀"}), [("alice", alice.drain())])
         show("change the text of my own message (within the edit window)", "alice", alice.call("edit_message", {"chat": group, "seq": mentioned, "text": "@bob can you review the patch today?"}), [("bob", bob.drain())])
         show("open the thread of a message before anything is said there, naming it (a topic)", "alice",
-             alice.call("open_thread", {"chat": group, "seq": mentioned, "title": "patch review"}))
+             alice.call("open_thread", {"chat": group, "seq": mentioned, "title": "patch review"}), [("bob", bob.drain())])
         exchange = bob.call("send", {"chat": group, "thread": mentioned, "text": "first pass done, two nits", "client_id": "c-t1"})
         show("send into a thread: out of the chat's main flow, `thread` naming its root", "bob", exchange, [("alice", alice.drain())])
         in_thread = exchange[1]["result"]["seq"]

@@ -65,7 +65,7 @@ extension IRCConnection {
             return
         }
         let thread = try await session.openThread(chat: chat.id, seq: seq, title: message.params[1])
-        if let me = view.me { emit(IRCMessage(source: IRCView.prefix(me), command: "TOPIC", params: [name, Self.threadTopic(thread)])) }
+        if let me = view.me { emit(IRCMessage(source: IRCView.prefix(me), command: "TOPIC", params: [name, thread.title ?? ""])) }
     }
 
     /// `deploy friday — alice: "deploy friday?"`.

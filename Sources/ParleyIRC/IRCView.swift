@@ -354,6 +354,10 @@ final class IRCView: Sendable {
             guard let channel = Self.channel(notice.chat) else { return [] }
             let tags = capabilities.contains(.accountTag) && !Self.isGuest(notice.by) ? ["account": notice.by.handle] : [:]
             return [IRCMessage(tags: tags, source: Self.prefix(notice.by), command: "INVITE", params: [me.handle, channel])]
+        case .threadUpdated(let update):
+            // A thread's channel the client is in takes its new title as its topic.
+            guard let name = threadChannel(of: update.chatID, root: update.root), let title = update.title else { return [] }
+            return [IRCMessage(source: Self.prefix(update.by), command: "TOPIC", params: [name, title])]
         case .chatUpdated(let update):
             guard let channel = Self.channel(update.chat) else { return [] }
             refresh(update.chat)

@@ -153,7 +153,7 @@ public final class PostgresEventBus: EventBus, Service {
         switch event {
         case .memberJoined, .memberLeft, .memberKicked, .roleChanged, .chatUpdated: event.chatID
         case .chatCreated, .message, .readMarkerMoved, .presenceChanged, .chatDeleted, .messageEdited, .messageDeleted, .reactionChanged,
-            .typing, .away, .invited, .renamed, .tagged, .reminder, .wallops, .notifyChanged:
+            .typing, .away, .invited, .renamed, .tagged, .reminder, .wallops, .notifyChanged, .threadUpdated:
             nil
         }
     }

@@ -23,6 +23,13 @@ import Testing
         let opened = try await alice.openThread(chat: group.id, seq: root.seq, title: "deploy friday")
         #expect(opened.root == root.seq && opened.title == "deploy friday" && opened.replies == 0)
         #expect(opened.rootMessage?.text == "deploy friday?")
+        // Its members keep their copy of its title.
+        let named = await erinEvents.first { if case .threadUpdated = $0 { true } else { false } }
+        if case .threadUpdated(let update) = named {
+            #expect(update.root == root.seq && update.title == "deploy friday" && update.by.handle == "alice")
+        } else {
+            Issue.record("no thread_updated event: \(String(describing: named))")
+        }
         let first = try await bob.sendToThread(chat: group.id, seq: root.seq, text: "yes", clientID: "b1", via: nil, alsoToChat: false)
         #expect(first.thread == root.seq)
         _ = try await bob.sendToThread(chat: group.id, seq: root.seq, text: "after lunch", clientID: nil, via: nil, alsoToChat: false)

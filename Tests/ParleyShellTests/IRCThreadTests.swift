@@ -48,6 +48,9 @@ import Testing
         #expect(try await world["alice"].run("/send #ops/1 second thoughts").status == 0)
         #expect(await plain.wait(containing: ":alice!alice@parley PRIVMSG #ops/1 :second thoughts") != nil)
         #expect(!plain.lines.contains { $0.contains("PRIVMSG #ops :[#ops/1 \"deploy friday\"] second thoughts") }, "\(plain.lines)")
+        // Renamed in the shell: the thread's channel takes the title as its topic.
+        #expect(try await world["alice"].run("/thread #ops 1 deploy on friday").status == 0)
+        #expect(await plain.wait(containing: ":alice!alice@parley TOPIC #ops/1 :deploy on friday") != nil)
 
         // CHATHISTORY pages the thread alone.
         try capable.send("CHATHISTORY LATEST #ops/1 * 10")
@@ -64,12 +67,13 @@ import Testing
             #expect(thread.stdout.contains(text), "\(thread.stdout)")
         }
         let main = try await world["alice"].run("/history #ops")
-        #expect(main.stdout.contains("↳ 4 replies in \"deploy friday\" (thread 1)") && !main.stdout.contains("from irc"), "\(main.stdout)")
+        #expect(
+            main.stdout.contains("↳ 4 replies in \"deploy on friday\" (thread 1)") && !main.stdout.contains("from irc"), "\(main.stdout)")
 
         // PART leaves the thread's channel, not the group: its lines are in #ops again.
         try plain.send("PART #ops/1")
         #expect(await plain.wait(containing: ":bob!bob@parley PART #ops/1") != nil)
         #expect(try await world["alice"].run("/send #ops/1 back in the channel").status == 0)
-        #expect(await plain.wait(containing: "PRIVMSG #ops :[#ops/1 \"deploy friday\"] back in the channel") != nil)
+        #expect(await plain.wait(containing: "PRIVMSG #ops :[#ops/1 \"deploy on friday\"] back in the channel") != nil)
     }
 }

@@ -38,6 +38,8 @@ public enum ChatEvent: Hashable, Sendable {
     case wallops(Wallops)
     /// The user set a chat's notification level on one of their clients: the others follow.
     case notifyChanged(NotifyChange)
+    /// A thread was opened or renamed: the chat's members keep their copy of its title.
+    case threadUpdated(ThreadUpdate)
 
     /// The stable name of the event on the wire and in `--json` output.
     public var type: String {
@@ -63,6 +65,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .reminder: "reminder"
         case .wallops: "wallops"
         case .notifyChanged: "notify_changed"
+        case .threadUpdated: "thread_updated"
         }
     }
 
@@ -87,6 +90,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .reminder(let reminder): reminder.chatID
         case .wallops: nil
         case .notifyChanged(let change): change.chatID
+        case .threadUpdated(let update): update.chatID
         }
     }
 
@@ -341,6 +345,7 @@ extension ChatEvent: Codable {
         case "reminder": .reminder(try container.decode(Reminder.self, forKey: key))
         case "wallops": .wallops(try container.decode(Wallops.self, forKey: key))
         case "notify_changed": .notifyChanged(try container.decode(NotifyChange.self, forKey: key))
+        case "thread_updated": .threadUpdated(try container.decode(ThreadUpdate.self, forKey: key))
         default:
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown event type \(type)")
         }
@@ -360,6 +365,7 @@ extension ChatEvent: Codable {
         case .reminder(let data): try container.encode(data, forKey: key)
         case .wallops(let data): try container.encode(data, forKey: key)
         case .notifyChanged(let data): try container.encode(data, forKey: key)
+        case .threadUpdated(let data): try container.encode(data, forKey: key)
         case .chatCreated(let data): try container.encode(data, forKey: key)
         case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
             try container.encode(data, forKey: key)

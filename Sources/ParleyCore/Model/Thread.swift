@@ -59,6 +59,23 @@ public struct ThreadHead: Hashable, Codable, Sendable {
     }
 }
 
+/// A thread opened or renamed, as its chat's members are told (`thread_updated`).
+public struct ThreadUpdate: Hashable, Codable, Sendable {
+    public var chat: Chat
+    public var root: Int64
+    public var title: String?
+    public var by: UserRef
+
+    public var chatID: ChatID { chat.id }
+
+    public init(chat: Chat, root: Int64, title: String?, by: UserRef) {
+        self.chat = chat
+        self.root = root
+        self.title = title
+        self.by = by
+    }
+}
+
 /// Which messages of a chat a history page holds.
 public enum HistoryFlow: Hashable, Sendable {
     /// Every message, threads' too (IRC's channel, export, bots).

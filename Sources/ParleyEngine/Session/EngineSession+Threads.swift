@@ -1,5 +1,6 @@
 import Foundation
 public import ParleyCore
+import ParleyLive
 import ParleyStore
 
 /// `ThreadsService`: sending into a thread is a send (`deliver`, every rule of the chat
@@ -31,8 +32,15 @@ extension EngineSession {
         {
             throw ParleyError(.forbidden, "only the author of message \(root) or an owner or admin may rename its thread")
         }
+        let before = try await store.thread(chat: chat, root: root, user: user.id)
         try await store.openThread(chat: chat, root: root, title: title, item: nil, at: engine.now)
-        return try await thread(chat: chat, root: root)
+        let opened = try await thread(chat: chat, root: root)
+        // Its members keep their copy: a thread opened, or a title that changed.
+        if before == nil || before?.title != opened.title {
+            let update = ThreadUpdate(chat: entry.chat, root: root, title: opened.title, by: user.ref)
+            await engine.bus.publish(.threadUpdated(update), to: entry.members, except: origin)
+        }
+        return opened
     }
 
     public func thread(chat: ChatID, root: Int64) async throws -> ChatThread {

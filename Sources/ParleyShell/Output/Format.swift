@@ -165,6 +165,11 @@ public enum Format {
             return colour ? highlight(line) : line
         case .typing, .tagged, .notifyChanged:
             return nil
+        case .threadUpdated(let update):
+            let place = "\(label(update.chat, me: me))/\(update.root)"
+            line =
+                "* \(user(update.by)) "
+                + (update.title.map { "named thread \(place) \"\(Sanitizer.line($0))\"" } ?? "opened thread \(place)")
         case .chatCreated(let data):
             line = "* \(user(data.by)) started a chat with you"
             _ = data

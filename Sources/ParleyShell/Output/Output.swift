@@ -181,6 +181,7 @@ public final class Output: Sendable {
             case .reminder(let data): try data.encode(to: encoder)
             case .wallops(let data): try data.encode(to: encoder)
             case .notifyChanged(let data): try data.encode(to: encoder)
+            case .threadUpdated(let data): try data.encode(to: encoder)
             case .chatCreated(let data): try data.encode(to: encoder)
             case .memberJoined(let data), .memberLeft(let data), .memberKicked(let data), .roleChanged(let data):
                 try data.encode(to: encoder)
