@@ -5,7 +5,8 @@ import ParleyEngine
 extension IRCConnection {
     /// PRIVMSG/NOTICE to a channel (its group) or a nick (the direct chat, created by
     /// the first message). CTCP other than ACTION is not carried; ACTION goes as text.
-    func privmsg(_ message: IRCMessage, notice: Bool) async throws {
+    /// `lines`: how a multiline batch cut the text.
+    func privmsg(_ message: IRCMessage, notice: Bool, lines: [MessageLine]? = nil) async throws {
         let recipients = try targets(message, 0)
         guard message.params.count > 1, !message.params[1].isEmpty else {
             if !notice { reply(IRCNumeric.noTextToSend, ["No text to send"]) }
@@ -65,16 +66,9 @@ extension IRCConnection {
                 // No client id: a label only pairs replies with a line, and clients count
                 // labels from 1 again on each connection, so a label taken as a retry key
                 // would swallow a later message as a resend.
-                let sent =
-                    if let thread {
-                        try await session.sendToThread(
-                            chat: thread.chat, seq: thread.seq, text: text, notice: notice, clientTags: clientTags)
-                    } else if notice {
-                        try await session.sendNotice(to: recipient, text: text, replyTo: nil, clientTags: clientTags)
-                    } else {
-                        try await session.sendMessage(
-                            to: recipient, text: text, clientID: nil, via: nil, replyTo: nil, clientTags: clientTags)
-                    }
+                let sent = try await session.send(
+                    text, lines: lines, to: thread.map { .chat($0.chat) } ?? recipient, thread: thread?.seq, notice: notice,
+                    clientTags: clientTags)
                 if view.capabilities.contains(.echoMessage), let me = view.me {
                     let chat = try await chatOf(sent, target: target)
                     let channel = sent.thread.flatMap { view.threadChannel(of: chat.id, root: $0) }

@@ -19,6 +19,8 @@ struct MultilineDraft {
     var command: String?
     var text = ""
     var lines = 0
+    /// The lines as the client cut them.
+    var cut: [MessageLine] = []
     /// A refusal was sent: the rest of the batch is dropped until it closes.
     var refused = false
 
@@ -60,7 +62,9 @@ extension IRCConnection {
             fail("BATCH", "MULTILINE_INVALID", ["A multiline message needs some text"])
             return
         }
-        try await privmsg(IRCMessage(tags: draft.tags, command: command, params: [draft.target, draft.text]), notice: command == "NOTICE")
+        try await privmsg(
+            IRCMessage(tags: draft.tags, command: command, params: [draft.target, draft.text]), notice: command == "NOTICE",
+            lines: draft.cut)
     }
 
     /// A line tagged `batch=REF`: a line of the open multiline message, or a refusal.
@@ -103,5 +107,6 @@ extension IRCConnection {
         draft.command = message.command
         draft.text += joined
         draft.lines += 1
+        draft.cut.append(MessageLine(text: text, continues: concat))
     }
 }

@@ -64,7 +64,7 @@ extension IRCView {
             }
         }
         let source = prefix(message.sender)
-        let pieces = pieces(of: text)
+        let pieces = sentPieces(message, text: text) ?? pieces(of: text)
         guard pieces.count > 1 else { return [IRCMessage(tags: tags, source: source, command: command, params: [target, pieces[0].text])] }
         if capabilities.contains(.multiline) {
             // draft/multiline: one batch, the message's tags on its start; a line that had
@@ -86,6 +86,20 @@ extension IRCView {
             tags["msgid"] = nil
         }
         return lines.isEmpty ? [IRCMessage(tags: tags, source: source, command: command, params: [target, " "])] : lines
+    }
+
+    /// The lines as a `draft/multiline` batch cut the message (those it reaches live get
+    /// it so), what the gateway put in front of its text on the first line that is not
+    /// blank; nil when there is no cut, or a line is longer than one the gateway sends.
+    static func sentPieces(_ message: Message, text: String) -> [(text: String, continued: Bool, blank: Bool)]? {
+        guard let lines = message.lines, lines.count > 1, text.hasSuffix(message.text), lines.allSatisfy({ $0.text.utf8.count <= 400 })
+        else { return nil }
+        var lead = String(text.dropLast(message.text.count))
+        return lines.map { line in
+            guard !line.text.isEmpty else { return (" ", line.continues, true) }
+            defer { lead = "" }
+            return (lead + line.text, line.continues, false)
+        }
     }
 
     /// Whether a client shows reactions from their tags. Taking `message-tags` alone is

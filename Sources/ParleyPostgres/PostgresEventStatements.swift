@@ -120,9 +120,9 @@ extension ReadEvents {
             }
             let summary = try PostgresRows.chat(&cells, participants: participants)
             var message = stored
-            message.clientTags = try cells.next(String?.self).flatMap {
-                try? JSONDecoder().decode([String: String].self, from: Data($0.utf8))
-            }
+            let extras = try cells.next(String?.self).flatMap(EventExtras.decode)
+            message.clientTags = extras?.tags
+            message.lines = extras?.lines
             event = .message(MessageEvent(chat: summary, message: message))
         } else {
             // The bus's own encoding; a row an older build wrote holds the event's wire

@@ -107,7 +107,7 @@ struct InsertMessages: PostgresPreparedStatement {
                 mentioned.append(user.id.rawValue)
             }
             origins.append(message.origin?.hex)
-            clientTags.append(PostgresMessageWriter.tagsColumn(message.clientTags))
+            clientTags.append(PostgresMessageWriter.tagsColumn(message))
         }
     }
 

@@ -118,9 +118,14 @@ final class PostgresMessageWriter: Sendable {
         return stored
     }
 
-    /// Client-only tags as the event keeps them: a JSON object.
-    static func tagsColumn(_ tags: [String: String]?) -> String? {
-        tags.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+    /// What a message's event carries beside it and the message does not keep, as the
+    /// event's `client_tags` column holds it: its client-only tags as a JSON object, or,
+    /// with its sender's cut into lines, `{"tags": {…}, "lines": […]}`.
+    static func tagsColumn(_ message: NewMessage) -> String? {
+        guard let lines = message.lines else {
+            return message.clientTags.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        }
+        return (try? JSONEncoder().encode(EventExtras(tags: message.clientTags, lines: lines))).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Stores each list in order, stopping a list at its first refusal.
@@ -158,7 +163,7 @@ final class PostgresMessageWriter: Sendable {
             sentAt: sentAt, sender: sender, kind: kind, text: message.text, media: media, clientID: message.clientID, chat: chat,
             via: message.via?.name, mentions: MessageColumns.mentions(message.mentions.map(\.handle)),
             mentionsAll: message.mentionsEveryone, replyTo: message.replyTo, mentioned: message.mentions.map(\.id.rawValue),
-            origin: message.origin, clientTags: tagsColumn(message.clientTags), viaKind: message.via?.kind,
+            origin: message.origin, clientTags: tagsColumn(message), viaKind: message.via?.kind,
             viaUsername: message.via?.username, thread: message.thread, alsoToChat: message.alsoToChat)
         var inserted: (id: Int64, seq: Int64)?
         for try await row in try await connection.execute(statement, logger: logger) { inserted = row }
@@ -283,5 +288,19 @@ struct InsertMessage: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row {
         let (id, seq) = try row.decode((Int64, Int64).self)
         return (id, seq)
+    }
+}
+
+/// An event's client tags and its message's lines, in the `client_tags` column.
+struct EventExtras: Codable {
+    var tags: [String: String]?
+    var lines: [MessageLine]?
+
+    /// The column as written: a flat object of tags (every row before lines were kept),
+    /// or tags and lines.
+    static func decode(_ column: String) -> EventExtras? {
+        let data = Data(column.utf8)
+        if let tags = try? JSONDecoder().decode([String: String].self, from: data) { return EventExtras(tags: tags, lines: nil) }
+        return try? JSONDecoder().decode(EventExtras.self, from: data)
     }
 }

@@ -118,6 +118,8 @@ public struct NewMessage: Sendable, Hashable {
     /// chat, itself in no thread), and whether the chat's main flow shows it too.
     public var thread: Int64?
     public var alsoToChat = false
+    /// How its sender cut it into lines, for its event; not stored.
+    public var lines: [MessageLine]?
     /// The token hash of the session that sends it, kept with its event so that a
     /// resume of that session does not get it back.
     public var origin: Data?

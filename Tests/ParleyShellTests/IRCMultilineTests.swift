@@ -3,8 +3,8 @@ import ParleyTesting
 import Testing
 
 /// Messages of several lines over IRC (draft/multiline), on both stores: one message
-/// both ways for clients that take the capability, its lines for those that don't, and
-/// the batch's bounds.
+/// both ways for clients that take the capability, cut live as its sender cut it; its
+/// lines for those that don't; and the batch's bounds.
 @Suite(.timeLimit(.minutes(10))) struct IRCMultilineTests {
     static let capable = ["message-tags", "batch", "draft/multiline", "server-time"]
 
@@ -35,13 +35,20 @@ import Testing
         let msgid = try #require(start.firstMatch(of: /msgid=([0-9]+-[0-9]+)/).map { String($0.1) })
         let batch = try #require(start.firstMatch(of: /\sBATCH \+(\S+) draft\/multiline #team/).map { String($0.1) })
         #expect(await bob.wait(containing: " BATCH -\(batch)") != nil)
+        // Cut as alice cut it: the blank line, the line that continues the one before.
         let inner = bob.lines.filter { $0.hasPrefix("@batch=\(batch)") }
-        let texts = inner.compactMap { line in line.range(of: " PRIVMSG #team :").map { String(line[$0.upperBound...]) } }
-        #expect(texts == ["first line", "", "third, continued"], "\(inner)")
-        // A plain client: the lines, the blank one left out, the msgid (had it tags) on the first.
+        // (A last parameter without a space is written without its colon.)
+        let texts = inner.compactMap { line in
+            line.range(of: " PRIVMSG #team ").map { String(line[$0.upperBound...]) }.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }
+        }
+        #expect(texts == ["first line", "", "third, ", "continued"], "\(inner)")
+        #expect(inner.count == 4 && inner[3].hasPrefix("@batch=\(batch);draft/multiline-concat "), "\(inner)")
+        // A plain client: her lines, the blank one left out, the msgid (had it tags) on the first.
         #expect(await plain.wait(containing: "PRIVMSG #team :first line") != nil)
         let next = try #require(await plain.wait { $0.contains("PRIVMSG #team :") })
-        #expect(next.hasSuffix("PRIVMSG #team :third, continued"), "\(next)")
+        #expect(next.hasSuffix("PRIVMSG #team :third, "), "\(next)")
+        let last = try #require(await plain.wait { $0.hasSuffix("PRIVMSG #team continued") })
+        #expect(!last.contains("multiline-concat"), "\(last)")
 
         // The shell has one message, as written.
         let history = try await world["bob"].run("/history #team", arguments: ["--json"])

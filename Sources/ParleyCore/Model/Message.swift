@@ -59,6 +59,9 @@ public struct Message: Hashable, Sendable {
     public var threadHead: ThreadHead?
     /// On a thread's message: the thread's title, as it was when the message was read.
     public var threadTitle: String?
+    /// How its sender cut it into lines (IRC's `draft/multiline`), for those it reaches
+    /// when it is sent: not kept with it, as client tags are not.
+    public var lines: [MessageLine]?
 
     public init(
         id: MessageID, chatID: ChatID, seq: Int64, sender: UserRef, kind: MessageKind, text: String,
@@ -92,6 +95,25 @@ extension Message {
     }
 
     public var isDeleted: Bool { deletedAt != nil }
+}
+
+/// One line of a message as its sender cut it: `continues` when it goes on from the line
+/// before without a line break (IRC's `draft/multiline-concat`).
+public struct MessageLine: Hashable, Codable, Sendable {
+    public var text: String
+    public var continues: Bool
+
+    public init(text: String, continues: Bool) {
+        self.text = text
+        self.continues = continues
+    }
+
+    /// The text the lines make, as a message stores it before trimming.
+    public static func joined(_ lines: [MessageLine]) -> String {
+        var text = ""
+        for (index, line) in lines.enumerated() { text += (index == 0 || line.continues ? "" : "\n") + line.text }
+        return text
+    }
 }
 
 /// The head of the message a reply answers, read when the reply is: a deleted

@@ -27,9 +27,13 @@ public protocol GatewayService: ChatService, GuestsService, WatchService {
     func kick(user: UserID, from chat: ChatID, reason: String?) async throws
     /// Deletes a message, saying why (IRC's REDACT reason).
     func deleteMessage(chat: ChatID, seq: Int64, reason: String?) async throws -> Message
-    /// Sends a text (a `NOTICE` with `notice`) into the thread of message `seq`, or the
-    /// one it is in, with client-only tags: IRC's reply (`+draft/reply`) to a message.
-    func sendToThread(chat: ChatID, seq: Int64, text: String, notice: Bool, clientTags: [String: String]?) async throws -> Message
+    /// Sends a text from IRC: a `NOTICE` with `notice`; into the thread of message
+    /// `thread` (or the one it is in) when given, as IRC's reply (`+draft/reply`) to a
+    /// message goes; with client-only tags; `lines`: how a `draft/multiline` batch cut it,
+    /// for those it reaches live (dropped when they do not make its text).
+    func send(
+        _ text: String, lines: [MessageLine]?, to recipient: Recipient, thread: Int64?, notice: Bool, clientTags: [String: String]?
+    ) async throws -> Message
     /// Sends a text as an IRC `NOTICE`: nothing answers it automatically.
     func sendNotice(to recipient: Recipient, text: String, replyTo: Int64?, clientTags: [String: String]?) async throws -> Message
     /// Client-only tags without a message (IRC's TAGMSG), never stored.

@@ -28,10 +28,18 @@ extension EngineSession {
         try await send(to: recipient, text: text, clientID: nil, via: .notice, replyTo: replyTo, clientTags: clientTags)
     }
 
+    public func send(
+        _ text: String, lines: [MessageLine]?, to recipient: Recipient, thread: Int64?, notice: Bool, clientTags: [String: String]?
+    ) async throws -> Message {
+        try await send(
+            to: recipient, text: text, clientID: nil, via: notice ? .notice : nil, replyTo: nil, clientTags: clientTags, thread: thread,
+            lines: lines)
+    }
+
     /// Sends a text with what it came through, as the door it came in by says.
     func send(
         to recipient: Recipient, text: String, clientID: String?, via: Provenance?, replyTo: Int64?, clientTags: [String: String]?,
-        thread: Int64? = nil, alsoToChat: Bool = false
+        thread: Int64? = nil, alsoToChat: Bool = false, lines: [MessageLine]? = nil
     ) async throws -> Message {
         let user = try requireUser()
         let text = try Limits.messageText(text)
@@ -42,6 +50,8 @@ extension EngineSession {
         message.replyTo = replyTo
         message.thread = thread
         message.alsoToChat = alsoToChat
+        // The sender's cut, when it makes the text (at most a multiline batch's lines).
+        if let lines, lines.count <= 64, (try? Limits.messageText(MessageLine.joined(lines))) == text { message.lines = lines }
         return try await deliver(to: recipient, as: user, message, clientTags: clientTags)
     }
 
@@ -153,6 +163,7 @@ extension EngineSession {
         guard created else { return message }
         message.replyTo = ready.quote
         message.threadTitle = ready.threadTitle
+        message.lines = ready.message.lines
         if let root = message.thread, !ready.followers.isEmpty {
             try? await store.setFollowing(.following, chat: message.chatID, root: root, users: ready.followers, onlyIfUnset: true)
         }

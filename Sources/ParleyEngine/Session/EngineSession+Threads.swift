@@ -16,13 +16,6 @@ extension EngineSession {
             alsoToChat: alsoToChat)
     }
 
-    public func sendToThread(chat: ChatID, seq: Int64, text: String, notice: Bool, clientTags: [String: String]?) async throws
-        -> Message
-    {
-        try await send(
-            to: .chat(chat), text: text, clientID: nil, via: notice ? .notice : nil, replyTo: nil, clientTags: clientTags, thread: seq)
-    }
-
     public func openThread(chat: ChatID, seq: Int64, title: String?) async throws -> ChatThread {
         let (entry, role, user) = try await requireMember(chat)
         let title = try title.map(Limits.threadTitle)
