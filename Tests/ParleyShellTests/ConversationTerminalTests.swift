@@ -40,7 +40,12 @@ import Testing
         _ = try await aliceTerminal.waitFor("alice>")
         _ = try await aliceTerminal.firstCommand("/switch #club", until: "alice #club>")
         try await aliceTerminal.type("@bob standup no")
-        _ = try await bob.waitFor("(@alice typing…) bob #club>")
+        // Read from what bob's terminal was sent, not from a look at the screen: the
+        // status shows for 6 s, which a loaded machine's polls can miss.
+        let typed = try await OutgoingHookScriptTests.poll({ String(decoding: try Data(contentsOf: raw), as: UTF8.self) }) {
+            $0.contains("(@alice typing…)")
+        }
+        #expect(typed.contains("(@alice typing…)"), "bob's terminal was never told alice was typing")
         try await aliceTerminal.type("w", "Enter")
         var screen = try await bob.waitFor("<alice> @bob standup now")
         #expect(try await bob.waitFor("the typing status goes with the message") { !$0.contains("typing…") }.contains("bob #club>"))
