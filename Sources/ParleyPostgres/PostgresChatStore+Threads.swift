@@ -101,7 +101,11 @@ extension PostgresChatStore {
         SELECT t.chat_id, t.root_seq, t.title, t.replies, t.last_seq, t.last_at, coalesce(tm.following, 'none'),
             (SELECT count(*) FROM message x WHERE x.chat_id = t.chat_id AND x.thread_seq = t.root_seq
                 AND x.seq > coalesce(tm.read_seq, 0) AND x.sender_id <> \(user.rawValue) AND x.deleted_at IS NULL) AS unread,
-            coalesce(t.last_at, t.created_at) AS active
+            coalesce(t.last_at, t.created_at) AS active,
+            (SELECT count(*) FROM message x WHERE x.chat_id = t.chat_id AND x.thread_seq = t.root_seq
+                AND x.seq > coalesce(tm.read_seq, 0) AND x.sender_id <> \(user.rawValue) AND x.deleted_at IS NULL
+                AND (x.mentions_all OR EXISTS (SELECT 1 FROM mention mn
+                    WHERE mn.user_id = \(user.rawValue) AND mn.chat_id = x.chat_id AND mn.seq = x.seq))) AS mentions
         FROM thread t LEFT JOIN thread_member tm ON tm.chat_id = t.chat_id AND tm.root_seq = t.root_seq AND tm.user_id = \(user.rawValue)
         """
     }
@@ -111,8 +115,10 @@ extension PostgresChatStore {
         let (chat, root, title) = (ChatID(try cells.next(Int64.self)), try cells.next(Int64.self), try cells.next(String?.self))
         let (replies, lastSeq, lastActivity) = (try cells.next(Int64.self), try cells.next(Int64?.self), try cells.optionalDate())
         let following = ThreadFollowing(rawValue: try cells.next(String.self)) ?? .none
+        let unread = try cells.next(Int64.self)
+        _ = try cells.optionalDate()  // the order's activity
         return ChatThread(
             chatID: chat, root: root, title: title, replies: Int(clamping: replies), lastSeq: lastSeq, lastActivity: lastActivity,
-            unread: Int(clamping: try cells.next(Int64.self)), following: following)
+            unread: Int(clamping: unread), mentions: Int(clamping: try cells.next(Int64.self)), following: following)
     }
 }

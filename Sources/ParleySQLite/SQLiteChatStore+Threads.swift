@@ -99,14 +99,17 @@ extension SQLiteChatStore {
         SELECT t.chat_id, t.root_seq, t.title, t.replies, t.last_seq, t.last_at, coalesce(tm.following, 'none'),
             (SELECT count(*) FROM message x WHERE x.chat_id = t.chat_id AND x.thread_seq = t.root_seq
                 AND x.seq > coalesce(tm.read_seq, 0) AND x.sender_id <> ?1 AND x.deleted_at IS NULL) AS unread,
-            t.created_at
+            t.created_at,
+            (SELECT count(*) FROM message x WHERE x.chat_id = t.chat_id AND x.thread_seq = t.root_seq
+                AND x.seq > coalesce(tm.read_seq, 0) AND x.sender_id <> ?1 AND x.deleted_at IS NULL
+                AND (x.mentions_all OR EXISTS (SELECT 1 FROM mention mn WHERE mn.user_id = ?1 AND mn.chat_id = x.chat_id AND mn.seq = x.seq)))
         FROM thread t LEFT JOIN thread_member tm ON tm.chat_id = t.chat_id AND tm.root_seq = t.root_seq AND tm.user_id = ?1
         """
 
     private static func thread(_ row: Row) -> ChatThread {
         ChatThread(
             chatID: ChatID(row[0]), root: row[1], title: row[2], replies: Int(clamping: row[3] as Int64), lastSeq: row[4],
-            lastActivity: Rows.date(row[5] as Int64?), unread: Int(clamping: row[7] as Int64),
+            lastActivity: Rows.date(row[5] as Int64?), unread: Int(clamping: row[7] as Int64), mentions: Int(clamping: row[9] as Int64),
             following: ThreadFollowing(rawValue: row[6]) ?? .none)
     }
 }

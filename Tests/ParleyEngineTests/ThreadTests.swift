@@ -71,6 +71,7 @@ import Testing
         #expect(try await erin.followedThreads(limit: 10).isEmpty)
         let followed = try await dave.followedThreads(limit: 10)
         #expect(followed.map(\.root) == [root.seq] && followed.first?.unread == 3 && followed.first?.title == "deploy friday")
+        #expect(followed.first?.mentions == 1, "one names @dave")
         #expect(try await alice.threads(in: group.id, limit: 10).map(\.replies) == [3])
 
         #expect(try await alice.markThreadRead(chat: group.id, root: root.seq, upTo: third.seq).unread == 0)
@@ -106,7 +107,8 @@ import Testing
         _ = try await carol.deleteMessage(chat: group.id, seq: third.seq)
         let thread = try await erin.history(chat: group.id, flow: .thread(root.seq), limit: 50, before: nil)
         #expect(thread.first { $0.seq == third.seq }?.isDeleted == true)
-        #expect(try await dave.thread(chat: group.id, root: root.seq).unread == 5)
+        let davesThread = try await dave.thread(chat: group.id, root: root.seq)
+        #expect(davesThread.unread == 5 && davesThread.mentions == 1, "one of the two that name @dave was deleted: \(davesThread)")
         // The chat list counts the main flow: the root, the lunch line and what went to both.
         let daves = try #require(try await dave.chats().first { $0.chat.id == group.id })
         #expect(daves.unread == 3 && daves.mentions == 0, "the mentions of @dave were in the thread: \(daves)")

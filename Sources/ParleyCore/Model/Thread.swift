@@ -17,14 +17,17 @@ public struct ChatThread: Hashable, Codable, Sendable {
     /// How many messages in it the user has not read (not their own), and whether they
     /// follow it, muted it, or neither.
     public var unread: Int
+    /// How many of those mention the user (by handle, or everyone).
+    public var mentions: Int
     public var following: ThreadFollowing
     /// The root as it reads now (nil when it is gone from what the user may read).
     public var rootMessage: Message?
 
     public init(
         chatID: ChatID, root: Int64, title: String?, replies: Int, lastSeq: Int64?, lastActivity: Date?, unread: Int = 0,
-        following: ThreadFollowing = .none, rootMessage: Message? = nil
+        mentions: Int = 0, following: ThreadFollowing = .none, rootMessage: Message? = nil
     ) {
+        self.mentions = mentions
         self.chatID = chatID
         self.root = root
         self.title = title

@@ -75,6 +75,7 @@ extension Shell {
     static func describe(_ thread: ChatThread, at place: String) -> String {
         var parts = ["\(thread.replies) repl\(thread.replies == 1 ? "y" : "ies")"]
         if thread.unread > 0 { parts.append("\(thread.unread) unread") }
+        if thread.mentions > 0 { parts.append("\(thread.mentions) mention\(thread.mentions == 1 ? "" : "s")") }
         if let last = thread.lastActivity { parts.append("last \(Format.time(last))") }
         switch thread.following {
         case .following: parts.append("following")
