@@ -102,7 +102,7 @@ extension LoadedPlugin {
         case .send(let address, let text, let replyTo, let thread, _):
             let recipient = try await resolve(address)
             let outgoing = OutgoingText(to: recipient, text: text, clientID: UUID().uuidString, via: via, replyTo: replyTo, thread: thread)
-            return sent(try await sendOne(outgoing))
+            return sent(try await service.send(outgoing))
         case .reply(let chat, let text, let replyTo, let thread, _):
             guard let chat = chat ?? lastMessageChat else {
                 throw ParleyError(.invalidArgument, "nothing to reply to yet: give \"chat\", or use send")
@@ -110,7 +110,7 @@ extension LoadedPlugin {
             guard replyTo != 0 else { throw ParleyError(.invalidArgument, "no message handed over yet to answer") }
             let outgoing = OutgoingText(
                 to: .chat(chat), text: text, clientID: UUID().uuidString, via: via, replyTo: replyTo, thread: thread == 0 ? nil : thread)
-            return sent(try await sendOne(outgoing))
+            return sent(try await service.send(outgoing))
         case .react(let chat, let seq, let emoji, let add, _):
             guard let chat, let seq else {
                 throw ParleyError(.invalidArgument, "nothing to react to yet: give \"chat\" and \"seq\"")
@@ -162,13 +162,5 @@ extension LoadedPlugin {
             throw ParleyError(.invalidArgument, "'\(address)' is not #group, @user or a chat id")
         }
         return .chat(ChatID(id))
-    }
-
-    /// One text, into a thread when it names one.
-    private func sendOne(_ outgoing: OutgoingText) async throws -> Message {
-        let batch = await service.sendMessages([outgoing])
-        if let failure = batch.failure { throw failure }
-        guard let message = batch.sent.first else { throw ParleyError(.internalError, "a message was neither sent nor refused") }
-        return message
     }
 }

@@ -11,9 +11,8 @@ import ParleyEngine
 extension IRCConnection {
     /// `#ops/12`: the group's channel and the root's number.
     static func threadChannel(_ name: String) -> (channel: String, root: Int64)? {
-        guard name.hasPrefix("#"), let slash = name.lastIndex(of: "/"), let root = Int64(name[name.index(after: slash)...]), root > 0
-        else { return nil }
-        return (String(name[..<slash]), root)
+        guard name.hasPrefix("#"), let (channel, root) = ChatThread.address(name) else { return nil }
+        return (String(channel), root)
     }
 
     /// The most of a thread played back when its channel is joined by a client that does

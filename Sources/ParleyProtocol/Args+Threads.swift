@@ -1,8 +1,28 @@
 import Foundation
 public import ParleyCore
 
-/// Arguments of the thread ops.
+/// Arguments of the thread ops, and of `history`, which pages a chat's flows.
 extension Args {
+    public struct History: Codable, Sendable {
+        public var chat: ChatID
+        public var limit: Int?
+        public var before: Int64?
+        /// One thread's messages (its root's seq), or with `main` the chat's main flow;
+        /// neither: every message.
+        public var thread: Int64?
+        public var main: Bool?
+        public init(chat: ChatID, limit: Int, before: Int64?, flow: HistoryFlow = .all) {
+            switch flow {
+            case .all: break
+            case .main: main = true
+            case .thread(let root): thread = root
+            }
+            self.chat = chat
+            self.limit = limit
+            self.before = before
+        }
+    }
+
     public struct OpenThread: Codable, Sendable {
         public var chat: ChatID
         public var seq: Int64

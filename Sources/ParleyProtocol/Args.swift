@@ -167,26 +167,6 @@ public enum Args {
         }
     }
 
-    public struct History: Codable, Sendable {
-        public var chat: ChatID
-        public var limit: Int?
-        public var before: Int64?
-        /// One thread's messages (its root's seq), or with `main` the chat's main flow;
-        /// neither: every message.
-        public var thread: Int64?
-        public var main: Bool?
-        public init(chat: ChatID, limit: Int, before: Int64?, flow: HistoryFlow = .all) {
-            switch flow {
-            case .all: break
-            case .main: main = true
-            case .thread(let root): thread = root
-            }
-            self.chat = chat
-            self.limit = limit
-            self.before = before
-        }
-    }
-
     /// `search`: words (may be empty when a filter is given) and the filters of
     /// `MessageSearch`; `context` defaults to 0 and `limit` to 20.
     public struct Search: Codable, Sendable {

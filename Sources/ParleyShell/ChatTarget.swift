@@ -47,9 +47,7 @@ extension Shell {
             throw ParleyError(.usage, "'\(word)' is not a chat: name a #group or an @user")
         }
         // `#ops/12`, `@bob/7`: a thread of the chat.
-        if let slash = word.lastIndex(of: "/"), let root = Int64(word[word.index(after: slash)...]), root > 0 {
-            return try await target(String(word[..<slash])).inThread(root)
-        }
+        if let (chat, root) = ChatThread.address(word) { return try await target(String(chat)).inThread(root) }
         let key = "\(me.id) " + word.lowercased()
         do {
             let found = try await lookUp(word, me: me)

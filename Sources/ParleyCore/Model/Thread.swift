@@ -40,6 +40,15 @@ public struct ChatThread: Hashable, Codable, Sendable {
     }
 }
 
+extension ChatThread {
+    /// How every door names a thread: its chat's name, `/`, its root's number
+    /// (`#ops/12`, `@bob/7`). Nil for a name that names no thread.
+    public static func address(_ name: String) -> (chat: Substring, root: Int64)? {
+        guard let slash = name.lastIndex(of: "/"), let root = Int64(name[name.index(after: slash)...]), root > 0 else { return nil }
+        return (name[..<slash], root)
+    }
+}
+
 /// A member's stance on a thread. Following is automatic for the root's author, those
 /// who post in it and those mentioned there; a followed thread counts in the hotlist and
 /// its messages reach the member live; a muted one is never followed again by itself.

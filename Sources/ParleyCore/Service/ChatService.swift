@@ -63,21 +63,22 @@ extension ChatService {
         try await setGroupRules(in: chat, GroupRulesChange(anyoneSetsTopic: anyoneSetsTopic, anyoneMentionsAll: anyoneMentionsAll))
     }
 
-    /// One `sendMessage` (or `sendToThread`) after another.
+    /// One text: `sendToThread` when it names a thread, else `sendMessage`.
+    public func send(_ item: OutgoingText) async throws -> Message {
+        if let thread = item.thread, case .chat(let chat) = item.recipient {
+            return try await sendToThread(
+                chat: chat, seq: thread, text: item.text, clientID: item.clientID, via: item.via, alsoToChat: item.alsoToChat)
+        }
+        guard item.thread == nil else { throw ParleyError(.invalidArgument, "a thread's message goes to a chat") }
+        return try await sendMessage(to: item.recipient, text: item.text, clientID: item.clientID, via: item.via, replyTo: item.replyTo)
+    }
+
+    /// One `send` after another.
     public func sendMessages(_ batch: [OutgoingText]) async -> SentBatch {
         var sent: [Message] = []
         for item in batch {
             do {
-                if let thread = item.thread, case .chat(let chat) = item.recipient {
-                    sent.append(
-                        try await sendToThread(
-                            chat: chat, seq: thread, text: item.text, clientID: item.clientID, via: item.via, alsoToChat: item.alsoToChat))
-                    continue
-                }
-                guard item.thread == nil else { throw ParleyError(.invalidArgument, "a thread's message goes to a chat") }
-                sent.append(
-                    try await sendMessage(
-                        to: item.recipient, text: item.text, clientID: item.clientID, via: item.via, replyTo: item.replyTo))
+                sent.append(try await send(item))
             } catch {
                 return SentBatch(sent: sent, failure: ParleyError(error))
             }

@@ -20,12 +20,10 @@ extension EngineSession {
         let (entry, role, user) = try await requireMember(chat)
         let title = try title.map(Limits.threadTitle)
         let (root, author) = try await threadRoot(of: seq, in: chat)
-        if let title, let known = try await store.thread(chat: chat, root: root, user: user.id), known.title != nil, known.title != title,
-            author != user.id, entry.chat.kind == .group, !role.canManage
-        {
+        let before = try await store.thread(chat: chat, root: root, user: user.id)
+        if let title, let named = before?.title, named != title, author != user.id, entry.chat.kind == .group, !role.canManage {
             throw ParleyError(.forbidden, "only the author of message \(root) or an owner or admin may rename its thread")
         }
-        let before = try await store.thread(chat: chat, root: root, user: user.id)
         try await store.openThread(chat: chat, root: root, title: title, item: nil, at: engine.now)
         let opened = try await thread(chat: chat, root: root)
         // Its members keep their copy: a thread opened, or a title that changed.
@@ -38,10 +36,16 @@ extension EngineSession {
 
     public func thread(chat: ChatID, root: Int64) async throws -> ChatThread {
         let user = try await requireMember(chat).user
-        guard var thread = try await store.thread(chat: chat, root: root, user: user.id) else {
+        var thread = try await requireThread(chat: chat, root: root, user: user.id)
+        thread.rootMessage = try await visible(root, in: chat, for: user.id)
+        return thread
+    }
+
+    /// The open thread of root `root` as the store has it (its root not filled in).
+    private func requireThread(chat: ChatID, root: Int64, user: UserID) async throws -> ChatThread {
+        guard let thread = try await store.thread(chat: chat, root: root, user: user) else {
             throw ParleyError(.unknownMessage, "message \(root) of this chat has no thread")
         }
-        thread.rootMessage = try await visible(root, in: chat, for: user.id)
         return thread
     }
 
@@ -65,14 +69,14 @@ extension EngineSession {
 
     public func setFollowing(_ following: ThreadFollowing, chat: ChatID, root: Int64) async throws -> ChatThread {
         let user = try await requireMember(chat).user
-        _ = try await thread(chat: chat, root: root)
+        _ = try await requireThread(chat: chat, root: root, user: user.id)
         try await store.setFollowing(following, chat: chat, root: root, users: [user.id], onlyIfUnset: false)
         return try await thread(chat: chat, root: root)
     }
 
     public func markThreadRead(chat: ChatID, root: Int64, upTo seq: Int64) async throws -> ChatThread {
         let user = try await requireMember(chat).user
-        let known = try await thread(chat: chat, root: root)
+        let known = try await requireThread(chat: chat, root: root, user: user.id)
         guard seq >= 0 else { throw ParleyError(.invalidArgument, "a read position is 0 or more") }
         try await store.markThreadRead(chat: chat, root: root, user: user.id, seq: min(seq, known.lastSeq ?? 0))
         return try await thread(chat: chat, root: root)
