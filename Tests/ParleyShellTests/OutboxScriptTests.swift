@@ -47,8 +47,19 @@ import Testing
         #expect(script.terminationStatus == 3, "\(complaint)")
         #expect(complaint.contains("2 messages are still queued") && complaint.contains("\"queued one\", \"queued two\""), "\(complaint)")
 
-        // The server is back on its address; the next run on the folder sends them.
-        let again = try await ServeProcess.start(data: serverData, port: server.port)
+        // The server is back on its address; the next run on the folder sends them. (Its
+        // port may be a moment in another test's hands, which took it while it was free:
+        // tried again until it binds.)
+        var restarted: ServeProcess?
+        let deadline = ContinuousClock.now + .seconds(120)
+        while restarted == nil {
+            do {
+                restarted = try await ServeProcess.start(data: serverData, port: server.port)
+            } catch  where ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        let again = try #require(restarted)
         defer { again.stop() }
         func counts() async throws -> [String: Int] {
             let lines = try await alice.run("/history #swift 20").lines
